@@ -1,0 +1,151 @@
+/*
+ * pmu_model.h - the schema of a PMU description.
+ *
+ * A model is pure data (designated initialisers, in the style of libpfm4):
+ * counters and widths, the event encodings it has and which machine
+ * quantity each counts, counter constraints, the generic and HW_CACHE maps,
+ * sysfs format/ and events/ strings, caps, the PMU type number and name, and
+ * the CPU identity. The only behaviour is in the counter allocator the model
+ * names (x86 constraint scheduling or PMUv3 with its cycle counter and
+ * chained pairs), reached through struct pmu_counter_ops.
+ */
+#ifndef PMUSIM_PMU_MODEL_H
+#define PMUSIM_PMU_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include "sim/core/sim_source.h"
+
+enum pmu_arch {
+	PMU_ARCH_X86_INTEL,
+	PMU_ARCH_X86_AMD,
+	PMU_ARCH_ARM_PMUV3,
+};
+
+/*
+ * Counter index space, as the kernel numbers hw.idx:
+ *  - x86: general-purpose counters 0..n-1, fixed counters from
+ *    PMU_IDX_FIXED (INTEL_PMC_IDX_FIXED = 32);
+ *  - PMUv3: PMU_IDX_ARM_CYCLE (ARMV8_IDX_CYCLE_COUNTER = 0) for PMCCNTR_EL0,
+ *    event counter i at idx i+1 (ARMV8_IDX_COUNTER0 = 1).
+ */
+#define PMU_IDX_FIXED      32
+#define PMU_IDX_ARM_CYCLE  0
+#define PMU_MAX_COUNTERS   64
+
+/* Marks in the generic and cache maps (values of arch/x86's tables). */
+#define PMU_MAP_UNSUPPORTED  UINT64_C(0)            /* -> ENOENT */
+#define PMU_MAP_INVALID      UINT64_MAX             /* -> EINVAL (x86: -1) */
+
+/* One event encoding the model knows. */
+struct pmu_event_desc {
+	const char *name;          /* sysfs events/ name, e.g. "inst_retired.any" */
+	uint64_t config;           /* encoding, in the model's raw format */
+	enum sim_source source;    /* what it counts */
+	uint64_t counter_mask;     /* allowed counters (bit = idx); 0 = any GP */
+	const char *desc;          /* one line for `perf list` / `pmusim models -v` */
+};
+
+/* A sysfs format/ entry: name and "config:0-7" style spec. */
+struct pmu_format_field {
+	const char *name;
+	const char *spec;
+};
+
+/* A sysfs caps/ entry. */
+struct pmu_cap {
+	const char *name;
+	const char *value;
+};
+
+/* What the allocator needs to know of one event to place it. */
+struct pmu_hw_request {
+	uint64_t config;           /* encoding (after generic/cache mapping) */
+	uint64_t counter_mask;     /* constraint (from the model's tables) */
+	bool chained;              /* PMUv3: needs an even/odd chained pair */
+	int prev_idx;              /* index it had last time, or -1 */
+};
+
+struct pmu_model;
+
+/* The model's counter allocator: the kernel's x86_schedule_events /
+ * armv8pmu_get_event_idx, as one call over the whole set to place. */
+struct pmu_counter_ops {
+	/*
+	 * Assign counters to n requests. On success returns 0 and sets
+	 * assign[i] to the counter index of request i (for a chained PMUv3
+	 * request, the odd, high index of the pair, as the kernel does).
+	 * Returns -EINVAL if the set cannot be placed (the kernel's answer from
+	 * x86_pmu.schedule_events / validate_group), with assign[] undefined.
+	 * nr_gp overrides the model's general counter count (--counters).
+	 */
+	int (*assign)(const struct pmu_model *m, unsigned nr_gp,
+		      const struct pmu_hw_request *req, unsigned n, int *assign);
+	/* Constraint of one encoding (the x86 constraint tables). */
+	uint64_t (*constraint)(const struct pmu_model *m, unsigned nr_gp, uint64_t config);
+	/* Width in bits of counter idx. */
+	unsigned (*width)(const struct pmu_model *m, int idx);
+};
+
+struct pmu_cpu_identity {
+	const char *vendor;        /* CPUID vendor: "GenuineIntel", "AuthenticAMD", "ARM" */
+	unsigned family, model, stepping;
+	uint32_t midr;             /* arm64 MIDR_EL1 */
+	const char *brand;         /* /proc/cpuinfo "model name" */
+	unsigned perfmon_version;  /* CPUID.0AH:EAX[7:0] for Intel */
+	const char *pfm_name;      /* LIBPFM_FORCE_PMU value, e.g. "skl" */
+	const char *perf_cpuid;    /* PERF_CPUID value, e.g. "GenuineIntel-6-5E" */
+};
+
+struct pmu_model {
+	const char *name;          /* `--model` name, e.g. "skylake" */
+	const char *summary;       /* one line for `pmusim models` */
+	enum pmu_arch arch;
+	const char *pmu_name;      /* sysfs PMU directory: "cpu", "armv8_pmuv3_0" */
+	uint32_t pmu_type;         /* perf_event_attr.type of that PMU */
+
+	unsigned nr_gp_counters;   /* general-purpose / event counters */
+	unsigned gp_width;         /* their width in bits */
+	unsigned nr_fixed_counters;/* x86 fixed counters */
+	unsigned fixed_width;
+	bool has_cycle_counter;    /* PMUv3 PMCCNTR_EL0 (64-bit) */
+	bool chain_for_64bit;      /* PMUv3 without 64-bit event counters: config1 bit 0 chains */
+
+	uint64_t raw_config_mask;  /* bits of attr.config a raw event may use */
+	unsigned max_precise;      /* highest precise_ip accepted */
+	bool sampling_exclude_ok;  /* exclude_* bits allowed (PMUv3 rejects some) */
+
+	uint64_t generic_map[PERF_COUNT_HW_MAX];   /* PERF_TYPE_HARDWARE config -> encoding */
+	uint64_t cache_map[PERF_COUNT_HW_CACHE_MAX][PERF_COUNT_HW_CACHE_OP_MAX]
+			  [PERF_COUNT_HW_CACHE_RESULT_MAX];
+
+	const struct pmu_event_desc *events;
+	unsigned nr_events;
+	const struct pmu_format_field *formats;
+	unsigned nr_formats;
+	const struct pmu_cap *caps;
+	unsigned nr_caps;
+
+	struct pmu_cpu_identity cpu;
+	uint64_t freq_hz;          /* core clock of the timing model */
+	uint64_t tsc_hz;           /* reference / TSC clock */
+	unsigned mux_interval_ms;  /* perf_event_mux_interval_ms default */
+
+	const struct pmu_counter_ops *ops;
+};
+
+/* Registry (pmu_models/model_registry.c). */
+const struct pmu_model *pmu_model_find(const char *name);
+const struct pmu_model *pmu_model_default(void);
+unsigned pmu_model_count(void);
+const struct pmu_model *pmu_model_at(unsigned i);
+/* Validates a model's tables; on failure returns -EINVAL and writes a one-line
+ * reason naming the problem into why. */
+int pmu_model_validate(const struct pmu_model *m, char *why, size_t whylen);
+/* Finds the event description of an encoding (masked as the model decodes
+ * it), or NULL: such an encoding is accepted but counts SIM_SRC_NONE. */
+const struct pmu_event_desc *pmu_model_lookup(const struct pmu_model *m, uint64_t config);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * core_types.h - the simulated kernel's internal objects: events, contexts,
+ * simulated CPUs, tasks, files and the core itself. Shared by the files of
+ * sim/core/ only; the outside world sees perf_core.h.
+ *
+ * Names and states follow kernel/events/core.c so that the code that
+ * reproduces a kernel function can be read next to it.
+ *
+ * Invariants (asserted where they are maintained):
+ *  - an event is in exactly one context; a group leader is on its context's
+ *    pinned or flexible group list, a sibling on its leader's sibling list;
+ *  - an ACTIVE hardware event owns exactly one counter of its CPU (two for a
+ *    chained PMUv3 event) and appears once in the CPU's hot-path slots;
+ *  - a task context advances its time only while its task is on a CPU.
+ */
+#ifndef PMUSIM_CORE_TYPES_H
+#define PMUSIM_CORE_TYPES_H
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include "sim/core/perf_core.h"
+#include "sim/core/list.h"
+#include "pmu_models/pmu_model.h"
+
+typedef uint64_t u64;
+typedef int64_t s64;
+typedef uint32_t u32;
+
+/* enum perf_event_state, include/linux/perf_event.h */
+enum perf_event_state {
+	PERF_EVENT_STATE_DEAD = -4,
+	PERF_EVENT_STATE_EXIT = -3,
+	PERF_EVENT_STATE_ERROR = -2,
+	PERF_EVENT_STATE_OFF = -1,
+	PERF_EVENT_STATE_INACTIVE = 0,
+	PERF_EVENT_STATE_ACTIVE = 1,
+};
+
+/* enum event_type_t: which part of a context is (de)scheduled. */
+enum event_type {
+	EVENT_FLEXIBLE = 0x1,
+	EVENT_PINNED = 0x2,
+	EVENT_TIME = 0x4,
+	EVENT_ALL = EVENT_FLEXIBLE | EVENT_PINNED,
+};
+
+/* Which PMU an event belongs to. */
+enum perf_pmu_kind {
+	PERF_PMU_HW,            /* the model's core PMU (hardware, cache, raw, its type) */
+	PERF_PMU_SW,            /* PERF_TYPE_SOFTWARE */
+};
+
+/* Software events' counting sources beyond enum sim_source. */
+enum perf_sw_source {
+	PERF_SW_SRC_NONE,
+	PERF_SW_SRC_CLOCK,      /* cpu-clock, task-clock: simulated ns */
+	PERF_SW_SRC_SWITCHES,   /* context switches, counted by the core */
+	PERF_SW_SRC_MIGRATIONS, /* cpu migrations, counted by the core */
+	PERF_SW_SRC_MACHINE,    /* page faults etc.: a sim_source the machine reports */
+};
+
+struct perf_ring;           /* sim/core/ring_buffer.h */
+struct perf_event_context;
+struct perf_cpu;
+
+struct perf_event {
+	struct perf_core *core;
+	struct perf_event_attr attr;
+	int handle;                     /* core file handle, -1 for inherited children */
+	u64 id;                         /* PERF_FORMAT_ID, PERF_SAMPLE_ID */
+
+	/* --- group --- */
+	struct perf_event *group_leader; /* itself for a leader */
+	struct list_node sibling_list;  /* leader: head of siblings */
+	struct list_node sibling_entry; /* sibling: entry in leader's list */
+	unsigned nr_siblings;
+	u64 group_index;                /* order on the context's group list */
+	struct list_node group_entry;   /* leader: entry in ctx pinned/flexible list */
+	unsigned group_caps_software:1; /* every member is a software event */
+	unsigned group_caps_exclusive:1;
+
+	/* --- context --- */
+	struct perf_event_context *ctx;
+	struct list_node event_entry;   /* entry in ctx->event_list */
+	struct list_node active_entry;  /* leader: entry in ctx pinned/flexible_active */
+	int cpu;                        /* bound CPU or -1 */
+	enum perf_event_state state;
+	struct perf_task *owner;        /* opener: PR_TASK_PERF_EVENTS_* */
+	struct list_node owner_entry;
+
+	/* --- what it counts --- */
+	enum perf_pmu_kind pmu;
+	enum sim_source source;         /* hardware events, and machine-fed sw events */
+	enum perf_sw_source sw_source;
+	u64 hw_config;                  /* encoding after generic/cache mapping */
+	u64 counter_mask;               /* constraint */
+	bool chained;                   /* PMUv3 64-bit chained pair */
+	int hw_idx;                     /* counter index while ACTIVE, else -1 */
+	int hw_prev_idx;                /* last counter (x86 fast path) */
+	unsigned hw_width;              /* width of the counter it is on */
+	u64 hw_value;                   /* the counter register (width bits) */
+
+	/* --- counting and times (perf_event_update_time) --- */
+	u64 count;                      /* 64-bit virtual count */
+	u64 tstamp;                     /* ctx time of the last time update */
+	u64 total_time_enabled;
+	u64 total_time_running;
+	u64 shadow_ctx_time;
+
+	/* --- inheritance --- */
+	struct perf_event *parent;      /* inherit: the event it was cloned from */
+	struct list_node child_list;    /* parent: head of children */
+	struct list_node child_entry;
+	u64 child_count;                /* summed on child exit (perf_event_exit_event) */
+	u64 child_total_time_enabled;
+	u64 child_total_time_running;
+
+	/* --- sampling and overflow --- */
+	u64 sample_period;              /* hw.sample_period */
+	s64 period_left;                /* hw.period_left: counts to next overflow */
+	u64 last_period;
+	u64 period_pending;             /* IOC_PERIOD: applied at the next period */
+	u64 freq_time_stamp;            /* hw.freq_time_stamp */
+	u64 freq_count_stamp;           /* hw.freq_count_stamp */
+	u64 interrupts;                 /* hw.interrupts this tick (throttling) */
+	bool throttled;
+	int event_limit;                /* IOC_REFRESH; 0 = no limit */
+	int pending_kill;               /* POLL_IN / POLL_HUP to deliver */
+	u64 lost_samples;               /* PERF_FORMAT_LOST */
+	u64 wakeup_count;               /* events since last wakeup (wakeup_events) */
+
+	/* --- output --- */
+	struct perf_ring *rb;           /* ring buffer this event writes to */
+	struct perf_event *output;      /* PERF_EVENT_IOC_SET_OUTPUT target, or NULL */
+	unsigned mmap_count;
+	u16 header_size;                /* perf_event__header_size: sample part */
+	u16 id_header_size;             /* sample_id_all trailer size */
+	u16 read_size;                  /* perf_event__read_size */
+	bool pending_hup;               /* poll reports POLLHUP */
+	unsigned poll_events;           /* POLLIN etc. when no rb is attached */
+};
+
+/* struct perf_event_context: a task's or a CPU's set of events. */
+struct perf_event_context {
+	struct perf_core *core;
+	struct perf_task *task;         /* NULL for a CPU context */
+	struct perf_cpu *cpu;           /* CPU context: its CPU; task: where it runs, or NULL */
+	struct list_node pinned_groups;     /* leaders, by group_index */
+	struct list_node flexible_groups;
+	struct list_node pinned_active;     /* leaders on the PMU, in sched-in order */
+	struct list_node flexible_active;
+	struct list_node event_list;        /* every event */
+	unsigned nr_events;
+	unsigned nr_active;
+	unsigned nr_freq;
+	u64 group_index;                /* next group_index */
+	int is_active;                  /* enum event_type bits */
+	bool rotate_necessary;
+	bool rotate_disable;
+	u64 time;                       /* context time (ns) */
+	u64 timestamp;                  /* CPU time of the last time update */
+};
+
+/* One hot-path slot: an ACTIVE event and what it adds. */
+struct perf_count_slot {
+	struct perf_event *event;
+	u32 source;                     /* index into sim_delta.v */
+	u32 mode_mask;                  /* bit SIM_MODE_x set: counts in that mode */
+	bool sampling;                  /* check period_left */
+};
+
+/* Trace record of the scheduler (pmusim sched --trace, teaching tools). */
+enum perf_trace_kind { TRACE_SCHED_IN, TRACE_SCHED_OUT, TRACE_ROTATE, TRACE_ERROR };
+struct perf_trace_entry {
+	u64 time_ns;
+	unsigned cpu;
+	enum perf_trace_kind kind;
+	u64 event_id;
+	int hw_idx;
+};
+
+/* struct perf_cpu_context + the simulated CPU's clock and counters. */
+struct perf_cpu {
+	struct perf_core *core;
+	unsigned num;
+	struct perf_event_context ctx;  /* CPU-bound events */
+	struct perf_task *task;         /* running task, or NULL (idle) */
+	struct perf_event_context *task_ctx; /* its context, while scheduled in */
+
+	u64 cycles;                     /* simulated core cycles since boot */
+	u64 time_ns;                    /* perf_clock(): derived from cycles */
+	u64 mux_deadline;               /* next rotation (ns), when mux_active */
+	bool mux_active;                /* hrtimer_active */
+	u64 tick_deadline;              /* next tick (ns): throttling, freq */
+
+	bool exclusive;                 /* an exclusive group is on */
+	struct perf_event *counters[PMU_MAX_COUNTERS]; /* occupant of each idx */
+	unsigned nr_hw_active;          /* ACTIVE hardware events */
+
+	struct perf_count_slot slots[PMU_MAX_COUNTERS + 64];
+	unsigned nr_slots;
+	unsigned nr_clock_events;       /* ACTIVE cpu-clock/task-clock events */
+};
+
+struct perf_task {
+	struct perf_core *core;
+	pid_t pid, tid;
+	struct perf_cred cred;
+	char comm[16];
+	struct perf_task *parent;
+	struct perf_event_context *ctx; /* created on first event */
+	struct list_node owned_events;  /* events whose owner is this task */
+	struct perf_cpu *on_cpu;
+	int last_cpu;                   /* for migrations */
+	bool exited;
+	struct list_node task_entry;
+};
+
+/* An open file description: refcounted, shared by dup and fork. */
+struct perf_file {
+	struct perf_event *event;
+	unsigned refcount;
+};
+
+struct perf_core {
+	struct perf_core_config cfg;    /* with defaults filled in */
+	const struct pmu_model *model;
+	struct perf_machine machine;
+	unsigned nr_cpus;
+	struct perf_cpu *cpus;
+	struct list_node tasks;
+	struct perf_file files[PERF_CORE_MAX_FILES];
+	u64 next_event_id;
+	u64 mux_interval_ns;
+	u64 tick_ns;                    /* 1/HZ */
+	unsigned max_samples_per_tick;
+
+	struct perf_trace_entry *trace;
+	size_t trace_len, trace_cap;
+};
+
+/* ---- shared internal helpers (defined across sim/core/*.c) ---- */
+
+/* sched.c */
+void perf_ctx_sched_in(struct perf_event_context *ctx, struct perf_cpu *cpu, int type);
+void perf_ctx_sched_out(struct perf_event_context *ctx, int type);
+void perf_ctx_resched(struct perf_event_context *ctx);
+void perf_update_context_time(struct perf_event_context *ctx);
+void perf_event_update_time(struct perf_event *event);
+void perf_cpu_rotate(struct perf_cpu *cpu);
+
+/* count.c */
+void perf_event_read_times(struct perf_event *event, u64 *enabled, u64 *running);
+u64 perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running);
+
+/* read.c */
+unsigned perf_read_size(const struct perf_event *event);
+/* Writes the read() layout of event into buf (read_size bytes), as
+ * perf_read_one / perf_read_group do. */
+size_t perf_read_format_write(struct perf_event *event, void *buf);
+
+/* overflow.c */
+void perf_event_overflow(struct perf_cpu *cpu, struct perf_event *event);
+
+/* trace.c */
+void perf_trace(struct perf_cpu *cpu, enum perf_trace_kind kind,
+		const struct perf_event *event);
+
+static inline struct perf_event *perf_event_of(struct perf_core *core, int h)
+{
+	if (h < 0 || h >= PERF_CORE_MAX_FILES || !core->files[h].refcount)
+		return NULL;
+	return core->files[h].event;
+}
+
+static inline bool is_sampling_event(const struct perf_event *e)
+{
+	return e->attr.sample_period != 0;
+}
+
+#endif

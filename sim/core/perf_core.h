@@ -1,0 +1,141 @@
+/*
+ * perf_core.h - the public API of the simulated perf_event kernel core.
+ *
+ * One struct perf_core is one simulated kernel: a PMU model, N simulated
+ * CPUs, the tasks it knows, and the open perf files. Its entry points are
+ * shaped like the syscalls (perf_event_open, read, ioctl, mmap, close,
+ * prctl, poll) and return a negative errno on failure, as the kernel does.
+ * The syscall layers (the seccomp shim, the guest Linux layer) own the
+ * process fd tables and map their fds to core file handles.
+ *
+ * A machine drives the core: it tells which task runs on which CPU and how
+ * much of each sim_source happened there (perf_cpu_account), and it fills
+ * sample data when a counter overflows (struct perf_machine_ops).
+ */
+#ifndef PMUSIM_PERF_CORE_H
+#define PMUSIM_PERF_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+#include "sim/core/sim_source.h"
+
+struct pmu_model;
+struct perf_core;
+struct perf_task;
+struct perf_cpu;
+struct perf_event;
+struct perf_sample_data;
+
+/* Access to the calling task's memory, so the core can fault as the
+ * kernel's copy_from_user/copy_to_user do (EFAULT). */
+struct perf_uaccess {
+	int (*copy_from)(void *ctx, void *dst, uint64_t uaddr, size_t len);
+	int (*copy_to)(void *ctx, uint64_t uaddr, const void *src, size_t len);
+	void *ctx;
+};
+/* Flat memory: uaddr is a host pointer; 0 faults. */
+extern const struct perf_uaccess perf_uaccess_direct;
+
+/* Who a task is, for perf_event_paranoid and ptrace-style checks. */
+struct perf_cred {
+	uid_t uid;
+	bool cap_perfmon;          /* CAP_PERFMON or CAP_SYS_ADMIN */
+};
+
+/* What the machine provides to the core. Every hook may be NULL. */
+struct perf_machine_ops {
+	/* Fill the machine-known fields of a sample (ip, regs, callchain...)
+	 * for the task running on cpu; the core fills the rest. */
+	void (*fill_sample)(void *machine, struct perf_cpu *cpu,
+			    struct perf_event *event, struct perf_sample_data *data);
+	/* A file's poll state or a wakeup happened: wake pollers. */
+	void (*wakeup)(void *machine, int handle);
+	/* Deliver the async signal of a file (kill_fasync): si_code is
+	 * POLL_IN or POLL_HUP. The fd layer knows the fd and the owner. */
+	void (*fasync)(void *machine, int handle, int si_code);
+};
+
+struct perf_machine {
+	const struct perf_machine_ops *ops;
+	void *ctx;
+};
+
+struct perf_core_config {
+	const struct pmu_model *model;   /* required */
+	unsigned nr_cpus;                /* 0: 1 */
+	int paranoid;                    /* kernel.perf_event_paranoid */
+	unsigned max_sample_rate;        /* kernel.perf_event_max_sample_rate; 0: 100000 */
+	unsigned cpu_time_max_percent;   /* kernel.perf_cpu_time_max_percent; 0: 25 */
+	unsigned mlock_kb;               /* kernel.perf_event_mlock_kb; 0: 516 */
+	unsigned mux_interval_ms;        /* 0: the model's default */
+	uint64_t freq_hz;                /* 0: the model's frequency */
+	unsigned nr_gp_counters;         /* 0: the model's count (--counters) */
+	bool trace;                      /* keep a scheduling trace */
+};
+
+/* Reads kernel.perf_event_paranoid of the host (default 2 if unreadable). */
+int perf_host_paranoid(void);
+
+int perf_core_create(const struct perf_core_config *cfg,
+		     const struct perf_machine *machine, struct perf_core **out);
+void perf_core_destroy(struct perf_core *core);
+const struct pmu_model *perf_core_model(const struct perf_core *core);
+
+/* ---- tasks (the machine's process model tells the core) ---- */
+struct perf_task *perf_task_create(struct perf_core *core, pid_t pid, pid_t tid,
+				   struct perf_cred cred);
+struct perf_task *perf_task_find(struct perf_core *core, pid_t tid);
+/* fork/clone: inherit events as perf_event_init_task does. */
+int perf_task_fork(struct perf_core *core, struct perf_task *parent,
+		   pid_t child_pid, pid_t child_tid, struct perf_task **child);
+/* execve: enable_on_exec, COMM with the exec flag. */
+void perf_task_exec(struct perf_core *core, struct perf_task *task, const char *comm);
+/* exit: sync inherited counts to parents, mark events EXIT (POLLHUP). */
+void perf_task_exit(struct perf_core *core, struct perf_task *task);
+
+/* ---- the machine's view ---- */
+struct perf_cpu *perf_core_cpu(struct perf_core *core, unsigned cpu);
+/* Context switch: task (or NULL for idle) now runs on cpu. */
+void perf_cpu_switch_to(struct perf_cpu *cpu, struct perf_task *task);
+/* What happened on cpu since the last report, at mode. Cycles in the delta
+ * advance the CPU's simulated clock; mux rotation and overflow run here. */
+void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode,
+		      const struct sim_delta *delta);
+/* Simulated time of cpu in nanoseconds (perf_clock). */
+uint64_t perf_cpu_time_ns(const struct perf_cpu *cpu);
+
+/* ---- syscalls ---- */
+/* perf_event_open(2): returns a file handle >= 0 or -errno. */
+int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
+			const struct perf_uaccess *ua, uint64_t uattr,
+			pid_t pid, int cpu, int group_fd, unsigned long flags);
+/* read(2) into a kernel buffer. */
+ssize_t perf_sys_read(struct perf_core *core, int handle, void *buf, size_t count);
+/* ioctl(2); arg is a user address for the commands that take a pointer. */
+long perf_sys_ioctl(struct perf_core *core, struct perf_task *current,
+		    const struct perf_uaccess *ua, int handle,
+		    unsigned int cmd, unsigned long arg);
+/* mmap(2) of the ring buffer: on success *area is the shared mapping
+ * (user page + data pages) and *memfd a file that backs it (for other
+ * processes to map); returns 0 or -errno. */
+int perf_sys_mmap(struct perf_core *core, struct perf_task *current, int handle,
+		  size_t len, int prot, int flags, uint64_t pgoff,
+		  void **area, int *memfd);
+int perf_sys_munmap(struct perf_core *core, int handle, void *area, size_t len);
+/* poll: returns the POLLIN/POLLHUP mask as perf_poll does (and consumes it). */
+unsigned perf_sys_poll(struct perf_core *core, int handle);
+/* prctl(PR_TASK_PERF_EVENTS_ENABLE/DISABLE). */
+int perf_sys_prctl_events(struct perf_core *core, struct perf_task *current, bool enable);
+/* dup/fork of a file reference, and close. */
+int perf_file_get(struct perf_core *core, int handle);
+int perf_file_put(struct perf_core *core, int handle);
+/* The event behind a handle, or NULL. */
+struct perf_event *perf_file_event(struct perf_core *core, int handle);
+
+/* Handles never exceed this. */
+#define PERF_CORE_MAX_FILES 4096
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * sim_source.h - the quantities a machine measures and a PMU counter counts.
+ *
+ * This is the vocabulary between the three parts: a machine (Unicorn or the
+ * synthetic test machine) reports per CPU how much of each source happened;
+ * a PMU model says which source each of its event encodings counts; the core
+ * adds the deltas to the counters that are scheduled.
+ */
+#ifndef PMUSIM_SIM_SOURCE_H
+#define PMUSIM_SIM_SOURCE_H
+
+enum sim_source {
+	SIM_SRC_NONE = 0,          /* an encoding the models do not drive: counts 0 */
+	/* architectural: counted exactly from executed code */
+	SIM_SRC_INSTRUCTIONS,
+	SIM_SRC_BRANCHES,          /* all retired branch instructions */
+	SIM_SRC_COND_BRANCHES,
+	SIM_SRC_TAKEN_BRANCHES,
+	SIM_SRC_CALLS,
+	SIM_SRC_RETURNS,
+	SIM_SRC_LOADS,             /* retired load instructions */
+	SIM_SRC_STORES,            /* retired store instructions */
+	/* modelled: from documented deterministic models */
+	SIM_SRC_CYCLES,            /* core cycles at the model's frequency */
+	SIM_SRC_REF_CYCLES,        /* reference cycles (TSC rate) */
+	SIM_SRC_BUS_CYCLES,
+	SIM_SRC_BRANCH_MISSES,
+	SIM_SRC_L1D_ACCESS,
+	SIM_SRC_L1D_MISS,
+	SIM_SRC_L1I_ACCESS,
+	SIM_SRC_L1I_MISS,
+	SIM_SRC_LLC_ACCESS,
+	SIM_SRC_LLC_MISS,
+	SIM_SRC_DTLB_ACCESS,
+	SIM_SRC_DTLB_MISS,
+	SIM_SRC_ITLB_ACCESS,
+	SIM_SRC_ITLB_MISS,
+	SIM_SRC_STALLED_FRONTEND,
+	SIM_SRC_STALLED_BACKEND,
+	SIM_SRC_NR
+};
+
+/* Privilege level a delta was produced at (exclude_user/exclude_kernel). */
+enum sim_mode { SIM_MODE_USER = 0, SIM_MODE_KERNEL = 1, SIM_MODE_NR };
+
+/* One machine report: how much of each source happened. */
+struct sim_delta {
+	unsigned long long v[SIM_SRC_NR];
+};
+
+const char *sim_source_name(enum sim_source src);
+
+#endif
