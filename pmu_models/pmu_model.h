@@ -68,11 +68,31 @@ struct pmu_hw_request {
 	int prev_idx;              /* index it had last time, or -1 */
 };
 
+/* What the PMU's event_init decided for one attr. */
+struct pmu_event_config {
+	uint64_t config;           /* encoding (after generic/cache mapping) */
+	enum sim_source source;    /* what it counts (SIM_SRC_NONE for unknown raw) */
+	uint64_t counter_mask;     /* allowed counters */
+	bool chained;              /* PMUv3: 64-bit event on a chained pair */
+};
+
 struct pmu_model;
 
 /* The model's counter allocator: the kernel's x86_schedule_events /
  * armv8pmu_get_event_idx, as one call over the whole set to place. */
 struct pmu_counter_ops {
+	/*
+	 * The PMU's event_init for attr.type PERF_TYPE_HARDWARE, HW_CACHE,
+	 * RAW or the model's own type: map the config and check the attr as
+	 * x86_pmu_event_init()/x86_pmu_hw_config() (and intel_pmu_hw_config /
+	 * amd_core_hw_config) or armpmu_event_init()/__hw_perf_event_init()
+	 * do, returning the kernel's errno (-ENOENT for an unsupported
+	 * generic/cache event, -EINVAL for a bad config, -EOPNOTSUPP for
+	 * precise_ip / exclude bits / branch stacks the PMU lacks). Group
+	 * validation (validate_group) is done by the core with assign().
+	 */
+	int (*event_init)(const struct pmu_model *m, unsigned nr_gp,
+			  const struct perf_event_attr *attr, struct pmu_event_config *out);
 	/*
 	 * Assign counters to n requests. On success returns 0 and sets
 	 * assign[i] to the counter index of request i (for a chained PMUv3

@@ -264,6 +264,27 @@ size_t perf_read_format_write(struct perf_event *event, void *buf);
 /* overflow.c */
 void perf_event_overflow(struct perf_cpu *cpu, struct perf_event *event);
 
+/* attr_check.c: see attr_check.h */
+
+/* ring_buffer.c, mmap.c, sample_output.c, sideband.c: output to ring buffers */
+/* Computes event->header_size, id_header_size and read_size
+ * (perf_event__header_size, perf_event__id_header_size). */
+void perf_event_header_size(struct perf_event *event);
+/* Writes one PERF_RECORD_SAMPLE for event (perf_event_output_forward /
+ * _backward, following SET_OUTPUT redirection). Returns 0, or -ENOSPC when
+ * the record was lost (counted for PERF_RECORD_LOST and FORMAT_LOST). */
+int perf_event_output_sample(struct perf_event *event, struct perf_sample_data *data);
+/* THROTTLE / UNTHROTTLE record (perf_log_throttle). */
+void perf_log_throttle(struct perf_event *event, bool enable);
+/* Wake pollers and send the fasync signal (perf_event_wakeup). */
+void perf_event_wakeup(struct perf_event *event);
+/* Refresh the mmap page of event's ring buffer (perf_event_update_userpage). */
+void perf_event_update_userpage(struct perf_event *event);
+/* PERF_EVENT_IOC_SET_OUTPUT / PERF_FLAG_FD_OUTPUT (perf_event_set_output). */
+int perf_event_set_output(struct perf_event *event, struct perf_event *output);
+/* Drop the event's ring buffer reference on close (perf_mmap_close). */
+void perf_event_ring_release(struct perf_event *event);
+
 /* trace.c */
 void perf_trace(struct perf_cpu *cpu, enum perf_trace_kind kind,
 		const struct perf_event *event);

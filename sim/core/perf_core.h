@@ -96,6 +96,19 @@ void perf_task_exec(struct perf_core *core, struct perf_task *task, const char *
 /* exit: sync inherited counts to parents, mark events EXIT (POLLHUP). */
 void perf_task_exit(struct perf_core *core, struct perf_task *task);
 
+/* ---- side-band records the machine reports (sideband.c) ---- */
+struct perf_mmap_info {
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	const char *filename;       /* real path, or "//anon" etc. */
+	bool exec;                  /* PROT_EXEC mapping (MMAP vs MMAP_DATA) */
+};
+/* perf_event_mmap(): PERF_RECORD_MMAP/MMAP2 to every interested event. */
+void perf_event_mmap(struct perf_core *core, struct perf_task *task,
+		     const struct perf_mmap_info *map);
+
 /* ---- the machine's view ---- */
 struct perf_cpu *perf_core_cpu(struct perf_core *core, unsigned cpu);
 /* Context switch: task (or NULL for idle) now runs on cpu. */

@@ -37,6 +37,11 @@ enum sim_source {
 	SIM_SRC_ITLB_MISS,
 	SIM_SRC_STALLED_FRONTEND,
 	SIM_SRC_STALLED_BACKEND,
+	/* software: reported by the machine's memory and fault handling */
+	SIM_SRC_PAGE_FAULTS_MIN,
+	SIM_SRC_PAGE_FAULTS_MAJ,
+	SIM_SRC_ALIGNMENT_FAULTS,
+	SIM_SRC_EMULATION_FAULTS,
 	SIM_SRC_NR
 };
 

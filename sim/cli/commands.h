@@ -1,0 +1,21 @@
+/*
+ * commands.h - the pmusim subcommands. Each lives in its own cmd_*.c, takes
+ * the arguments after its name (argv[0] is the subcommand name) and returns
+ * the process exit status: 0 success, 2 usage errors, or as documented.
+ */
+#ifndef PMUSIM_COMMANDS_H
+#define PMUSIM_COMMANDS_H
+
+struct pmusim_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+int cmd_models(int argc, char **argv);
+int cmd_sched(int argc, char **argv);
+
+/* One-line error to stderr as "pmusim: <what>", returns 2. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

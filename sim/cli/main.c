@@ -1,0 +1,76 @@
+/*
+ * main.c - the pmusim command line: global options and dispatch to the
+ * subcommands of commands.h.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "sim/cli/commands.h"
+
+static const struct pmusim_command commands[] = {
+	{ "models", "list the PMU models (-v: their events)", cmd_models },
+	{ "sched", "multiplex events on a model with a synthetic steady workload", cmd_sched },
+};
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pmusim: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: pmusim [--help] [--version] COMMAND [ARGS...]\n\n"
+		     "A userspace PMU simulator: Linux perf_event semantics on "
+		     "modelled PMUs.\n\ncommands:\n");
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'pmusim COMMAND --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	/* '+': stop at the first non-option, the subcommand. */
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("pmusim %s\n", PMUSIM_VERSION);
+			return 0;
+		default:
+			return cli_usage_error("unknown option '%s' (see pmusim --help)",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		if (strcmp(argv[optind], commands[i].name) == 0) {
+			int sub = optind;
+
+			optind = 0; /* glibc: reinitialise getopt for the subcommand */
+			return commands[i].run(argc - sub, argv + sub);
+		}
+	}
+	return cli_usage_error("unknown command '%s' (see pmusim --help)", argv[optind]);
+}

@@ -1,0 +1,43 @@
+/*
+ * sim_source.c - printable names of the machine's measured quantities.
+ */
+#include "sim/core/sim_source.h"
+
+static const char *const source_names[SIM_SRC_NR] = {
+	[SIM_SRC_NONE] = "none",
+	[SIM_SRC_INSTRUCTIONS] = "instructions",
+	[SIM_SRC_BRANCHES] = "branches",
+	[SIM_SRC_COND_BRANCHES] = "cond-branches",
+	[SIM_SRC_TAKEN_BRANCHES] = "taken-branches",
+	[SIM_SRC_CALLS] = "calls",
+	[SIM_SRC_RETURNS] = "returns",
+	[SIM_SRC_LOADS] = "loads",
+	[SIM_SRC_STORES] = "stores",
+	[SIM_SRC_CYCLES] = "cycles",
+	[SIM_SRC_REF_CYCLES] = "ref-cycles",
+	[SIM_SRC_BUS_CYCLES] = "bus-cycles",
+	[SIM_SRC_BRANCH_MISSES] = "branch-misses",
+	[SIM_SRC_L1D_ACCESS] = "l1d-access",
+	[SIM_SRC_L1D_MISS] = "l1d-miss",
+	[SIM_SRC_L1I_ACCESS] = "l1i-access",
+	[SIM_SRC_L1I_MISS] = "l1i-miss",
+	[SIM_SRC_LLC_ACCESS] = "llc-access",
+	[SIM_SRC_LLC_MISS] = "llc-miss",
+	[SIM_SRC_DTLB_ACCESS] = "dtlb-access",
+	[SIM_SRC_DTLB_MISS] = "dtlb-miss",
+	[SIM_SRC_ITLB_ACCESS] = "itlb-access",
+	[SIM_SRC_ITLB_MISS] = "itlb-miss",
+	[SIM_SRC_STALLED_FRONTEND] = "stalled-frontend",
+	[SIM_SRC_STALLED_BACKEND] = "stalled-backend",
+	[SIM_SRC_PAGE_FAULTS_MIN] = "minor-faults",
+	[SIM_SRC_PAGE_FAULTS_MAJ] = "major-faults",
+	[SIM_SRC_ALIGNMENT_FAULTS] = "alignment-faults",
+	[SIM_SRC_EMULATION_FAULTS] = "emulation-faults",
+};
+
+const char *sim_source_name(enum sim_source src)
+{
+	if ((unsigned)src >= SIM_SRC_NR || !source_names[src])
+		return "?";
+	return source_names[src];
+}
