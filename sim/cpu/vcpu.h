@@ -1,0 +1,123 @@
+/*
+ * vcpu.h - one emulated x86-64 CPU: a Unicorn engine, its hooks, and the one
+ * place where per-block and per-memory-access events arrive.
+ *
+ * The vCPU knows nothing of Linux: it reports syscalls, faults and stops to
+ * its owner through struct vcpu_ops. It answers CPUID from the PMU model
+ * (cpuid.c), RDTSC from the virtual clock (vclock), and keeps the executed
+ * instruction count when something asks for it (vcpu_want_blocks).
+ *
+ * Hook policy (issue 4): no per-instruction or per-memory hook is installed
+ * unless a consumer asks; the block hook (vcpu_on_block) is the dispatch
+ * point where block accounting lands.
+ */
+#ifndef PMUSIM_VCPU_H
+#define PMUSIM_VCPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <unicorn/unicorn.h>
+
+struct pmu_model;
+struct vcpu;
+
+/* What the owner of a vCPU handles. */
+struct vcpu_ops {
+	/* SYSCALL executed: RIP already points after it. */
+	void (*syscall)(struct vcpu *c, void *opaque);
+};
+
+/* Why vcpu_run() returned. */
+enum vcpu_exit {
+	VCPU_EXIT_STOP = 0,        /* vcpu_stop() or the owner asked */
+	VCPU_EXIT_FAULT,           /* memory fault: fault_addr, fault_write/exec, fault_prot */
+	VCPU_EXIT_ILLEGAL,         /* invalid opcode at RIP */
+	VCPU_EXIT_DIVIDE,          /* #DE */
+	VCPU_EXIT_OTHER,           /* other Unicorn error: uc_err in err */
+};
+
+struct vcpu_fault {
+	uint64_t addr;
+	bool write, exec;
+	bool prot;                 /* mapped but not permitted (SEGV_ACCERR) */
+};
+
+/*
+ * Virtual clock (issue 3 placeholder for issue 4's timing model): retired
+ * instructions are counted per block once something needs them (first RDTSC,
+ * or vcpu_want_blocks); cycles = insns * cpi_milli / 1000, and the TSC ticks
+ * at model->tsc_hz while cycles tick at model->freq_hz.
+ */
+struct vclock {
+	uint64_t insns;            /* counted retired instructions */
+	unsigned cpi_milli;        /* documented CPI x 1000 (default 1000) */
+	uint64_t tsc_hz, freq_hz;
+};
+
+struct vcpu {
+	uc_engine *uc;
+	const struct pmu_model *model;
+	const struct vcpu_ops *ops;
+	void *opaque;
+
+	uc_hook h_syscall, h_cpuid, h_invalid, h_intr, h_block, h_memerr;
+	bool blocks_on;            /* block hook installed */
+	struct vclock clk;
+
+	/* RDTSC sites hooked (one-address UC_HOOK_CODE each). */
+	uint64_t *tsc_sites;
+	uc_hook *tsc_hooks;
+	unsigned nr_tsc, cap_tsc;
+
+	/* Block-size cache: instruction count of each translated block. */
+	struct vcpu_bcache *bcache;
+
+	uint64_t mm_seq;           /* guest_mm seq this engine mirrors */
+
+	enum vcpu_exit exit;
+	struct vcpu_fault fault;
+	uc_err err;
+	bool stop;                 /* owner asked the run to end */
+};
+
+/* Creates an x86-64 vCPU in 64-bit mode with no memory. NULL on failure. */
+struct vcpu *vcpu_new(const struct pmu_model *m, const struct vcpu_ops *ops, void *opaque);
+void vcpu_free(struct vcpu *c);
+
+/* Runs from the current RIP until a stop or a fault. */
+enum vcpu_exit vcpu_run(struct vcpu *c);
+/* From a hook: end vcpu_run() after the current instruction. */
+void vcpu_stop(struct vcpu *c);
+
+uint64_t vcpu_reg(struct vcpu *c, int reg);
+void vcpu_set_reg(struct vcpu *c, int reg, uint64_t v);
+/* FS/GS bases (arch_prctl). */
+int vcpu_set_fs(struct vcpu *c, uint64_t base);
+int vcpu_set_gs(struct vcpu *c, uint64_t base);
+
+/* Asks for per-block accounting (instruction counting); flushes translated
+ * code so the hook reaches every block. */
+int vcpu_want_blocks(struct vcpu *c);
+/*
+ * The dispatch point: one call per executed block, with its address, size in
+ * bytes and number of instructions. Issue 4 adds the counting here.
+ */
+void vcpu_on_block(struct vcpu *c, uint64_t addr, uint32_t size, unsigned ninsns);
+
+/* Scans [start,end) (readable host memory) for RDTSC/RDTSCP opcodes and hooks
+ * them; called when a range becomes executable. */
+int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end);
+/* Drops RDTSC hooks and translated code in [start,end). */
+void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end);
+
+/* Virtual TSC and time from the clock. */
+uint64_t vcpu_tsc(struct vcpu *c);
+uint64_t vcpu_virtual_ns(struct vcpu *c);
+
+/* CPUID as the model's CPU answers it (cpuid.c). */
+void cpuid_answer(const struct pmu_model *m, uint32_t leaf, uint32_t subleaf,
+		  uint32_t out[4]);
+/* /proc/cpuinfo text for the model (cpuid.c); returns bytes written. */
+size_t cpuinfo_text(const struct pmu_model *m, unsigned ncpus, char *buf, size_t len);
+
+#endif

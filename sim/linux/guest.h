@@ -1,0 +1,153 @@
+/*
+ * guest.h - the state of an emulated Linux process and of its threads.
+ *
+ * struct guest_process owns the guest address space (struct guest_mm, see
+ * mm.h), the facts about the program (exe path, pid, model, options) and
+ * the list of its threads. struct guest_thread owns one vCPU (one Unicorn
+ * engine, sim/cpu/vcpu.h) and the per-thread kernel state (tid, TLS bases,
+ * clear_child_tid, signal mask and altstack placeholders).
+ *
+ * Ownership and locking:
+ *  - a guest_thread is touched only by the host thread that runs it, except
+ *    for the fields marked "atomic" (read by other threads);
+ *  - proc->mm is changed under mm->lock; every engine of the process mirrors
+ *    it (mm.h: guest_mm_sync() brings a vCPU up to date with mm->seq);
+ *  - proc->threads is protected by proc->lock.
+ *
+ * This header is shared with the signals/threads/processes area (D2): it
+ * only grows (new fields are appended; nothing is renamed or removed).
+ */
+#ifndef PMUSIM_GUEST_H
+#define PMUSIM_GUEST_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "sim/core/list.h"
+#include "sim/linux/mm.h"
+
+struct vcpu;
+struct pmu_model;
+struct guest_process;
+
+/* Why a thread's run loop (guest_thread_run) returns. */
+enum guest_run_state {
+	GUEST_RUNNING = 0,
+	GUEST_EXITED,          /* exit(): this thread is gone, status in exit_code */
+	GUEST_EXIT_GROUP,      /* exit_group(): the whole process ends */
+	GUEST_KILLED,          /* died by signal term_sig */
+	GUEST_EXEC,            /* execve() replaced the image: run loop restarts */
+};
+
+struct guest_thread {
+	struct guest_process *proc;
+	struct vcpu *cpu;                  /* Unicorn engine and hooks */
+	int tid;                           /* host tid (gettid()) */
+	uint64_t fs_base, gs_base;         /* arch_prctl / CLONE_SETTLS */
+	uint64_t clear_child_tid;          /* set_tid_address / CLONE_CHILD_CLEARTID */
+	uint64_t robust_list, robust_len;  /* set_robust_list */
+
+	/* Signals (owned by sim/linux/signal*.c). */
+	sigset_t sigmask;                  /* guest's blocked set */
+	stack_t altstack;                  /* sigaltstack, ss_flags as the guest set them */
+	void *sig_private;                 /* signal area's per-thread state */
+	void *thread_private;              /* threads area's per-thread state */
+
+	/* Run state: set by handlers, read by the run loop. */
+	enum guest_run_state state;
+	int exit_code;                     /* exit/exit_group status (low 8 bits used) */
+	int term_sig;                      /* GUEST_KILLED: the signal */
+	volatile int stop_request;         /* atomic: another thread asks this one to stop */
+
+	struct list_head node;             /* in proc->threads */
+};
+
+/* Options of a `pmusim exec` session that the guest layer obeys. */
+struct guest_options {
+	bool virtual_time;                 /* clock_gettime & co. from the virtual clock */
+	bool verbose;                      /* notes on stderr (fast store path, ...) */
+	bool no_fast_store;                /* force Unicorn's stock store path */
+};
+
+struct guest_process {
+	struct guest_mm mm;                /* address space (mm.h) */
+	int pid;
+	char exe_path[PATH_MAX];           /* absolute path: /proc/self/exe */
+	char execfn[PATH_MAX];             /* AT_EXECFN as passed to execve */
+	const struct pmu_model *model;     /* CPUID, /proc/cpuinfo, virtual clocks */
+	struct guest_options opt;
+
+	/* Ranges of host fds that belong to pmusim and that the guest may not
+	 * touch ([fd_reserved_lo, fd_reserved_hi)). */
+	int fd_reserved_lo, fd_reserved_hi;
+
+	pthread_mutex_t lock;              /* protects threads, nr_threads */
+	struct list_head threads;
+	int nr_threads;
+
+	void *sig_private;                 /* signal area's per-process state */
+	void *proc_private;                /* processes area's per-process state */
+
+	/* Filled by the loader (loader.h) for the current image. */
+	uint64_t entry;                    /* first guest RIP (interpreter's if any) */
+	uint64_t initial_sp;
+};
+
+/* One-time warning for an unknown syscall, named (syscall_table.c). */
+const char *guest_syscall_name(unsigned long nr);
+
+/*
+ * Dispatch one syscall of thread t: nr and six arguments as the guest passed
+ * them in RAX, RDI, RSI, RDX, R10, R8, R9. Returns the value for the guest's
+ * RAX (negative errno on failure). Handlers may change t->state to end the
+ * run loop.
+ */
+long guest_syscall(struct guest_thread *t, unsigned long nr, const uint64_t a[6]);
+
+/* A syscall handler: args as above; returns the guest RAX. */
+typedef long (*guest_syscall_fn)(struct guest_thread *t, const uint64_t a[6]);
+
+struct guest_syscall_entry {
+	const char *name;
+	guest_syscall_fn fn;
+};
+
+/* The dispatch table, indexed by x86-64 syscall number (syscall_table.c). */
+#define GUEST_NR_SYSCALLS 512
+extern const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS];
+
+/* A handler that passes the call with its six arguments straight to the host
+ * kernel (guest addresses are host addresses). */
+long sys_passthrough(struct guest_thread *t, unsigned long nr, const uint64_t a[6]);
+
+/*
+ * Process and thread life cycle (guest.c).
+ * guest_process_init: zeroes p, sets pid, model, options, empty mm.
+ * guest_thread_new: a thread with a fresh vCPU over p's address space, not yet
+ *   in p->threads until guest_thread_attach. Returns NULL (errno set) on failure.
+ * guest_thread_run: runs t until its state leaves GUEST_RUNNING; returns it.
+ */
+int guest_process_init(struct guest_process *p, const struct pmu_model *m,
+		       const struct guest_options *opt);
+void guest_process_destroy(struct guest_process *p);
+struct guest_thread *guest_thread_new(struct guest_process *p);
+void guest_thread_attach(struct guest_thread *t);
+void guest_thread_detach(struct guest_thread *t);
+void guest_thread_free(struct guest_thread *t);
+enum guest_run_state guest_thread_run(struct guest_thread *t);
+
+/*
+ * Points where the signal area plugs into the run loop (run.c calls them).
+ * Until sim/linux/signal.h exists, run.c has defaults: a fault prints one
+ * line and the process dies by that signal; nothing is ever pending.
+ *  - guest_signal_fault: a synchronous fault at the current guest RIP: sig is
+ *    SIGSEGV/SIGBUS/SIGILL/SIGFPE, code the si_code, addr the si_addr.
+ *  - guest_signal_pending: called after each syscall and each stop of the
+ *    engine; delivers pending unblocked signals (sets up frames).
+ */
+void guest_signal_fault(struct guest_thread *t, int sig, int code, uint64_t addr);
+void guest_signal_pending(struct guest_thread *t);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * mm.h - the guest address space, mirrored into Unicorn.
+ *
+ * Guest addresses are host addresses: every guest mapping is a host mapping
+ * at the same address, registered in each engine with uc_mem_map_ptr. The
+ * canonical list of guest VMAs lives here; the engines are mirrors of it.
+ * pmusim's own memory (its binary, heap, libraries, stacks) is never part of
+ * the guest map, and a guest MAP_FIXED over it fails with -ENOMEM, the answer
+ * of a kernel for a range it cannot provide.
+ *
+ * Host protections equal the guest's, minus PROT_EXEC (Unicorn reads code
+ * through the host mapping), plus PROT_READ where the guest asked for EXEC.
+ * Ranges that have ever been executable are registered with the fast store
+ * path (sim/cpu/tlb_fast.h), which keeps self-modifying code correct there.
+ */
+#ifndef PMUSIM_GUEST_MM_H
+#define PMUSIM_GUEST_MM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct vcpu;
+
+struct guest_vma {
+	uint64_t start, end;       /* page aligned, [start, end) */
+	int prot;                  /* guest PROT_* */
+	int flags;                 /* guest MAP_* (MAP_SHARED/PRIVATE/ANONYMOUS...) */
+	bool was_exec;             /* mapped executable at some point */
+};
+
+#define GUEST_MAX_ENGINES 256
+
+struct guest_mm {
+	pthread_mutex_t lock;
+	struct guest_vma *vma;     /* sorted by start, non-overlapping */
+	size_t nr, cap;
+	uint64_t seq;              /* bumped on every change */
+
+	uint64_t brk_start;        /* start of the heap (after the image's bss) */
+	uint64_t brk_cur;          /* current break */
+	uint64_t brk_mapped;       /* heap pages mapped up to here */
+	uint64_t brk_limit;        /* end of the reserved heap range */
+
+	/* Engines mirroring this mm (one per guest thread); under lock. */
+	struct vcpu *engines[GUEST_MAX_ENGINES];
+	unsigned nr_engines;
+};
+
+int guest_mm_init(struct guest_mm *mm);
+/* Unmaps every guest mapping from the host and the engines. */
+void guest_mm_destroy(struct guest_mm *mm);
+void guest_mm_add_engine(struct guest_mm *mm, struct vcpu *c);
+void guest_mm_remove_engine(struct guest_mm *mm, struct vcpu *c);
+/* Brings c's engine up to date with mm (after another thread changed it). */
+int guest_mm_sync(struct guest_mm *mm, struct vcpu *c);
+
+/*
+ * The memory syscalls, with the kernel's return conventions (address or
+ * negative errno). They change the host mapping, the VMA list and every
+ * engine. guest_mmap with hostfd as the guest passed it (the guest's fds are
+ * host fds).
+ */
+long guest_mmap(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,
+		int flags, int fd, uint64_t off);
+long guest_munmap(struct guest_mm *mm, uint64_t addr, uint64_t len);
+long guest_mprotect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
+long guest_mremap(struct guest_mm *mm, uint64_t old, uint64_t old_len,
+		  uint64_t new_len, int flags, uint64_t new_addr);
+long guest_brk(struct guest_mm *mm, uint64_t brk);
+
+/* Sets up the heap: break at start, with a reservation of up to limit. */
+int guest_mm_set_brk(struct guest_mm *mm, uint64_t start);
+
+/* True if [addr, addr+len) is wholly guest-mapped with at least prot. */
+bool guest_mm_access_ok(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
+
+/* Prints the guest map as /proc/self/maps lines (without file names). */
+void guest_mm_dump(struct guest_mm *mm, int fd);
+
+#endif
