@@ -32,14 +32,85 @@ struct perf_event_init {
 	enum sim_source source;         /* hardware, and machine-fed software */
 	enum perf_sw_source sw_source;  /* software events */
 	struct pmu_event_config hw;     /* hardware events */
+	/* --- added by attr_check.c --- */
+	uint32_t pmu_type;              /* type of the PMU that took the event
+	                                 * (PERF_TYPE_SOFTWARE, PERF_TYPE_CPU_CLOCK_SIM,
+	                                 * PERF_TYPE_TASK_CLOCK_SIM or the model's) */
+	unsigned pmu_caps;              /* PERF_PMU_CAP_SIM_* of that PMU */
+	/* The attr as perf_event_alloc() leaves it in event->attr:
+	 * branch_sample_type cleared without PERF_SAMPLE_BRANCH_STACK, the
+	 * extended hw type stripped from config, type rewritten to
+	 * PERF_TYPE_CPU_CLOCK_SIM/TASK_CLOCK_SIM for cpu-clock/task-clock
+	 * (perf_swevent_init), sample_max_stack defaulted, and for a sampling
+	 * cpu-clock/task-clock in freq mode, freq=0 with
+	 * sample_period = NSEC_PER_SEC / sample_freq (perf_swevent_init_hrtimer). */
+	struct perf_event_attr attr;
 };
+
+/* Dynamic PMU types the simulated kernel registers in perf_event_init()
+ * order: "cpu_clock" then "task_clock" take the first ids from
+ * PERF_TYPE_MAX, as on the host (6 and 7). */
+#define PERF_TYPE_CPU_CLOCK_SIM   6u
+#define PERF_TYPE_TASK_CLOCK_SIM  7u
+
+/* pmu::capabilities the checks look at (include/linux/perf_event.h). */
+#define PERF_PMU_CAP_SIM_NO_INTERRUPT     0x0001
+#define PERF_PMU_CAP_SIM_NO_NMI           0x0002
+#define PERF_PMU_CAP_SIM_EXTENDED_REGS    0x0008
+#define PERF_PMU_CAP_SIM_AUX_OUTPUT       0x0080
+#define PERF_PMU_CAP_SIM_EXTENDED_HW_TYPE 0x0100
+#define PERF_PMU_CAP_SIM_NO_EXCLUDE       0x0200
+#define PERF_PMU_CAP_SIM_AUX_PAUSE        0x0800
+
+/* kernel.perf_event_max_stack default (PERF_MAX_STACK_DEPTH). */
+#define PERF_SIM_MAX_STACK_DEFAULT 127
+
+/* sys_perf_event_open()'s first check, made before perf_copy_attr():
+ * flags & ~PERF_FLAG_ALL -> -EINVAL. perf_open_check_attr() repeats it. */
+int perf_open_check_flags(unsigned long flags);
+
+/* perf_copy_attr() with the opener's credentials, which the kernel's
+ * needs for the branch-stack privilege check (perf_allow_kernel) and the
+ * sample_max_stack default (kernel.perf_event_max_stack). core and
+ * current may be NULL: then the opener is privileged and the defaults
+ * are the kernel's. perf_copy_attr() above is this with NULL, NULL. */
+int perf_copy_attr_as(const struct perf_core *core, const struct perf_task *current,
+		      const struct perf_uaccess *ua, uint64_t uattr,
+		      struct perf_event_attr *attr);
+
+/* perfmon_capable(), perf_allow_kernel(), perf_allow_cpu()
+ * (include/linux/perf_event.h): 0 or -EACCES for current under
+ * core's perf_event_paranoid. NULL current is the kernel (capable).
+ * perf_allow_cpu() is what find_get_context() checks for a CPU event. */
+bool perf_perfmon_capable(const struct perf_task *current);
+int perf_allow_kernel(const struct perf_core *core, const struct perf_task *current);
+int perf_allow_cpu(const struct perf_core *core, const struct perf_task *current);
+
+/* perf_event_init_attr() for a PERF_FLAG_PID_CGROUP open: cgroup_fd is the
+ * pid argument (-1 otherwise). The simulated system has no perf_event
+ * cgroup hierarchy, so perf_cgroup_connect() fails with -EBADF as the
+ * kernel does for an fd that is not a cgroup directory. */
+int perf_event_init_attr_cgroup(const struct perf_core *core,
+				const struct perf_event_attr *attr, int cpu,
+				bool has_task, int cgroup_fd,
+				struct perf_event_init *out);
+
+/* perf_need_aux_event(): the attr asks for an AUX group leader
+ * (aux_output, aux_sample_size, aux_pause, aux_resume). The simulated
+ * system has no AUX PMU, so perf_get_aux_event() never finds one and
+ * sys_perf_event_open() fails with -EINVAL at that point (after
+ * perf_event_validate_size()). */
+bool perf_attr_need_aux_event(const struct perf_event_attr *attr);
 
 /* perf_event_alloc()'s checks and perf_init_event(): the attr checks made
  * before and after the PMU's event_init, and the event_init itself (the
  * model's for hardware types, perf_swevent_init / cpu_clock_event_init /
  * task_clock_event_init for software, -ENOENT for PMUs the simulated
  * system lacks). has_task: a pid was given (task != NULL). Does not do
- * validate_group: the caller does, with the model's assign(). */
+ * validate_group: the caller does, with the model's assign().
+ * Also makes the checks sys_perf_event_open() makes right after
+ * perf_event_alloc() returns (sampling on a PMU without interrupts,
+ * perf_event_set_clock()), since nothing that can fail lies between. */
 int perf_event_init_attr(const struct perf_core *core, const struct perf_event_attr *attr,
 			 int cpu, bool has_task, struct perf_event_init *out);
 

@@ -74,6 +74,7 @@ struct perf_core_config {
 	uint64_t freq_hz;                /* 0: the model's frequency */
 	unsigned nr_gp_counters;         /* 0: the model's count (--counters) */
 	bool trace;                      /* keep a scheduling trace */
+	unsigned max_stack;              /* kernel.perf_event_max_stack; 0: 127 */
 };
 
 /* Reads kernel.perf_event_paranoid of the host (default 2 if unreadable). */

@@ -42,6 +42,8 @@ enum sim_source {
 	SIM_SRC_PAGE_FAULTS_MAJ,
 	SIM_SRC_ALIGNMENT_FAULTS,
 	SIM_SRC_EMULATION_FAULTS,
+	SIM_SRC_PAGE_FAULTS,       /* every fault (PERF_COUNT_SW_PAGE_FAULTS counts
+	                            * faults that end in SIGSEGV too) */
 	SIM_SRC_NR
 };
 
