@@ -1,0 +1,1112 @@
+/*
+ * signal.c - guest signal state and delivery: dispositions (process-wide),
+ * per-thread masks, altstacks and queues, the host catcher, frame setup and
+ * rt_sigreturn, syscall restart, default actions, death by a signal, and the
+ * signal syscalls. The model is described in signal.h.
+ *
+ * Locking: sig_act[] is under sig_lock. A thread's struct sig_thread is
+ * touched only by its own host thread; the catcher (same thread) appends to
+ * its queue, so the rest of the code edits the queue with all host signals
+ * blocked (q_lock/q_unlock).
+ */
+#include <assert.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <unicorn/unicorn.h>
+#include "sim/cpu/vcpu.h"
+#include "sim/linux/guest.h"
+#include "sim/linux/signal.h"
+#include "sim/linux/signal_frame.h"
+
+#define SIGBIT(s) (1ull << ((s) - 1))
+#define KERNEL_ONLY (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+/* SYNCHRONOUS_MASK (kernel/signal.c): dequeued first. */
+#define SYNC_MASK (SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | \
+		   SIGBIT(SIGTRAP) | SIGBIT(SIGFPE) | SIGBIT(SIGSYS))
+/* UAPI_SA_FLAGS (include/linux/signal_types.h), x86: plus SA_RESTORER. */
+#define K_SA_RESTORER 0x04000000ull
+#define K_SA_EXPOSE_TAGBITS 0x00000800ull
+#define UAPI_SA_FLAGS ((uint64_t)(SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | \
+		       SA_ONSTACK | SA_RESTART | SA_NODEFER | SA_RESETHAND) | \
+		       K_SA_EXPOSE_TAGBITS | K_SA_RESTORER)
+#define K_SIG_DFL 0ull
+#define K_SIG_IGN 1ull
+#define EFLAGS_TF 0x100u
+#define EFLAGS_DF 0x400u
+#define EFLAGS_RF 0x10000u
+
+#define SIGQ_CAP 64
+#define K_MINSIGSTKSZ 2048u       /* arch/x86/include/uapi/asm/signal.h */
+#define SIGRTMIN_K 32              /* first real-time signal (kernel SIGRTMIN) */
+
+struct sig_thread {
+	struct guest_thread *t;
+	uint64_t blocked;                 /* guest mask (bit sig-1) */
+	struct sig_altstack as;
+	volatile sig_atomic_t nq;         /* entries in q */
+	siginfo_t q[SIGQ_CAP];            /* caught host signals, arrival order */
+	uint64_t trapno, err, cr2;        /* thread.trap_nr/error_code/cr2 */
+	bool restore_mask;                /* sigsuspend: saved_mask goes in the frame */
+	uint64_t saved_mask;
+	bool in_syscall;                  /* in the SYSCALL hook: RIP is the insn's */
+};
+
+/* The raw kernel sigaction for the host (bypasses glibc's filtering of
+ * SIGCANCEL/SIGSETXID: the guest owns all 64 signals). */
+struct host_ksa {
+	void *handler;
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct guest_kernel_sigaction sig_act[GUEST_NSIG + 1];
+static __thread struct guest_thread *sig_cur;
+
+void pmusim_sig_restorer(void);
+__asm__(".text\n"
+	".align 16\n"
+	".globl pmusim_sig_restorer\n"
+	".type pmusim_sig_restorer,@function\n"
+	"pmusim_sig_restorer:\n"
+	"\tmovl $15, %eax\n"       /* __NR_rt_sigreturn */
+	"\tsyscall\n"
+	"\thlt\n"
+	".size pmusim_sig_restorer, .-pmusim_sig_restorer\n");
+
+static long host_sigaction(int sig, const struct host_ksa *act, struct host_ksa *old)
+{
+	return syscall(SYS_rt_sigaction, sig, act, old, 8);
+}
+
+static void host_setmask(uint64_t m, uint64_t *old)
+{
+	m &= ~KERNEL_ONLY;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &m, old, 8);
+}
+
+static uint64_t host_getmask(void)
+{
+	uint64_t m = 0;
+
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &m, 8);
+	return m;
+}
+
+/* Blocks every host signal; returns the previous mask for q_unlock. */
+static uint64_t q_lock(void)
+{
+	uint64_t old = 0;
+
+	host_setmask(~0ull, &old);
+	return old;
+}
+
+static void q_unlock(uint64_t old)
+{
+	host_setmask(old, NULL);
+}
+
+static struct sig_thread *st_of(struct guest_thread *t)
+{
+	return t->sig_private;
+}
+
+/* Mirrors the guest mask of the calling thread into the host and into the
+ * shared struct field other areas read. */
+static void set_blocked(struct guest_thread *t, uint64_t m)
+{
+	struct sig_thread *st = st_of(t);
+
+	m &= ~KERNEL_ONLY;                 /* sigdelsetmask(SIGKILL|SIGSTOP) */
+	st->blocked = m;
+	memcpy(&t->sigmask, &m, sizeof(m));
+	host_setmask(m, NULL);
+}
+
+enum sig_default signal_default_action(int sig)
+{
+	switch (sig) {
+	case SIGCONT: case SIGCHLD: case SIGWINCH: case SIGURG:
+		return SIGDFL_IGN;
+	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return SIGDFL_STOP;
+	case SIGQUIT: case SIGILL: case SIGTRAP: case SIGABRT: case SIGBUS:
+	case SIGFPE: case SIGSEGV: case SIGXCPU: case SIGXFSZ: case SIGSYS:
+		return SIGDFL_CORE;
+	default:
+		return SIGDFL_TERM;
+	}
+}
+
+/* ---- host side ------------------------------------------------------- */
+
+/*
+ * The catcher for signals the guest handles. A synchronous signal with a
+ * kernel si_code is a fault of pmusim itself (guest faults are emulated and
+ * never reach the host): it is left to kill pmusim. Anything else is queued
+ * on the current guest thread and the engine is stopped so the run loop
+ * delivers it at the next block boundary.
+ */
+static void sig_catch(int sig, siginfo_t *si, void *uctx)
+{
+	int saved_errno = errno;
+	struct guest_thread *t = sig_cur;
+	struct sig_thread *st;
+
+	(void)uctx;
+	if ((SIGBIT(sig) & SYNC_MASK) && si->si_code > 0) {
+		struct host_ksa dfl = { .handler = SIG_DFL };
+
+		host_sigaction(sig, &dfl, NULL);
+		errno = saved_errno;
+		return;   /* the faulting instruction runs again and kills pmusim */
+	}
+	if (!t || !(st = st_of(t))) {
+		errno = saved_errno;
+		return;
+	}
+	if (sig < SIGRTMIN_K) {
+		for (int i = 0; i < st->nq; i++)
+			if (st->q[i].si_signo == sig)
+				goto kick;   /* legacy signals do not queue twice */
+	}
+	if (st->nq < SIGQ_CAP) {
+		st->q[st->nq] = *si;
+		st->nq = st->nq + 1;
+	}
+kick:
+	if (t->cpu && t->cpu->uc)
+		uc_emu_stop(t->cpu->uc);
+	errno = saved_errno;
+}
+
+/* Makes the host disposition of sig follow the guest's (caller holds sig_lock). */
+static void mirror_host_action(int sig)
+{
+	const struct guest_kernel_sigaction *ga = &sig_act[sig];
+	struct host_ksa h = { 0 };
+
+	if (sig == SIGKILL || sig == SIGSTOP)
+		return;
+	if (ga->handler == K_SIG_DFL) {
+		h.handler = SIG_DFL;
+	} else if (ga->handler == K_SIG_IGN) {
+		h.handler = SIG_IGN;
+	} else {
+		h.handler = (void *)sig_catch;
+		h.flags = SA_SIGINFO;
+		h.mask = ~0ull;    /* the catcher never nests: the queue stays whole */
+	}
+	/* SIGCHLD's own flags change what the host kernel does with children */
+	h.flags |= ga->flags & (SA_NOCLDSTOP | SA_NOCLDWAIT);
+	h.flags |= K_SA_RESTORER;
+	h.restorer = pmusim_sig_restorer;
+	host_sigaction(sig, &h, NULL);
+}
+
+int signal_process_init(struct guest_process *p)
+{
+	struct host_ksa old;
+
+	pthread_mutex_lock(&sig_lock);
+	for (int sig = 1; sig <= GUEST_NSIG; sig++) {
+		memset(&sig_act[sig], 0, sizeof(sig_act[sig]));
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		/* SIG_IGN survives execve (flush_signal_handlers()) */
+		if (host_sigaction(sig, NULL, &old) == 0 && old.handler == SIG_IGN)
+			sig_act[sig].handler = K_SIG_IGN;
+		mirror_host_action(sig);
+	}
+	pthread_mutex_unlock(&sig_lock);
+	if (p)
+		p->sig_private = sig_act;
+	return 0;
+}
+
+int signal_thread_init(struct guest_thread *t)
+{
+	struct sig_thread *st = t->sig_private;
+
+	if (!st) {
+		st = calloc(1, sizeof(*st));
+		if (!st)
+			return -ENOMEM;
+		t->sig_private = st;
+	}
+	st->t = t;
+	st->as.flags = SS_DISABLE;
+	if (t->altstack.ss_size && !(t->altstack.ss_flags & SS_DISABLE)) {
+		st->as.sp = (uint64_t)(uintptr_t)t->altstack.ss_sp;
+		st->as.size = t->altstack.ss_size;
+		st->as.flags = t->altstack.ss_flags;
+	}
+	/* the host thread inherited its creator's mask: the guest's rule too */
+	st->blocked = host_getmask() & ~KERNEL_ONLY;
+	memcpy(&t->sigmask, &st->blocked, sizeof(st->blocked));
+	sig_cur = t;
+	return 0;
+}
+
+void signal_thread_fini(struct guest_thread *t)
+{
+	uint64_t old = q_lock();
+
+	if (sig_cur == t)
+		sig_cur = NULL;
+	free(t->sig_private);
+	t->sig_private = NULL;
+	q_unlock(old);
+}
+
+void signal_after_fork_child(struct guest_thread *t)
+{
+	struct sig_thread *st = st_of(t);
+	uint64_t old = q_lock();
+
+	/* the child starts with no pending signals (copy_process()) */
+	st->nq = 0;
+	sig_cur = t;
+	q_unlock(old);
+}
+
+void signal_exec(struct guest_thread *t)
+{
+	struct sig_thread *st = st_of(t);
+
+	pthread_mutex_lock(&sig_lock);
+	for (int sig = 1; sig <= GUEST_NSIG; sig++) {
+		/* flush_signal_handlers(t, 1): handlers -> SIG_DFL */
+		if (sig_act[sig].handler != K_SIG_IGN)
+			sig_act[sig].handler = K_SIG_DFL;
+		sig_act[sig].flags = 0;
+		sig_act[sig].mask = 0;
+		sig_act[sig].restorer = 0;
+		mirror_host_action(sig);
+	}
+	pthread_mutex_unlock(&sig_lock);
+	if (st) {
+		st->as.sp = 0;
+		st->as.size = 0;
+		st->as.flags = SS_DISABLE;
+	}
+}
+
+__attribute__((noreturn)) void signal_die(int sig)
+{
+	struct host_ksa dfl = { .handler = SIG_DFL, .flags = K_SA_RESTORER,
+				.restorer = pmusim_sig_restorer };
+	uint64_t m = SIGBIT(sig);
+
+	fflush(NULL);
+	/* do_group_exit(sig): the default action, done to pmusim itself */
+	host_sigaction(sig, &dfl, NULL);
+	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, NULL, 8);
+	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+	/* a signal whose default does not kill (cannot happen for callers) */
+	_exit(128 + sig);
+}
+
+/* What Unicorn reads and writes for UC_X86_REG_ST0..7: the 64-bit
+ * significand then the 16-bit sign and exponent. */
+struct fp80 {
+	uint64_t mantissa;
+	uint16_t exponent;
+	uint16_t pad[3];
+};
+
+/* ---- registers ------------------------------------------------------- */
+
+static const int gpr_ids[] = {
+	UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
+	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
+	UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RBP, UC_X86_REG_RBX,
+	UC_X86_REG_RDX, UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RSP,
+	UC_X86_REG_RIP, UC_X86_REG_EFLAGS,
+};
+#define NR_GPR (int)(sizeof(gpr_ids) / sizeof(gpr_ids[0]))
+
+/* Guest registers into r: GPRs in sigcontext order, RIP as the guest sees
+ * it (after the SYSCALL when called from the syscall hook), FP/SSE state as
+ * an FXSAVE image. */
+static void regs_load(struct guest_thread *t, struct sig_regs *r)
+{
+	uc_engine *uc = t->cpu->uc;
+	uint64_t *slot = &r->sc.r8;
+	uint64_t v;
+	struct fp80 st;
+	uint8_t xmm[16];
+
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < NR_GPR; i++) {
+		v = 0;
+		uc_reg_read(uc, gpr_ids[i], &v);
+		slot[i] = v;
+	}
+	if (st_of(t) && st_of(t)->in_syscall)
+		r->sc.rip += 2;
+	r->sc.err = st_of(t)->err;
+	r->sc.trapno = st_of(t)->trapno;
+	r->sc.cr2 = st_of(t)->cr2;
+
+	v = 0; uc_reg_read(uc, UC_X86_REG_FPCW, &v); r->fx.cwd = (uint16_t)v;
+	v = 0; uc_reg_read(uc, UC_X86_REG_FPSW, &v); r->fx.swd = (uint16_t)v;
+	v = 0; uc_reg_read(uc, UC_X86_REG_FPTAG, &v);
+	/* FXSAVE's abridged tag: bit i set unless register i is empty (11) */
+	for (int i = 0; i < 8; i++)
+		if (((v >> (2 * i)) & 3) != 3)
+			r->fx.twd |= 1u << i;
+	v = 0; uc_reg_read(uc, UC_X86_REG_FOP, &v); r->fx.fop = (uint16_t)v;
+	v = 0; uc_reg_read(uc, UC_X86_REG_FIP, &v); r->fx.rip = v;
+	v = 0; uc_reg_read(uc, UC_X86_REG_FDP, &v); r->fx.rdp = v;
+	v = 0; uc_reg_read(uc, UC_X86_REG_MXCSR, &v); r->fx.mxcsr = (uint32_t)v;
+	r->fx.mxcsr_mask = 0xffff;
+	for (int i = 0; i < 8; i++) {
+		memset(&st, 0, sizeof(st));
+		uc_reg_read(uc, UC_X86_REG_ST0 + i, &st);
+		memcpy(&r->fx.st_space[i * 4], &st.mantissa, 8);
+		memcpy((char *)&r->fx.st_space[i * 4] + 8, &st.exponent, 2);
+	}
+	for (int i = 0; i < 16; i++) {
+		memset(xmm, 0, sizeof(xmm));
+		uc_reg_read(uc, UC_X86_REG_XMM0 + i, xmm);
+		memcpy(&r->fx.xmm_space[i * 4], xmm, 16);
+	}
+}
+
+/* The inverse of regs_load; with fp false the FP/SSE state is left alone. */
+static void regs_store(struct guest_thread *t, const struct sig_regs *r, bool fp)
+{
+	uc_engine *uc = t->cpu->uc;
+	const uint64_t *slot = &r->sc.r8;
+	uint64_t v;
+	struct fp80 st;
+	uint8_t xmm[16];
+
+	for (int i = 0; i < NR_GPR; i++) {
+		if (gpr_ids[i] == UC_X86_REG_RIP)
+			continue;
+		v = slot[i];
+		uc_reg_write(uc, gpr_ids[i], &v);
+	}
+	if (st_of(t)->in_syscall)
+		vcpu_syscall_set_rip(t->cpu, r->sc.rip);
+	else
+		vcpu_set_reg(t->cpu, UC_X86_REG_RIP, r->sc.rip);
+	if (!fp)
+		return;
+	v = r->fx.cwd; uc_reg_write(uc, UC_X86_REG_FPCW, &v);
+	v = r->fx.swd; uc_reg_write(uc, UC_X86_REG_FPSW, &v);
+	v = 0;
+	for (int i = 0; i < 8; i++)
+		if (!(r->fx.twd & (1u << i)))
+			v |= 3ull << (2 * i);
+	uc_reg_write(uc, UC_X86_REG_FPTAG, &v);
+	v = r->fx.mxcsr & 0xffff; uc_reg_write(uc, UC_X86_REG_MXCSR, &v);
+	for (int i = 0; i < 8; i++) {
+		memset(&st, 0, sizeof(st));
+		memcpy(&st.mantissa, &r->fx.st_space[i * 4], 8);
+		memcpy(&st.exponent, (const char *)&r->fx.st_space[i * 4] + 8, 2);
+		uc_reg_write(uc, UC_X86_REG_ST0 + i, &st);
+	}
+	for (int i = 0; i < 16; i++) {
+		memcpy(xmm, &r->fx.xmm_space[i * 4], 16);
+		uc_reg_write(uc, UC_X86_REG_XMM0 + i, xmm);
+	}
+}
+
+/* The FPU init state (init_fpstate): empty x87 stack, default controls. */
+static void fx_init(struct k_fxstate *fx)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx->cwd = 0x37f;
+	fx->mxcsr = 0x1f80;
+	fx->mxcsr_mask = 0xffff;
+}
+
+/* ---- guest memory ---------------------------------------------------- */
+
+static int copy_from_guest(struct guest_thread *t, void *dst, uint64_t src, size_t n)
+{
+	if (!n)
+		return 0;
+	if (!guest_mm_access_ok(&t->proc->mm, src, n, PROT_READ))
+		return -EFAULT;
+	memcpy(dst, (const void *)(uintptr_t)src, n);
+	return 0;
+}
+
+static int copy_to_guest(struct guest_thread *t, uint64_t dst, const void *src, size_t n)
+{
+	if (!n)
+		return 0;
+	if (!guest_mm_access_ok(&t->proc->mm, dst, n, PROT_WRITE))
+		return -EFAULT;
+	memcpy((void *)(uintptr_t)dst, src, n);
+	return 0;
+}
+
+/* ---- queue ----------------------------------------------------------- */
+
+/* next_signal(): a synchronous signal first, then the lowest number. */
+static int q_pick(struct sig_thread *st, uint64_t allowed)
+{
+	int best = 0;
+
+	for (int i = 0; i < st->nq; i++) {
+		int s = st->q[i].si_signo;
+
+		if (!(SIGBIT(s) & allowed))
+			continue;
+		if (!best)
+			best = s;
+		else if ((SIGBIT(s) & SYNC_MASK) && !(SIGBIT(best) & SYNC_MASK))
+			best = s;
+		else if (!!(SIGBIT(s) & SYNC_MASK) == !!(SIGBIT(best) & SYNC_MASK) && s < best)
+			best = s;
+	}
+	return best;
+}
+
+/* Removes the oldest entry for sig into *out; caller holds q_lock. */
+static void q_take(struct sig_thread *st, int sig, siginfo_t *out)
+{
+	for (int i = 0; i < st->nq; i++) {
+		if (st->q[i].si_signo != sig)
+			continue;
+		*out = st->q[i];
+		memmove(&st->q[i], &st->q[i + 1], (st->nq - i - 1) * sizeof(st->q[0]));
+		st->nq = st->nq - 1;
+		return;
+	}
+	assert(!"q_take: not queued");
+}
+
+static uint64_t q_set(struct sig_thread *st)
+{
+	uint64_t m = 0;
+
+	for (int i = 0; i < st->nq; i++)
+		m |= SIGBIT(st->q[i].si_signo);
+	return m;
+}
+
+static void q_flush(struct sig_thread *st, int sig)
+{
+	int j = 0;
+
+	for (int i = 0; i < st->nq; i++)
+		if (st->q[i].si_signo != sig)
+			st->q[j++] = st->q[i];
+	st->nq = j;
+}
+
+/* ---- delivery -------------------------------------------------------- */
+
+/*
+ * handle_signal() + setup_rt_frame(): one frame for sig on the current
+ * registers. Returns 0, or -EFAULT when the frame cannot be written (the
+ * caller forces SIGSEGV, as signal_setup_done(failed) does).
+ */
+static int setup_frame(struct guest_thread *t, const siginfo_t *info,
+		       const struct guest_kernel_sigaction *ka)
+{
+	struct sig_thread *st = st_of(t);
+	struct sig_regs r;
+	struct k_rt_sigframe f;
+	uint64_t frame, fp, oldmask;
+	int sig = info->si_signo;
+
+	regs_load(t, &r);
+	oldmask = st->restore_mask ? st->saved_mask : st->blocked;
+	/* x86-64 should always use SA_RESTORER */
+	if (!(ka->flags & K_SA_RESTORER))
+		return -EFAULT;
+	frame = sig_frame_place(r.sc.rsp, ka->flags & SA_ONSTACK, &st->as, &fp);
+	if (!frame)
+		return -EFAULT;
+	sig_frame_build(&f, &r, frame, fp, ka->restorer, info,
+			ka->flags & SA_SIGINFO, oldmask, &st->as);
+	if (copy_to_guest(t, fp, &r.fx, sizeof(r.fx)) ||
+	    copy_to_guest(t, frame, &f, sizeof(f)))
+		return -EFAULT;
+
+	r.sc.rdi = (uint64_t)sig;
+	r.sc.rsi = frame + offsetof(struct k_rt_sigframe, info);
+	r.sc.rdx = frame + offsetof(struct k_rt_sigframe, uc);
+	r.sc.rax = 0;
+	r.sc.rsp = frame;
+	r.sc.rip = ka->handler;
+	/* handle_signal(): clear DF, RF and TF for the handler */
+	r.sc.eflags &= ~(uint64_t)(EFLAGS_DF | EFLAGS_RF | EFLAGS_TF);
+	/* handle_signal(): fpu__clear_user_states(), the handler starts with
+	 * the FPU in its init state (FCW 0x37f, MXCSR 0x1f80, XMM zero) */
+	fx_init(&r.fx);
+	regs_store(t, &r, true);
+
+	/* signal_delivered(): block sa_mask and (unless SA_NODEFER) sig */
+	st->restore_mask = false;
+	{
+		uint64_t nb = st->blocked | ka->mask;
+
+		if (!(ka->flags & SA_NODEFER))
+			nb |= SIGBIT(sig);
+		set_blocked(t, nb);
+	}
+	/* __save_altstack() then SS_AUTODISARM */
+	if (st->as.flags & SS_AUTODISARM) {
+		st->as.sp = 0;
+		st->as.size = 0;
+		st->as.flags = SS_DISABLE;
+	}
+	return 0;
+}
+
+/* force_sigsegv(): the frame for sig could not be built. */
+static void force_sigsegv(struct guest_thread *t, int sig)
+{
+	(void)t;
+	/* with SIGSEGV itself failing, or no SIGSEGV handler, the task dies */
+	pthread_mutex_lock(&sig_lock);
+	if (sig == SIGSEGV) {
+		sig_act[SIGSEGV].handler = K_SIG_DFL;
+		mirror_host_action(SIGSEGV);
+	}
+	pthread_mutex_unlock(&sig_lock);
+	signal_die(SIGSEGV);
+}
+
+/*
+ * get_signal() for one siginfo: ignored, default action, or a frame. Returns
+ * true when a handler frame was set up.
+ */
+static bool deliver_one(struct guest_thread *t, const siginfo_t *info)
+{
+	struct guest_kernel_sigaction ka;
+	int sig = info->si_signo;
+
+	pthread_mutex_lock(&sig_lock);
+	ka = sig_act[sig];
+	if (ka.handler > K_SIG_IGN && (ka.flags & SA_RESETHAND)) {
+		/* SA_ONESHOT: back to SIG_DFL once taken */
+		sig_act[sig].handler = K_SIG_DFL;
+		sig_act[sig].flags &= ~(uint64_t)SA_SIGINFO;
+		mirror_host_action(sig);
+	}
+	pthread_mutex_unlock(&sig_lock);
+
+	if (ka.handler == K_SIG_IGN)
+		return false;
+	if (ka.handler == K_SIG_DFL) {
+		switch (signal_default_action(sig)) {
+		case SIGDFL_IGN:
+			return false;
+		case SIGDFL_STOP: {
+			/* do_signal_stop(): the host stops pmusim with this signal */
+			struct host_ksa dfl = { .handler = SIG_DFL, .flags = K_SA_RESTORER,
+						.restorer = pmusim_sig_restorer };
+			uint64_t m = SIGBIT(sig), old = 0;
+
+			host_sigaction(sig, &dfl, NULL);
+			syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, &old, 8);
+			syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+			syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, 8);
+			return false;
+		}
+		default:
+			signal_die(sig);
+		}
+	}
+	if (setup_frame(t, info, &ka)) {
+		force_sigsegv(t, sig);
+		return false;
+	}
+	return true;
+}
+
+void guest_signal_pending(struct guest_thread *t)
+{
+	struct sig_thread *st = st_of(t);
+	siginfo_t info;
+	bool framed = false;
+
+	if (!st)
+		return;
+	for (;;) {
+		uint64_t old;
+		int sig;
+
+		if (!st->nq)
+			break;
+		old = q_lock();
+		sig = q_pick(st, ~st->blocked);
+		if (sig)
+			q_take(st, sig, &info);
+		q_unlock(old);
+		if (!sig)
+			break;
+		framed |= deliver_one(t, &info);
+	}
+	if (!framed && st->restore_mask) {
+		/* restore_saved_sigmask(): no handler ran after sigsuspend */
+		st->restore_mask = false;
+		set_blocked(t, st->saved_mask);
+	}
+}
+
+/*
+ * force_sig_fault() + the arch trap bookkeeping (trap_nr, error_code, cr2):
+ * a blocked or ignored synchronous signal is unblocked and reset to SIG_DFL
+ * first, so the task dies unless it has a handler.
+ */
+void guest_signal_fault(struct guest_thread *t, int sig, int code, uint64_t addr)
+{
+	struct sig_thread *st = st_of(t);
+	siginfo_t info;
+	bool blocked, ignored;
+
+	if (!st)
+		signal_die(sig);
+	memset(&info, 0, sizeof(info));
+	info.si_signo = sig;
+	info.si_code = code;
+	info.si_addr = (void *)(uintptr_t)addr;
+	switch (sig) {
+	case SIGSEGV:
+		/* set_signal_archinfo(): X86_TRAP_PF, error code with X86_PF_USER */
+		st->trapno = 14;
+		st->err = 4 | (t->cpu->fault.prot ? 1 : 0) | (t->cpu->fault.write ? 2 : 0) |
+			  (t->cpu->fault.exec ? 0x10 : 0);
+		st->cr2 = addr;
+		break;
+	case SIGILL:
+		st->trapno = 6;  /* X86_TRAP_UD */
+		st->err = 0;
+		break;
+	case SIGFPE:
+		st->trapno = 0;  /* X86_TRAP_DE */
+		st->err = 0;
+		break;
+	case SIGTRAP:
+		st->trapno = 3;  /* X86_TRAP_BP */
+		st->err = 0;
+		break;
+	default:
+		break;
+	}
+	pthread_mutex_lock(&sig_lock);
+	blocked = st->blocked & SIGBIT(sig);
+	ignored = sig_act[sig].handler == K_SIG_IGN;
+	if (blocked || ignored) {
+		sig_act[sig].handler = K_SIG_DFL;
+		mirror_host_action(sig);
+	}
+	pthread_mutex_unlock(&sig_lock);
+	if (blocked)
+		set_blocked(t, st->blocked & ~SIGBIT(sig));
+	deliver_one(t, &info);
+}
+
+/* ---- syscall restart ------------------------------------------------- */
+
+/* The -ERESTART* code the kernel's implementation of nr returns when a
+ * signal interrupts it (see the syscalls' sources). */
+static enum sig_restart restart_class(unsigned long nr, const uint64_t *a)
+{
+	switch (nr) {
+	case SYS_rt_sigreturn:
+		return SIG_RESTART_NEVER;
+	case SYS_pause: case SYS_rt_sigsuspend:          /* -ERESTARTNOHAND */
+	case SYS_select: case SYS_pselect6:              /* -ERESTARTNOHAND */
+	case SYS_poll: case SYS_ppoll:                   /* -ERESTART_RESTARTBLOCK / NOHAND */
+	case SYS_nanosleep: case SYS_clock_nanosleep:    /* -ERESTART_RESTARTBLOCK */
+	case SYS_epoll_wait: case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+	case SYS_epoll_pwait2:
+#endif
+	case SYS_rt_sigtimedwait:
+		return SIG_RESTART_NOHAND;
+	case SYS_futex:
+		/* futex_wait(): -ERESTARTSYS without a timeout, else restart block */
+		return a && a[3] ? SIG_RESTART_NOHAND : SIG_RESTART_SYS;
+	default:
+		return SIG_RESTART_SYS;
+	}
+}
+
+long signal_syscall_restart(struct guest_thread *t, unsigned long nr,
+			    const uint64_t a[6], long ret)
+{
+	struct sig_thread *st = st_of(t);
+	enum sig_restart cls;
+	struct guest_kernel_sigaction ka;
+	uint64_t old;
+	int sig;
+
+	if (ret != -EINTR || !st)
+		return ret;
+	cls = restart_class(nr, a);
+	if (cls == SIG_RESTART_NEVER)
+		return ret;
+	old = q_lock();
+	sig = q_pick(st, ~st->blocked);
+	q_unlock(old);
+	if (sig) {
+		pthread_mutex_lock(&sig_lock);
+		ka = sig_act[sig];
+		pthread_mutex_unlock(&sig_lock);
+		if (ka.handler > K_SIG_IGN) {
+			/* a handler will run: restart only -ERESTARTSYS with SA_RESTART */
+			if (cls == SIG_RESTART_NOHAND || !(ka.flags & SA_RESTART))
+				return -EINTR;
+		}
+	}
+	/* no handler runs: the kernel restarts the call transparently */
+	if (st->in_syscall)
+		vcpu_syscall_set_rip(t->cpu, vcpu_reg(t->cpu, UC_X86_REG_RIP));
+	else
+		vcpu_set_reg(t->cpu, UC_X86_REG_RIP, vcpu_reg(t->cpu, UC_X86_REG_RIP) - 2);
+	return (long)nr;
+}
+
+/* Called by the dispatcher around each syscall (the hook context). */
+void signal_syscall_enter(struct guest_thread *t)
+{
+	if (st_of(t))
+		st_of(t)->in_syscall = true;
+}
+
+void signal_syscall_exit(struct guest_thread *t)
+{
+	if (st_of(t))
+		st_of(t)->in_syscall = false;
+}
+
+/* ---- syscalls -------------------------------------------------------- */
+
+/* rt_sigaction(sig, act, oact, sigsetsize) -> do_sigaction() */
+long sys_rt_sigaction(struct guest_thread *t, const uint64_t a[6])
+{
+	int sig = (int)a[0];
+	struct guest_kernel_sigaction nsa, osa;
+	struct sig_thread *st = st_of(t);
+
+	if (a[3] != 8)
+		return -EINVAL;
+	if (a[1] && copy_from_guest(t, &nsa, a[1], sizeof(nsa)))
+		return -EFAULT;
+	if (sig < 1 || sig > GUEST_NSIG || (a[1] && (SIGBIT(sig) & KERNEL_ONLY)))
+		return -EINVAL;
+	pthread_mutex_lock(&sig_lock);
+	osa = sig_act[sig];
+	if (a[1]) {
+		nsa.flags &= UAPI_SA_FLAGS;
+		nsa.mask &= ~KERNEL_ONLY;
+		sig_act[sig] = nsa;
+		mirror_host_action(sig);
+	}
+	pthread_mutex_unlock(&sig_lock);
+	osa.flags &= UAPI_SA_FLAGS;
+	if (a[1] && st && (nsa.handler == K_SIG_IGN ||
+	    (nsa.handler == K_SIG_DFL && signal_default_action(sig) == SIGDFL_IGN))) {
+		/* sig_handler_ignored(): pending instances are discarded */
+		uint64_t old = q_lock();
+
+		q_flush(st, sig);
+		q_unlock(old);
+	}
+	if (a[2] && copy_to_guest(t, a[2], &osa, sizeof(osa)))
+		return -EFAULT;
+	return 0;
+}
+
+/* rt_sigprocmask(how, set, oset, sigsetsize) -> sigprocmask() */
+long sys_rt_sigprocmask(struct guest_thread *t, const uint64_t a[6])
+{
+	struct sig_thread *st = st_of(t);
+	uint64_t old = st->blocked, nset, nb;
+
+	if (a[3] != 8)
+		return -EINVAL;
+	if (a[1]) {
+		if (copy_from_guest(t, &nset, a[1], sizeof(nset)))
+			return -EFAULT;
+		nset &= ~KERNEL_ONLY;
+		switch (a[0]) {
+		case SIG_BLOCK:   nb = old | nset; break;
+		case SIG_UNBLOCK: nb = old & ~nset; break;
+		case SIG_SETMASK: nb = nset; break;
+		default: return -EINVAL;
+		}
+		set_blocked(t, nb);
+	}
+	if (a[2] && copy_to_guest(t, a[2], &old, sizeof(old)))
+		return -EFAULT;
+	return 0;
+}
+
+/* rt_sigreturn() -> restore_sigcontext() + restore_altstack() */
+long sys_rt_sigreturn(struct guest_thread *t, const uint64_t a[6])
+{
+	struct sig_thread *st = st_of(t);
+	struct k_rt_sigframe f;
+	struct sig_regs r;
+	uint64_t frame;
+
+	(void)a;
+	regs_load(t, &r);
+	frame = r.sc.rsp - 8;    /* the handler's ret popped pretcode */
+	if (copy_from_guest(t, &f, frame, sizeof(f)))
+		goto badframe;
+	set_blocked(t, f.uc.uc_sigmask);
+	sig_frame_restore(&r, &f.uc.uc_mcontext);
+	if (f.uc.uc_mcontext.fpstate) {
+		if (copy_from_guest(t, &r.fx, f.uc.uc_mcontext.fpstate, sizeof(r.fx)))
+			goto badframe;
+	} else {
+		fx_init(&r.fx);   /* fpu__clear_user_states() */
+	}
+	regs_store(t, &r, true);
+	/* restore_altstack(): do_sigaltstack() with errors ignored */
+	{
+		uint64_t sp = r.sc.rsp;
+		int mode = f.uc.uc_stack.ss_flags & ~SS_AUTODISARM;
+
+		if (!sig_on_altstack(&st->as, sp, true) &&
+		    (mode == 0 || mode == SS_ONSTACK || mode == SS_DISABLE)) {
+			if (mode == SS_DISABLE) {
+				st->as.sp = 0;
+				st->as.size = 0;
+				st->as.flags = SS_DISABLE;
+			} else if (f.uc.uc_stack.ss_size >= K_MINSIGSTKSZ) {
+				st->as.sp = f.uc.uc_stack.ss_sp;
+				st->as.size = f.uc.uc_stack.ss_size;
+				st->as.flags = f.uc.uc_stack.ss_flags;
+			}
+		}
+	}
+	return (long)r.sc.rax;
+badframe:
+	/* signal_fault(): SIGSEGV */
+	force_sigsegv(t, SIGSEGV);
+	return 0;
+}
+
+/* sigaltstack(uss, uoss) -> do_sigaltstack() */
+long sys_sigaltstack(struct guest_thread *t, const uint64_t a[6])
+{
+	struct sig_thread *st = st_of(t);
+	stack_t nss, oss;
+	uint64_t sp = vcpu_reg(t->cpu, UC_X86_REG_RSP);
+
+	if (a[0] && copy_from_guest(t, &nss, a[0], sizeof(nss)))
+		return -EFAULT;
+	memset(&oss, 0, sizeof(oss));
+	oss.ss_sp = (void *)(uintptr_t)st->as.sp;
+	oss.ss_size = st->as.size;
+	oss.ss_flags = sig_sas_flags(&st->as, sp) | (st->as.flags & SS_AUTODISARM);
+	if (a[0]) {
+		int mode = nss.ss_flags & ~SS_AUTODISARM;
+
+		if (sig_on_altstack(&st->as, sp, true))
+			return -EPERM;
+		if (mode != SS_DISABLE && mode != SS_ONSTACK && mode != 0)
+			return -EINVAL;
+		if (mode == SS_DISABLE) {
+			st->as.sp = 0;
+			st->as.size = 0;
+			st->as.flags = SS_DISABLE;
+		} else {
+			if (nss.ss_size < K_MINSIGSTKSZ)
+				return -ENOMEM;
+			st->as.sp = (uint64_t)(uintptr_t)nss.ss_sp;
+			st->as.size = nss.ss_size;
+			st->as.flags = nss.ss_flags;
+		}
+		t->altstack.ss_sp = (void *)(uintptr_t)st->as.sp;
+		t->altstack.ss_size = st->as.size;
+		t->altstack.ss_flags = st->as.flags;
+	}
+	if (a[1] && copy_to_guest(t, a[1], &oss, sizeof(oss)))
+		return -EFAULT;
+	return 0;
+}
+
+/* rt_sigpending(set, sigsetsize) -> do_sigpending(): pending & blocked */
+long sys_rt_sigpending(struct guest_thread *t, const uint64_t a[6])
+{
+	struct sig_thread *st = st_of(t);
+	uint64_t hostp = 0, pend, old;
+
+	if (a[1] > 8)
+		return -EINVAL;
+	syscall(SYS_rt_sigpending, &hostp, 8);
+	old = q_lock();
+	pend = (q_set(st) | hostp) & st->blocked;
+	q_unlock(old);
+	if (copy_to_guest(t, a[0], &pend, a[1]))
+		return -EFAULT;
+	return 0;
+}
+
+/* Waits for a host signal with the guest mask wait_mask in force; returns
+ * when something is queued that wait_mask lets through. */
+static void wait_for_signal(struct sig_thread *st, uint64_t wait_mask)
+{
+	uint64_t old = q_lock();
+
+	while (!q_pick(st, ~wait_mask)) {
+		uint64_t hm = wait_mask & ~KERNEL_ONLY;
+
+		/* atomically unblocks and sleeps; the catcher queues */
+		syscall(SYS_rt_sigsuspend, &hm, 8);
+	}
+	q_unlock(old);
+}
+
+/* rt_sigsuspend(mask, sigsetsize): -ERESTARTNOHAND; the frame gets the
+ * saved mask (set_restore_sigmask()). */
+long sys_rt_sigsuspend(struct guest_thread *t, const uint64_t a[6])
+{
+	struct sig_thread *st = st_of(t);
+	uint64_t m;
+
+	if (a[1] != 8)
+		return -EINVAL;
+	if (copy_from_guest(t, &m, a[0], sizeof(m)))
+		return -EFAULT;
+	m &= ~KERNEL_ONLY;
+	st->saved_mask = st->blocked;
+	st->restore_mask = true;
+	st->blocked = m;
+	memcpy(&t->sigmask, &m, sizeof(m));
+	wait_for_signal(st, m);
+	host_setmask(m, NULL);
+	return -EINTR;
+}
+
+/* pause(): sleeps until a signal is taken (-ERESTARTNOHAND). */
+long sys_pause(struct guest_thread *t, const uint64_t a[6])
+{
+	struct sig_thread *st = st_of(t);
+
+	(void)a;
+	wait_for_signal(st, st->blocked);
+	return -EINTR;
+}
+
+/* rt_sigtimedwait(set, info, timeout, sigsetsize) */
+long sys_rt_sigtimedwait(struct guest_thread *t, const uint64_t a[6])
+{
+	struct sig_thread *st = st_of(t);
+	uint64_t these, old;
+	siginfo_t info;
+	int sig;
+	long r;
+
+	if (a[3] != 8)
+		return -EINVAL;
+	if (copy_from_guest(t, &these, a[0], sizeof(these)))
+		return -EFAULT;
+	these &= ~KERNEL_ONLY;
+	old = q_lock();
+	sig = q_pick(st, these);
+	if (sig)
+		q_take(st, sig, &info);
+	q_unlock(old);
+	if (sig) {
+		if (a[1] && copy_to_guest(t, a[1], &info, sizeof(info)))
+			return -EFAULT;
+		return sig;
+	}
+	r = syscall(SYS_rt_sigtimedwait, &these, (void *)(uintptr_t)a[1],
+		    (void *)(uintptr_t)a[2], 8);
+	return r < 0 ? -errno : r;
+}
+
+static long host_ret(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+long sys_kill(struct guest_thread *t, const uint64_t a[6])
+{
+	(void)t;
+	return host_ret(syscall(SYS_kill, (pid_t)a[0], (int)a[1]));
+}
+
+long sys_tgkill(struct guest_thread *t, const uint64_t a[6])
+{
+	(void)t;
+	return host_ret(syscall(SYS_tgkill, (pid_t)a[0], (pid_t)a[1], (int)a[2]));
+}
+
+long sys_tkill(struct guest_thread *t, const uint64_t a[6])
+{
+	(void)t;
+	return host_ret(syscall(SYS_tkill, (pid_t)a[0], (int)a[1]));
+}
+
+long sys_rt_sigqueueinfo(struct guest_thread *t, const uint64_t a[6])
+{
+	siginfo_t info;
+
+	if (copy_from_guest(t, &info, a[2], sizeof(info)))
+		return -EFAULT;
+	return host_ret(syscall(SYS_rt_sigqueueinfo, (pid_t)a[0], (int)a[1], &info));
+}
+
+long sys_rt_tgsigqueueinfo(struct guest_thread *t, const uint64_t a[6])
+{
+	siginfo_t info;
+
+	if (copy_from_guest(t, &info, a[3], sizeof(info)))
+		return -EFAULT;
+	return host_ret(syscall(SYS_rt_tgsigqueueinfo, (pid_t)a[0], (pid_t)a[1],
+				(int)a[2], &info));
+}
+
+/* Timers are the host's: their SIGALRM/SIGVTALRM/SIGPROF arrive as host
+ * signals and are mirrored like any other. */
+long sys_setitimer(struct guest_thread *t, const uint64_t a[6])
+{
+	(void)t;
+	return host_ret(syscall(SYS_setitimer, (int)a[0], (void *)(uintptr_t)a[1],
+				(void *)(uintptr_t)a[2]));
+}
+
+long sys_getitimer(struct guest_thread *t, const uint64_t a[6])
+{
+	(void)t;
+	return host_ret(syscall(SYS_getitimer, (int)a[0], (void *)(uintptr_t)a[1]));
+}
+
+long sys_alarm(struct guest_thread *t, const uint64_t a[6])
+{
+	(void)t;
+	return host_ret(syscall(SYS_alarm, (unsigned)a[0]));
+}
+
+long sys_signalfd4(struct guest_thread *t, const uint64_t a[6])
+{
+	(void)t;
+	return host_ret(syscall(SYS_signalfd4, (int)a[0], (void *)(uintptr_t)a[1],
+				(size_t)a[2], (int)a[3]));
+}
+
+long sys_signalfd(struct guest_thread *t, const uint64_t a[6])
+{
+	(void)t;
+	return host_ret(syscall(SYS_signalfd, (int)a[0], (void *)(uintptr_t)a[1],
+				(size_t)a[2]));
+}
