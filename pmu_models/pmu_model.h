@@ -154,6 +154,9 @@ struct pmu_model {
 	unsigned mux_interval_ms;  /* perf_event_mux_interval_ms default */
 
 	const struct pmu_counter_ops *ops;
+	/* Tables private to the allocator named by ops (constraint tables,
+	 * extra registers, PEBS/LBR capabilities): pmu_models/model_internal.h. */
+	const void *arch_data;
 };
 
 /* Registry (pmu_models/model_registry.c). */

@@ -1,0 +1,244 @@
+/*
+ * intel_skylake.c - the "skylake" model: the core PMU of an Intel Skylake
+ * client part (family 6, model 0x5e) as arch/x86/events/intel/core.c and
+ * intel/ds.c set it up: 4 general counters and 3 fixed counters, 48 bits,
+ * perfmon version 4, PEBS (max_precise 3), 32-entry LBR, TSX (RTM).
+ *
+ * Tables copied from the kernel: intel_perfmon_event_map,
+ * skl_hw_cache_event_ids, intel_skl_event_constraints,
+ * intel_skl_pebs_event_constraints (only the rows whose mask differs from
+ * the catch-all 0xf row), intel_skl_extra_regs, the format attributes of
+ * intel_arch3_formats_attr + hsw_format_attr + skl_format_attr.
+ */
+#include "pmu_models/model_internal.h"
+
+#define C(x) PERF_COUNT_HW_CACHE_##x
+#define FIXED(n) (UINT64_C(1) << (PMU_IDX_FIXED + (n)))
+
+/* intel_skl_event_constraints */
+static const struct x86_constraint skl_constraints[] = {
+	/* FIXED_EVENT_CONSTRAINT(): general counters are ORed in */
+	{ .code = 0x00c0, .cmask = X86_FIXED_EVENT_FLAGS, .idxmsk = FIXED(0), .fixed = true }, /* INST_RETIRED.ANY */
+	{ .code = 0x003c, .cmask = X86_FIXED_EVENT_FLAGS, .idxmsk = FIXED(1), .fixed = true }, /* CPU_CLK_UNHALTED.CORE */
+	{ .code = 0x0300, .cmask = X86_FIXED_EVENT_FLAGS, .idxmsk = FIXED(2), .fixed = true }, /* CPU_CLK_UNHALTED.REF */
+	/* INTEL_UEVENT_CONSTRAINT */
+	{ .code = 0x01c0, .cmask = X86_INTEL_ARCH_EVENT_MASK, .idxmsk = 0x2 },  /* INST_RETIRED.PREC_DIST */
+	/* INTEL_EVENT_CONSTRAINT: when HT is off, only the bottom 4 counters */
+	{ .code = 0xd0, .cmask = X86_EVENTSEL_EVENT, .idxmsk = 0xf },  /* MEM_INST_RETIRED.* */
+	{ .code = 0xd1, .cmask = X86_EVENTSEL_EVENT, .idxmsk = 0xf },  /* MEM_LOAD_RETIRED.* */
+	{ .code = 0xd2, .cmask = X86_EVENTSEL_EVENT, .idxmsk = 0xf },  /* MEM_LOAD_L3_HIT_RETIRED.* */
+	{ .code = 0xcd, .cmask = X86_EVENTSEL_EVENT, .idxmsk = 0xf },  /* MEM_TRANS_RETIRED.* */
+	{ .code = 0xc6, .cmask = X86_EVENTSEL_EVENT, .idxmsk = 0xf },  /* FRONTEND_RETIRED.* */
+};
+
+/* intel_skl_pebs_event_constraints: the INTEL_FLAGS_UEVENT_CONSTRAINT rows
+ * match event, umask and all flags; the last row allows every event. */
+#define PEBS_CMASK (X86_INTEL_ARCH_EVENT_MASK | X86_ALL_EVENT_FLAGS)
+static const struct x86_constraint skl_pebs_constraints[] = {
+	{ .code = 0x01c0, .cmask = PEBS_CMASK, .idxmsk = 0x2 },       /* INST_RETIRED.PREC_DIST */
+	{ .code = 0x108001c0, .cmask = PEBS_CMASK, .idxmsk = 0x2 },   /* PREC_DIST,inv,cmask=16 (cycles:ppp) */
+	{ .code = 0x108000c0, .cmask = PEBS_CMASK, .idxmsk = 0xf },   /* TOTAL_CYCLES_PS (cycles:p) */
+	{ .code = 0, .cmask = 0, .idxmsk = 0xf },                     /* INTEL_ALL_EVENT_CONSTRAINT(0, 0xf) */
+};
+
+/* intel_skl_extra_regs */
+static const struct x86_extra_reg skl_extra_regs[] = {
+	{ .event = 0x01b7, .config_mask = X86_INTEL_ARCH_EVENT_MASK, .valid_mask = UINT64_C(0x3fffff8fff), .what = "offcore_rsp_0" },
+	{ .event = 0x01bb, .config_mask = X86_INTEL_ARCH_EVENT_MASK, .valid_mask = UINT64_C(0x3fffff8fff), .what = "offcore_rsp_1" },
+	{ .event = 0x01cd, .config_mask = X86_INTEL_ARCH_EVENT_MASK, .valid_mask = 0xffff, .what = "ldlat" },
+	{ .event = 0x01c6, .config_mask = X86_INTEL_ARCH_EVENT_MASK, .valid_mask = 0x7fff17, .what = "frontend" },
+};
+
+static const struct x86_arch_data skl_arch = {
+	.version = 4,
+	.constraints = skl_constraints,
+	.nr_constraints = sizeof(skl_constraints) / sizeof(skl_constraints[0]),
+	.pebs_constraints = skl_pebs_constraints,
+	.nr_pebs_constraints = sizeof(skl_pebs_constraints) / sizeof(skl_pebs_constraints[0]),
+	.extra_regs = skl_extra_regs,
+	.nr_extra_regs = sizeof(skl_extra_regs) / sizeof(skl_extra_regs[0]),
+	.lbr_nr = 32,
+	.pebs_format = 3,
+	.bts = true,
+	.rtm = true,
+	.hsw_hw_config = true,
+	.pebs_aliases_skl = true,
+};
+
+#define GP4 UINT64_C(0xf)
+
+static const struct pmu_event_desc skl_events[] = {
+	/* the generic events x86 exposes in events/ (events_attr) */
+	{ "cpu-cycles", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "core cycles (CPU_CLK_UNHALTED.THREAD)" },
+	{ "instructions", 0x00c0, SIM_SRC_INSTRUCTIONS, GP4 | FIXED(0), "retired instructions (INST_RETIRED.ANY)" },
+	{ "cache-references", 0x4f2e, SIM_SRC_LLC_ACCESS, 0, "last-level cache references (LONGEST_LAT_CACHE.REFERENCE)" },
+	{ "cache-misses", 0x412e, SIM_SRC_LLC_MISS, 0, "last-level cache misses (LONGEST_LAT_CACHE.MISS)" },
+	{ "branch-instructions", 0x00c4, SIM_SRC_BRANCHES, 0, "retired branches (BR_INST_RETIRED.ALL_BRANCHES)" },
+	{ "branch-misses", 0x00c5, SIM_SRC_BRANCH_MISSES, 0, "mispredicted retired branches (BR_MISP_RETIRED.ALL_BRANCHES)" },
+	{ "bus-cycles", 0x013c, SIM_SRC_BUS_CYCLES, 0, "reference clock cycles (CPU_CLK_THREAD_UNHALTED.REF_XCLK)" },
+	{ "ref-cycles", 0x0300, SIM_SRC_REF_CYCLES, FIXED(2), "reference cycles at TSC rate (fixed counter 2 only)" },
+	/* hsw_events_attrs with the Skylake recovery-bubbles umask */
+	{ "topdown-total-slots", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "cycles, times 4 slots" },
+	{ "topdown-slots-issued", 0x010e, SIM_SRC_NONE, 0, "uops issued (UOPS_ISSUED.ANY)" },
+	{ "topdown-slots-retired", 0x02c2, SIM_SRC_NONE, 0, "retirement slots used (UOPS_RETIRED.RETIRE_SLOTS)" },
+	{ "topdown-fetch-bubbles", 0x019c, SIM_SRC_NONE, 0, "uops not delivered (IDQ_UOPS_NOT_DELIVERED.CORE)" },
+	{ "topdown-recovery-bubbles", 0x0100010d, SIM_SRC_NONE, 0, "recovery cycles (INT_MISC.RECOVERY_CYCLES)" },
+	/* hsw_mem_events_attrs: mem-loads needs ldlat (config1) and is left out */
+	{ "mem-stores", 0x82d0, SIM_SRC_STORES, GP4, "retired stores (MEM_INST_RETIRED.ALL_STORES)" },
+	/* hsw_tsx_events_attrs: the machine has no transactions */
+	{ "tx-start", 0x01c9, SIM_SRC_NONE, 0, "RTM transactions started" },
+	{ "tx-commit", 0x02c9, SIM_SRC_NONE, 0, "RTM transactions committed" },
+	{ "tx-abort", 0x04c9, SIM_SRC_NONE, 0, "RTM transactions aborted" },
+	{ "tx-capacity", 0x0254, SIM_SRC_NONE, 0, "transactions aborted for capacity" },
+	{ "tx-conflict", 0x0154, SIM_SRC_NONE, 0, "transactions aborted for conflict" },
+	{ "el-start", 0x01c8, SIM_SRC_NONE, 0, "HLE elisions started" },
+	{ "el-commit", 0x02c8, SIM_SRC_NONE, 0, "HLE elisions committed" },
+	{ "el-abort", 0x04c8, SIM_SRC_NONE, 0, "HLE elisions aborted" },
+	{ "el-capacity", 0x0254, SIM_SRC_NONE, 0, "elisions aborted for capacity" },
+	{ "el-conflict", 0x0154, SIM_SRC_NONE, 0, "elisions aborted for conflict" },
+	{ "cycles-t", UINT64_C(0x10000003c), SIM_SRC_NONE, GP4, "cycles inside transactions" },
+	{ "cycles-ct", UINT64_C(0x30000003c), SIM_SRC_NONE, 0x4, "cycles in committed transactions (counter 2 only)" },
+	/* Skylake raw events (Intel SDM / perfmon event list) */
+	{ "inst_retired.any", 0x00c0, SIM_SRC_INSTRUCTIONS, GP4 | FIXED(0), "retired instructions" },
+	{ "inst_retired.prec_dist", 0x01c0, SIM_SRC_INSTRUCTIONS, 0x2, "retired instructions, precise distribution (counter 1 only)" },
+	{ "cpu_clk_unhalted.thread", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "core cycles" },
+	{ "cpu_clk_unhalted.ref_tsc", 0x0300, SIM_SRC_REF_CYCLES, FIXED(2), "reference cycles at TSC rate" },
+	{ "cpu_clk_thread_unhalted.ref_xclk", 0x013c, SIM_SRC_BUS_CYCLES, 0, "reference clock (bus) cycles" },
+	{ "br_inst_retired.all_branches", 0x00c4, SIM_SRC_BRANCHES, 0, "retired branches" },
+	{ "br_inst_retired.conditional", 0x01c4, SIM_SRC_COND_BRANCHES, 0, "retired conditional branches" },
+	{ "br_inst_retired.near_call", 0x02c4, SIM_SRC_CALLS, 0, "retired near calls" },
+	{ "br_inst_retired.near_return", 0x08c4, SIM_SRC_RETURNS, 0, "retired near returns" },
+	{ "br_inst_retired.near_taken", 0x20c4, SIM_SRC_TAKEN_BRANCHES, 0, "retired taken branches" },
+	{ "br_misp_retired.all_branches", 0x00c5, SIM_SRC_BRANCH_MISSES, 0, "mispredicted retired branches" },
+	{ "mem_inst_retired.all_loads", 0x81d0, SIM_SRC_LOADS, GP4, "retired load instructions" },
+	{ "mem_inst_retired.all_stores", 0x82d0, SIM_SRC_STORES, GP4, "retired store instructions" },
+	{ "mem_load_retired.l1_hit", 0x01d1, SIM_SRC_NONE, GP4, "retired loads that hit L1D" },
+	{ "mem_load_retired.l1_miss", 0x08d1, SIM_SRC_NONE, GP4, "retired loads that missed L1D" },
+	{ "l1d.replacement", 0x0151, SIM_SRC_L1D_MISS, 0, "L1D lines replaced (L1D misses)" },
+	{ "icache_64b.iftag_miss", 0x0283, SIM_SRC_L1I_MISS, 0, "instruction fetch tag misses (L1I misses)" },
+	{ "l2_rqsts.references", 0xff24, SIM_SRC_NONE, 0, "L2 requests" },
+	{ "l2_rqsts.miss", 0x3f24, SIM_SRC_NONE, 0, "L2 misses" },
+	{ "longest_lat_cache.reference", 0x4f2e, SIM_SRC_LLC_ACCESS, 0, "last-level cache references" },
+	{ "longest_lat_cache.miss", 0x412e, SIM_SRC_LLC_MISS, 0, "last-level cache misses" },
+	{ "dtlb_load_misses.walk_completed", 0x0e08, SIM_SRC_DTLB_MISS, 0, "dTLB misses that completed a walk (all data accesses)" },
+	{ "dtlb_store_misses.walk_completed", 0x0e49, SIM_SRC_NONE, 0, "store dTLB misses (counted in the load event)" },
+	{ "itlb_misses.walk_completed", 0x0e85, SIM_SRC_ITLB_MISS, 0, "iTLB misses that completed a walk" },
+	{ "itlb_misses.stlb_hit", 0x2085, SIM_SRC_NONE, 0, "iTLB misses that hit the STLB" },
+	{ "uops_issued.any", 0x010e, SIM_SRC_NONE, 0, "uops issued" },
+	{ "uops_retired.retire_slots", 0x02c2, SIM_SRC_NONE, 0, "retirement slots used" },
+	{ "idq_uops_not_delivered.core", 0x019c, SIM_SRC_NONE, 0, "uops not delivered to the back end" },
+	{ "idq_uops_not_delivered.cycles_0_uops_deliv.core", 0x0400019c, SIM_SRC_STALLED_FRONTEND, 0, "cycles the front end delivered nothing" },
+	{ "resource_stalls.any", 0x01a2, SIM_SRC_STALLED_BACKEND, 0, "back-end resource stall cycles" },
+	{ "offcore_response", 0x01b7, SIM_SRC_NONE, 0, "offcore response (config1: request/response)" },
+	{ "mem_trans_retired.load_latency", 0x01cd, SIM_SRC_NONE, GP4, "loads above ldlat cycles (config1)" },
+	{ "frontend_retired", 0x01c6, SIM_SRC_NONE, GP4, "front-end retired events (config1)" },
+};
+
+/* PMU_FORMAT_ATTR()s of intel_arch3_formats_attr, hsw_format_attr (RTM)
+ * and skl_format_attr */
+static const struct pmu_format_field skl_formats[] = {
+	{ "event", "config:0-7" },
+	{ "umask", "config:8-15" },
+	{ "edge", "config:18" },
+	{ "pc", "config:19" },
+	{ "any", "config:21" },
+	{ "inv", "config:23" },
+	{ "cmask", "config:24-31" },
+	{ "in_tx", "config:32" },
+	{ "in_tx_cp", "config:33" },
+	{ "offcore_rsp", "config1:0-63" },
+	{ "ldlat", "config1:0-15" },
+	{ "frontend", "config1:0-23" },
+};
+
+/* caps/: intel_pmu_caps_attrs, lbr_attrs, and the generic max_precise */
+static const struct pmu_cap skl_caps[] = {
+	{ "branches", "32" },
+	{ "max_precise", "3" },
+	{ "pmu_name", "skylake" },
+};
+
+const struct pmu_model pmu_model_skylake = {
+	.name = "skylake",
+	.summary = "Intel Skylake client core PMU (family 6 model 0x5e)",
+	.arch = PMU_ARCH_X86_INTEL,
+	.pmu_name = "cpu",
+	.pmu_type = PERF_TYPE_RAW,
+	.nr_gp_counters = 4,
+	.gp_width = 48,
+	.nr_fixed_counters = 3,
+	.fixed_width = 48,
+	.raw_config_mask = X86_RAW_EVENT_MASK | X86_EVENTSEL_ANY | X86_HSW_IN_TX | X86_HSW_IN_TX_CP,
+	.max_precise = 3,
+	.sampling_exclude_ok = true,
+	/* intel_perfmon_event_map: Skylake sets no stalled-cycles entries */
+	.generic_map = {
+		[PERF_COUNT_HW_CPU_CYCLES] = 0x003c,
+		[PERF_COUNT_HW_INSTRUCTIONS] = 0x00c0,
+		[PERF_COUNT_HW_CACHE_REFERENCES] = 0x4f2e,
+		[PERF_COUNT_HW_CACHE_MISSES] = 0x412e,
+		[PERF_COUNT_HW_BRANCH_INSTRUCTIONS] = 0x00c4,
+		[PERF_COUNT_HW_BRANCH_MISSES] = 0x00c5,
+		[PERF_COUNT_HW_BUS_CYCLES] = 0x013c,
+		[PERF_COUNT_HW_REF_CPU_CYCLES] = 0x0300, /* pseudo-encoding */
+	},
+	/* skl_hw_cache_event_ids */
+	.cache_map = {
+		[C(L1D)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0x81d0, [C(RESULT_MISS)] = 0x151 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = 0x82d0, [C(RESULT_MISS)] = 0x0 },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = 0x0, [C(RESULT_MISS)] = 0x0 },
+		},
+		[C(L1I)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0x0, [C(RESULT_MISS)] = 0x283 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = 0x0, [C(RESULT_MISS)] = 0x0 },
+		},
+		[C(LL)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0x1b7, [C(RESULT_MISS)] = 0x1b7 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = 0x1b7, [C(RESULT_MISS)] = 0x1b7 },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = 0x0, [C(RESULT_MISS)] = 0x0 },
+		},
+		[C(DTLB)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0x81d0, [C(RESULT_MISS)] = 0xe08 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = 0x82d0, [C(RESULT_MISS)] = 0xe49 },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = 0x0, [C(RESULT_MISS)] = 0x0 },
+		},
+		[C(ITLB)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0x2085, [C(RESULT_MISS)] = 0xe85 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+		},
+		[C(BPU)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0xc4, [C(RESULT_MISS)] = 0xc5 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+		},
+		[C(NODE)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0x1b7, [C(RESULT_MISS)] = 0x1b7 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = 0x1b7, [C(RESULT_MISS)] = 0x1b7 },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = 0x0, [C(RESULT_MISS)] = 0x0 },
+		},
+	},
+	.events = skl_events,
+	.nr_events = sizeof(skl_events) / sizeof(skl_events[0]),
+	.formats = skl_formats,
+	.nr_formats = sizeof(skl_formats) / sizeof(skl_formats[0]),
+	.caps = skl_caps,
+	.nr_caps = sizeof(skl_caps) / sizeof(skl_caps[0]),
+	.cpu = {
+		.vendor = "GenuineIntel",
+		.family = 6,
+		.model = 0x5e,
+		.stepping = 3,
+		.brand = "Intel(R) Core(TM) CPU (pmusim skylake model) @ 3.00GHz",
+		.perfmon_version = 4,
+		.pfm_name = "skl",
+		.perf_cpuid = "GenuineIntel-6-5E-3",
+	},
+	.freq_hz = UINT64_C(3000000000),
+	.tsc_hz = UINT64_C(3000000000),
+	.mux_interval_ms = 4,
+	.ops = &x86_counter_ops,
+	.arch_data = &skl_arch,
+};

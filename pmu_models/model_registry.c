@@ -1,0 +1,236 @@
+/*
+ * model_registry.c - the list of PMU models, their validation and the
+ * decoding of an encoding to the model's event description.
+ *
+ * Invariant: every registered model passes pmu_model_validate() (the
+ * models test suite checks it); the first one is the default.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "pmu_models/model_internal.h"
+
+static const struct pmu_model *const models[] = {
+	&pmu_model_skylake,     /* default */
+};
+#define NR_MODELS (sizeof(models) / sizeof(models[0]))
+
+const struct pmu_model *pmu_model_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (unsigned i = 0; i < NR_MODELS; i++)
+		if (strcmp(models[i]->name, name) == 0)
+			return models[i];
+	return NULL;
+}
+
+const struct pmu_model *pmu_model_default(void)
+{
+	return models[0];
+}
+
+unsigned pmu_model_count(void)
+{
+	return NR_MODELS;
+}
+
+const struct pmu_model *pmu_model_at(unsigned i)
+{
+	return i < NR_MODELS ? models[i] : NULL;
+}
+
+/* The bits lookup compares after an exact match failed: the event select
+ * and unit mask (x86, with AMD's extended event bits), the event number
+ * (PMUv3, ARMV8_PMU_EVTYPE_EVENT). */
+static uint64_t event_id_mask(const struct pmu_model *m)
+{
+	switch (m->arch) {
+	case PMU_ARCH_X86_INTEL:
+		return X86_INTEL_ARCH_EVENT_MASK;
+	case PMU_ARCH_X86_AMD:
+		return X86_AMD64_EVENTSEL_EVENT | X86_EVENTSEL_UMASK;
+	case PMU_ARCH_ARM_PMUV3:
+		return ARMV8_PMU_EVTYPE_EVENT;
+	}
+	return 0;
+}
+
+/*
+ * Decode as the hardware would: the encoding masked to the bits the model's
+ * raw format keeps; an exact match first (so that e.g. cycles-t with in_tx
+ * is told from cycles), then event and unit mask alone, with edge, inv,
+ * cmask and the like ignored.
+ */
+const struct pmu_event_desc *pmu_model_lookup(const struct pmu_model *m, uint64_t config)
+{
+	uint64_t id = event_id_mask(m);
+
+	config &= m->raw_config_mask;
+	for (unsigned i = 0; i < m->nr_events; i++)
+		if (m->events[i].config == config)
+			return &m->events[i];
+	for (unsigned i = 0; i < m->nr_events; i++)
+		if ((m->events[i].config & id) == (config & id))
+			return &m->events[i];
+	return NULL;
+}
+
+/* All counter indexes the model has, as a mask over hw.idx. */
+static uint64_t all_counters(const struct pmu_model *m)
+{
+	if (m->arch == PMU_ARCH_ARM_PMUV3)
+		return pmu_gp_mask(m->nr_gp_counters) << ARMV8_IDX_COUNTER0 |
+		       (m->has_cycle_counter ? UINT64_C(1) << ARMV8_IDX_CYCLE_COUNTER : 0);
+	return pmu_gp_mask(m->nr_gp_counters) |
+	       pmu_gp_mask(m->nr_fixed_counters) << PMU_IDX_FIXED;
+}
+
+__attribute__((format(printf, 4, 5)))
+static int invalid(const struct pmu_model *m, char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (why && whylen) {
+		n = snprintf(why, whylen, "model '%s': ", m->name ? m->name : "(null)");
+		if (n >= 0 && (size_t)n < whylen) {
+			va_start(ap, fmt);
+			vsnprintf(why + n, whylen - (size_t)n, fmt, ap);
+			va_end(ap);
+		}
+	}
+	return -EINVAL;
+}
+
+static int validate_map_entry(const struct pmu_model *m, uint64_t v, const char *what,
+			      char *why, size_t whylen)
+{
+	if (v == PMU_MAP_UNSUPPORTED || v == PMU_MAP_INVALID)
+		return 0;
+	if (v & ~m->raw_config_mask)
+		return invalid(m, why, whylen, "%s encoding 0x%llx outside the raw format",
+			       what, (unsigned long long)v);
+	if (!pmu_model_lookup(m, v))
+		return invalid(m, why, whylen, "%s encoding 0x%llx is not a known event",
+			       what, (unsigned long long)v);
+	return 0;
+}
+
+int pmu_model_validate(const struct pmu_model *m, char *why, size_t whylen)
+{
+	const struct pmu_cpu_identity *id;
+	uint64_t counters;
+	char what[64];
+	int ret;
+
+	if (why && whylen)
+		why[0] = '\0';
+	if (!m)
+		return -EINVAL;
+	if (!m->name || !m->name[0] || !m->summary || !m->pmu_name || !m->pmu_name[0])
+		return invalid(m, why, whylen, "name, summary or PMU name missing");
+	if (!m->ops || !m->ops->event_init || !m->ops->assign || !m->ops->constraint ||
+	    !m->ops->width)
+		return invalid(m, why, whylen, "counter ops missing");
+	if (!m->arch_data)
+		return invalid(m, why, whylen, "allocator data missing");
+
+	/* counters: index space of the architecture within PMU_MAX_COUNTERS */
+	if (m->nr_gp_counters == 0)
+		return invalid(m, why, whylen, "no general counters");
+	if (m->arch == PMU_ARCH_ARM_PMUV3) {
+		if (m->nr_gp_counters + ARMV8_IDX_COUNTER0 > PMU_MAX_COUNTERS ||
+		    m->nr_gp_counters > 31)
+			return invalid(m, why, whylen, "%u event counters exceed the index space",
+				       m->nr_gp_counters);
+		if (m->nr_fixed_counters)
+			return invalid(m, why, whylen, "PMUv3 has no fixed counters");
+		if (m->pmu_type < PERF_TYPE_MAX)
+			return invalid(m, why, whylen, "PMU type %u is a generic type",
+				       m->pmu_type);
+	} else {
+		if (m->nr_gp_counters > PMU_IDX_FIXED)
+			return invalid(m, why, whylen, "%u general counters exceed %u",
+				       m->nr_gp_counters, PMU_IDX_FIXED);
+		if (m->nr_fixed_counters > PMU_MAX_COUNTERS - PMU_IDX_FIXED)
+			return invalid(m, why, whylen, "%u fixed counters exceed %u",
+				       m->nr_fixed_counters, PMU_MAX_COUNTERS - PMU_IDX_FIXED);
+		if (m->has_cycle_counter || m->chain_for_64bit)
+			return invalid(m, why, whylen, "x86 has no PMUv3 cycle counter or chaining");
+		if (m->pmu_type != PERF_TYPE_RAW)
+			return invalid(m, why, whylen, "x86 core PMU type %u is not PERF_TYPE_RAW",
+				       m->pmu_type);
+	}
+	if (m->gp_width < 1 || m->gp_width > 64)
+		return invalid(m, why, whylen, "counter width %u not in 1..64", m->gp_width);
+	if (m->nr_fixed_counters && (m->fixed_width < 1 || m->fixed_width > 64))
+		return invalid(m, why, whylen, "fixed counter width %u not in 1..64",
+			       m->fixed_width);
+	if (m->max_precise > 3)
+		return invalid(m, why, whylen, "max_precise %u above 3", m->max_precise);
+	if (!m->raw_config_mask)
+		return invalid(m, why, whylen, "empty raw config mask");
+	counters = all_counters(m);
+
+	/* events: unique names, encodings in the raw format, masks on counters */
+	if (m->nr_events && !m->events)
+		return invalid(m, why, whylen, "event table missing");
+	for (unsigned i = 0; i < m->nr_events; i++) {
+		const struct pmu_event_desc *e = &m->events[i];
+
+		if (!e->name || !e->name[0] || !e->desc)
+			return invalid(m, why, whylen, "event %u has no name or description", i);
+		for (unsigned j = 0; j < i; j++)
+			if (strcmp(m->events[j].name, e->name) == 0)
+				return invalid(m, why, whylen, "event name '%s' appears twice",
+					       e->name);
+		if ((unsigned)e->source >= SIM_SRC_NR)
+			return invalid(m, why, whylen, "event '%s' has source %u out of range",
+				       e->name, (unsigned)e->source);
+		if (e->config & ~m->raw_config_mask)
+			return invalid(m, why, whylen,
+				       "event '%s' encoding 0x%llx outside the raw format",
+				       e->name, (unsigned long long)e->config);
+		if (e->counter_mask & ~counters)
+			return invalid(m, why, whylen,
+				       "event '%s' counter mask 0x%llx outside the counters 0x%llx",
+				       e->name, (unsigned long long)e->counter_mask,
+				       (unsigned long long)counters);
+	}
+
+	/* generic and cache maps: every entry a known event */
+	for (unsigned i = 0; i < PERF_COUNT_HW_MAX; i++) {
+		snprintf(what, sizeof(what), "generic event %u", i);
+		ret = validate_map_entry(m, m->generic_map[i], what, why, whylen);
+		if (ret)
+			return ret;
+	}
+	for (unsigned t = 0; t < PERF_COUNT_HW_CACHE_MAX; t++)
+		for (unsigned o = 0; o < PERF_COUNT_HW_CACHE_OP_MAX; o++)
+			for (unsigned r = 0; r < PERF_COUNT_HW_CACHE_RESULT_MAX; r++) {
+				snprintf(what, sizeof(what), "cache event %u/%u/%u", t, o, r);
+				ret = validate_map_entry(m, m->cache_map[t][o][r], what, why, whylen);
+				if (ret)
+					return ret;
+			}
+
+	for (unsigned i = 0; i < m->nr_formats; i++)
+		if (!m->formats[i].name || !m->formats[i].spec)
+			return invalid(m, why, whylen, "format %u incomplete", i);
+	for (unsigned i = 0; i < m->nr_caps; i++)
+		if (!m->caps[i].name || !m->caps[i].value)
+			return invalid(m, why, whylen, "cap %u incomplete", i);
+
+	/* identity */
+	id = &m->cpu;
+	if (!id->vendor || !id->brand || !id->pfm_name || !id->perf_cpuid)
+		return invalid(m, why, whylen, "CPU identity incomplete");
+	if (m->arch == PMU_ARCH_ARM_PMUV3 ? !id->midr : !id->family)
+		return invalid(m, why, whylen, "CPU identity has no %s",
+			       m->arch == PMU_ARCH_ARM_PMUV3 ? "MIDR" : "family");
+	if (!m->freq_hz || !m->tsc_hz || !m->mux_interval_ms)
+		return invalid(m, why, whylen, "clock or mux interval missing");
+	return 0;
+}

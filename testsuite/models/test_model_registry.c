@@ -1,0 +1,172 @@
+/*
+ * test_model_registry.c - the model registry: every model validates, the
+ * default is skylake, broken copies are rejected with a reason naming the
+ * model and the problem, and lookup decodes encodings as the hardware does.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "pmu_models/pmu_model.h"
+#include "pmu_models/model_internal.h"
+
+static void test_all_models_validate(void **state)
+{
+	char why[256];
+
+	(void)state;
+	assert_true(pmu_model_count() >= 1);
+	for (unsigned i = 0; i < pmu_model_count(); i++) {
+		const struct pmu_model *m = pmu_model_at(i);
+		int ret = pmu_model_validate(m, why, sizeof(why));
+
+		if (ret)
+			fail_msg("%s: %s", m->name, why);
+		assert_ptr_equal(pmu_model_find(m->name), m);
+	}
+	assert_null(pmu_model_at(pmu_model_count()));
+	assert_null(pmu_model_find("nehalem"));
+	assert_null(pmu_model_find(NULL));
+	assert_string_equal(pmu_model_default()->name, "skylake");
+}
+
+/* Each row breaks one field of a copy of a model. */
+enum breakage {
+	B_TOO_MANY_GP, B_WIDTH_0, B_WIDTH_65, B_FIXED_WIDTH, B_EVENT_MASK, B_DUP_NAME,
+	B_GENERIC_UNKNOWN, B_CACHE_UNKNOWN, B_NO_VENDOR, B_NO_FREQ, B_NO_OPS,
+	B_X86_TYPE, B_PRECISE, B_EVENT_RAW, B_NO_GP,
+};
+
+static const struct {
+	int line;
+	const char *model;
+	enum breakage what;
+	const char *reason;   /* substring of the reason */
+} broken_rows[] = {
+	{ __LINE__, "skylake", B_TOO_MANY_GP, "33 general counters exceed 32" },
+	{ __LINE__, "skylake", B_WIDTH_0, "counter width 0 not in 1..64" },
+	{ __LINE__, "skylake", B_WIDTH_65, "counter width 65 not in 1..64" },
+	{ __LINE__, "skylake", B_FIXED_WIDTH, "fixed counter width 0" },
+	{ __LINE__, "skylake", B_EVENT_MASK, "counter mask 0x10 outside the counters" },
+	{ __LINE__, "skylake", B_DUP_NAME, "event name 'cpu-cycles' appears twice" },
+	{ __LINE__, "skylake", B_GENERIC_UNKNOWN, "generic event 0 encoding 0x77 is not a known event" },
+	{ __LINE__, "skylake", B_CACHE_UNKNOWN, "cache event 0/0/0 encoding 0x99 is not a known event" },
+	{ __LINE__, "skylake", B_NO_VENDOR, "CPU identity incomplete" },
+	{ __LINE__, "skylake", B_NO_FREQ, "clock or mux interval missing" },
+	{ __LINE__, "skylake", B_NO_OPS, "counter ops missing" },
+	{ __LINE__, "skylake", B_X86_TYPE, "not PERF_TYPE_RAW" },
+	{ __LINE__, "skylake", B_PRECISE, "max_precise 4 above 3" },
+	{ __LINE__, "skylake", B_EVENT_RAW, "outside the raw format" },
+	{ __LINE__, "skylake", B_NO_GP, "no general counters" },
+};
+
+static void test_broken_models_rejected(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(broken_rows) / sizeof(broken_rows[0]); i++) {
+		const struct pmu_model *orig = pmu_model_find(broken_rows[i].model);
+		struct pmu_model m = *orig;
+		struct pmu_event_desc events[256];
+		char why[256];
+		int ret;
+
+		assert_true(orig->nr_events <= 256);
+		memcpy(events, orig->events, orig->nr_events * sizeof(events[0]));
+		m.events = events;
+		switch (broken_rows[i].what) {
+		case B_TOO_MANY_GP: m.nr_gp_counters = 33; break;
+		case B_WIDTH_0: m.gp_width = 0; break;
+		case B_WIDTH_65: m.gp_width = 65; break;
+		case B_FIXED_WIDTH: m.fixed_width = 0; break;
+		case B_EVENT_MASK: events[1].counter_mask = 0x10; break;
+		case B_DUP_NAME: events[2].name = "cpu-cycles"; break;
+		case B_GENERIC_UNKNOWN: m.generic_map[0] = 0x77; break;
+		case B_CACHE_UNKNOWN: m.cache_map[0][0][0] = 0x99; break;
+		case B_NO_VENDOR: m.cpu.vendor = NULL; break;
+		case B_NO_FREQ: m.freq_hz = 0; break;
+		case B_NO_OPS: m.ops = NULL; break;
+		case B_X86_TYPE: m.pmu_type = 8; break;
+		case B_PRECISE: m.max_precise = 4; break;
+		case B_EVENT_RAW: events[0].config |= UINT64_C(1) << 50; break;
+		case B_NO_GP: m.nr_gp_counters = 0; break;
+		}
+		ret = pmu_model_validate(&m, why, sizeof(why));
+		if (ret != -EINVAL)
+			fail_msg("line %d: validate returned %d", broken_rows[i].line, ret);
+		if (strncmp(why, "model '", 7) != 0 || !strstr(why, broken_rows[i].model) ||
+		    !strstr(why, broken_rows[i].reason))
+			fail_msg("line %d: reason '%s' lacks '%s'", broken_rows[i].line, why,
+				 broken_rows[i].reason);
+	}
+}
+
+/* Lookup decodes event+umask (x86) with the other fields ignored; an exact
+ * match wins (cycles-t with in_tx). */
+static void test_lookup(void **state)
+{
+	static const struct {
+		int line;
+		const char *model;
+		uint64_t config;
+		const char *name;   /* NULL: not a known event */
+	} rows[] = {
+		{ __LINE__, "skylake", 0x003c, "cpu-cycles" },
+		{ __LINE__, "skylake", 0x0100003c, "cpu-cycles" },        /* cmask ignored */
+		{ __LINE__, "skylake", 0x1000003c, "cpu-cycles" },
+		{ __LINE__, "skylake", UINT64_C(0x10000003c), "cycles-t" },
+		{ __LINE__, "skylake", 0x81d0, "mem_inst_retired.all_loads" },
+		{ __LINE__, "skylake", 0x1234, NULL },
+		{ __LINE__, "skylake", UINT64_C(0xff000000000000c0), "instructions" }, /* high bits masked */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct pmu_model *m = pmu_model_find(rows[i].model);
+		const struct pmu_event_desc *e = pmu_model_lookup(m, rows[i].config);
+
+		if (!rows[i].name && e)
+			fail_msg("line %d: found '%s'", rows[i].line, e->name);
+		if (rows[i].name && (!e || strcmp(e->name, rows[i].name)))
+			fail_msg("line %d: found '%s', want '%s'", rows[i].line,
+				 e ? e->name : "(none)", rows[i].name);
+	}
+}
+
+/* The events' declared counter masks agree with the allocator's constraint
+ * (the tables cannot drift apart). */
+static void test_event_masks_match_constraints(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < pmu_model_count(); i++) {
+		const struct pmu_model *m = pmu_model_at(i);
+
+		for (unsigned k = 0; k < m->nr_events; k++) {
+			const struct pmu_event_desc *e = &m->events[k];
+			uint64_t c = m->ops->constraint(m, m->nr_gp_counters, e->config);
+			uint64_t want = e->counter_mask;
+
+			if (!want)
+				want = m->arch == PMU_ARCH_ARM_PMUV3 ? c :
+				       pmu_gp_mask(m->nr_gp_counters);
+			if (c != want)
+				fail_msg("%s: event %s constraint 0x%llx, declared 0x%llx",
+					 m->name, e->name, (unsigned long long)c,
+					 (unsigned long long)want);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_models_validate),
+		cmocka_unit_test(test_broken_models_rejected),
+		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_event_masks_match_constraints),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
