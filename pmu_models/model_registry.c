@@ -13,6 +13,7 @@
 
 static const struct pmu_model *const models[] = {
 	&pmu_model_skylake,     /* default */
+	&pmu_model_zen,
 };
 #define NR_MODELS (sizeof(models) / sizeof(models[0]))
 

@@ -122,6 +122,50 @@ static const struct init_row skl_init_rows[] = {
 	{ __LINE__, "validate_event", "skylake", 1, { RAW(0x01c0) }, -EINVAL, 0, 0, 0, false },
 };
 
+
+static const struct init_row zen_init_rows[] = {
+	/* amd_zen1_perfmon_event_map */
+	{ __LINE__, "x86_setup_perfctr", "zen", 0, { HW(0) }, 0, 0x0076, 0x3f, SIM_SRC_CYCLES, false },
+	{ __LINE__, "x86_setup_perfctr", "zen", 0, { HW(1) }, 0, 0x00c0, 0x3f, SIM_SRC_INSTRUCTIONS, false },
+	{ __LINE__, "x86_setup_perfctr", "zen", 0, { HW(2) }, 0, 0xff60, 0x3f, SIM_SRC_LLC_ACCESS, false },
+	{ __LINE__, "x86_setup_perfctr", "zen", 0, { HW(3) }, 0, 0x0964, 0x3f, SIM_SRC_LLC_MISS, false },
+	{ __LINE__, "x86_setup_perfctr", "zen", 0, { HW(4) }, 0, 0x00c2, 0x3f, SIM_SRC_BRANCHES, false },
+	{ __LINE__, "x86_setup_perfctr", "zen", 0, { HW(5) }, 0, 0x00c3, 0x3f, SIM_SRC_BRANCH_MISSES, false },
+	{ __LINE__, "x86_setup_perfctr", "zen", 0, { HW(6) }, -ENOENT, 0, 0, 0, false },
+	{ __LINE__, "x86_setup_perfctr", "zen", 0, { HW(7) }, 0, 0x0287, 0x3f, SIM_SRC_STALLED_FRONTEND, false },
+	{ __LINE__, "x86_setup_perfctr", "zen", 0, { HW(8) }, 0, 0x0187, 0x3f, SIM_SRC_STALLED_BACKEND, false },
+	{ __LINE__, "x86_setup_perfctr", "zen", 0, { HW(9) }, -ENOENT, 0, 0, 0, false },
+	{ __LINE__, "x86_setup_perfctr", "zen", 0, { HW(10) }, -EINVAL, 0, 0, 0, false },
+	/* amd_hw_cache_event_ids_f17h */
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(0, 0, 0) }, 0, 0x0040, 0x3f, SIM_SRC_L1D_ACCESS, false },
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(0, 0, 1) }, 0, 0xc860, 0x3f, SIM_SRC_L1D_MISS, false },
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(0, 1, 0) }, -ENOENT, 0, 0, 0, false },
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(0, 2, 0) }, 0, 0xff5a, 0x3f, SIM_SRC_NONE, false },
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(1, 0, 0) }, 0, 0x0080, 0x3f, SIM_SRC_L1I_ACCESS, false },
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(1, 1, 1) }, -EINVAL, 0, 0, 0, false },
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(2, 0, 0) }, -ENOENT, 0, 0, 0, false },
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(3, 0, 1) }, 0, 0xf045, 0x3f, SIM_SRC_DTLB_MISS, false },
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(4, 0, 1) }, 0, 0xff85, 0x3f, SIM_SRC_ITLB_MISS, false },
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(5, 0, 0) }, 0, 0x00c2, 0x3f, SIM_SRC_BRANCHES, false },
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(6, 0, 0) }, -ENOENT, 0, 0, 0, false },
+	{ __LINE__, "set_ext_hw_attr", "zen", 0, { CACHE(6, 1, 0) }, -EINVAL, 0, 0, 0, false },
+	/* raw: AMD64_RAW_EVENT_MASK keeps the extended event bits 32-35 */
+	{ __LINE__, "amd_pmu_hw_config", "zen", 0, { RAW(UINT64_C(0xffffffffffffffff)) }, 0, UINT64_C(0xfff84ffff), 0x3f, SIM_SRC_NONE, false },
+	{ __LINE__, "amd_pmu_hw_config", "zen", 0, { RAW(0x2000c0) }, 0, 0x00c0, 0x3f, SIM_SRC_INSTRUCTIONS, false },
+	{ __LINE__, "amd_pmu_hw_config", "zen", 0, { RAW(0x0129) }, 0, 0x0129, 0x3f, SIM_SRC_LOADS, false },
+	/* amd_get_event_constraints_f17h(): event 0x03 on an even/odd pair */
+	{ __LINE__, "amd_get_event_constraints_f17h", "zen", 0, { RAW(0xff03) }, 0, 0xff03, 0x15, SIM_SRC_NONE, true },
+	{ __LINE__, "amd_is_pair_event_code", "zen", 0, { RAW(UINT64_C(0x100000003)) }, 0, UINT64_C(0x100000003), 0x3f, SIM_SRC_NONE, false },
+	{ __LINE__, "amd_pmu_init", "zen", 4, { RAW(0x0103) }, 0, 0x0103, 0x5, SIM_SRC_NONE, true },
+	{ __LINE__, "validate_event", "zen", 1, { RAW(0x0103) }, -EINVAL, 0, 0, 0, false },
+	/* no IBS, no branch stack */
+	{ __LINE__, "x86_pmu_hw_config", "zen", 0, { HW(0), .precise_ip = 1, .sample_period = 1000 }, -EOPNOTSUPP, 0, 0, 0, false },
+	{ __LINE__, "amd_pmu_hw_config", "zen", 0, { HW(0), .sample_period = 1000, .sample_type = PERF_SAMPLE_BRANCH_STACK, .branch_sample_type = PERF_SAMPLE_BRANCH_ANY }, -EOPNOTSUPP, 0, 0, 0, false },
+	{ __LINE__, "x86_pmu_hw_config", "zen", 0, { HW(0), .sample_regs_user = UINT64_C(1) << 35 }, -EINVAL, 0, 0, 0, false },
+	{ __LINE__, "amd_core_hw_config", "zen", 0, { HW(1), .exclude_host = 1, .exclude_guest = 1 }, 0, 0x00c0, 0x3f, SIM_SRC_INSTRUCTIONS, false },
+	{ __LINE__, "x86_pmu_event_init", "zen", 0, { .type = PERF_TYPE_TRACEPOINT, .config = 1 }, -ENOENT, 0, 0, 0, false },
+};
+
 static void run_init_rows(const struct init_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -153,6 +197,12 @@ static void test_skylake_event_init(void **state)
 {
 	(void)state;
 	run_init_rows(skl_init_rows, sizeof(skl_init_rows) / sizeof(skl_init_rows[0]));
+}
+
+static void test_zen_event_init(void **state)
+{
+	(void)state;
+	run_init_rows(zen_init_rows, sizeof(zen_init_rows) / sizeof(zen_init_rows[0]));
 }
 
 /* ---- assign ---- */
@@ -219,6 +269,25 @@ static const struct assign_row skl_assign_rows[] = {
 	{ __LINE__, "x86_schedule_events", "skylake", 0, 0, { Q(0, -1) }, 0, { 0 } },
 };
 
+
+#define G6 0x3f
+#define P6 0x15
+
+static const struct assign_row zen_assign_rows[] = {
+	/* the pair constraint (weight 3) goes first and takes 0 and 1 */
+	{ __LINE__, "__perf_sched_find_counter", "zen", 0, 2, { Q(G6, -1), QP(P6, -1) }, 0, { 2, 0 } },
+	{ __LINE__, "__perf_sched_find_counter", "zen", 0, 3, { Q(G6, -1), Q(G6, -1), QP(P6, -1) }, 0, { 2, 3, 0 } },
+	{ __LINE__, "__perf_sched_find_counter", "zen", 0, 3, { QP(P6, -1), QP(P6, -1), QP(P6, -1) }, 0, { 0, 2, 4 } },
+	{ __LINE__, "perf_assign_events", "zen", 0, 4, { QP(P6, -1), QP(P6, -1), QP(P6, -1), Q(G6, -1) }, -EINVAL, { 0 } },
+	/* is_counter_pair(): the fast path checks both halves */
+	{ __LINE__, "x86_schedule_events", "zen", 0, 2, { QP(P6, 2), Q(G6, 3) }, 0, { 0, 2 } },
+	{ __LINE__, "x86_schedule_events", "zen", 0, 2, { QP(P6, 2), Q(G6, 5) }, 0, { 2, 5 } },
+	{ __LINE__, "perf_assign_events", "zen", 0, 6, { Q(G6, -1), Q(G6, -1), Q(G6, -1), Q(G6, -1), Q(G6, -1), Q(G6, -1) }, 0, { 0, 1, 2, 3, 4, 5 } },
+	{ __LINE__, "collect_events", "zen", 0, 7, { Q(G6, -1), Q(G6, -1), Q(G6, -1), Q(G6, -1), Q(G6, -1), Q(G6, -1), Q(G6, -1) }, -EINVAL, { 0 } },
+	/* --counters 3 */
+	{ __LINE__, "collect_events", "zen", 3, 4, { Q(0x7, -1), Q(0x7, -1), Q(0x7, -1), Q(0x7, -1) }, -EINVAL, { 0 } },
+};
+
 static void run_assign_rows(const struct assign_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -254,6 +323,12 @@ static void test_skylake_assign(void **state)
 {
 	(void)state;
 	run_assign_rows(skl_assign_rows, sizeof(skl_assign_rows) / sizeof(skl_assign_rows[0]));
+}
+
+static void test_zen_assign(void **state)
+{
+	(void)state;
+	run_assign_rows(zen_assign_rows, sizeof(zen_assign_rows) / sizeof(zen_assign_rows[0]));
 }
 
 /* perf_sched_save_state()/perf_sched_restore_state(): an overlap
@@ -335,6 +410,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_skylake_event_init),
 		cmocka_unit_test(test_skylake_assign),
+		cmocka_unit_test(test_zen_event_init),
+		cmocka_unit_test(test_zen_assign),
 		cmocka_unit_test(test_skylake_constraint),
 		cmocka_unit_test(test_perf_assign_events_overlap),
 	};

@@ -1,0 +1,160 @@
+/*
+ * amd_zen.c - the "zen" model: the core PMU of an AMD Zen (family 17h,
+ * model 1) as arch/x86/events/amd/core.c sets it up: 6 general counters of
+ * 48 bits (PERFCTR_CORE), no fixed counters, no IBS and no branch stack
+ * (so precise_ip and branch sampling are refused), the Large Increment per
+ * Cycle pair constraint for event 0x03 (PMU_FL_PAIR).
+ *
+ * Tables copied from the kernel: amd_zen1_perfmon_event_map (formerly
+ * amd_f17h_perfmon_event_map), amd_hw_cache_event_ids_f17h, the
+ * amd_format_attr formats, amd_get_event_constraints_f17h().
+ */
+#include "pmu_models/model_internal.h"
+
+#define C(x) PERF_COUNT_HW_CACHE_##x
+
+static const struct x86_arch_data zen_arch = {
+	.version = 0,                /* no architectural perfmon version */
+	.lbr_nr = 0,
+	.pebs_format = 0,
+	.bts = false,
+	.rtm = false,
+	.hsw_hw_config = false,
+	.pebs_aliases_skl = false,
+	.pair_event = 0x03,          /* amd_is_pair_event_code(): Retired SSE/AVX FLOPs */
+};
+
+#define EVEN6 UINT64_C(0x15)         /* pair_constraint: counters 0, 2, 4 */
+
+static const struct pmu_event_desc zen_events[] = {
+	/* the generic events x86 exposes in events/ */
+	{ "cpu-cycles", 0x0076, SIM_SRC_CYCLES, 0, "core cycles not halted (LS_NOT_HALTED_CYC)" },
+	{ "instructions", 0x00c0, SIM_SRC_INSTRUCTIONS, 0, "retired instructions (EX_RET_INSTR)" },
+	{ "cache-references", 0xff60, SIM_SRC_LLC_ACCESS, 0, "L2 cache requests (L2_REQUEST_G1.ALL)" },
+	{ "cache-misses", 0x0964, SIM_SRC_LLC_MISS, 0, "L2 cache misses (L2_CACHE_REQ_STAT.IC_DC_MISS_IN_L2)" },
+	{ "branch-instructions", 0x00c2, SIM_SRC_BRANCHES, 0, "retired branches (EX_RET_BRN)" },
+	{ "branch-misses", 0x00c3, SIM_SRC_BRANCH_MISSES, 0, "retired mispredicted branches (EX_RET_BRN_MISP)" },
+	{ "stalled-cycles-frontend", 0x0287, SIM_SRC_STALLED_FRONTEND, 0, "fetch stall cycles, decode queue full (IC_FETCH_STALL.IC_STALL_DQ_EMPTY)" },
+	{ "stalled-cycles-backend", 0x0187, SIM_SRC_STALLED_BACKEND, 0, "fetch stall cycles from back pressure (IC_FETCH_STALL.IC_STALL_BACK_PRESSURE)" },
+	/* Zen raw events (AMD PPR for family 17h model 01h) */
+	{ "ls_not_halted_cyc", 0x0076, SIM_SRC_CYCLES, 0, "core cycles not halted" },
+	{ "ex_ret_instr", 0x00c0, SIM_SRC_INSTRUCTIONS, 0, "retired instructions" },
+	{ "ex_ret_brn", 0x00c2, SIM_SRC_BRANCHES, 0, "retired branches" },
+	{ "ex_ret_brn_misp", 0x00c3, SIM_SRC_BRANCH_MISSES, 0, "retired mispredicted branches" },
+	{ "ex_ret_brn_tkn", 0x00c4, SIM_SRC_TAKEN_BRANCHES, 0, "retired taken branches" },
+	{ "ex_ret_near_ret", 0x00c8, SIM_SRC_RETURNS, 0, "retired near returns" },
+	{ "ex_ret_cond", 0x00d1, SIM_SRC_COND_BRANCHES, 0, "retired conditional branches" },
+	{ "ls_dispatch.ld_dispatch", 0x0129, SIM_SRC_LOADS, 0, "load operations dispatched (no speculation: retired loads)" },
+	{ "ls_dispatch.store_dispatch", 0x0229, SIM_SRC_STORES, 0, "store operations dispatched (no speculation: retired stores)" },
+	{ "ls_dc_accesses", 0x0040, SIM_SRC_L1D_ACCESS, 0, "data cache accesses" },
+	{ "l2_cache_req_stat.ls_rd_blk", 0xc860, SIM_SRC_L1D_MISS, 0, "L2 accesses from data cache misses" },
+	{ "ls_refills_from_sys.hw_pf", 0xff5a, SIM_SRC_NONE, 0, "data cache fills by hardware prefetch" },
+	{ "ic_fw32", 0x0080, SIM_SRC_L1I_ACCESS, 0, "instruction cache fetches (32 bytes)" },
+	{ "ic_fw32_miss", 0x0081, SIM_SRC_L1I_MISS, 0, "instruction cache misses" },
+	{ "l2_request_g1.all", 0xff60, SIM_SRC_LLC_ACCESS, 0, "L2 cache requests" },
+	{ "l2_cache_req_stat.ic_dc_miss_in_l2", 0x0964, SIM_SRC_LLC_MISS, 0, "L2 cache misses" },
+	{ "ls_l1_d_tlb_miss.all", 0xff45, SIM_SRC_NONE, 0, "L1 dTLB misses (L2 dTLB accesses)" },
+	{ "ls_l1_d_tlb_miss.all_l2_miss", 0xf045, SIM_SRC_DTLB_MISS, 0, "L2 dTLB misses (page walks)" },
+	{ "bp_l1_tlb_miss_l2_hit", 0x0084, SIM_SRC_NONE, 0, "L1 iTLB misses that hit the L2 iTLB" },
+	{ "bp_l1_tlb_miss_l2_miss", 0xff85, SIM_SRC_ITLB_MISS, 0, "iTLB misses in both levels" },
+	{ "fp_ret_sse_avx_ops.all", 0xff03, SIM_SRC_NONE, EVEN6, "retired SSE/AVX FLOPs (even counter pair only)" },
+};
+
+/* amd_format_attr */
+static const struct pmu_format_field zen_formats[] = {
+	{ "event", "config:0-7,32-35" },
+	{ "umask", "config:8-15" },
+	{ "edge", "config:18" },
+	{ "inv", "config:23" },
+	{ "cmask", "config:24-31" },
+};
+
+/* x86_pmu_caps_attrs: max_precise (0 without IBS) */
+static const struct pmu_cap zen_caps[] = {
+	{ "max_precise", "0" },
+};
+
+const struct pmu_model pmu_model_zen = {
+	.name = "zen",
+	.summary = "AMD Zen core PMU (family 17h model 1), no IBS",
+	.arch = PMU_ARCH_X86_AMD,
+	.pmu_name = "cpu",
+	.pmu_type = PERF_TYPE_RAW,
+	.nr_gp_counters = 6,
+	.gp_width = 48,
+	.nr_fixed_counters = 0,
+	.fixed_width = 0,
+	.raw_config_mask = X86_AMD64_RAW_EVENT_MASK,
+	.max_precise = 0,
+	.sampling_exclude_ok = true,
+	/* amd_zen1_perfmon_event_map */
+	.generic_map = {
+		[PERF_COUNT_HW_CPU_CYCLES] = 0x0076,
+		[PERF_COUNT_HW_INSTRUCTIONS] = 0x00c0,
+		[PERF_COUNT_HW_CACHE_REFERENCES] = 0xff60,
+		[PERF_COUNT_HW_CACHE_MISSES] = 0x0964,
+		[PERF_COUNT_HW_BRANCH_INSTRUCTIONS] = 0x00c2,
+		[PERF_COUNT_HW_BRANCH_MISSES] = 0x00c3,
+		[PERF_COUNT_HW_STALLED_CYCLES_FRONTEND] = 0x0287,
+		[PERF_COUNT_HW_STALLED_CYCLES_BACKEND] = 0x0187,
+	},
+	/* amd_hw_cache_event_ids_f17h */
+	.cache_map = {
+		[C(L1D)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0x0040, [C(RESULT_MISS)] = 0xc860 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = 0, [C(RESULT_MISS)] = 0 },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = 0xff5a, [C(RESULT_MISS)] = 0 },
+		},
+		[C(L1I)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0x0080, [C(RESULT_MISS)] = 0x0081 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = 0, [C(RESULT_MISS)] = 0 },
+		},
+		[C(LL)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0, [C(RESULT_MISS)] = 0 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = 0, [C(RESULT_MISS)] = 0 },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = 0, [C(RESULT_MISS)] = 0 },
+		},
+		[C(DTLB)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0xff45, [C(RESULT_MISS)] = 0xf045 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = 0, [C(RESULT_MISS)] = 0 },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = 0, [C(RESULT_MISS)] = 0 },
+		},
+		[C(ITLB)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0x0084, [C(RESULT_MISS)] = 0xff85 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+		},
+		[C(BPU)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0x00c2, [C(RESULT_MISS)] = 0x00c3 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+		},
+		[C(NODE)] = {
+			[C(OP_READ)] = { [C(RESULT_ACCESS)] = 0, [C(RESULT_MISS)] = 0 },
+			[C(OP_WRITE)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+			[C(OP_PREFETCH)] = { [C(RESULT_ACCESS)] = PMU_MAP_INVALID, [C(RESULT_MISS)] = PMU_MAP_INVALID },
+		},
+	},
+	.events = zen_events,
+	.nr_events = sizeof(zen_events) / sizeof(zen_events[0]),
+	.formats = zen_formats,
+	.nr_formats = sizeof(zen_formats) / sizeof(zen_formats[0]),
+	.caps = zen_caps,
+	.nr_caps = sizeof(zen_caps) / sizeof(zen_caps[0]),
+	.cpu = {
+		.vendor = "AuthenticAMD",
+		.family = 0x17,
+		.model = 1,
+		.stepping = 1,
+		.brand = "AMD Ryzen (pmusim zen model) @ 3.00GHz",
+		.perfmon_version = 0,
+		.pfm_name = "amd64_fam17h_zen1",
+		.perf_cpuid = "AuthenticAMD-23-1-1",
+	},
+	.freq_hz = UINT64_C(3000000000),
+	.tsc_hz = UINT64_C(3000000000),
+	.mux_interval_ms = 4,
+	.ops = &x86_counter_ops,
+	.arch_data = &zen_arch,
+};
