@@ -1,0 +1,622 @@
+/*
+ * test_attr_diff.c - differential test of perf_event_open(2) errnos: the
+ * host kernel against the simulated core.
+ *
+ * A deterministic generator makes thousands of attrs for PERF_TYPE_SOFTWARE
+ * (plus unknown and clock types): sizes, flag and reserved bits,
+ * sample_type, read_format, periods and frequencies, branch and register
+ * masks, clockids, pids, cpus, group fds, open flags, and user memory that
+ * faults. Each is opened with the real syscall and with the core, under
+ * the host's settings (online CPUs, perf_event_paranoid, root ->
+ * CAP_PERFMON), first as the current user, then in a child that dropped
+ * to nobody. Errnos must match (success matches success); every
+ * difference must fall under a reason of the allow-list in allowed_reason().
+ *
+ * With the open path built (HAVE_PERF_SYS_EVENT_OPEN) the core side is
+ * perf_sys_event_open(). Without it the core side is the attr-check chain
+ * of attr_check.h, and a case it passes whose host result depends on the
+ * open path (group and pid lookup, contexts) is counted as "not comparable".
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <grp.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "testsuite/attr/attr_test_util.h"
+
+#define NR_PRIV_CASES   6000
+#define NR_UNPRIV_CASES 2000
+#define SEED            0x5eed1234abcdULL
+#define PG              4096u
+#define NONEXISTENT_PID 0x3ffffff0
+
+/* ---- user memory: process_vm_readv on ourselves faults as the kernel's
+ * copy_from_user does (PROT_NONE, unmapped) ---- */
+
+static int self_from(void *ctx, void *dst, uint64_t uaddr, size_t len)
+{
+	struct iovec l = { dst, len }, r = { (void *)(uintptr_t)uaddr, len };
+
+	(void)ctx;
+	if (!len)
+		return 0;
+	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+static int self_to(void *ctx, uint64_t uaddr, const void *src, size_t len)
+{
+	struct iovec l = { (void *)src, len }, r = { (void *)(uintptr_t)uaddr, len };
+
+	(void)ctx;
+	if (!len)
+		return 0;
+	return process_vm_writev(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+static const struct perf_uaccess self_ua = { self_from, self_to, NULL };
+
+/* ---- generator ---- */
+
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64* */
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545F4914F6CDD1DULL;
+}
+
+static unsigned rndn(unsigned n) { return (unsigned)(rnd() % n); }
+static bool chance(unsigned pct) { return rndn(100) < pct; }
+
+#define PICK(arr) (arr[rndn(sizeof(arr) / sizeof(arr[0]))])
+
+enum group_kind { G_NONE, G_NOT_PERF, G_LEADER };
+enum tail_kind { T_NONE, T_ZERO, T_CONFIG3, T_BEYOND };
+
+struct gcase {
+	unsigned char bytes[5200];      /* what the user passes, from uattr */
+	uint32_t size;                  /* attr.size as written */
+	enum tail_kind tail;
+	unsigned fault_at;              /* 0: none; else readable bytes from uattr */
+	bool null_uattr;
+	pid_t pid;                      /* NONEXISTENT_PID or symbolic below */
+	int pid_kind;                   /* 0: 0, 1: -1, 2: own, 3: nonexistent, 4: parent */
+	int cpu;
+	enum group_kind group;
+	unsigned long flags;
+};
+
+static void gen_case(struct gcase *c, unsigned nr_cpus, bool unpriv)
+{
+	struct perf_event_attr a;
+	uint64_t *flagword = (uint64_t *)((char *)&a + 40);
+	static const uint32_t sizes[] = {
+		0, 1, 63, 64, 65, 72, 80, 96, 100, 104, 112, 120, 127, 129, 130, 136, 144,
+		200, 4096, 4097, 5000,
+	};
+	static const int types[] = { 6, 7, 10, 11, 12, 100, 1000, -1, 0x7fffffff, 2, 5, 8, 9 };
+	static const uint64_t periods[] = { 1, 2, 1000, 4000, 100000, 1ULL << 63, ~0ULL };
+	static const uint64_t freqs[] = { 0, 1, 99, 4000, 99999, 100000, 100001, 1ULL << 63 };
+	static const uint64_t regs[] = {
+		1, (1 << 12), (1 << 15), (1 << 23), (1 << 24), (1ULL << 31), (1ULL << 32),
+		(1ULL << 40), 0xff0fffULL, 0xffffffULL, 0x0ff0fffULL,
+	};
+	static const uint32_t stacks[] = { 0, 8, 12, 4096, 0xfff8, 0xfffe, 0xffff, 0x10000 };
+	static const uint16_t max_stacks[] = { 0, 0, 0, 1, 127, 128, 1000 };
+	static const int clocks[] = { 0, 1, 2, 3, 4, 5, 7, 11, -1, 12 };
+	static const int cpus_extra[] = { 0, 1, 1000, -2, INT32_MIN };
+	static const unsigned long open_flags[] = {
+		PERF_FLAG_FD_CLOEXEC, PERF_FLAG_FD_NO_GROUP, PERF_FLAG_FD_OUTPUT,
+		PERF_FLAG_PID_CGROUP, 1UL << 4, 1UL << 40,
+		PERF_FLAG_FD_CLOEXEC | PERF_FLAG_FD_NO_GROUP,
+	};
+
+	memset(c, 0, sizeof(*c));
+	memset(&a, 0, sizeof(a));
+
+	/* type and config */
+	if (chance(90)) {
+		a.type = PERF_TYPE_SOFTWARE;
+		if (chance(85))
+			a.config = rndn(PERF_COUNT_SW_MAX + 1);
+		else if (chance(50))
+			a.config = rndn(64);
+		else
+			a.config = chance(50) ? (1ULL << 32) | rndn(12) : rnd();
+	} else {
+		a.type = (uint32_t)PICK(types);
+		a.config = chance(70) ? rndn(3) : rnd();
+	}
+
+	/* flag bits: each defined bit now and then; exclude_kernel often, so
+	 * that the unprivileged run gets past perf_allow_kernel */
+	for (int b = 0; b < 38; b++)
+		if (chance(5))
+			*flagword |= 1ULL << b;
+	a.exclude_kernel = unpriv ? chance(85) : chance(50);
+	if (chance(3))
+		*flagword |= 1ULL << (38 + rndn(26));
+	if (chance(5))
+		a.precise_ip = rndn(4);
+
+	/* sample_type, read_format */
+	if (chance(60)) {
+		for (int b = 0; b < 25; b++)
+			if (chance(10))
+				a.sample_type |= 1ULL << b;
+		if (chance(4))
+			a.sample_type |= 1ULL << (25 + rndn(39));
+	}
+	if (chance(50)) {
+		a.read_format = rnd() & 0x1f;
+		if (chance(5))
+			a.read_format |= 1ULL << (5 + rndn(59));
+	}
+
+	/* period or frequency */
+	if (a.freq || chance(10)) {
+		a.freq = 1;
+		a.sample_freq = chance(20) ? rnd() : PICK(freqs);
+	} else if (chance(40)) {
+		a.sample_period = chance(10) ? rnd() : PICK(periods);
+	}
+
+	if ((a.sample_type & PERF_SAMPLE_BRANCH_STACK) || chance(5)) {
+		for (int b = 0; b < 21; b++)
+			if (chance(20))
+				a.branch_sample_type |= 1ULL << b;
+		if (chance(5))
+			a.branch_sample_type |= rnd();
+	}
+	if (chance(30))
+		a.sample_regs_user = chance(10) ? rnd() : PICK(regs);
+	if (chance(20))
+		a.sample_regs_intr = chance(10) ? rnd() : PICK(regs);
+	if (chance(30))
+		a.sample_stack_user = PICK(stacks);
+	a.sample_max_stack = PICK(max_stacks);
+	if (a.use_clockid || chance(10))
+		a.clockid = PICK(clocks);
+	if (chance(20))
+		a.wakeup_events = rndn(100);
+	if (chance(10))
+		a.bp_type = rndn(8);
+	if (chance(10))
+		a.config1 = rnd();
+	if (chance(10))
+		a.aux_watermark = rndn(4096);
+	if (chance(5))
+		a.aux_sample_size = 8;
+	if (chance(3))
+		a.__reserved_2 = 1 + rndn(0xffff);
+	if (chance(6))
+		a.__reserved_3 = 1u << rndn(5);
+	if (chance(10))
+		a.sig_data = rnd();
+
+	/* size and what lies past our struct */
+	c->size = chance(40) ? PERF_ATTR_SIZE_VER7 : PICK(sizes);
+	a.size = c->size;
+	memcpy(c->bytes, &a, sizeof(a));
+	if (c->size > sizeof(a) && c->size <= sizeof(c->bytes)) {
+		unsigned span = (c->size < sizeof(c->bytes) ? c->size : sizeof(c->bytes)) - sizeof(a);
+		unsigned r = rndn(4);
+
+		if (r == 1 && c->size <= 4096) {
+			c->tail = T_CONFIG3;
+			c->bytes[sizeof(a) + rndn(span < 8 ? span : 8)] = 1 + rndn(255);
+		} else if (r == 2 && span > 8 && c->size <= 4096) {
+			c->tail = T_BEYOND;
+			c->bytes[sizeof(a) + 8 + rndn(span - 8)] = 1 + rndn(255);
+		} else {
+			c->tail = T_ZERO;
+		}
+	}
+	if (chance(2))
+		c->fault_at = 2 + rndn(c->size > 8 ? c->size - 2 : 130);
+	else if (chance(1))
+		c->null_uattr = true;
+
+	/* pid, cpu, group, flags */
+	unsigned p = rndn(100);
+	c->pid_kind = p < 50 ? 0 : p < 75 ? 1 : p < 88 ? 2 : p < 95 ? 3 : (unpriv ? 4 : 0);
+	if (chance(50))
+		c->cpu = -1;
+	else if (chance(20))
+		c->cpu = (int)nr_cpus;
+	else if (chance(70))
+		c->cpu = (int)rndn(nr_cpus);
+	else
+		c->cpu = PICK(cpus_extra);
+	c->group = chance(80) ? G_NONE : chance(25) ? G_NOT_PERF : G_LEADER;
+	c->flags = chance(75) ? 0 : PICK(open_flags);
+}
+
+/* ---- the two sides ---- */
+
+struct side {
+	int leader_fd;                  /* host: the group leader */
+	int notperf_fd;                 /* host: /dev/null */
+	pid_t parent;
+	/* core */
+	struct perf_core *core;
+	struct perf_task *task;
+	int leader_handle;
+	bool owned_core;
+};
+
+static unsigned char *area;             /* 3 pages: RW RW NONE */
+
+static uint64_t place(const struct gcase *c)
+{
+	if (c->null_uattr)
+		return 0;
+	if (c->fault_at) {
+		uint64_t u = (uint64_t)(uintptr_t)(area + 2 * PG) - c->fault_at;
+		unsigned n = c->fault_at < sizeof(c->bytes) ? c->fault_at : sizeof(c->bytes);
+
+		memcpy((void *)(uintptr_t)u, c->bytes, n);
+		return u;
+	}
+	memset(area, 0, 2 * PG);
+	memcpy(area, c->bytes, c->size > 2 * PG ? 2 * PG : (c->size > 128 ? c->size : 128));
+	return (uint64_t)(uintptr_t)area;
+}
+
+static pid_t case_pid(const struct gcase *c, const struct side *s)
+{
+	switch (c->pid_kind) {
+	case 1: return -1;
+	case 2: return getpid();
+	case 3: return NONEXISTENT_PID;
+	case 4: return s->parent;
+	default: return 0;
+	}
+}
+
+static int host_open(const struct gcase *c, const struct side *s, uint32_t *size_back)
+{
+	uint64_t u = place(c);
+	int group = c->group == G_LEADER ? s->leader_fd : c->group == G_NOT_PERF ? s->notperf_fd : -1;
+	long fd = syscall(SYS_perf_event_open, (void *)(uintptr_t)u, case_pid(c, s), c->cpu,
+			  group, c->flags);
+	int err = fd < 0 ? -errno : 0;
+
+	*size_back = 0;
+	if (u)
+		(void)self_from(NULL, size_back, u + 4, 4);
+	if (fd >= 0)
+		close((int)fd);
+	return err;
+}
+
+#ifdef HAVE_PERF_SYS_EVENT_OPEN
+static int core_open(const struct gcase *c, const struct side *s, uint32_t *size_back,
+		     bool *comparable)
+{
+	uint64_t u = place(c);
+	int group = c->group == G_LEADER ? s->leader_handle :
+		    c->group == G_NOT_PERF ? PERF_CORE_MAX_FILES - 1 : -1;
+	int h = perf_sys_event_open(s->core, s->task, &self_ua, u, case_pid(c, s), c->cpu,
+				    group, c->flags);
+
+	*comparable = true;
+	*size_back = 0;
+	if (u)
+		(void)self_from(NULL, size_back, u + 4, 4);
+	if (h >= 0)
+		perf_file_put(s->core, h);
+	return h < 0 ? h : 0;
+}
+#else
+/* The attr-check chain; *comparable is false when the chain passed and
+ * the rest depends on the open path. */
+static int core_open(const struct gcase *c, const struct side *s, uint32_t *size_back,
+		     bool *comparable)
+{
+	uint64_t u = place(c);
+	pid_t pid = case_pid(c, s);
+	bool cgroup = c->flags & PERF_FLAG_PID_CGROUP;
+	struct perf_event_attr attr;
+	struct perf_event_init init;
+	int err;
+
+	*comparable = true;
+	*size_back = 0;
+	err = perf_open_check_flags(c->flags);
+	if (!err)
+		err = perf_copy_attr_as(s->core, s->task, &self_ua, u, &attr);
+	if (u)
+		(void)self_from(NULL, size_back, u + 4, 4);
+	if (!err)
+		err = perf_open_check_attr(s->core, s->task, &attr, pid, c->cpu, c->flags);
+	if (err)
+		return err;
+	/* group_fd and pid lookups belong to the open path */
+	if (c->group != G_NONE || (!cgroup && (c->pid_kind == 3 || c->pid_kind == 4))) {
+		*comparable = false;
+		return 0;
+	}
+	err = perf_event_init_attr_cgroup(s->core, &attr, c->cpu, pid != -1 && !cgroup,
+					  cgroup ? pid : -1, &init);
+	if (err)
+		return err;
+	*comparable = false;    /* contexts, validate_size, aux: the open path's */
+	return 0;
+}
+#endif
+
+/* ---- the allow-list: why the host may legitimately differ ---- */
+
+enum allow_reason {
+	ALLOW_NONE,
+	/* Linux 6.3 added config3 (PERF_ATTR_SIZE_VER8, 136 bytes); the core
+	 * implements the 128-byte ABI of its header, so non-zero bytes in
+	 * 128..135 are a non-zero tail to it (E2BIG) and a field to the host. */
+	ALLOW_CONFIG3,
+	/* tracepoint (2), breakpoint (5), uprobe (8), msr (9): PMUs of the host
+	 * that the simulated system does not have (-ENOENT there). */
+	ALLOW_ABSENT_PMU,
+	ALLOW_NR
+};
+
+static const char *const allow_names[ALLOW_NR] = {
+	[ALLOW_CONFIG3] = "config3 past the 128-byte ABI",
+	[ALLOW_ABSENT_PMU] = "PMU absent from the simulated system",
+};
+
+static enum allow_reason allowed_reason(const struct gcase *c, int host, int ours)
+{
+	const struct perf_event_attr *a = (const void *)c->bytes;
+
+	/* (whatever the host found further on: a fault past the tail, or a
+	 * later check) */
+	if (c->tail == T_CONFIG3 && ours == -E2BIG && !c->null_uattr)
+		return ALLOW_CONFIG3;
+	if ((a->type == 2 || a->type == 5 || a->type == 8 || a->type == 9) && ours == -ENOENT)
+		return ALLOW_ABSENT_PMU;
+	(void)host;
+	return ALLOW_NONE;
+}
+
+struct tally {
+	unsigned n, equal, not_comparable, mismatches, size_back_ok, size_back_bad;
+	unsigned allowed[ALLOW_NR];
+};
+
+static void dump_case(const struct gcase *c, int host, int ours)
+{
+	const struct perf_event_attr *a = (const void *)c->bytes;
+
+	fprintf(stderr,
+		"  MISMATCH host %d core %d: type %u config %#llx size %u tail %d fault_at %u null %d"
+		" flags %#llx st %#llx rf %#llx period %llu branch %#llx ru %#llx ri %#llx"
+		" stack %u maxstack %u clock %d res2 %#x res3 %#x aux_ss %u"
+		" pid_kind %d cpu %d group %d oflags %#lx\n",
+		host, ours, a->type, (unsigned long long)a->config, c->size, c->tail, c->fault_at,
+		c->null_uattr, (unsigned long long)*(const uint64_t *)((const char *)a + 40),
+		(unsigned long long)a->sample_type, (unsigned long long)a->read_format,
+		(unsigned long long)a->sample_period, (unsigned long long)a->branch_sample_type,
+		(unsigned long long)a->sample_regs_user, (unsigned long long)a->sample_regs_intr,
+		a->sample_stack_user, a->sample_max_stack, a->clockid, a->__reserved_2,
+		a->__reserved_3, a->aux_sample_size, c->pid_kind, c->cpu, c->group, c->flags);
+}
+
+static void run_cases(struct side *s, unsigned n, bool unpriv, unsigned nr_cpus, struct tally *t)
+{
+	static struct gcase c;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t hsize, csize;
+		bool comparable;
+		int host, ours;
+		enum allow_reason why;
+
+		gen_case(&c, nr_cpus, unpriv);
+		host = host_open(&c, s, &hsize);
+		ours = core_open(&c, s, &csize, &comparable);
+		t->n++;
+		if (host == ours) {
+			t->equal++;
+			/* perf_copy_attr's E2BIG writes the kernel's own size back */
+			if (host == -E2BIG && !c.null_uattr && !c.fault_at) {
+				if (csize == sizeof(struct perf_event_attr) && hsize >= csize)
+					t->size_back_ok++;
+				else
+					t->size_back_bad++;
+			}
+			continue;
+		}
+		if (!comparable && ours == 0) {
+			t->not_comparable++;
+			continue;
+		}
+		why = allowed_reason(&c, host, ours);
+		if (why != ALLOW_NONE) {
+			t->allowed[why]++;
+			continue;
+		}
+		if (t->mismatches++ < 25)
+			dump_case(&c, host, ours);
+	}
+}
+
+static void print_tally(const char *who, const struct tally *t)
+{
+	printf("attr_diff[%s]: %u attrs, %u equal, %u allowed differences (%s: %u, %s: %u), "
+	       "%u not comparable without the open path, %u mismatches; "
+	       "E2BIG size write-back: %u as expected (ours 128, host its own), %u wrong\n",
+	       who, t->n, t->equal, t->allowed[ALLOW_CONFIG3] + t->allowed[ALLOW_ABSENT_PMU],
+	       allow_names[ALLOW_CONFIG3], t->allowed[ALLOW_CONFIG3],
+	       allow_names[ALLOW_ABSENT_PMU], t->allowed[ALLOW_ABSENT_PMU],
+	       t->not_comparable, t->mismatches, t->size_back_ok, t->size_back_bad);
+	fflush(stdout);
+}
+
+/* ---- setting the two sides up like the host ---- */
+
+static unsigned host_nr_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
+static int read_sysctl(const char *path, int dflt)
+{
+	FILE *f = fopen(path, "r");
+	int v = dflt;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
+static void side_setup(struct side *s, bool unpriv, pid_t parent)
+{
+	struct perf_cred cred = { .uid = geteuid(), .cap_perfmon = geteuid() == 0 && !unpriv };
+	struct perf_event_attr leader = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(leader),
+		.config = PERF_COUNT_SW_DUMMY, .disabled = 1, .exclude_kernel = 1,
+	};
+	int paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
+
+	memset(s, 0, sizeof(*s));
+	s->parent = parent;
+	s->notperf_fd = open("/dev/null", O_RDONLY);
+	assert_true(s->notperf_fd >= 0);
+	s->leader_fd = (int)syscall(SYS_perf_event_open, &leader, 0, -1, -1, 0);
+	assert_true(s->leader_fd >= 0);
+#ifdef HAVE_PERF_SYS_EVENT_OPEN
+	struct perf_core_config cfg = {
+		.model = pmu_model_default(),
+		.nr_cpus = host_nr_cpus(),
+		.paranoid = paranoid,
+		.max_sample_rate = (unsigned)read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 100000),
+		.max_stack = (unsigned)read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127),
+	};
+	assert_int_equal(perf_core_create(&cfg, NULL, &s->core), 0);
+	s->owned_core = true;
+	s->task = perf_task_create(s->core, getpid(), (pid_t)syscall(SYS_gettid), cred);
+	assert_non_null(s->task);
+	if (parent) {
+		struct perf_cred root = { .uid = 0, .cap_perfmon = true };
+
+		assert_non_null(perf_task_create(s->core, parent, parent, root));
+	}
+	s->leader_handle = perf_sys_event_open(s->core, s->task, &perf_uaccess_direct,
+					       (uint64_t)(uintptr_t)&leader, 0, -1, -1, 0);
+	assert_true(s->leader_handle >= 0);
+#else
+	s->core = attr_test_core(NULL, host_nr_cpus(), paranoid);
+	s->core->cfg.max_sample_rate =
+		(unsigned)read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
+	s->core->cfg.max_stack = (unsigned)read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
+	s->task = calloc(1, sizeof(*s->task));
+	assert_non_null(s->task);
+	s->task->core = s->core;
+	s->task->pid = s->task->tid = getpid();
+	s->task->cred = cred;
+	s->leader_handle = -1;
+#endif
+}
+
+static void side_teardown(struct side *s)
+{
+	close(s->leader_fd);
+	close(s->notperf_fd);
+#ifdef HAVE_PERF_SYS_EVENT_OPEN
+	perf_file_put(s->core, s->leader_handle);
+	perf_core_destroy(s->core);
+#else
+	free(s->task);
+	free(s->core);
+#endif
+}
+
+static void test_diff_privileged(void **state)
+{
+	(void)state;
+	struct side s;
+	struct tally t = { 0 };
+
+	rng = SEED;
+	side_setup(&s, false, 0);
+	run_cases(&s, NR_PRIV_CASES, false, host_nr_cpus(), &t);
+	side_teardown(&s);
+	print_tally(geteuid() == 0 ? "root" : "user", &t);
+	assert_true(t.n >= 5000);
+	assert_int_equal(t.mismatches, 0);
+	assert_int_equal(t.size_back_bad, 0);
+}
+
+/* The same from a child that gave up root: perf_allow_kernel, namespaces,
+ * PHYS_ADDR, branch privilege levels, and (with the open path)
+ * perf_allow_cpu and the ptrace check on another user's task. */
+static void test_diff_unprivileged(void **state)
+{
+	(void)state;
+	pid_t parent = getpid(), child;
+	int status;
+
+	if (geteuid() != 0)
+		skip();
+	fflush(stdout);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct side s;
+		struct tally t = { 0 };
+
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(100);
+		rng = SEED ^ 0x9e3779b97f4a7c15ULL;
+		side_setup(&s, true, parent);
+		run_cases(&s, NR_UNPRIV_CASES, true, host_nr_cpus(), &t);
+		side_teardown(&s);
+		print_tally("nobody", &t);
+		_exit(t.mismatches || t.size_back_bad ? 1 : 0);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static int setup_area(void **state)
+{
+	(void)state;
+	area = mmap(NULL, 3 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return -1;
+	return mprotect(area + 2 * PG, PG, PROT_NONE);
+}
+
+static int teardown_area(void **state)
+{
+	(void)state;
+	return munmap(area, 3 * PG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_diff_privileged),
+		cmocka_unit_test(test_diff_unprivileged),
+	};
+	return cmocka_run_group_tests_name("attr_diff", tests, setup_area, teardown_area);
+}
