@@ -97,8 +97,104 @@ struct gcase {
 	unsigned long flags;
 };
 
+/* A valid software attr with one targeted change: reaches the checks
+ * that random attrs seldom get past perf_copy_attr to. */
+static void gen_near_valid(struct gcase *c, unsigned nr_cpus, bool unpriv)
+{
+	struct perf_event_attr a;
+	uint64_t *flagword = (uint64_t *)((char *)&a + 40);
+	static const uint64_t safe_st[] = {
+		PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR,
+		PERF_SAMPLE_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_PERIOD, PERF_SAMPLE_STREAM_ID,
+		PERF_SAMPLE_RAW, PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_DATA_SRC, PERF_SAMPLE_WEIGHT,
+		PERF_SAMPLE_TRANSACTION, PERF_SAMPLE_CGROUP, PERF_SAMPLE_DATA_PAGE_SIZE,
+		PERF_SAMPLE_CODE_PAGE_SIZE, PERF_SAMPLE_WEIGHT_STRUCT,
+	};
+	static const uint32_t sizes[] = { 0, 63, 64, 72, 80, 96, 104, 112, 120, 136, 4096, 4097 };
+
+	memset(c, 0, sizeof(*c));
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = rndn(PERF_COUNT_SW_MAX);
+	a.size = PERF_ATTR_SIZE_VER7;
+	a.exclude_kernel = unpriv ? 1 : chance(50);
+	a.exclude_hv = chance(50);
+	a.disabled = chance(50);
+	a.inherit = chance(30);
+	if (chance(50)) {
+		a.sample_period = 1 + rndn(100000);
+		for (int i = 0; i < 3; i++)
+			a.sample_type |= safe_st[rndn(sizeof(safe_st) / sizeof(safe_st[0]))];
+		if ((a.sample_type & PERF_SAMPLE_WEIGHT) && (a.sample_type & PERF_SAMPLE_WEIGHT_STRUCT))
+			a.sample_type &= ~PERF_SAMPLE_WEIGHT;
+	}
+	a.read_format = rnd() & 0x1f;
+	c->pid_kind = chance(70) ? 0 : 2;
+	c->cpu = chance(60) ? -1 : (int)rndn(nr_cpus);
+	c->group = chance(85) ? G_NONE : G_LEADER;
+
+	switch (rndn(22)) {
+	case 0: *flagword |= 1ULL << rndn(64); break;
+	case 1: a.sample_type |= 1ULL << rndn(64); break;
+	case 2: a.read_format |= 1ULL << rndn(64); break;
+	case 3: a.size = PICK(sizes); break;
+	case 4: a.freq = 1; a.sample_freq = chance(50) ? 100000 + rndn(3) - 1 : rnd(); break;
+	case 5: a.freq = 0; a.sample_period = chance(50) ? 1ULL << 63 : rnd(); break;
+	case 6: a.use_clockid = 1; a.clockid = (int)rndn(16) - 2; break;
+	case 7:
+		a.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a.branch_sample_type = chance(50) ? 1ULL << rndn(21) : rnd() & 0x1fffff;
+		break;
+	case 8:
+		a.sample_type |= chance(50) ? PERF_SAMPLE_REGS_USER : PERF_SAMPLE_REGS_INTR;
+		a.sample_regs_user = a.sample_regs_intr = 1ULL << rndn(64);
+		break;
+	case 9:
+		a.sample_type |= PERF_SAMPLE_STACK_USER;
+		a.sample_stack_user = chance(50) ? (uint32_t)rndn(0x11000) : 0xfff8 + rndn(16);
+		break;
+	case 10:
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a.sample_max_stack = (uint16_t)(120 + rndn(16));
+		break;
+	case 11:
+		a.inherit = 1;
+		a.sample_type |= PERF_SAMPLE_READ | (chance(50) ? PERF_SAMPLE_TID : 0);
+		break;
+	case 12:
+		a.sigtrap = chance(70);
+		a.remove_on_exec = chance(70);
+		a.enable_on_exec = chance(30);
+		a.inherit_thread = chance(30);
+		break;
+	case 13: c->pid_kind = rndn(4); c->cpu = (int)rndn(nr_cpus + 2) - 1; break;
+	case 14:
+		c->group = G_LEADER;
+		a.inherit = chance(50);
+		a.pinned = chance(30);
+		a.exclusive = chance(30);
+		c->cpu = chance(50) ? -1 : 0;
+		break;
+	case 15: c->flags = 1UL << rndn(64); break;
+	case 16: a.__reserved_3 = 1u << rndn(32); break;
+	case 17: a.aux_output = chance(50); a.aux_sample_size = chance(50) ? 8 : 0; break;
+	case 18: a.type = PERF_TYPE_CPU_CLOCK_SIM + rndn(2); a.config = rndn(3); break;
+	case 19: a.precise_ip = rndn(4); a.exclusive = chance(50); a.pinned = chance(50); break;
+	case 20: a.namespaces = 1; a.sample_type |= chance(50) ? PERF_SAMPLE_PHYS_ADDR : 0; break;
+	default: a.exclude_kernel = 0; break;
+	}
+	c->size = a.size;
+	memcpy(c->bytes, &a, sizeof(a));
+	c->tail = c->size > sizeof(a) && c->size <= 4096 ? T_ZERO : T_NONE;
+}
+
 static void gen_case(struct gcase *c, unsigned nr_cpus, bool unpriv)
 {
+	if (chance(50)) {
+		gen_near_valid(c, nr_cpus, unpriv);
+		return;
+	}
+
 	struct perf_event_attr a;
 	uint64_t *flagword = (uint64_t *)((char *)&a + 40);
 	static const uint32_t sizes[] = {
@@ -393,6 +489,7 @@ static enum allow_reason allowed_reason(const struct gcase *c, int host, int our
 struct tally {
 	unsigned n, equal, not_comparable, mismatches, size_back_ok, size_back_bad;
 	unsigned allowed[ALLOW_NR];
+	unsigned host_errno[160];       /* what the host answered, by errno (0: success) */
 };
 
 static void dump_case(const struct gcase *c, int host, int ours)
@@ -427,6 +524,8 @@ static void run_cases(struct side *s, unsigned n, bool unpriv, unsigned nr_cpus,
 		host = host_open(&c, s, &hsize);
 		ours = core_open(&c, s, &csize, &comparable);
 		t->n++;
+		if (-host >= 0 && -host < 160)
+			t->host_errno[-host]++;
 		if (host == ours) {
 			t->equal++;
 			/* perf_copy_attr's E2BIG writes the kernel's own size back */
@@ -461,6 +560,11 @@ static void print_tally(const char *who, const struct tally *t)
 	       allow_names[ALLOW_CONFIG3], t->allowed[ALLOW_CONFIG3],
 	       allow_names[ALLOW_ABSENT_PMU], t->allowed[ALLOW_ABSENT_PMU],
 	       t->not_comparable, t->mismatches, t->size_back_ok, t->size_back_bad);
+	printf("attr_diff[%s]: host answers:", who);
+	for (int e = 0; e < 160; e++)
+		if (t->host_errno[e])
+			printf(" %s %u", e ? strerrorname_np(e) : "success", t->host_errno[e]);
+	printf("\n");
 	fflush(stdout);
 }
 
