@@ -353,11 +353,13 @@ static void regs_load(struct guest_thread *t, struct sig_regs *r)
 		uc_reg_read(uc, gpr_ids[i], &v);
 		slot[i] = v;
 	}
-	if (st_of(t) && st_of(t)->in_syscall)
-		r->sc.rip += 2;
-	r->sc.err = st_of(t)->err;
-	r->sc.trapno = st_of(t)->trapno;
-	r->sc.cr2 = st_of(t)->cr2;
+	if (st_of(t)) {
+		if (st_of(t)->in_syscall)
+			r->sc.rip += 2;
+		r->sc.err = st_of(t)->err;
+		r->sc.trapno = st_of(t)->trapno;
+		r->sc.cr2 = st_of(t)->cr2;
+	}
 
 	v = 0; uc_reg_read(uc, UC_X86_REG_FPCW, &v); r->fx.cwd = (uint16_t)v;
 	v = 0; uc_reg_read(uc, UC_X86_REG_FPSW, &v); r->fx.swd = (uint16_t)v;
@@ -399,7 +401,7 @@ static void regs_store(struct guest_thread *t, const struct sig_regs *r, bool fp
 		v = slot[i];
 		uc_reg_write(uc, gpr_ids[i], &v);
 	}
-	if (st_of(t)->in_syscall)
+	if (st_of(t) && st_of(t)->in_syscall)
 		vcpu_syscall_set_rip(t->cpu, r->sc.rip);
 	else
 		vcpu_set_reg(t->cpu, UC_X86_REG_RIP, r->sc.rip);
@@ -432,6 +434,16 @@ static void fx_init(struct k_fxstate *fx)
 	fx->cwd = 0x37f;
 	fx->mxcsr = 0x1f80;
 	fx->mxcsr_mask = 0xffff;
+}
+
+void signal_regs_read(struct guest_thread *t, struct sig_regs *r)
+{
+	regs_load(t, r);
+}
+
+void signal_regs_write(struct guest_thread *t, const struct sig_regs *r)
+{
+	regs_store(t, r, true);
 }
 
 /* ---- guest memory ---------------------------------------------------- */

@@ -93,6 +93,12 @@ __attribute__((noreturn)) void signal_die(int sig);
 enum sig_default { SIGDFL_TERM, SIGDFL_CORE, SIGDFL_IGN, SIGDFL_STOP };
 enum sig_default signal_default_action(int sig);
 
+/* The guest registers of t (RIP as the guest sees it, FP/SSE as FXSAVE)
+ * and their inverse; used to start a cloned thread. */
+struct sig_regs;
+void signal_regs_read(struct guest_thread *t, struct sig_regs *r);
+void signal_regs_write(struct guest_thread *t, const struct sig_regs *r);
+
 /* The syscalls (syscall table handlers). */
 long sys_rt_sigaction(struct guest_thread *t, const uint64_t a[6]);
 long sys_rt_sigprocmask(struct guest_thread *t, const uint64_t a[6]);
