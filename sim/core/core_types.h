@@ -216,6 +216,8 @@ struct perf_task {
 	int last_cpu;                   /* for migrations */
 	bool exited;
 	struct list_node task_entry;
+	bool runnable;                  /* still runnable when switched out: the
+	                                 * switch was a preemption (task_is_runnable) */
 };
 
 /* An open file description: refcounted, shared by dup and fork. */

@@ -105,6 +105,8 @@ struct perf_mmap_info {
 	uint32_t prot, flags;
 	const char *filename;       /* real path, or "//anon" etc. */
 	bool exec;                  /* PROT_EXEC mapping (MMAP vs MMAP_DATA) */
+	const uint8_t *build_id;    /* NULL, or the ELF build id (attr.build_id MMAP2) */
+	uint8_t build_id_size;      /* at most 20 */
 };
 /* perf_event_mmap(): PERF_RECORD_MMAP/MMAP2 to every interested event. */
 void perf_event_mmap(struct perf_core *core, struct perf_task *task,
