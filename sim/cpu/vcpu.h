@@ -62,6 +62,7 @@ struct vcpu {
 
 	uc_hook h_syscall, h_cpuid, h_invalid, h_intr, h_block, h_memerr;
 	bool blocks_on;            /* block hook installed */
+	bool want_blocks_pending;  /* install it at the next vcpu_run() */
 	struct vclock clk;
 
 	/* RDTSC sites hooked (one-address UC_HOOK_CODE each). */
@@ -91,6 +92,9 @@ void vcpu_stop(struct vcpu *c);
 
 uint64_t vcpu_reg(struct vcpu *c, int reg);
 void vcpu_set_reg(struct vcpu *c, int reg, uint64_t v);
+/* From a SYSCALL hook: make the guest continue at target (rt_sigreturn,
+ * execve). Unicorn 2.0.1 adds the instruction length after the hook. */
+void vcpu_syscall_set_rip(struct vcpu *c, uint64_t target);
 /* FS/GS bases (arch_prctl). */
 int vcpu_set_fs(struct vcpu *c, uint64_t base);
 int vcpu_set_gs(struct vcpu *c, uint64_t base);
@@ -110,7 +114,8 @@ int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end);
 /* Drops RDTSC hooks and translated code in [start,end). */
 void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end);
 
-/* Virtual TSC and time from the clock. */
+/* Virtual cycles, TSC and time from the clock. */
+uint64_t vcpu_cycles(struct vcpu *c);
 uint64_t vcpu_tsc(struct vcpu *c);
 uint64_t vcpu_virtual_ns(struct vcpu *c);
 

@@ -28,6 +28,9 @@
 #include "sim/core/list.h"
 #include "sim/linux/mm.h"
 
+#define GUEST_NR_SYSCALLS 512
+#define GUEST_NR_SYSCALLS_WORDS (GUEST_NR_SYSCALLS / 64)
+
 struct vcpu;
 struct pmu_model;
 struct guest_process;
@@ -61,7 +64,9 @@ struct guest_thread {
 	int term_sig;                      /* GUEST_KILLED: the signal */
 	volatile int stop_request;         /* atomic: another thread asks this one to stop */
 
-	struct list_head node;             /* in proc->threads */
+	struct list_node node;             /* in proc->threads */
+
+	unsigned long syscall_nr;          /* the syscall being dispatched */
 };
 
 /* Options of a `pmusim exec` session that the guest layer obeys. */
@@ -84,7 +89,7 @@ struct guest_process {
 	int fd_reserved_lo, fd_reserved_hi;
 
 	pthread_mutex_t lock;              /* protects threads, nr_threads */
-	struct list_head threads;
+	struct list_node threads;
 	int nr_threads;
 
 	void *sig_private;                 /* signal area's per-process state */
@@ -93,6 +98,9 @@ struct guest_process {
 	/* Filled by the loader (loader.h) for the current image. */
 	uint64_t entry;                    /* first guest RIP (interpreter's if any) */
 	uint64_t initial_sp;
+
+	uint64_t vt_epoch_ns;              /* virtual_time: CLOCK_REALTIME at virtual 0 */
+	uint64_t warned[GUEST_NR_SYSCALLS_WORDS]; /* unknown syscalls warned about */
 };
 
 /* One-time warning for an unknown syscall, named (syscall_table.c). */
@@ -115,12 +123,18 @@ struct guest_syscall_entry {
 };
 
 /* The dispatch table, indexed by x86-64 syscall number (syscall_table.c). */
-#define GUEST_NR_SYSCALLS 512
 extern const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS];
 
-/* A handler that passes the call with its six arguments straight to the host
- * kernel (guest addresses are host addresses). */
-long sys_passthrough(struct guest_thread *t, unsigned long nr, const uint64_t a[6]);
+/* A handler that passes the call (t->syscall_nr) with its six arguments
+ * straight to the host kernel (guest addresses are host addresses, guest fds
+ * are host fds). */
+long sys_pass(struct guest_thread *t, const uint64_t a[6]);
+
+/* Copies a NUL-terminated guest string of at most n-1 bytes; -EFAULT if it
+ * leaves guest memory, -ENAMETOOLONG if longer. */
+long guest_copy_str(struct guest_thread *t, uint64_t addr, char *buf, size_t n);
+/* Guest memory check for handlers that dereference guest pointers. */
+bool guest_access_ok(struct guest_thread *t, uint64_t addr, uint64_t len, int prot);
 
 /*
  * Process and thread life cycle (guest.c).
@@ -149,5 +163,7 @@ enum guest_run_state guest_thread_run(struct guest_thread *t);
  */
 void guest_signal_fault(struct guest_thread *t, int sig, int code, uint64_t addr);
 void guest_signal_pending(struct guest_thread *t);
+/* The dispatcher also calls signal_syscall_enter/exit around each handler
+ * and signal_syscall_restart() on its result (signal.h). */
 
 #endif

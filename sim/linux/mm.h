@@ -43,6 +43,10 @@ struct guest_mm {
 	uint64_t brk_mapped;       /* heap pages mapped up to here */
 	uint64_t brk_limit;        /* end of the reserved heap range */
 
+	/* 4 MiB never-touched spacer mapped into each engine between the
+	 * executable and the data mappings (Unicorn 2.0.1 store cost). */
+	uint64_t spacer;
+
 	/* Engines mirroring this mm (one per guest thread); under lock. */
 	struct vcpu *engines[GUEST_MAX_ENGINES];
 	unsigned nr_engines;
@@ -62,6 +66,10 @@ int guest_mm_sync(struct guest_mm *mm, struct vcpu *c);
  * engine. guest_mmap with hostfd as the guest passed it (the guest's fds are
  * host fds).
  */
+/* Internal flag for guest_mmap: MAP_FIXED over memory the loader reserved
+ * (skips the check against pmusim's own memory). Never from the guest. */
+#define GUEST_MAP_TRUSTED 0x40000000
+
 long guest_mmap(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,
 		int flags, int fd, uint64_t off);
 long guest_munmap(struct guest_mm *mm, uint64_t addr, uint64_t len);

@@ -1,0 +1,241 @@
+/*
+ * cmd_exec.c - `pmusim exec [options] [--] PROGRAM ARGS...`: run an x86-64
+ * Linux program on the emulated machine (sim/cpu + sim/linux). Exit status
+ * is the program's; a program that cannot start gives the shell's 126/127
+ * with one line naming the problem.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "pmu_models/pmu_model.h"
+#include "sim/cli/commands.h"
+#include "sim/cpu/tlb_fast.h"
+#include "sim/cpu/vcpu.h"
+#include "sim/linux/guest.h"
+#include "sim/linux/loader.h"
+#include "sim/linux/process.h"
+#include "sim/linux/signal.h"
+
+extern char **environ;
+
+static void exec_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pmusim exec [--model M] [--virtual-time] [--no-fast-store] [-v]\n"
+		"                   [--argv0 NAME] [--] PROGRAM [ARGS...]\n\n"
+		"Runs an x86-64 Linux program on the emulated CPU of model M (default: %s).\n"
+		"  --virtual-time   clock_gettime/gettimeofday/time from the virtual clock\n"
+		"                   (default: host time)\n"
+		"  --no-fast-store  keep Unicorn's stock store path (slow, for comparison)\n"
+		"  --argv0 NAME     argv[0] for the program; PROGRAM is then a path as\n"
+		"                   execve(2) takes it (no PATH search)\n"
+		"  -v               notes on stderr\n",
+		pmu_model_default() ? pmu_model_default()->name : "none");
+}
+
+/* bash's check_binary_file(): a NUL before the first newline in the first
+ * 80 bytes makes a file binary. */
+static bool is_binary_file(const char *path)
+{
+	char buf[80];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return true;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '\n')
+			return false;
+		if (buf[i] == 0)
+			return true;
+	}
+	return false;
+}
+
+/* One line as bash words it for the same failure; returns the status. */
+static int report_load_error(const char *path, const struct loader_error *e, bool verbose)
+{
+	int st = 126;
+
+	switch (e->why) {
+	case LOAD_NOT_FOUND:
+		fprintf(stderr, "pmusim: %s: No such file or directory\n", path);
+		st = 127;
+		break;
+	case LOAD_NO_PERMISSION:
+		fprintf(stderr, "pmusim: %s: Permission denied\n", path);
+		break;
+	case LOAD_IS_DIR:
+		fprintf(stderr, "pmusim: %s: Is a directory\n", path);
+		break;
+	case LOAD_EXEC_FORMAT:
+		fprintf(stderr, "pmusim: %s: cannot execute binary file: Exec format error\n", path);
+		break;
+	case LOAD_INTERP_NOT_FOUND:
+		fprintf(stderr, "pmusim: %s: cannot execute: required file not found\n", path);
+		st = 127;
+		break;
+	case LOAD_BAD_SCRIPT_INTERP:
+		fprintf(stderr, "pmusim: %s: %s: bad interpreter: No such file or directory\n",
+			path, e->interp);
+		break;
+	default:
+		fprintf(stderr, "pmusim: %s: %s\n", path, strerror(e->err));
+		break;
+	}
+	if (verbose && e->detail[0])
+		fprintf(stderr, "pmusim: note: %s\n", e->detail);
+	return st;
+}
+
+int cmd_exec(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "virtual-time", no_argument, NULL, 'T' },
+		{ "no-fast-store", no_argument, NULL, 'S' },
+		{ "argv0", required_argument, NULL, '0' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct guest_options opt = { 0 };
+	const char *model_name = NULL, *argv0 = NULL, *why = NULL;
+	const struct pmu_model *model;
+	static struct guest_process proc;
+	struct guest_thread *t;
+	struct loader_error le;
+	char path[PATH_MAX];
+	char **gargv = NULL;
+	char *pre[16];
+	int npre = 0, c, r, first;
+	enum guest_run_state st;
+
+	pre[npre++] = "exec";
+	while ((c = getopt_long(argc, argv, "+m:v", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			model_name = optarg;
+			pre[npre++] = "--model";
+			pre[npre++] = optarg;
+			break;
+		case 'T':
+			opt.virtual_time = true;
+			pre[npre++] = "--virtual-time";
+			break;
+		case 'S':
+			opt.no_fast_store = true;
+			pre[npre++] = "--no-fast-store";
+			break;
+		case '0':
+			argv0 = optarg;
+			break;
+		case 'v':
+			opt.verbose = true;
+			pre[npre++] = "-v";
+			break;
+		case 'h':
+			exec_usage(stdout);
+			return 0;
+		default:
+			return cli_usage_error("exec: unknown option '%s' (see pmusim exec --help)",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		exec_usage(stderr);
+		return 2;
+	}
+	first = optind;
+	model = model_name ? pmu_model_find(model_name) : pmu_model_default();
+	if (!model)
+		return cli_usage_error("exec: unknown model '%s' (see pmusim models)",
+				       model_name ? model_name : "(default)");
+	if (!tlb_fast_init(opt.no_fast_store, &why) && !opt.no_fast_store)
+		fprintf(stderr, "pmusim: note: fast store path off (%s); stores are slow\n", why);
+	else if (opt.verbose)
+		fprintf(stderr, "pmusim: note: fast store path %s\n",
+			tlb_fast_on() ? "on" : "off (--no-fast-store)");
+	if (process_set_reexec(npre, pre))
+		return 1;
+
+	/* the program: execvp()'s PATH search, unless it came from an execve */
+	if (argv0) {
+		snprintf(path, sizeof(path), "%s", argv[first]);
+	} else {
+		r = guest_find_program(argv[first], path, sizeof(path));
+		if (r == -ENOENT && !strchr(argv[first], '/')) {
+			fprintf(stderr, "pmusim: %s: command not found\n", argv[first]);
+			return 127;
+		}
+		if (r == -EACCES) {
+			fprintf(stderr, "pmusim: %s: Permission denied\n", argv[first]);
+			return 126;
+		}
+	}
+	gargv = calloc((size_t)(argc - first) + 2, sizeof(*gargv));
+	if (!gargv)
+		return 1;
+	for (int i = first; i < argc; i++)
+		gargv[i - first] = argv[i];
+	if (argv0)
+		gargv[0] = (char *)argv0;
+
+	guest_process_init(&proc, model, &opt);
+	r = guest_load(&proc, path, gargv, environ, &le);
+	if (r == -ENOEXEC && le.why == LOAD_EXEC_FORMAT && !argv0 && !is_binary_file(path)) {
+		/* execvp(): a file without a known format runs under /bin/sh */
+		char **shv = calloc((size_t)(argc - first) + 3, sizeof(*shv));
+
+		if (!shv)
+			return 1;
+		shv[0] = "/bin/sh";
+		shv[1] = path;
+		for (int i = first + 1; i < argc; i++)
+			shv[i - first + 1] = argv[i];
+		guest_process_destroy(&proc);
+		guest_process_init(&proc, model, &opt);
+		r = guest_load(&proc, "/bin/sh", shv, environ, &le);
+	}
+	if (r)
+		return report_load_error(path, &le, opt.verbose);
+
+	t = guest_thread_new(&proc);
+	if (!t) {
+		fprintf(stderr, "pmusim: cannot create the emulated CPU\n");
+		return 1;
+	}
+	r = process_init(&proc, t);
+	if (r) {
+		fprintf(stderr, "pmusim: cannot set up the guest process: %s\n", strerror(-r));
+		return 1;
+	}
+	guest_thread_attach(t);
+	if (opt.virtual_time) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		proc.vt_epoch_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		vcpu_want_blocks(t->cpu);
+	}
+	/* ELF_PLAT_INIT: all registers zero, RDX 0 (no atexit function) */
+	vcpu_set_reg(t->cpu, UC_X86_REG_RSP, proc.initial_sp);
+	vcpu_set_reg(t->cpu, UC_X86_REG_RIP, proc.entry);
+
+	st = guest_thread_run(t);
+	switch (st) {
+	case GUEST_KILLED:
+		signal_die(t->term_sig);
+	case GUEST_EXITED:
+	case GUEST_EXIT_GROUP:
+	default:
+		process_exit_group(t, t->exit_code);
+	}
+}

@@ -1,0 +1,304 @@
+/*
+ * cpuid.c - CPUID and /proc/cpuinfo of the modelled CPU.
+ *
+ * Feature leaves are what the emulated CPU (Unicorn's qemu64 TCG model)
+ * really implements, probed once on a scratch engine, so the guest never
+ * selects code paths the emulator cannot run. Identity and performance
+ * monitoring leaves come from the PMU model: vendor (leaf 0), family/model/
+ * stepping (leaf 1 EAX), brand string (0x80000002-4), architectural perfmon
+ * (leaf 0xA) for Intel, PerfCtrExtCore (0x80000001 ECX[23]) and PerfMonV2
+ * (0x80000022) for AMD, as arch/x86/events/{intel,amd}/core.c read them.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unicorn/unicorn.h>
+#include "pmu_models/pmu_model.h"
+#include "sim/cpu/vcpu.h"
+
+#define NR_STD 0x20
+#define NR_EXT 0x23
+#define NR_SUB 4
+
+static uint32_t native_std[NR_STD][NR_SUB][4];
+static uint32_t native_ext[NR_EXT][4];
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+/* Runs CPUID leaf/subleaf on eng (no hooks) and stores the answer. */
+static void probe_one(uc_engine *uc, uint64_t code, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+	uint64_t v;
+
+	v = leaf; uc_reg_write(uc, UC_X86_REG_RAX, &v);
+	v = sub;  uc_reg_write(uc, UC_X86_REG_RCX, &v);
+	if (uc_emu_start(uc, code, code + 2, 0, 0) != UC_ERR_OK) {
+		memset(out, 0, 4 * sizeof(uint32_t));
+		return;
+	}
+	uc_reg_read(uc, UC_X86_REG_RAX, &v); out[0] = (uint32_t)v;
+	uc_reg_read(uc, UC_X86_REG_RBX, &v); out[1] = (uint32_t)v;
+	uc_reg_read(uc, UC_X86_REG_RCX, &v); out[2] = (uint32_t)v;
+	uc_reg_read(uc, UC_X86_REG_RDX, &v); out[3] = (uint32_t)v;
+}
+
+static void probe_native(void)
+{
+	uc_engine *uc;
+	uint8_t *mem;
+	uint64_t code;
+
+	mem = mmap(NULL, 0x1000, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return;
+	mem[0] = 0x0f; mem[1] = 0xa2; mem[2] = 0xf4;   /* cpuid; hlt */
+	code = (uint64_t)(uintptr_t)mem;
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK)
+		goto out;
+	if (uc_mem_map_ptr(uc, code, 0x1000, UC_PROT_ALL, mem) == UC_ERR_OK) {
+		for (uint32_t l = 0; l < NR_STD; l++)
+			for (uint32_t s = 0; s < NR_SUB; s++)
+				probe_one(uc, code, l, s, native_std[l][s]);
+		for (uint32_t l = 0; l < NR_EXT; l++)
+			probe_one(uc, code, 0x80000000u + l, 0, native_ext[l]);
+	}
+	uc_close(uc);
+out:
+	munmap(mem, 0x1000);
+}
+
+static void put_str4(uint32_t *r, const char *s)
+{
+	memcpy(r, s, 4);
+}
+
+/* CPUID.1:EAX signature from family/model/stepping (Intel SDM Vol. 2A, CPUID). */
+static uint32_t signature(unsigned family, unsigned model, unsigned stepping)
+{
+	uint32_t eax = stepping & 0xf;
+
+	if (family >= 0xf) {
+		eax |= 0xfu << 8;
+		eax |= ((family - 0xf) & 0xff) << 20;
+	} else {
+		eax |= (family & 0xf) << 8;
+	}
+	eax |= (model & 0xf) << 4;
+	if (family == 6 || family >= 0xf)
+		eax |= ((model >> 4) & 0xf) << 16;
+	return eax;
+}
+
+static bool is_intel(const struct pmu_model *m)
+{
+	return m && m->arch == PMU_ARCH_X86_INTEL;
+}
+
+static bool is_amd(const struct pmu_model *m)
+{
+	return m && m->arch == PMU_ARCH_X86_AMD;
+}
+
+/* Highest extended leaf we answer for m. */
+static uint32_t max_ext(const struct pmu_model *m)
+{
+	uint32_t nat = native_ext[0][0];
+
+	if (is_amd(m) && m->cpu.perfmon_version >= 2 && nat < 0x80000022u)
+		return 0x80000022u;
+	return nat;
+}
+
+void cpuid_answer(const struct pmu_model *m, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+	pthread_once(&probe_once, probe_native);
+	memset(out, 0, 4 * sizeof(uint32_t));
+
+	if (leaf < 0x80000000u) {
+		uint32_t maxstd = native_std[0][0][0];
+
+		if (is_intel(m) && m->cpu.perfmon_version && maxstd < 0xa)
+			maxstd = 0xa;
+		if (leaf > maxstd)   /* Intel: answers as the highest basic leaf */
+			leaf = maxstd;
+		if (leaf < NR_STD)
+			memcpy(out, native_std[leaf][sub < NR_SUB ? sub : 0], 4 * sizeof(uint32_t));
+	} else if (leaf <= max_ext(m) && leaf - 0x80000000u < NR_EXT) {
+		memcpy(out, native_ext[leaf - 0x80000000u], 4 * sizeof(uint32_t));
+	}
+	if (!m || (m->arch != PMU_ARCH_X86_INTEL && m->arch != PMU_ARCH_X86_AMD))
+		return;
+
+	switch (leaf) {
+	case 0:
+		if (is_intel(m) && m->cpu.perfmon_version && out[0] < 0xa)
+			out[0] = 0xa;
+		if (m->cpu.vendor && strlen(m->cpu.vendor) == 12) {
+			put_str4(&out[1], m->cpu.vendor);
+			put_str4(&out[3], m->cpu.vendor + 4);
+			put_str4(&out[2], m->cpu.vendor + 8);
+		}
+		break;
+	case 1:
+		out[0] = signature(m->cpu.family, m->cpu.model, m->cpu.stepping);
+		break;
+	case 0xa:
+		/* Architectural perfmon (intel_pmu_init(): cpuid10_eax/edx) */
+		if (is_intel(m) && m->cpu.perfmon_version) {
+			out[0] = (m->cpu.perfmon_version & 0xff) |
+				 (m->nr_gp_counters & 0xff) << 8 |
+				 (m->gp_width & 0xff) << 16 |
+				 7u << 24;      /* EBX bit vector length */
+			out[1] = 0;            /* all 7 architectural events present */
+			out[2] = 0;
+			out[3] = m->cpu.perfmon_version > 1 ?
+				 ((m->nr_fixed_counters & 0x1f) |
+				  (m->fixed_width & 0xff) << 5) : 0;
+		} else {
+			memset(out, 0, 4 * sizeof(uint32_t));
+		}
+		break;
+	case 0x80000000u:
+		out[0] = max_ext(m);
+		if (is_amd(m) && m->cpu.vendor && strlen(m->cpu.vendor) == 12) {
+			put_str4(&out[1], m->cpu.vendor);
+			put_str4(&out[3], m->cpu.vendor + 4);
+			put_str4(&out[2], m->cpu.vendor + 8);
+		} else {
+			out[1] = out[2] = out[3] = 0;
+		}
+		break;
+	case 0x80000001u:
+		out[0] = signature(m->cpu.family, m->cpu.model, m->cpu.stepping);
+		/* PerfCtrExtCore: amd_core_pmu_init() needs it for 6 counters */
+		if (is_amd(m) && m->nr_gp_counters >= 6)
+			out[2] |= 1u << 23;
+		else
+			out[2] &= ~(1u << 23);
+		break;
+	case 0x80000002u:
+	case 0x80000003u:
+	case 0x80000004u: {
+		char brand[48] = { 0 };
+
+		if (m->cpu.brand)
+			strncpy(brand, m->cpu.brand, sizeof(brand) - 1);
+		memcpy(out, brand + 16 * (leaf - 0x80000002u), 16);
+		break;
+	}
+	case 0x80000022u:
+		/* AMD PerfMonV2 (amd_pmu_v2 path of amd_core_pmu_init()) */
+		if (is_amd(m) && m->cpu.perfmon_version >= 2) {
+			out[0] = 1;                             /* PerfMonV2 */
+			out[1] = m->nr_gp_counters & 0xf;       /* NumPerfCtrCore */
+			out[2] = 0;
+			out[3] = 0;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* /proc/cpuinfo flag names of CPUID bits (arch/x86/include/asm/cpufeatures.h). */
+struct flag { uint32_t leaf; int reg; int bit; const char *name; };
+
+static const struct flag flags[] = {
+	{ 1, 3, 0, "fpu" }, { 1, 3, 1, "vme" }, { 1, 3, 2, "de" }, { 1, 3, 3, "pse" },
+	{ 1, 3, 4, "tsc" }, { 1, 3, 5, "msr" }, { 1, 3, 6, "pae" }, { 1, 3, 7, "mce" },
+	{ 1, 3, 8, "cx8" }, { 1, 3, 9, "apic" }, { 1, 3, 11, "sep" }, { 1, 3, 12, "mtrr" },
+	{ 1, 3, 13, "pge" }, { 1, 3, 14, "mca" }, { 1, 3, 15, "cmov" }, { 1, 3, 16, "pat" },
+	{ 1, 3, 17, "pse36" }, { 1, 3, 19, "clflush" }, { 1, 3, 23, "mmx" },
+	{ 1, 3, 24, "fxsr" }, { 1, 3, 25, "sse" }, { 1, 3, 26, "sse2" }, { 1, 3, 27, "ss" },
+	{ 1, 3, 28, "ht" },
+	{ 0x80000001u, 3, 11, "syscall" }, { 0x80000001u, 3, 20, "nx" },
+	{ 0x80000001u, 3, 22, "mmxext" }, { 0x80000001u, 3, 25, "fxsr_opt" },
+	{ 0x80000001u, 3, 26, "pdpe1gb" }, { 0x80000001u, 3, 27, "rdtscp" },
+	{ 0x80000001u, 3, 29, "lm" },
+	{ 0, 0, 0, "constant_tsc" },
+	{ 0, 0, 1, "arch_perfmon" },
+	{ 1, 2, 0, "pni" }, { 1, 2, 1, "pclmulqdq" }, { 1, 2, 3, "monitor" },
+	{ 1, 2, 9, "ssse3" }, { 1, 2, 12, "fma" }, { 1, 2, 13, "cx16" },
+	{ 1, 2, 15, "pdcm" }, { 1, 2, 19, "sse4_1" }, { 1, 2, 20, "sse4_2" },
+	{ 1, 2, 22, "movbe" }, { 1, 2, 23, "popcnt" }, { 1, 2, 25, "aes" },
+	{ 1, 2, 26, "xsave" }, { 1, 2, 28, "avx" }, { 1, 2, 30, "rdrand" },
+	{ 1, 2, 31, "hypervisor" },
+	{ 0x80000001u, 2, 0, "lahf_lm" }, { 0x80000001u, 2, 5, "abm" },
+	{ 0x80000001u, 2, 6, "sse4a" }, { 0x80000001u, 2, 23, "perfctr_core" },
+	{ 7, 1, 0, "fsgsbase" }, { 7, 1, 3, "bmi1" }, { 7, 1, 5, "avx2" },
+	{ 7, 1, 8, "bmi2" }, { 7, 1, 9, "erms" }, { 7, 1, 18, "rdseed" },
+	{ 7, 1, 19, "adx" }, { 7, 1, 20, "smap" }, { 7, 1, 23, "clflushopt" },
+	{ 0x80000022u, 0, 0, "perfmon_v2" },
+};
+
+size_t cpuinfo_text(const struct pmu_model *m, unsigned ncpus, char *buf, size_t len)
+{
+	uint32_t l0[4], l1[4], b[4];
+	char vendor[13] = { 0 }, brand[49] = { 0 };
+	size_t off = 0;
+	unsigned family, model, stepping;
+	double mhz;
+
+	cpuid_answer(m, 0, 0, l0);
+	memcpy(vendor, &l0[1], 4);
+	memcpy(vendor + 4, &l0[3], 4);
+	memcpy(vendor + 8, &l0[2], 4);
+	cpuid_answer(m, 1, 0, l1);
+	family = (l1[0] >> 8) & 0xf;
+	if (family == 0xf)
+		family += (l1[0] >> 20) & 0xff;
+	model = (l1[0] >> 4) & 0xf;
+	if (family == 6 || family >= 0xf)
+		model |= ((l1[0] >> 16) & 0xf) << 4;
+	stepping = l1[0] & 0xf;
+	for (uint32_t i = 0; i < 3; i++) {
+		cpuid_answer(m, 0x80000002u + i, 0, b);
+		memcpy(brand + 16 * i, b, 16);
+	}
+	mhz = (m && m->freq_hz ? m->freq_hz : 3000000000ull) / 1e6;
+
+#define OUT(...) do { \
+		int _n = snprintf(buf + off, off < len ? len - off : 0, __VA_ARGS__); \
+		if (_n > 0) off += (size_t)_n; \
+	} while (0)
+	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
+		OUT("processor\t: %u\nvendor_id\t: %s\ncpu family\t: %u\nmodel\t\t: %u\n"
+		    "model name\t: %s\nstepping\t: %u\nmicrocode\t: 0x1\ncpu MHz\t\t: %.3f\n"
+		    "cache size\t: 8192 KB\nphysical id\t: 0\nsiblings\t: %u\ncore id\t\t: %u\n"
+		    "cpu cores\t: %u\napicid\t\t: %u\ninitial apicid\t: %u\nfpu\t\t: yes\n"
+		    "fpu_exception\t: yes\ncpuid level\t: %u\nwp\t\t: yes\nflags\t\t:",
+		    cpu, vendor, family, model, brand, stepping, mhz, ncpus, cpu, ncpus,
+		    cpu, cpu, l0[0]);
+		for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+			const struct flag *f = &flags[i];
+			bool on;
+
+			if (f->leaf == 0) {
+				/* Linux synthetic flags */
+				if (f->bit == 0)
+					on = true;   /* the virtual TSC is constant-rate */
+				else {
+					uint32_t a[4];
+
+					cpuid_answer(m, 0xa, 0, a);
+					on = is_intel(m) && (a[0] & 0xff) != 0;
+				}
+			} else {
+				uint32_t r[4];
+
+				cpuid_answer(m, f->leaf, 0, r);
+				if (f->leaf >= 0x80000000u && f->leaf > max_ext(m))
+					on = false;
+				else
+					on = (r[f->reg] >> f->bit) & 1;
+			}
+			if (on)
+				OUT(" %s", f->name);
+		}
+		OUT("\nbugs\t\t:\nbogomips\t: %.2f\nclflush size\t: 64\ncache_alignment\t: 64\n"
+		    "address sizes\t: 40 bits physical, 48 bits virtual\npower management:\n\n",
+		    mhz * 2);
+	}
+#undef OUT
+	return off;
+}

@@ -1,0 +1,268 @@
+/*
+ * tlb_fast.c - interposition of Unicorn 2.0.1's TLB fill to take guest stores
+ * off the notdirty slow path (see tlb_fast.h and docs/machine.md).
+ */
+#include <assert.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unicorn/unicorn.h>
+#include "sim/cpu/tlb_fast.h"
+
+#define PAGE_MASK_4K (~UINT64_C(0xfff))
+
+/* PAGE_WRITE of QEMU's exec/cpu-all.h */
+#define QEMU_PAGE_WRITE 0x0002
+
+typedef void (*tlb_set_page_fn)(void *cpu, uint64_t vaddr, uint64_t paddr,
+				uint32_t attrs, int prot, int mmu_idx, uint64_t size);
+typedef void (*tlb_set_dirty_fn)(void *cpu, uint64_t vaddr);
+
+static tlb_set_page_fn real_set_page;
+static tlb_set_dirty_fn real_set_dirty;
+static _Atomic int state = TLB_FAST_UNKNOWN;
+static _Atomic uint64_t n_fills, n_dirtied;
+static _Atomic int probing;            /* counts fills during the probe */
+
+/* Executable ranges: sorted, non-overlapping, merged; under exec_lock. */
+struct xrange { uint64_t start, end; };
+static pthread_rwlock_t exec_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct xrange *xr;
+static size_t nr_xr, cap_xr;
+
+static bool is_exec_locked(uint64_t a)
+{
+	size_t lo = 0, hi = nr_xr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (a < xr[mid].start)
+			hi = mid;
+		else if (a >= xr[mid].end)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+bool tlb_fast_is_exec(uint64_t addr)
+{
+	bool r;
+
+	pthread_rwlock_rdlock(&exec_lock);
+	r = is_exec_locked(addr);
+	pthread_rwlock_unlock(&exec_lock);
+	return r;
+}
+
+/*
+ * The interposed fill: same contract as QEMU's tlb_set_page_with_attrs();
+ * afterwards a writable page that holds no code is marked dirty so its TLB
+ * entry has no TLB_NOTDIRTY and stores are inline.
+ */
+void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr,
+				    uint32_t attrs, int prot, int mmu_idx, uint64_t size);
+void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr,
+				    uint32_t attrs, int prot, int mmu_idx, uint64_t size)
+{
+	tlb_set_page_fn fn = real_set_page;
+
+	if (!fn) {
+		/* First call before init (another engine): resolve lazily. */
+		fn = (tlb_set_page_fn)dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_x86_64");
+		if (!fn)
+			abort();
+		real_set_page = fn;
+	}
+	fn(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);
+	if (atomic_load_explicit(&probing, memory_order_relaxed))
+		atomic_fetch_add(&probing, 1);
+	if (atomic_load_explicit(&state, memory_order_relaxed) != TLB_FAST_ON)
+		return;
+	atomic_fetch_add_explicit(&n_fills, 1, memory_order_relaxed);
+	if (!(prot & QEMU_PAGE_WRITE))
+		return;
+	vaddr &= PAGE_MASK_4K;
+	if (tlb_fast_is_exec(vaddr))
+		return;
+	real_set_dirty(cpu, vaddr);
+	atomic_fetch_add_explicit(&n_dirtied, 1, memory_order_relaxed);
+}
+
+/* Runs a store loop on a throw-away engine; true if our fill was called. */
+static bool probe_interposition(void)
+{
+	/* mov [rdi], rax; hlt */
+	static const uint8_t code[] = { 0x48, 0x89, 0x07, 0xf4 };
+	uc_engine *uc = NULL;
+	uint8_t *mem;
+	uint64_t rdi;
+	bool ok = false;
+
+	mem = mmap(NULL, 0x2000, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return false;
+	memcpy(mem, code, sizeof(code));
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK)
+		goto out;
+	if (uc_mem_map_ptr(uc, (uint64_t)mem, 0x2000, UC_PROT_ALL, mem) != UC_ERR_OK)
+		goto out;
+	rdi = (uint64_t)mem + 0x1000;
+	uc_reg_write(uc, UC_X86_REG_RDI, &rdi);
+	atomic_store(&probing, 1);
+	uc_emu_start(uc, (uint64_t)mem, (uint64_t)mem + 3, 0, 0);
+	ok = atomic_load(&probing) > 1;
+	atomic_store(&probing, 0);
+out:
+	if (uc)
+		uc_close(uc);
+	munmap(mem, 0x2000);
+	return ok;
+}
+
+bool tlb_fast_init(bool disable, const char **why)
+{
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+	unsigned maj, min;
+	unsigned v;
+	const char *reason = NULL;
+
+	pthread_mutex_lock(&once);
+	if (atomic_load(&state) != TLB_FAST_UNKNOWN)
+		goto done;
+	if (disable) {
+		reason = "disabled by option";
+		goto off;
+	}
+	v = uc_version(&maj, &min);
+	/* UC_MAKE_VERSION: major<<24 | minor<<16 | patch<<8 | extra */
+	if (((v >> 8) & 0xffffff) != 0x020001) {
+		reason = "libunicorn is not 2.0.1 (internal TLB layout unknown)";
+		goto off;
+	}
+	real_set_page = (tlb_set_page_fn)dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_x86_64");
+	real_set_dirty = (tlb_set_dirty_fn)dlsym(RTLD_NEXT, "tlb_set_dirty_x86_64");
+	if (!real_set_page || !real_set_dirty) {
+		reason = "libunicorn does not export tlb_set_page_with_attrs_x86_64/tlb_set_dirty_x86_64";
+		goto off;
+	}
+	if (!probe_interposition()) {
+		reason = "libunicorn does not call the interposed TLB fill "
+			 "(binary not linked with -rdynamic?)";
+		goto off;
+	}
+	atomic_store(&state, TLB_FAST_ON);
+	goto done;
+off:
+	atomic_store(&state, TLB_FAST_OFF);
+done:
+	pthread_mutex_unlock(&once);
+	if (why)
+		*why = reason ? reason : (atomic_load(&state) == TLB_FAST_ON ? NULL : "off");
+	return atomic_load(&state) == TLB_FAST_ON;
+}
+
+bool tlb_fast_on(void)
+{
+	return atomic_load(&state) == TLB_FAST_ON;
+}
+
+/* Inserts [start,end), merging neighbours. Invariant: xr sorted, disjoint,
+ * no two ranges touching. */
+int tlb_fast_exec_add(uint64_t start, uint64_t end)
+{
+	size_t i, j;
+
+	assert(start < end);
+	pthread_rwlock_wrlock(&exec_lock);
+	if (nr_xr + 1 > cap_xr) {
+		size_t nc = cap_xr ? cap_xr * 2 : 32;
+		struct xrange *n = realloc(xr, nc * sizeof(*n));
+
+		if (!n) {
+			pthread_rwlock_unlock(&exec_lock);
+			return -ENOMEM;
+		}
+		xr = n;
+		cap_xr = nc;
+	}
+	/* first range that ends at or after start */
+	for (i = 0; i < nr_xr && xr[i].end < start; i++)
+		;
+	/* ranges i..j-1 overlap or touch [start,end) */
+	for (j = i; j < nr_xr && xr[j].start <= end; j++) {
+		if (xr[j].start < start)
+			start = xr[j].start;
+		if (xr[j].end > end)
+			end = xr[j].end;
+	}
+	if (j == i) {
+		memmove(&xr[i + 1], &xr[i], (nr_xr - i) * sizeof(*xr));
+		nr_xr++;
+	} else if (j > i + 1) {
+		memmove(&xr[i + 1], &xr[j], (nr_xr - j) * sizeof(*xr));
+		nr_xr -= j - i - 1;
+	}
+	xr[i].start = start;
+	xr[i].end = end;
+	pthread_rwlock_unlock(&exec_lock);
+	return 0;
+}
+
+void tlb_fast_exec_remove(uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	pthread_rwlock_wrlock(&exec_lock);
+	for (i = 0; i < nr_xr; ) {
+		struct xrange *r = &xr[i];
+
+		if (r->end <= start || r->start >= end) {
+			i++;
+			continue;
+		}
+		if (r->start < start && r->end > end) {
+			/* split in two */
+			if (nr_xr + 1 > cap_xr) {
+				size_t nc = cap_xr * 2;
+				struct xrange *n = realloc(xr, nc * sizeof(*n));
+
+				if (!n) {   /* keep it whole: stays conservative */
+					i++;
+					continue;
+				}
+				xr = n;
+				cap_xr = nc;
+				r = &xr[i];
+			}
+			memmove(&xr[i + 1], &xr[i], (nr_xr - i) * sizeof(*xr));
+			nr_xr++;
+			xr[i].end = start;
+			xr[i + 1].start = end;
+			break;
+		}
+		if (r->start < start) {
+			r->end = start;
+			i++;
+		} else if (r->end > end) {
+			r->start = end;
+			i++;
+		} else {
+			memmove(&xr[i], &xr[i + 1], (nr_xr - i - 1) * sizeof(*xr));
+			nr_xr--;
+		}
+	}
+	pthread_rwlock_unlock(&exec_lock);
+}
+
+void tlb_fast_get_stats(struct tlb_fast_stats *s)
+{
+	s->fills = atomic_load(&n_fills);
+	s->dirtied = atomic_load(&n_dirtied);
+}

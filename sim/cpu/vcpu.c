@@ -1,0 +1,449 @@
+/*
+ * vcpu.c - the Unicorn x86-64 vCPU: engine creation, the hooks that are
+ * always present (SYSCALL, CPUID, invalid memory, interrupts), RDTSC sites,
+ * the optional block hook (the one dispatch point for per-block events) and
+ * the run loop's single step: vcpu_run().
+ */
+#include <assert.h>
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pmu_models/pmu_model.h"
+#include "sim/cpu/vcpu.h"
+
+#define DEFAULT_FREQ_HZ  UINT64_C(3000000000)
+
+/* ---- block-size cache: instructions per translated block -------------- */
+
+struct bc_entry { uint64_t addr; uint32_t size; uint32_t ninsns; };
+
+struct vcpu_bcache {
+	struct bc_entry *e;
+	size_t mask;               /* capacity - 1 (power of two) */
+	size_t used;
+	csh cs;
+};
+
+static int bcache_new(struct vcpu *c)
+{
+	struct vcpu_bcache *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	b->mask = 4095;
+	b->e = calloc(b->mask + 1, sizeof(*b->e));
+	if (!b->e)
+		goto err_free;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &b->cs) != CS_ERR_OK)
+		goto err_entries;
+	c->bcache = b;
+	return 0;
+err_entries:
+	free(b->e);
+err_free:
+	free(b);
+	return -ENOMEM;
+}
+
+static void bcache_free(struct vcpu_bcache *b)
+{
+	if (!b)
+		return;
+	cs_close(&b->cs);
+	free(b->e);
+	free(b);
+}
+
+static size_t bc_hash(uint64_t a)
+{
+	return (size_t)((a * UINT64_C(0x9E3779B97F4A7C15)) >> 20);
+}
+
+static int bcache_grow(struct vcpu_bcache *b)
+{
+	size_t ncap = (b->mask + 1) * 2;
+	struct bc_entry *ne = calloc(ncap, sizeof(*ne));
+
+	if (!ne)
+		return -ENOMEM;
+	for (size_t i = 0; i <= b->mask; i++) {
+		if (!b->e[i].addr)
+			continue;
+		size_t j = bc_hash(b->e[i].addr) & (ncap - 1);
+
+		while (ne[j].addr)
+			j = (j + 1) & (ncap - 1);
+		ne[j] = b->e[i];
+	}
+	free(b->e);
+	b->e = ne;
+	b->mask = ncap - 1;
+	return 0;
+}
+
+/* Counts the instructions of the block [addr, addr+size) by decoding it once
+ * (capstone); the result is cached by (addr, size). */
+static unsigned bcache_count(struct vcpu_bcache *b, uint64_t addr, uint32_t size)
+{
+	size_t i = bc_hash(addr) & b->mask;
+	const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
+	size_t left = size;
+	uint64_t pc = addr;
+	unsigned n = 0;
+	cs_insn *insn;
+
+	while (b->e[i].addr) {
+		if (b->e[i].addr == addr && b->e[i].size == size)
+			return b->e[i].ninsns;
+		i = (i + 1) & b->mask;
+	}
+	insn = cs_malloc(b->cs);
+	if (!insn)
+		return 1;
+	while (left && cs_disasm_iter(b->cs, &code, &left, &pc, insn))
+		n++;
+	cs_free(insn, 1);
+	if (left)   /* undecodable tail: count it as one */
+		n++;
+	if ((b->used + 1) * 2 > b->mask + 1) {
+		if (bcache_grow(b))
+			return n;
+		i = bc_hash(addr) & b->mask;
+		while (b->e[i].addr)
+			i = (i + 1) & b->mask;
+	}
+	b->e[i] = (struct bc_entry){ addr, size, n };
+	b->used++;
+	return n;
+}
+
+/* ---- hooks ------------------------------------------------------------- */
+
+static void hook_syscall(uc_engine *uc, void *user)
+{
+	struct vcpu *c = user;
+
+	(void)uc;
+	c->ops->syscall(c, c->opaque);
+}
+
+/* CPUID from the model (cpuid.c); returns 1: the instruction is skipped. */
+static int hook_cpuid(uc_engine *uc, void *user)
+{
+	struct vcpu *c = user;
+	uint64_t rax = 0, rcx = 0, v;
+	uint32_t out[4];
+
+	uc_reg_read(uc, UC_X86_REG_RAX, &rax);
+	uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
+	cpuid_answer(c->model, (uint32_t)rax, (uint32_t)rcx, out);
+	v = out[0]; uc_reg_write(uc, UC_X86_REG_RAX, &v);
+	v = out[1]; uc_reg_write(uc, UC_X86_REG_RBX, &v);
+	v = out[2]; uc_reg_write(uc, UC_X86_REG_RCX, &v);
+	v = out[3]; uc_reg_write(uc, UC_X86_REG_RDX, &v);
+	return 1;
+}
+
+/* An access to unmapped or forbidden memory: remember it; the engine stops
+ * with the matching uc_err. */
+static bool hook_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr,
+			int size, int64_t value, void *user)
+{
+	struct vcpu *c = user;
+
+	(void)uc; (void)size; (void)value;
+	c->fault.addr = addr;
+	c->fault.write = type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_WRITE_PROT;
+	c->fault.exec = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT;
+	c->fault.prot = type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT ||
+			type == UC_MEM_FETCH_PROT;
+	return false;
+}
+
+/* CPU exceptions: #DE (0) and the rest end the run. */
+static void hook_intr(uc_engine *uc, uint32_t intno, void *user)
+{
+	struct vcpu *c = user;
+
+	c->exit = intno == 0 ? VCPU_EXIT_DIVIDE : intno == 6 ? VCPU_EXIT_ILLEGAL : VCPU_EXIT_OTHER;
+	c->err = UC_ERR_EXCEPTION;
+	uc_emu_stop(uc);
+}
+
+/* The block hook: count, then the dispatch point. */
+static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	struct vcpu *c = user;
+	unsigned n;
+
+	(void)uc;
+	n = bcache_count(c->bcache, addr, size);
+	c->clk.insns += n;
+	vcpu_on_block(c, addr, size, n);
+}
+
+void vcpu_on_block(struct vcpu *c, uint64_t addr, uint32_t size, unsigned ninsns)
+{
+	/* Issue 4: block accounting (instructions, branches) lands here. */
+	(void)c; (void)addr; (void)size; (void)ninsns;
+}
+
+/* RDTSC (0f 31) or RDTSCP (0f 01 f9) at a hooked site: the virtual TSC. */
+static void hook_rdtsc(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	struct vcpu *c = user;
+	const uint8_t *p = (const uint8_t *)(uintptr_t)addr;
+	uint64_t tsc, v, rip;
+	bool rdtscp;
+
+	(void)size;
+	if (p[0] == 0x0f && p[1] == 0x31)
+		rdtscp = false;
+	else if (p[0] == 0x0f && p[1] == 0x01 && p[2] == 0xf9)
+		rdtscp = true;
+	else
+		return;   /* code changed since the scan: not a TSC read any more */
+	if (!c->blocks_on)
+		c->want_blocks_pending = true;
+	tsc = vcpu_tsc(c);
+	v = (uint32_t)tsc; uc_reg_write(uc, UC_X86_REG_RAX, &v);
+	v = tsc >> 32; uc_reg_write(uc, UC_X86_REG_RDX, &v);
+	if (rdtscp) {
+		v = 0;     /* IA32_TSC_AUX: Linux stores the cpu (and node) number */
+		uc_reg_write(uc, UC_X86_REG_RCX, &v);
+	}
+	c->clk.insns++;            /* the skipped instruction retires */
+	rip = addr + (rdtscp ? 3 : 2);
+	uc_reg_write(uc, UC_X86_REG_RIP, &rip);
+	if (c->want_blocks_pending)
+		uc_emu_stop(uc);   /* the run loop installs the block hook */
+}
+
+/* ---- life cycle ---------------------------------------------------------- */
+
+struct vcpu *vcpu_new(const struct pmu_model *m, const struct vcpu_ops *ops, void *opaque)
+{
+	struct vcpu *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->model = m;
+	c->ops = ops;
+	c->opaque = opaque;
+	c->clk.cpi_milli = 1000;
+	c->clk.freq_hz = m && m->freq_hz ? m->freq_hz : DEFAULT_FREQ_HZ;
+	c->clk.tsc_hz = m && m->tsc_hz ? m->tsc_hz : c->clk.freq_hz;
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &c->uc) != UC_ERR_OK)
+		goto err_free;
+	if (bcache_new(c))
+		goto err_close;
+	/* Hooks first: they reach only code translated after they exist. */
+	if (uc_hook_add(c->uc, &c->h_syscall, UC_HOOK_INSN, hook_syscall, c, 1, 0,
+			UC_X86_INS_SYSCALL) != UC_ERR_OK)
+		goto err_bcache;
+	if (uc_hook_add(c->uc, &c->h_cpuid, UC_HOOK_INSN, hook_cpuid, c, 1, 0,
+			UC_X86_INS_CPUID) != UC_ERR_OK)
+		goto err_bcache;
+	if (uc_hook_add(c->uc, &c->h_memerr, UC_HOOK_MEM_INVALID, hook_memerr, c, 1, 0)
+	    != UC_ERR_OK)
+		goto err_bcache;
+	if (uc_hook_add(c->uc, &c->h_intr, UC_HOOK_INTR, hook_intr, c, 1, 0) != UC_ERR_OK)
+		goto err_bcache;
+	return c;
+err_bcache:
+	bcache_free(c->bcache);
+err_close:
+	uc_close(c->uc);
+err_free:
+	free(c);
+	return NULL;
+}
+
+void vcpu_free(struct vcpu *c)
+{
+	if (!c)
+		return;
+	uc_close(c->uc);
+	bcache_free(c->bcache);
+	free(c->tsc_sites);
+	free(c->tsc_hooks);
+	free(c);
+}
+
+uint64_t vcpu_reg(struct vcpu *c, int reg)
+{
+	uint64_t v = 0;
+
+	uc_reg_read(c->uc, reg, &v);
+	return v;
+}
+
+void vcpu_set_reg(struct vcpu *c, int reg, uint64_t v)
+{
+	uc_reg_write(c->uc, reg, &v);
+}
+
+void vcpu_syscall_set_rip(struct vcpu *c, uint64_t target)
+{
+	/* Unicorn 2.0.1 adds the SYSCALL length after the hook returns. */
+	vcpu_set_reg(c, UC_X86_REG_RIP, target - 2);
+}
+
+int vcpu_set_fs(struct vcpu *c, uint64_t base)
+{
+	return uc_reg_write(c->uc, UC_X86_REG_FS_BASE, &base) == UC_ERR_OK ? 0 : -EINVAL;
+}
+
+int vcpu_set_gs(struct vcpu *c, uint64_t base)
+{
+	return uc_reg_write(c->uc, UC_X86_REG_GS_BASE, &base) == UC_ERR_OK ? 0 : -EINVAL;
+}
+
+int vcpu_want_blocks(struct vcpu *c)
+{
+	if (c->blocks_on)
+		return 0;
+	if (uc_hook_add(c->uc, &c->h_block, UC_HOOK_BLOCK, hook_block, c, 1, 0) != UC_ERR_OK)
+		return -ENOMEM;
+	c->blocks_on = true;
+	c->want_blocks_pending = false;
+	/* already translated blocks carry no hook call: retranslate */
+	uc_ctl_flush_tlb(c->uc);
+	return 0;
+}
+
+void vcpu_stop(struct vcpu *c)
+{
+	c->stop = true;
+	uc_emu_stop(c->uc);
+}
+
+/*
+ * Runs from RIP until a hook stops the engine or the guest faults. Returns
+ * the reason; for VCPU_EXIT_FAULT c->fault says where. RIP is left at the
+ * faulting instruction for faults, after the last executed one otherwise.
+ */
+enum vcpu_exit vcpu_run(struct vcpu *c)
+{
+	uint64_t rip;
+	uc_err e;
+
+	if (c->want_blocks_pending)
+		vcpu_want_blocks(c);
+	c->stop = false;
+	c->exit = VCPU_EXIT_STOP;
+	c->err = UC_ERR_OK;
+	memset(&c->fault, 0, sizeof(c->fault));
+	rip = vcpu_reg(c, UC_X86_REG_RIP);
+	e = uc_emu_start(c->uc, rip, 0, 0, 0);
+	if (c->exit != VCPU_EXIT_STOP)    /* set by hook_intr */
+		return c->exit;
+	switch (e) {
+	case UC_ERR_OK:
+		return VCPU_EXIT_STOP;
+	case UC_ERR_READ_UNMAPPED:
+	case UC_ERR_WRITE_UNMAPPED:
+	case UC_ERR_FETCH_UNMAPPED:
+	case UC_ERR_READ_PROT:
+	case UC_ERR_WRITE_PROT:
+	case UC_ERR_FETCH_PROT:
+		c->exit = VCPU_EXIT_FAULT;
+		break;
+	case UC_ERR_INSN_INVALID:
+		c->exit = VCPU_EXIT_ILLEGAL;
+		break;
+	default:
+		c->exit = VCPU_EXIT_OTHER;
+		break;
+	}
+	c->err = e;
+	return c->exit;
+}
+
+/* ---- RDTSC sites --------------------------------------------------------- */
+
+static int tsc_add(struct vcpu *c, uint64_t addr)
+{
+	uc_hook h;
+
+	for (unsigned i = 0; i < c->nr_tsc; i++)
+		if (c->tsc_sites[i] == addr)
+			return 0;
+	if (c->nr_tsc == c->cap_tsc) {
+		unsigned nc = c->cap_tsc ? c->cap_tsc * 2 : 64;
+		uint64_t *s = realloc(c->tsc_sites, nc * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		c->tsc_sites = s;
+		uc_hook *hh = realloc(c->tsc_hooks, nc * sizeof(*hh));
+
+		if (!hh)
+			return -ENOMEM;
+		c->tsc_hooks = hh;
+		c->cap_tsc = nc;
+	}
+	if (uc_hook_add(c->uc, &h, UC_HOOK_CODE, hook_rdtsc, c, addr, addr) != UC_ERR_OK)
+		return -ENOMEM;
+	c->tsc_sites[c->nr_tsc] = addr;
+	c->tsc_hooks[c->nr_tsc] = h;
+	c->nr_tsc++;
+	return 0;
+}
+
+/*
+ * Every byte pair 0f 31 (and 0f 01 f9) in executable memory gets a one-address
+ * code hook: a site that is not an instruction start is never reached, so a
+ * false match costs nothing at run time.
+ */
+int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end)
+{
+	const uint8_t *p = (const uint8_t *)(uintptr_t)start;
+	size_t n = end - start;
+	int err;
+
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (p[i] != 0x0f)
+			continue;
+		if (p[i + 1] == 0x31 ||
+		    (i + 2 < n && p[i + 1] == 0x01 && p[i + 2] == 0xf9)) {
+			err = tsc_add(c, start + i);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end)
+{
+	for (unsigned i = 0; i < c->nr_tsc; ) {
+		if (c->tsc_sites[i] >= start && c->tsc_sites[i] < end) {
+			uc_hook_del(c->uc, c->tsc_hooks[i]);
+			c->tsc_sites[i] = c->tsc_sites[c->nr_tsc - 1];
+			c->tsc_hooks[i] = c->tsc_hooks[c->nr_tsc - 1];
+			c->nr_tsc--;
+		} else {
+			i++;
+		}
+	}
+	uc_ctl_remove_cache(c->uc, start, end);
+}
+
+/* ---- virtual clock ------------------------------------------------------- */
+
+uint64_t vcpu_cycles(struct vcpu *c)
+{
+	return (uint64_t)((unsigned __int128)c->clk.insns * c->clk.cpi_milli / 1000);
+}
+
+uint64_t vcpu_tsc(struct vcpu *c)
+{
+	return (uint64_t)((unsigned __int128)vcpu_cycles(c) * c->clk.tsc_hz / c->clk.freq_hz);
+}
+
+uint64_t vcpu_virtual_ns(struct vcpu *c)
+{
+	return (uint64_t)((unsigned __int128)vcpu_cycles(c) * 1000000000u / c->clk.freq_hz);
+}

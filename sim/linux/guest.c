@@ -1,0 +1,178 @@
+/*
+ * guest.c - guest process and thread life cycle, and the run loop that turns
+ * vCPU exits (syscalls, faults) into Linux behaviour.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "sim/cpu/tlb_fast.h"
+#include "sim/cpu/vcpu.h"
+#include "sim/linux/guest.h"
+
+int guest_process_init(struct guest_process *p, const struct pmu_model *m,
+		       const struct guest_options *opt)
+{
+	memset(p, 0, sizeof(*p));
+	guest_mm_init(&p->mm);
+	p->pid = getpid();
+	p->model = m;
+	if (opt)
+		p->opt = *opt;
+	p->fd_reserved_lo = 1024;
+	p->fd_reserved_hi = 2048;
+	pthread_mutex_init(&p->lock, NULL);
+	list_init(&p->threads);
+	return 0;
+}
+
+void guest_process_destroy(struct guest_process *p)
+{
+	guest_mm_destroy(&p->mm);
+}
+
+/* The vCPU's SYSCALL: read the arguments, dispatch, write RAX. */
+static void on_syscall(struct vcpu *c, void *opaque)
+{
+	struct guest_thread *t = opaque;
+	uint64_t a[6];
+	unsigned long nr;
+	long ret;
+
+	nr = vcpu_reg(c, UC_X86_REG_RAX);
+	a[0] = vcpu_reg(c, UC_X86_REG_RDI);
+	a[1] = vcpu_reg(c, UC_X86_REG_RSI);
+	a[2] = vcpu_reg(c, UC_X86_REG_RDX);
+	a[3] = vcpu_reg(c, UC_X86_REG_R10);
+	a[4] = vcpu_reg(c, UC_X86_REG_R8);
+	a[5] = vcpu_reg(c, UC_X86_REG_R9);
+	ret = guest_syscall(t, nr, a);
+	/* SYSCALL clobbers RCX (return RIP) and R11 (RFLAGS) */
+	vcpu_set_reg(c, UC_X86_REG_RCX, vcpu_reg(c, UC_X86_REG_RIP) + 2);
+	vcpu_set_reg(c, UC_X86_REG_R11, vcpu_reg(c, UC_X86_REG_EFLAGS));
+	vcpu_set_reg(c, UC_X86_REG_RAX, (uint64_t)ret);
+	if (t->state != GUEST_RUNNING || t->stop_request)
+		vcpu_stop(c);
+}
+
+static const struct vcpu_ops guest_vcpu_ops = {
+	.syscall = on_syscall,
+};
+
+struct guest_thread *guest_thread_new(struct guest_process *p)
+{
+	struct guest_thread *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->proc = p;
+	t->tid = (int)syscall(SYS_gettid);
+	list_init(&t->node);
+	t->cpu = vcpu_new(p->model, &guest_vcpu_ops, t);
+	if (!t->cpu) {
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	guest_mm_add_engine(&p->mm, t->cpu);
+	return t;
+}
+
+void guest_thread_attach(struct guest_thread *t)
+{
+	struct guest_process *p = t->proc;
+
+	pthread_mutex_lock(&p->lock);
+	list_add_tail(&t->node, &p->threads);
+	p->nr_threads++;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void guest_thread_detach(struct guest_thread *t)
+{
+	struct guest_process *p = t->proc;
+
+	pthread_mutex_lock(&p->lock);
+	list_del(&t->node);
+	p->nr_threads--;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void guest_thread_free(struct guest_thread *t)
+{
+	if (!t)
+		return;
+	guest_mm_remove_engine(&t->proc->mm, t->cpu);
+	vcpu_free(t->cpu);
+	free(t);
+}
+
+/*
+ * Defaults until the signal area provides these (weak: a strong definition
+ * in sim/linux/signal*.c replaces them). A fault kills the process by the
+ * signal, as a guest without a handler dies.
+ */
+__attribute__((weak)) void guest_signal_fault(struct guest_thread *t, int sig, int code,
+					      uint64_t addr)
+{
+	(void)code; (void)addr;
+	fflush(stdout);
+	t->state = GUEST_KILLED;
+	t->term_sig = sig;
+}
+
+__attribute__((weak)) void guest_signal_pending(struct guest_thread *t)
+{
+	(void)t;
+}
+
+/* si_code values of the kernel (uapi/asm-generic/siginfo.h). */
+#define K_SEGV_MAPERR 1
+#define K_SEGV_ACCERR 2
+#define K_ILL_ILLOPN 2
+#define K_FPE_INTDIV 1
+#define K_SI_KERNEL 0x80
+
+/*
+ * Runs t until its state leaves GUEST_RUNNING. Each engine exit is turned
+ * into Linux behaviour: faults become synchronous signals (do_page_fault /
+ * do_trap semantics via guest_signal_fault); after every stop pending
+ * signals get their chance.
+ */
+enum guest_run_state guest_thread_run(struct guest_thread *t)
+{
+	struct vcpu *c = t->cpu;
+
+	while (t->state == GUEST_RUNNING) {
+		enum vcpu_exit x = vcpu_run(c);
+
+		switch (x) {
+		case VCPU_EXIT_STOP:
+			break;
+		case VCPU_EXIT_FAULT:
+			guest_signal_fault(t, SIGSEGV,
+					   c->fault.prot ? K_SEGV_ACCERR : K_SEGV_MAPERR,
+					   c->fault.addr);
+			break;
+		case VCPU_EXIT_ILLEGAL:
+			guest_signal_fault(t, SIGILL, K_ILL_ILLOPN,
+					   vcpu_reg(c, UC_X86_REG_RIP));
+			break;
+		case VCPU_EXIT_DIVIDE:
+			guest_signal_fault(t, SIGFPE, K_FPE_INTDIV,
+					   vcpu_reg(c, UC_X86_REG_RIP));
+			break;
+		case VCPU_EXIT_OTHER:
+			/* #GP and the like: the kernel sends SIGSEGV, SI_KERNEL */
+			guest_signal_fault(t, SIGSEGV, K_SI_KERNEL, 0);
+			break;
+		}
+		t->stop_request = 0;
+		if (t->state == GUEST_RUNNING)
+			guest_signal_pending(t);
+	}
+	return t->state;
+}

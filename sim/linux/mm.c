@@ -1,0 +1,676 @@
+/*
+ * mm.c - the guest address space: host mappings at guest addresses, the
+ * canonical VMA list, and its mirrors in every engine (uc_mem_map_ptr).
+ * See mm.h for the contract.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "sim/cpu/tlb_fast.h"
+#include "sim/cpu/vcpu.h"
+#include "sim/linux/mm.h"
+
+#define PAGE 4096ull
+#define PAGE_UP(x) (((x) + PAGE - 1) & ~(PAGE - 1))
+#define TASK_SIZE 0x7ffffffff000ull            /* x86-64 4-level TASK_SIZE_MAX */
+#define BRK_RESERVE (1ull << 30)               /* heap reservation */
+
+static uint32_t uc_perms(int prot)
+{
+	uint32_t p = 0;
+
+	if (prot & PROT_READ)
+		p |= UC_PROT_READ;
+	if (prot & PROT_WRITE)
+		p |= UC_PROT_WRITE | UC_PROT_READ;    /* x86: W implies R */
+	if (prot & PROT_EXEC)
+		p |= UC_PROT_EXEC | UC_PROT_READ;     /* x86: X implies R */
+	return p;
+}
+
+/* Host protection of a guest mapping: no host EXEC, READ where X. */
+static int host_prot(int prot)
+{
+	int p = prot & (PROT_READ | PROT_WRITE);
+
+	if (prot & PROT_EXEC)
+		p |= PROT_READ;
+	return p;
+}
+
+int guest_mm_init(struct guest_mm *mm)
+{
+	memset(mm, 0, sizeof(*mm));
+	pthread_mutex_init(&mm->lock, NULL);
+	return 0;
+}
+
+/* ---- VMA list ------------------------------------------------------------ */
+
+static int vma_reserve(struct guest_mm *mm, size_t extra)
+{
+	if (mm->nr + extra <= mm->cap)
+		return 0;
+	size_t nc = mm->cap ? mm->cap * 2 : 64;
+
+	while (nc < mm->nr + extra)
+		nc *= 2;
+	struct guest_vma *v = realloc(mm->vma, nc * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	mm->vma = v;
+	mm->cap = nc;
+	return 0;
+}
+
+/* Cuts [s,e) out of the list (splitting), calling fn on each removed piece. */
+static int vma_cut(struct guest_mm *mm, uint64_t s, uint64_t e,
+		   void (*fn)(struct guest_mm *, const struct guest_vma *))
+{
+	if (vma_reserve(mm, 1))
+		return -ENOMEM;
+	for (size_t i = 0; i < mm->nr; ) {
+		struct guest_vma *v = &mm->vma[i];
+		struct guest_vma piece;
+
+		if (v->end <= s || v->start >= e) {
+			i++;
+			continue;
+		}
+		piece = *v;
+		piece.start = v->start > s ? v->start : s;
+		piece.end = v->end < e ? v->end : e;
+		if (fn)
+			fn(mm, &piece);
+		if (v->start < s && v->end > e) {
+			memmove(&mm->vma[i + 1], &mm->vma[i], (mm->nr - i) * sizeof(*v));
+			mm->nr++;
+			mm->vma[i].end = s;
+			mm->vma[i + 1].start = e;
+			break;
+		} else if (v->start < s) {
+			v->end = s;
+			i++;
+		} else if (v->end > e) {
+			v->start = e;
+			i++;
+		} else {
+			memmove(&mm->vma[i], &mm->vma[i + 1], (mm->nr - i - 1) * sizeof(*v));
+			mm->nr--;
+		}
+	}
+	return 0;
+}
+
+static int vma_insert(struct guest_mm *mm, const struct guest_vma *nv)
+{
+	size_t i;
+
+	if (vma_reserve(mm, 1))
+		return -ENOMEM;
+	for (i = 0; i < mm->nr && mm->vma[i].start < nv->start; i++)
+		;
+	assert(i == mm->nr || mm->vma[i].start >= nv->end);
+	assert(i == 0 || mm->vma[i - 1].end <= nv->start);
+	memmove(&mm->vma[i + 1], &mm->vma[i], (mm->nr - i) * sizeof(*nv));
+	mm->vma[i] = *nv;
+	mm->nr++;
+	return 0;
+}
+
+/* ---- engine mirrors -------------------------------------------------------- */
+
+static void engines_map(struct guest_mm *mm, const struct guest_vma *v)
+{
+	for (unsigned i = 0; i < mm->nr_engines; i++) {
+		uc_err e = uc_mem_map_ptr(mm->engines[i]->uc, v->start, v->end - v->start,
+					  uc_perms(v->prot), (void *)(uintptr_t)v->start);
+
+		if (e != UC_ERR_OK)
+			fprintf(stderr, "pmusim: internal: uc_mem_map_ptr %#llx-%#llx: %s\n",
+				(unsigned long long)v->start, (unsigned long long)v->end,
+				uc_strerror(e));
+		if (v->prot & PROT_EXEC)
+			vcpu_scan_rdtsc(mm->engines[i], v->start, v->end);
+	}
+}
+
+/* Called by vma_cut for each piece removed: unmap from every engine. */
+static void engines_unmap_piece(struct guest_mm *mm, const struct guest_vma *p)
+{
+	for (unsigned i = 0; i < mm->nr_engines; i++) {
+		if (p->was_exec)
+			vcpu_forget_code(mm->engines[i], p->start, p->end);
+		uc_mem_unmap(mm->engines[i]->uc, p->start, p->end - p->start);
+	}
+	if (p->was_exec)
+		tlb_fast_exec_remove(p->start, p->end);
+}
+
+#define SPACER_SIZE (4ull << 20)
+
+/*
+ * Mirrors the whole map into a new engine: executable mappings first, then
+ * the 4 MiB spacer, then the data (the layout measured to halve the stock
+ * store cost, docs/machine.md).
+ */
+void guest_mm_add_engine(struct guest_mm *mm, struct vcpu *c)
+{
+	pthread_mutex_lock(&mm->lock);
+	assert(mm->nr_engines < GUEST_MAX_ENGINES);
+	mm->engines[mm->nr_engines++] = c;
+	if (!mm->spacer) {
+		void *p = mmap(NULL, SPACER_SIZE, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (p != MAP_FAILED)
+			mm->spacer = (uint64_t)(uintptr_t)p;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1 && mm->spacer)
+			uc_mem_map_ptr(c->uc, mm->spacer, SPACER_SIZE, UC_PROT_NONE,
+				       (void *)(uintptr_t)mm->spacer);
+		for (size_t i = 0; i < mm->nr; i++) {
+			const struct guest_vma *v = &mm->vma[i];
+
+			if ((int)!(v->prot & PROT_EXEC) != pass)
+				continue;
+			uc_mem_map_ptr(c->uc, v->start, v->end - v->start, uc_perms(v->prot),
+				       (void *)(uintptr_t)v->start);
+			if (v->prot & PROT_EXEC)
+				vcpu_scan_rdtsc(c, v->start, v->end);
+		}
+	}
+	c->mm_seq = mm->seq;
+	pthread_mutex_unlock(&mm->lock);
+}
+
+void guest_mm_remove_engine(struct guest_mm *mm, struct vcpu *c)
+{
+	pthread_mutex_lock(&mm->lock);
+	for (unsigned i = 0; i < mm->nr_engines; i++) {
+		if (mm->engines[i] == c) {
+			mm->engines[i] = mm->engines[--mm->nr_engines];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&mm->lock);
+}
+
+/*
+ * Engines are updated in place by every change (under mm->lock), so a vCPU
+ * is always in step; this only records that. A thread running concurrently
+ * with a change sees it at its next TLB refill (Unicorn flushes its TLB on
+ * unmap/protect).
+ */
+int guest_mm_sync(struct guest_mm *mm, struct vcpu *c)
+{
+	pthread_mutex_lock(&mm->lock);
+	c->mm_seq = mm->seq;
+	pthread_mutex_unlock(&mm->lock);
+	return 0;
+}
+
+void guest_mm_destroy(struct guest_mm *mm)
+{
+	pthread_mutex_lock(&mm->lock);
+	for (size_t i = 0; i < mm->nr; i++) {
+		struct guest_vma *v = &mm->vma[i];
+
+		engines_unmap_piece(mm, v);
+		munmap((void *)(uintptr_t)v->start, v->end - v->start);
+	}
+	if (mm->brk_limit > mm->brk_mapped)
+		munmap((void *)(uintptr_t)mm->brk_mapped, mm->brk_limit - mm->brk_mapped);
+	mm->nr = 0;
+	free(mm->vma);
+	mm->vma = NULL;
+	mm->cap = 0;
+	mm->seq++;
+	pthread_mutex_unlock(&mm->lock);
+}
+
+/* ---- range checks ------------------------------------------------------------ */
+
+/* True if [s,e) lies in the unused part of the heap reservation. */
+static bool in_brk_reserve(struct guest_mm *mm, uint64_t s, uint64_t e)
+{
+	return s >= mm->brk_mapped && e <= mm->brk_limit && mm->brk_limit;
+}
+
+/* Placeholders put by fixed_range_free(), to undo on failure. */
+struct probe_set {
+	uint64_t r[64][2];
+	unsigned n;
+	bool overflow;
+};
+
+/* Probes one gap piece [s,e) with a MAP_FIXED_NOREPLACE placeholder. */
+static int probe_free(struct probe_set *ps, uint64_t s, uint64_t e)
+{
+	void *p;
+
+	if (s >= e)
+		return 0;
+	p = mmap((void *)(uintptr_t)s, e - s, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	if ((uint64_t)(uintptr_t)p != s) {   /* kernel without NOREPLACE */
+		munmap(p, e - s);
+		return -ENOMEM;
+	}
+	if (ps->n < 64) {
+		ps->r[ps->n][0] = s;
+		ps->r[ps->n][1] = e;
+		ps->n++;
+	}
+	return 0;
+}
+
+/*
+ * A guest may map at [s,e) with MAP_FIXED only where the host has nothing but
+ * guest memory: each gap between guest VMAs must be free in the host or be
+ * part of the unused heap reservation. Gaps are probed with
+ * MAP_FIXED_NOREPLACE placeholders, which stay until the caller maps over
+ * them. Returns 0 or -ENOMEM (pmusim's own memory is in the way).
+ */
+static int fixed_range_free(struct guest_mm *mm, uint64_t s, uint64_t e)
+{
+	struct probe_set ps = { .n = 0 };
+	uint64_t cur = s;
+	size_t i = 0;
+
+	if (e > TASK_SIZE || e <= s)
+		return -ENOMEM;
+	while (cur < e) {
+		uint64_t gs = cur, ge = e;
+
+		/* next VMA at or after cur */
+		while (i < mm->nr && mm->vma[i].end <= cur)
+			i++;
+		if (i < mm->nr && mm->vma[i].start <= cur) {
+			cur = mm->vma[i].end;
+			continue;
+		}
+		if (i < mm->nr && mm->vma[i].start < e)
+			ge = mm->vma[i].start;
+		/* [gs,ge) is a gap: the heap reservation part is the guest's */
+		if (mm->brk_limit > mm->brk_mapped) {
+			uint64_t rs = gs > mm->brk_mapped ? gs : mm->brk_mapped;
+			uint64_t re = ge < mm->brk_limit ? ge : mm->brk_limit;
+
+			if (rs < re) {
+				if (probe_free(&ps, gs, rs) || probe_free(&ps, re, ge))
+					goto busy;
+			} else if (probe_free(&ps, gs, ge)) {
+				goto busy;
+			}
+		} else if (probe_free(&ps, gs, ge)) {
+			goto busy;
+		}
+		cur = ge;
+	}
+	return 0;
+busy:
+	for (unsigned k = 0; k < ps.n; k++)
+		munmap((void *)(uintptr_t)ps.r[k][0], ps.r[k][1] - ps.r[k][0]);
+	return -ENOMEM;
+}
+
+bool guest_mm_access_ok(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
+{
+	uint64_t cur = addr, end = addr + len;
+	bool ok = true;
+
+	if (end < addr)
+		return false;
+	pthread_mutex_lock(&mm->lock);
+	for (size_t i = 0; i < mm->nr && cur < end; i++) {
+		struct guest_vma *v = &mm->vma[i];
+
+		if (v->end <= cur)
+			continue;
+		if (v->start > cur || (v->prot & prot) != prot) {
+			ok = false;
+			break;
+		}
+		cur = v->end;
+	}
+	if (cur < end)
+		ok = false;
+	pthread_mutex_unlock(&mm->lock);
+	return ok;
+}
+
+/* ---- the syscalls ---------------------------------------------------------- */
+
+/* Records a new host mapping [s,e) as guest memory and mirrors it; the
+ * range holds no guest VMA (the caller cut it). */
+static int add_mapping(struct guest_mm *mm, uint64_t s, uint64_t e, int prot, int flags)
+{
+	struct guest_vma v = { .start = s, .end = e, .prot = prot, .flags = flags,
+			       .was_exec = (prot & PROT_EXEC) != 0 };
+	int err;
+
+	if (v.was_exec) {
+		err = tlb_fast_exec_add(s, e);
+		if (err)
+			return err;
+	}
+	err = vma_insert(mm, &v);
+	if (err)
+		return err;
+	engines_map(mm, &v);
+	mm->seq++;
+	return 0;
+}
+
+long guest_mmap(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,
+		int flags, int fd, uint64_t off)
+{
+	int hflags = flags & ~(MAP_GROWSDOWN | MAP_EXECUTABLE | MAP_DENYWRITE | GUEST_MAP_TRUSTED);
+	uint64_t s, e;
+	bool trusted;
+	void *p;
+	long ret;
+
+	if (!len)
+		return -EINVAL;
+	if (PAGE_UP(len) < len)
+		return -ENOMEM;
+	len = PAGE_UP(len);
+	pthread_mutex_lock(&mm->lock);
+	if ((flags & MAP_FIXED) && (addr & (PAGE - 1))) {
+		ret = -EINVAL;
+		goto out;
+	}
+	trusted = (flags & GUEST_MAP_TRUSTED) != 0;
+	flags &= ~GUEST_MAP_TRUSTED;
+	if ((flags & MAP_FIXED) && !trusted) {
+		ret = fixed_range_free(mm, addr, addr + len);
+		if (ret)
+			goto out;
+	} else if (!(flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && addr) {
+		/* a hint inside the heap reservation must not land there */
+		if (in_brk_reserve(mm, addr & ~(PAGE - 1), (addr & ~(PAGE - 1)) + len))
+			addr = 0;
+	}
+	p = mmap((void *)(uintptr_t)addr, len, host_prot(prot), hflags, fd, (off_t)off);
+	if (p == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	s = (uint64_t)(uintptr_t)p;
+	e = s + len;
+	if (vma_cut(mm, s, e, engines_unmap_piece)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = add_mapping(mm, s, e, prot, flags);
+	if (ret) {
+		munmap(p, len);
+		goto out;
+	}
+	ret = (long)s;
+out:
+	pthread_mutex_unlock(&mm->lock);
+	return ret;
+}
+
+/* Unmaps the guest pieces of [s,e) from host and engines; the rest of the
+ * range (pmusim's or nothing) is left alone, as a kernel would leave an
+ * unmapped range. */
+static void unmap_host_piece(struct guest_mm *mm, const struct guest_vma *p)
+{
+	engines_unmap_piece(mm, p);
+	munmap((void *)(uintptr_t)p->start, p->end - p->start);
+}
+
+long guest_munmap(struct guest_mm *mm, uint64_t addr, uint64_t len)
+{
+	long ret;
+
+	if ((addr & (PAGE - 1)) || !len || addr + PAGE_UP(len) > TASK_SIZE + PAGE)
+		return -EINVAL;
+	len = PAGE_UP(len);
+	pthread_mutex_lock(&mm->lock);
+	ret = vma_cut(mm, addr, addr + len, unmap_host_piece);
+	mm->seq++;
+	pthread_mutex_unlock(&mm->lock);
+	return ret;
+}
+
+long guest_mprotect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
+{
+	uint64_t e;
+	long ret = 0;
+
+	if (addr & (PAGE - 1))
+		return -EINVAL;
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_GROWSDOWN | PROT_GROWSUP))
+		return -EINVAL;
+	prot &= PROT_READ | PROT_WRITE | PROT_EXEC;
+	len = PAGE_UP(len);
+	e = addr + len;
+	if (!len)
+		return 0;
+	pthread_mutex_lock(&mm->lock);
+	/* do_mprotect_pkey(): the whole range must be mapped, else -ENOMEM */
+	{
+		uint64_t cur = addr;
+
+		for (size_t i = 0; i < mm->nr && cur < e; i++) {
+			if (mm->vma[i].end <= cur)
+				continue;
+			if (mm->vma[i].start > cur)
+				break;
+			cur = mm->vma[i].end;
+		}
+		if (cur < e) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	if (mprotect((void *)(uintptr_t)addr, len, host_prot(prot))) {
+		ret = -errno;
+		goto out;
+	}
+	if (vma_reserve(mm, 2)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* split at the ends, then change every VMA inside */
+	for (size_t i = 0; i < mm->nr; i++) {
+		struct guest_vma *v = &mm->vma[i];
+
+		if (v->end <= addr || v->start >= e)
+			continue;
+		if (v->start < addr) {
+			struct guest_vma right = *v;
+
+			right.start = addr;
+			v->end = addr;
+			memmove(&mm->vma[i + 2], &mm->vma[i + 1], (mm->nr - i - 1) * sizeof(*v));
+			mm->vma[i + 1] = right;
+			mm->nr++;
+			continue;
+		}
+		if (v->end > e) {
+			struct guest_vma right = *v;
+
+			right.start = e;
+			v->end = e;
+			memmove(&mm->vma[i + 2], &mm->vma[i + 1], (mm->nr - i - 1) * sizeof(*v));
+			mm->vma[i + 1] = right;
+			mm->nr++;
+		}
+		bool add_exec = (prot & PROT_EXEC) && !(v->prot & PROT_EXEC);
+		bool was_exec_before = v->was_exec;
+
+		v->prot = prot;
+		if (prot & PROT_EXEC) {
+			v->was_exec = true;
+			if (!was_exec_before)
+				tlb_fast_exec_add(v->start, v->end);
+		}
+		for (unsigned k = 0; k < mm->nr_engines; k++) {
+			uc_engine *uc = mm->engines[k]->uc;
+
+			if (add_exec && !was_exec_before && (prot & PROT_WRITE)) {
+				/* writable page becomes code: a protect toggle
+				 * flushes TLB entries filled without NOTDIRTY */
+				uc_mem_protect(uc, v->start, v->end - v->start, UC_PROT_READ);
+			}
+			uc_mem_protect(uc, v->start, v->end - v->start, uc_perms(prot));
+			if (add_exec)
+				vcpu_scan_rdtsc(mm->engines[k], v->start, v->end);
+		}
+	}
+	mm->seq++;
+out:
+	pthread_mutex_unlock(&mm->lock);
+	return ret;
+}
+
+long guest_mremap(struct guest_mm *mm, uint64_t old, uint64_t old_len,
+		  uint64_t new_len, int flags, uint64_t new_addr)
+{
+	struct guest_vma *src = NULL;
+	struct guest_vma copy;
+	void *p;
+	uint64_t s;
+	long ret;
+
+	if (old & (PAGE - 1))
+		return -EINVAL;
+	old_len = PAGE_UP(old_len);
+	new_len = PAGE_UP(new_len);
+	if (!new_len)
+		return -EINVAL;
+	pthread_mutex_lock(&mm->lock);
+	for (size_t i = 0; i < mm->nr; i++)
+		if (mm->vma[i].start <= old && old < mm->vma[i].end)
+			src = &mm->vma[i];
+	if (!src) {
+		ret = -EFAULT;
+		goto out;
+	}
+	copy = *src;
+	if (flags & MREMAP_FIXED) {
+		ret = fixed_range_free(mm, new_addr, new_addr + new_len);
+		if (ret)
+			goto out;
+	} else if (new_len > old_len && !(flags & MREMAP_MAYMOVE)) {
+		/* growing in place over the heap reservation or pmusim: let the
+		 * host decide, it refuses when anything is mapped there */
+		if (in_brk_reserve(mm, old + old_len, old + new_len)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	p = mremap((void *)(uintptr_t)old, old_len, new_len, flags, (void *)(uintptr_t)new_addr);
+	if (p == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	s = (uint64_t)(uintptr_t)p;
+	/* the old range is gone from the host (unless old_len == 0) */
+	if (old_len)
+		vma_cut(mm, old, old + old_len, engines_unmap_piece);
+	vma_cut(mm, s, s + new_len, engines_unmap_piece);
+	ret = add_mapping(mm, s, s + new_len, copy.prot, copy.flags);
+	if (ret)
+		goto out;
+	ret = (long)s;
+out:
+	pthread_mutex_unlock(&mm->lock);
+	return ret;
+}
+
+int guest_mm_set_brk(struct guest_mm *mm, uint64_t start)
+{
+	uint64_t size = BRK_RESERVE;
+	void *p = MAP_FAILED;
+
+	start = PAGE_UP(start);
+	pthread_mutex_lock(&mm->lock);
+	/* reserve as much as is free above the image, halving on collision */
+	while (size >= (1ull << 20)) {
+		p = mmap((void *)(uintptr_t)start, size, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+		if (p != MAP_FAILED)
+			break;
+		size /= 2;
+	}
+	mm->brk_start = mm->brk_cur = mm->brk_mapped = start;
+	mm->brk_limit = p == MAP_FAILED ? start : start + size;
+	pthread_mutex_unlock(&mm->lock);
+	return 0;
+}
+
+/* brk(): the kernel's rules (mm/mmap.c: brk): below the start or on failure
+ * the current break is returned; growth maps zeroed pages. */
+long guest_brk(struct guest_mm *mm, uint64_t brk)
+{
+	uint64_t newtop;
+	long ret;
+
+	pthread_mutex_lock(&mm->lock);
+	if (brk < mm->brk_start || brk > mm->brk_limit)
+		goto done;
+	newtop = PAGE_UP(brk);
+	if (newtop > mm->brk_mapped) {
+		uint64_t s = mm->brk_mapped;
+		void *p;
+
+		/* do_brk_flags(): fails if the growth would hit a mapping */
+		for (size_t i = 0; i < mm->nr; i++)
+			if (mm->vma[i].start < newtop && mm->vma[i].end > s)
+				goto done;
+		p = mmap((void *)(uintptr_t)s, newtop - s, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p == MAP_FAILED)
+			goto done;
+		if (add_mapping(mm, s, newtop, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS)) {
+			mmap(p, newtop - s, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+			     MAP_NORESERVE | MAP_FIXED, -1, 0);
+			goto done;
+		}
+		mm->brk_mapped = newtop;
+	} else if (newtop < mm->brk_mapped) {
+		uint64_t s = newtop, e = mm->brk_mapped;
+
+		vma_cut(mm, s, e, engines_unmap_piece);
+		/* back to reservation */
+		mmap((void *)(uintptr_t)s, e - s, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+		mm->brk_mapped = newtop;
+		mm->seq++;
+	}
+	mm->brk_cur = brk;
+done:
+	ret = (long)mm->brk_cur;
+	pthread_mutex_unlock(&mm->lock);
+	return ret;
+}
+
+void guest_mm_dump(struct guest_mm *mm, int fd)
+{
+	pthread_mutex_lock(&mm->lock);
+	for (size_t i = 0; i < mm->nr; i++) {
+		const struct guest_vma *v = &mm->vma[i];
+
+		dprintf(fd, "%012llx-%012llx %c%c%c%c\n", (unsigned long long)v->start,
+			(unsigned long long)v->end, v->prot & PROT_READ ? 'r' : '-',
+			v->prot & PROT_WRITE ? 'w' : '-', v->prot & PROT_EXEC ? 'x' : '-',
+			v->flags & MAP_SHARED ? 's' : 'p');
+	}
+	pthread_mutex_unlock(&mm->lock);
+}

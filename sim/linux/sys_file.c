@@ -1,0 +1,240 @@
+/*
+ * sys_file.c - file, pipe, socket and poll syscalls. Almost all pass to the
+ * host unchanged (guest fds are host fds, guest pointers host pointers);
+ * this file holds the ones that need a look first: the paths that must name
+ * the guest instead of pmusim (/proc/self/exe, /proc/cpuinfo) and the fds
+ * that belong to pmusim.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "sim/cpu/vcpu.h"
+#include "sim/linux/guest.h"
+#include "sim/linux/sys_handlers.h"
+
+#define R(...) syscall(__VA_ARGS__)
+static long ret_errno(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+/* The path forms that name the process's own executable. */
+static bool is_self_exe(struct guest_thread *t, const char *p)
+{
+	char own[64];
+
+	if (!strcmp(p, "/proc/self/exe") || !strcmp(p, "/proc/thread-self/exe"))
+		return true;
+	snprintf(own, sizeof(own), "/proc/%d/exe", t->proc->pid);
+	if (!strcmp(p, own))
+		return true;
+	snprintf(own, sizeof(own), "/proc/%d/task/%d/exe", t->proc->pid, t->tid);
+	return !strcmp(p, own);
+}
+
+/*
+ * Decides what a path argument really names: *out is the guest pointer to
+ * pass on, or a pmusim buffer when the path is rewritten. Returns 0, 1 for
+ * /proc/cpuinfo, or -EFAULT / -ENAMETOOLONG.
+ */
+static long fix_path(struct guest_thread *t, uint64_t gp, const char **out, char *buf)
+{
+	long r = guest_copy_str(t, gp, buf, PATH_MAX);
+
+	if (r < 0)
+		return r;
+	*out = (const char *)(uintptr_t)gp;
+	if (is_self_exe(t, buf)) {
+		*out = t->proc->exe_path;
+		return 0;
+	}
+	if (!strcmp(buf, "/proc/cpuinfo"))
+		return 1;
+	return 0;
+}
+
+/* /proc/cpuinfo of the modelled CPU: a memfd with the text, at offset 0. */
+static long open_cpuinfo(struct guest_thread *t, int flags)
+{
+	size_t cap = 64 * 1024;
+	char *text = malloc(cap);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n;
+	int fd;
+
+	if (!text)
+		return -ENOMEM;
+	n = cpuinfo_text(t->proc->model, ncpu > 0 ? (unsigned)ncpu : 1, text, cap);
+	if (n > cap)
+		n = cap;
+	fd = memfd_create("cpuinfo", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+	if (fd < 0) {
+		free(text);
+		return -errno;
+	}
+	if (write(fd, text, n) != (ssize_t)n) {
+		close(fd);
+		free(text);
+		return -EIO;
+	}
+	free(text);
+	lseek(fd, 0, SEEK_SET);
+	/* read-only like procfs: reopen O_RDONLY through /proc/self/fd */
+	{
+		char pth[64];
+		int ro;
+
+		snprintf(pth, sizeof(pth), "/proc/self/fd/%d", fd);
+		ro = open(pth, O_RDONLY | (flags & O_CLOEXEC));
+		if (ro >= 0) {
+			close(fd);
+			fd = ro;
+		}
+	}
+	return fd;
+}
+
+long sys_open(struct guest_thread *t, const uint64_t a[6])
+{
+	char buf[PATH_MAX];
+	const char *p;
+	long r = fix_path(t, a[0], &p, buf);
+
+	if (r < 0)
+		return r;
+	if (r == 1 && (a[1] & O_ACCMODE) == O_RDONLY)
+		return open_cpuinfo(t, (int)a[1]);
+	return ret_errno(R(SYS_open, p, a[1], a[2]));
+}
+
+long sys_openat(struct guest_thread *t, const uint64_t a[6])
+{
+	char buf[PATH_MAX];
+	const char *p;
+	long r = fix_path(t, a[1], &p, buf);
+
+	if (r < 0)
+		return r;
+	if (r == 1 && (a[2] & O_ACCMODE) == O_RDONLY)
+		return open_cpuinfo(t, (int)a[2]);
+	return ret_errno(R(SYS_openat, a[0], p, a[2], a[3]));
+}
+
+long sys_openat2(struct guest_thread *t, const uint64_t a[6])
+{
+	char buf[PATH_MAX];
+	const char *p;
+	long r = fix_path(t, a[1], &p, buf);
+
+	if (r < 0)
+		return r;
+	return ret_errno(R(SYS_openat2, a[0], p, a[2], a[3]));
+}
+
+static bool reserved_fd(struct guest_thread *t, uint64_t fd)
+{
+	return (int64_t)fd >= t->proc->fd_reserved_lo && (int64_t)fd < t->proc->fd_reserved_hi;
+}
+
+long sys_close(struct guest_thread *t, const uint64_t a[6])
+{
+	if (reserved_fd(t, a[0]))
+		return -EBADF;
+	return ret_errno(R(SYS_close, a[0]));
+}
+
+/* close_range(): the part of the range that is pmusim's is left open. */
+long sys_close_range(struct guest_thread *t, const uint64_t a[6])
+{
+	unsigned lo = (unsigned)a[0], hi = (unsigned)a[1];
+	unsigned rlo = (unsigned)t->proc->fd_reserved_lo, rhi = (unsigned)t->proc->fd_reserved_hi;
+	long r;
+
+	if (lo > hi)
+		return -EINVAL;
+	if (hi < rlo || lo >= rhi)
+		return ret_errno(R(SYS_close_range, lo, hi, a[2]));
+	if (lo < rlo) {
+		r = ret_errno(R(SYS_close_range, lo, rlo - 1, a[2]));
+		if (r < 0)
+			return r;
+	}
+	if (hi >= rhi)
+		return ret_errno(R(SYS_close_range, rhi, hi, a[2]));
+	return 0;
+}
+
+long sys_dup2(struct guest_thread *t, const uint64_t a[6])
+{
+	if (reserved_fd(t, a[1]) || reserved_fd(t, a[0]))
+		return -EBADF;
+	return ret_errno(R(SYS_dup2, a[0], a[1]));
+}
+
+long sys_dup3(struct guest_thread *t, const uint64_t a[6])
+{
+	if (reserved_fd(t, a[1]) || reserved_fd(t, a[0]))
+		return -EBADF;
+	return ret_errno(R(SYS_dup3, a[0], a[1], a[2]));
+}
+
+/* readlink of the own exe names the guest program (proc_exe_link()). */
+static long readlink_common(struct guest_thread *t, long dirfd, uint64_t path, uint64_t ubuf,
+			    uint64_t size)
+{
+	char buf[PATH_MAX];
+	long r = guest_copy_str(t, path, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	if (is_self_exe(t, buf)) {
+		size_t n = strlen(t->proc->exe_path);
+
+		if ((int64_t)size <= 0)
+			return -EINVAL;
+		if (n > size)
+			n = size;
+		if (!guest_access_ok(t, ubuf, n, PROT_WRITE))
+			return -EFAULT;
+		memcpy((void *)(uintptr_t)ubuf, t->proc->exe_path, n);
+		return (long)n;
+	}
+	if (dirfd == -1000)
+		return ret_errno(R(SYS_readlink, path, ubuf, size));
+	return ret_errno(R(SYS_readlinkat, dirfd, path, ubuf, size));
+}
+
+long sys_readlink(struct guest_thread *t, const uint64_t a[6])
+{
+	return readlink_common(t, -1000, a[0], a[1], a[2]);
+}
+
+long sys_readlinkat(struct guest_thread *t, const uint64_t a[6])
+{
+	return readlink_common(t, (long)(int)a[0], a[1], a[2], a[3]);
+}
+
+#define PATH_CALL(name, idx, ...) \
+long sys_##name(struct guest_thread *t, const uint64_t a[6]) \
+{ \
+	char buf[PATH_MAX]; \
+	const char *p; \
+	long r = fix_path(t, a[idx], &p, buf); \
+	if (r < 0) \
+		return r; \
+	return ret_errno(R(SYS_##name, __VA_ARGS__)); \
+}
+
+PATH_CALL(stat, 0, p, a[1])
+PATH_CALL(lstat, 0, p, a[1])
+PATH_CALL(access, 0, p, a[1])
+PATH_CALL(newfstatat, 1, a[0], p, a[2], a[3])
+PATH_CALL(statx, 1, a[0], p, a[2], a[3], a[4])
+PATH_CALL(faccessat, 1, a[0], p, a[2])
+PATH_CALL(faccessat2, 1, a[0], p, a[2], a[3])
