@@ -14,6 +14,8 @@
 static const struct pmu_model *const models[] = {
 	&pmu_model_skylake,     /* default */
 	&pmu_model_zen,
+	&pmu_model_pmuv3,
+	&pmu_model_pmuv3p5,
 };
 #define NR_MODELS (sizeof(models) / sizeof(models[0]))
 
@@ -113,6 +115,11 @@ static int validate_map_entry(const struct pmu_model *m, uint64_t v, const char 
 	if (v & ~m->raw_config_mask)
 		return invalid(m, why, whylen, "%s encoding 0x%llx outside the raw format",
 			       what, (unsigned long long)v);
+	/* PMUv3: any 16-bit event number is a raw event; the generic and
+	 * cache tables name common events the PMU may not implement, which
+	 * map_event turns into -ENOENT through PMCEID */
+	if (m->arch == PMU_ARCH_ARM_PMUV3)
+		return 0;
 	if (!pmu_model_lookup(m, v))
 		return invalid(m, why, whylen, "%s encoding 0x%llx is not a known event",
 			       what, (unsigned long long)v);
