@@ -356,6 +356,56 @@ static void test_rows(void **state)
 	assert_int_equal(fails, 0);
 }
 
+#ifdef HAVE_PERF_SYS_EVENT_OPEN
+/* The same rows through perf_sys_event_open() on a real core (the default
+ * model): the rows whose answer does not depend on the fake models. */
+static void test_rows_open_path(void **state)
+{
+	(void)state;
+	static unsigned char buf[BUFSZ];
+	unsigned fails = 0, ran = 0;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct attr_row *r = &rows[i];
+		struct perf_core_config cfg = { .model = pmu_model_default(), .nr_cpus = 4,
+						.paranoid = r->paranoid };
+		struct perf_cred cred = { .uid = r->unpriv ? 1000 : 0, .cap_perfmon = !r->unpriv };
+		struct uwindow w = { .buf = buf, .uaddr_base = UBASE,
+				     .len = r->readable ? r->readable : BUFSZ };
+		struct perf_uaccess ua = { uwin_from, uwin_to, &w };
+		struct perf_core *core;
+		struct perf_task *task;
+		uint32_t back;
+		int h;
+
+		if (r->model != M_X86 || r->attr.type == PERF_TYPE_HARDWARE ||
+		    r->attr.type == PERF_TYPE_HW_CACHE || r->attr.type == PERF_TYPE_RAW)
+			continue;
+		assert_int_equal(perf_core_create(&cfg, NULL, &core), 0);
+		task = perf_task_create(core, 100, 100, cred);
+		assert_non_null(task);
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, &r->attr, sizeof(r->attr));
+		if (r->tail_at)
+			buf[r->tail_at] = r->tail_val;
+		h = perf_sys_event_open(core, task, &ua, r->null_uattr ? 0 : UBASE,
+					r->pid, r->cpu, -1, r->flags);
+		memcpy(&back, buf + offsetof(struct perf_event_attr, size), sizeof(back));
+		if ((h < 0 ? h : 0) != r->err || (r->size_back && back != r->size_back)) {
+			fprintf(stderr, "open path: line %d (%s: %s): got %d size %u, want %d\n",
+				r->line, r->kfunc, r->what, h, back, r->err);
+			fails++;
+		}
+		if (h >= 0)
+			perf_file_put(core, h);
+		perf_core_destroy(core);
+		ran++;
+	}
+	assert_true(ran >= 60);
+	assert_int_equal(fails, 0);
+}
+#endif
+
 /* perf_uaccess_direct: host pointers, the NULL page faults. */
 static void test_uaccess_direct(void **state)
 {
@@ -496,6 +546,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
+#ifdef HAVE_PERF_SYS_EVENT_OPEN
+		cmocka_unit_test(test_rows_open_path),
+#endif
 		cmocka_unit_test(test_uaccess_direct),
 		cmocka_unit_test(test_branch_plm_propagation),
 		cmocka_unit_test(test_init_sources),
