@@ -22,11 +22,13 @@
 #include <linux/perf_event.h>
 #include "sim/core/perf_core.h"
 #include "sim/core/list.h"
+#include "sim/core/sched_trace.h"
 #include "pmu_models/pmu_model.h"
 
 typedef uint64_t u64;
 typedef int64_t s64;
 typedef uint32_t u32;
+typedef uint16_t u16;
 
 /* enum perf_event_state, include/linux/perf_event.h */
 enum perf_event_state {
@@ -44,6 +46,7 @@ enum event_type {
 	EVENT_PINNED = 0x2,
 	EVENT_TIME = 0x4,
 	EVENT_ALL = EVENT_FLEXIBLE | EVENT_PINNED,
+	EVENT_CPU = 0x8,        /* get_event_type(): the event is in a CPU context */
 };
 
 /* Which PMU an event belongs to. */
@@ -83,6 +86,7 @@ struct perf_event {
 
 	/* --- context --- */
 	struct perf_event_context *ctx;
+	struct perf_event_context *ctx_last; /* the context it left (exit, close) */
 	struct list_node event_entry;   /* entry in ctx->event_list */
 	struct list_node active_entry;  /* leader: entry in ctx pinned/flexible_active */
 	int cpu;                        /* bound CPU or -1 */
@@ -100,6 +104,7 @@ struct perf_event {
 	int hw_idx;                     /* counter index while ACTIVE, else -1 */
 	int hw_prev_idx;                /* last counter (x86 fast path) */
 	unsigned hw_width;              /* width of the counter it is on */
+	unsigned event_width;           /* width the count wraps at (PMUv3 32/64), 0: hw_width */
 	u64 hw_value;                   /* the counter register (width bits) */
 
 	/* --- counting and times (perf_event_update_time) --- */
@@ -120,6 +125,9 @@ struct perf_event {
 	/* --- sampling and overflow --- */
 	u64 sample_period;              /* hw.sample_period */
 	s64 period_left;                /* hw.period_left: counts to next overflow */
+	s64 overflow_at;                /* the counter overflows when period_left
+	                                 * reaches this (0, or below 0 when the PMU
+	                                 * programs more than left: x86's min 2) */
 	u64 last_period;
 	u64 period_pending;             /* IOC_PERIOD: applied at the next period */
 	u64 freq_time_stamp;            /* hw.freq_time_stamp */
@@ -140,6 +148,16 @@ struct perf_event {
 	u16 read_size;                  /* perf_event__read_size */
 	bool pending_hup;               /* poll reports POLLHUP */
 	unsigned poll_events;           /* POLLIN etc. when no rb is attached */
+	bool fasync;                    /* the file has O_ASYNC (perf_event_fasync) */
+	bool pending_disable;           /* IOC_REFRESH limit hit: disable at sched out */
+
+	/* --- scheduling --- */
+	enum perf_pmu_kind group_pmu;   /* leader: the PMU context the group lives in
+	                                 * (HW if any member is HW: move_group) */
+	int slot;                       /* index in cpu->slots / sw_slots while ACTIVE, else -1 */
+	u64 hw_start_count;             /* count when the counter was programmed */
+	u64 hw_start_value;             /* value programmed into the counter */
+	u64 interrupts_seq;             /* hw.interrupts_seq: tick of the last overflow */
 };
 
 /* struct perf_event_context: a task's or a CPU's set of events. */
@@ -163,6 +181,8 @@ struct perf_event_context {
 	u64 timestamp;                  /* CPU time of the last time update */
 };
 
+#define PERF_CPU_MAX_SLOTS 256
+
 /* One hot-path slot: an ACTIVE event and what it adds. */
 struct perf_count_slot {
 	struct perf_event *event;
@@ -171,15 +191,6 @@ struct perf_count_slot {
 	bool sampling;                  /* check period_left */
 };
 
-/* Trace record of the scheduler (pmusim sched --trace, teaching tools). */
-enum perf_trace_kind { TRACE_SCHED_IN, TRACE_SCHED_OUT, TRACE_ROTATE, TRACE_ERROR };
-struct perf_trace_entry {
-	u64 time_ns;
-	unsigned cpu;
-	enum perf_trace_kind kind;
-	u64 event_id;
-	int hw_idx;
-};
 
 /* struct perf_cpu_context + the simulated CPU's clock and counters. */
 struct perf_cpu {
@@ -199,9 +210,18 @@ struct perf_cpu {
 	struct perf_event *counters[PMU_MAX_COUNTERS]; /* occupant of each idx */
 	unsigned nr_hw_active;          /* ACTIVE hardware events */
 
-	struct perf_count_slot slots[PMU_MAX_COUNTERS + 64];
+	/* Hot path: ACTIVE events fed from sim_delta (hardware, and software
+	 * events the machine reports), and ACTIVE core-fed software events. */
+	struct perf_count_slot slots[PERF_CPU_MAX_SLOTS];
 	unsigned nr_slots;
-	unsigned nr_clock_events;       /* ACTIVE cpu-clock/task-clock events */
+	struct perf_event *sw_slots[PERF_CPU_MAX_SLOTS];
+	unsigned nr_sw_slots;
+	/* ACTIVE hardware events in the order they were added (cpuc->event_list) */
+	struct perf_event *hw_events[PMU_MAX_COUNTERS];
+	unsigned nr_hw_events;
+	u64 mux_expires;                /* the mux hrtimer's expiry grid */
+	u64 tick_seq;                   /* perf_throttled_seq */
+	unsigned throttled_count;       /* perf_throttled_count */
 };
 
 struct perf_task {
@@ -243,28 +263,71 @@ struct perf_core {
 	size_t trace_len, trace_cap;
 };
 
-/* ---- shared internal helpers (defined across sim/core/*.c) ---- */
+/* ---- shared internal helpers (defined across the files of sim/core) ---- */
 
-/* sched.c */
-void perf_ctx_sched_in(struct perf_event_context *ctx, struct perf_cpu *cpu, int type);
-void perf_ctx_sched_out(struct perf_event_context *ctx, int type);
-void perf_ctx_resched(struct perf_event_context *ctx);
+/* core.c */
+int perf_file_install(struct perf_core *core, struct perf_event *event);
+
+/* task.c */
+struct perf_event_context *perf_task_ctx(struct perf_task *task);
+void perf_task_free(struct perf_task *task);
+
+/* event.c: lifetime, groups, context lists */
+struct perf_event *perf_event_new(struct perf_core *core, const struct perf_event_attr *attr, int cpu);
+void perf_add_event_to_ctx(struct perf_event *event, struct perf_event_context *ctx);
+void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *event);
+void perf_remove_from_context(struct perf_event *event, bool detach_group, bool exit);
+void perf_event_enable(struct perf_event *event);
+void perf_event_disable(struct perf_event *event);
+void perf_event_release(struct perf_event *event);
+int perf_event_type(const struct perf_event *event);
+int perf_event_pmu_filter(const struct perf_event *event);
+
+/* sched.c: which PMU contexts an operation touches (the kernel's pmu
+ * argument to ctx_sched_in/out and ctx_resched) */
+enum perf_pmu_filter { PMU_FILTER_ALL = -1, PMU_FILTER_HW = PERF_PMU_HW, PMU_FILTER_SW = PERF_PMU_SW };
+void perf_ctx_sched_in(struct perf_event_context *ctx, int filter, int type);
+void perf_ctx_sched_out(struct perf_event_context *ctx, int filter, int type);
+void perf_ctx_resched(struct perf_cpu *cpu, struct perf_event_context *task_ctx,
+		      int filter, int type);
 void perf_update_context_time(struct perf_event_context *ctx);
 void perf_event_update_time(struct perf_event *event);
-void perf_cpu_rotate(struct perf_cpu *cpu);
+void perf_event_set_state(struct perf_event *event, enum perf_event_state state);
+void perf_group_sched_out(struct perf_event *leader);
+void perf_event_sched_out(struct perf_event *event);
+bool perf_cpu_rotate(struct perf_cpu *cpu);
+void perf_cpu_count_sw(struct perf_cpu *cpu, enum perf_sw_source src, u64 n);
+void perf_slot_add(struct perf_cpu *cpu, struct perf_event *event);
+void perf_slot_del(struct perf_cpu *cpu, struct perf_event *event);
+void perf_mux_timer_restart(struct perf_cpu *cpu);
+/* The CPU whose clock a context's time follows, or NULL (task not running). */
+static inline struct perf_cpu *perf_ctx_cpu(const struct perf_event_context *ctx)
+{
+	return ctx->cpu;
+}
 
 /* count.c */
 void perf_event_read_times(struct perf_event *event, u64 *enabled, u64 *running);
 u64 perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running);
+void perf_event_read_group_times(struct perf_event *leader);
+u64 perf_event_count(const struct perf_event *event);
+/* The counter register's value now (what RDPMC reads), for ACTIVE events. */
+u64 perf_event_hw_value(const struct perf_event *event);
 
 /* read.c */
 unsigned perf_read_size(const struct perf_event *event);
+u64 perf_primary_event_id(const struct perf_event *event);
 /* Writes the read() layout of event into buf (read_size bytes), as
  * perf_read_one / perf_read_group do. */
 size_t perf_read_format_write(struct perf_event *event, void *buf);
 
 /* overflow.c */
 void perf_event_overflow(struct perf_cpu *cpu, struct perf_event *event);
+void perf_cpu_tick(struct perf_cpu *cpu);
+/* x86_perf_event_set_period() / armpmu_event_set_period(): start the next
+ * period if the current one ran out; returns whether it did. */
+bool perf_event_set_period(struct perf_event *event);
+void perf_event_disable_local(struct perf_event *event);
 
 /* attr_check.c: see attr_check.h */
 
@@ -284,8 +347,16 @@ void perf_event_wakeup(struct perf_event *event);
 void perf_event_update_userpage(struct perf_event *event);
 /* PERF_EVENT_IOC_SET_OUTPUT / PERF_FLAG_FD_OUTPUT (perf_event_set_output). */
 int perf_event_set_output(struct perf_event *event, struct perf_event *output);
+/* PERF_EVENT_IOC_PAUSE_OUTPUT: -EINVAL without a ring buffer. */
+int perf_event_pause_output(struct perf_event *event, bool pause);
 /* Drop the event's ring buffer reference on close (perf_mmap_close). */
 void perf_event_ring_release(struct perf_event *event);
+/* sideband.c: PERF_RECORD_COMM (exec sets PERF_RECORD_MISC_COMM_EXEC),
+ * FORK, EXIT and SWITCH records to the interested events (perf_iterate_sb) */
+void perf_event_comm(struct perf_core *core, struct perf_task *task, bool exec);
+void perf_event_fork(struct perf_core *core, struct perf_task *task);
+void perf_event_exit_task_sb(struct perf_core *core, struct perf_task *task);
+void perf_event_switch(struct perf_cpu *cpu, struct perf_task *prev, struct perf_task *next);
 
 /* trace.c */
 void perf_trace(struct perf_cpu *cpu, enum perf_trace_kind kind,

@@ -143,6 +143,9 @@ int perf_sys_mmap(struct perf_core *core, struct perf_task *current, int handle,
 int perf_sys_munmap(struct perf_core *core, int handle, void *area, size_t len);
 /* poll: returns the POLLIN/POLLHUP mask as perf_poll does (and consumes it). */
 unsigned perf_sys_poll(struct perf_core *core, int handle);
+/* fcntl(F_SETFL) toggled O_ASYNC on a file: overflows then send its
+ * fasync signal (perf_fasync). */
+int perf_sys_fasync(struct perf_core *core, int handle, bool on);
 /* prctl(PR_TASK_PERF_EVENTS_ENABLE/DISABLE). */
 int perf_sys_prctl_events(struct perf_core *core, struct perf_task *current, bool enable);
 /* dup/fork of a file reference, and close. */

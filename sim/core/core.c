@@ -1,0 +1,187 @@
+/*
+ * core.c - one simulated kernel: creation with its configuration defaults,
+ * the simulated CPUs and their clocks, the file table, and the task list.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim/core/core_types.h"
+
+/* Kernel defaults (kernel/events/core.c). */
+#define DEFAULT_MAX_SAMPLE_RATE     100000
+#define DEFAULT_CPU_TIME_MAX_PERCENT 25
+#define DEFAULT_MLOCK_KB            (512 + 4096 / 1024)
+/* Debian's kernels are built with CONFIG_HZ=250: the tick drives
+ * throttling and freq-mode period adjustment. */
+#define SIM_HZ                      250
+#define NSEC_PER_SEC                UINT64_C(1000000000)
+
+int perf_host_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+static void perf_ctx_init(struct perf_event_context *ctx, struct perf_core *core,
+			  struct perf_task *task, struct perf_cpu *cpu)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->core = core;
+	ctx->task = task;
+	ctx->cpu = cpu;
+	list_init(&ctx->pinned_groups);
+	list_init(&ctx->flexible_groups);
+	list_init(&ctx->pinned_active);
+	list_init(&ctx->flexible_active);
+	list_init(&ctx->event_list);
+}
+
+/*
+ * Creates a simulated kernel for cfg->model with cfg's sysctls. Every CPU
+ * context is active from time 0 (a CPU context's time always runs).
+ * Returns 0 and *out, or -EINVAL for a missing model, -ENOMEM.
+ */
+int perf_core_create(const struct perf_core_config *cfg,
+		     const struct perf_machine *machine, struct perf_core **out)
+{
+	struct perf_core *core;
+	unsigned i;
+
+	if (!cfg || !cfg->model || !out)
+		return -EINVAL;
+	core = calloc(1, sizeof(*core));
+	if (!core)
+		return -ENOMEM;
+	core->cfg = *cfg;
+	core->model = cfg->model;
+	if (machine)
+		core->machine = *machine;
+	if (!core->cfg.nr_cpus)
+		core->cfg.nr_cpus = 1;
+	if (!core->cfg.max_sample_rate)
+		core->cfg.max_sample_rate = DEFAULT_MAX_SAMPLE_RATE;
+	if (!core->cfg.cpu_time_max_percent)
+		core->cfg.cpu_time_max_percent = DEFAULT_CPU_TIME_MAX_PERCENT;
+	if (!core->cfg.mlock_kb)
+		core->cfg.mlock_kb = DEFAULT_MLOCK_KB;
+	if (!core->cfg.mux_interval_ms)
+		core->cfg.mux_interval_ms = cfg->model->mux_interval_ms ? cfg->model->mux_interval_ms : 4;
+	if (!core->cfg.freq_hz)
+		core->cfg.freq_hz = cfg->model->freq_hz;
+	if (!core->cfg.nr_gp_counters)
+		core->cfg.nr_gp_counters = cfg->model->nr_gp_counters;
+	if (!core->cfg.freq_hz || core->cfg.nr_gp_counters > PMU_MAX_COUNTERS) {
+		free(core);
+		return -EINVAL;
+	}
+	core->nr_cpus = core->cfg.nr_cpus;
+	core->mux_interval_ns = (u64)core->cfg.mux_interval_ms * 1000000;
+	core->tick_ns = NSEC_PER_SEC / SIM_HZ;
+	/* DIV_ROUND_UP(sysctl_perf_event_sample_rate, HZ), perf_proc_update_handler() */
+	core->max_samples_per_tick = (core->cfg.max_sample_rate + SIM_HZ - 1) / SIM_HZ;
+	core->next_event_id = 1;
+	list_init(&core->tasks);
+
+	core->cpus = calloc(core->nr_cpus, sizeof(*core->cpus));
+	if (!core->cpus) {
+		free(core);
+		return -ENOMEM;
+	}
+	for (i = 0; i < core->nr_cpus; i++) {
+		struct perf_cpu *cpu = &core->cpus[i];
+
+		cpu->core = core;
+		cpu->num = i;
+		perf_ctx_init(&cpu->ctx, core, NULL, cpu);
+		cpu->ctx.is_active = EVENT_ALL | EVENT_TIME;
+		cpu->tick_deadline = core->tick_ns;
+	}
+	*out = core;
+	return 0;
+}
+
+
+void perf_core_destroy(struct perf_core *core)
+{
+	struct perf_task *task, *tmp;
+	int h;
+
+	if (!core)
+		return;
+	for (h = 0; h < PERF_CORE_MAX_FILES; h++)
+		while (core->files[h].refcount)
+			perf_file_put(core, h);
+	list_for_each_entry_safe(task, tmp, &core->tasks, task_entry)
+		perf_task_free(task);
+	free(core->cpus);
+	free(core->trace);
+	free(core);
+}
+
+const struct pmu_model *perf_core_model(const struct perf_core *core)
+{
+	return core->model;
+}
+
+struct perf_cpu *perf_core_cpu(struct perf_core *core, unsigned cpu)
+{
+	return cpu < core->nr_cpus ? &core->cpus[cpu] : NULL;
+}
+
+uint64_t perf_cpu_time_ns(const struct perf_cpu *cpu)
+{
+	return cpu->time_ns;
+}
+
+/* ---- files ---- */
+
+/* Installs event in a free file slot with one reference; returns the
+ * handle or -EMFILE. */
+int perf_file_install(struct perf_core *core, struct perf_event *event)
+{
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
+		if (!core->files[h].refcount) {
+			core->files[h].event = event;
+			core->files[h].refcount = 1;
+			event->handle = h;
+			return h;
+		}
+	}
+	return -EMFILE;
+}
+
+int perf_file_get(struct perf_core *core, int handle)
+{
+	if (!perf_event_of(core, handle))
+		return -EBADF;
+	core->files[handle].refcount++;
+	return 0;
+}
+
+struct perf_event *perf_file_event(struct perf_core *core, int handle)
+{
+	return perf_event_of(core, handle);
+}
+
+/* Drops one reference; the last one releases the event
+ * (perf_release -> perf_event_release_kernel). */
+int perf_file_put(struct perf_core *core, int handle)
+{
+	struct perf_event *event = perf_event_of(core, handle);
+
+	if (!event)
+		return -EBADF;
+	if (--core->files[handle].refcount)
+		return 0;
+	core->files[handle].event = NULL;
+	perf_event_release(event);
+	return 0;
+}

@@ -1,0 +1,168 @@
+/*
+ * count.c - the machine's reports reach the counters: the per-block hot
+ * path (perf_cpu_account), the CPU's simulated clock and what runs on it
+ * (cpu-clock/task-clock, the scheduler tick for throttling and freq mode,
+ * the mux timer), and reading an event's value and times.
+ */
+#include <errno.h>
+#include "sim/core/core_types.h"
+
+#define NSEC_PER_SEC UINT64_C(1000000000)
+
+/* perf_clock() of a CPU: its cycles at the configured frequency, exactly. */
+static u64 perf_cycles_to_ns(const struct perf_core *core, u64 cycles)
+{
+	return (u64)((unsigned __int128)cycles * NSEC_PER_SEC / core->cfg.freq_hz);
+}
+
+/* The scheduler tick on cpu (perf_event_task_tick): unthrottle and adjust
+ * freq-mode periods of the contexts on it. Defined in overflow.c. */
+void perf_cpu_tick(struct perf_cpu *cpu);
+
+/* Time-driven software events (cpu-clock, task-clock) on cpu. */
+static void perf_cpu_clock_events(struct perf_cpu *cpu, u64 delta_ns)
+{
+	for (unsigned i = 0; i < cpu->nr_sw_slots; i++) {
+		struct perf_event *e = cpu->sw_slots[i];
+
+		if (e->sw_source != PERF_SW_SRC_CLOCK)
+			continue;
+		e->count += delta_ns;
+		if (is_sampling_event(e)) {
+			e->period_left -= (s64)delta_ns;
+			if (e->period_left <= e->overflow_at)
+				perf_event_overflow(cpu, e);
+		}
+	}
+}
+
+/*
+ * Advances cpu's clock by cycles and runs what falls due: clock events,
+ * the tick (before rotation when both fall due together), and the mux
+ * timer. Timers fire at the first report that reaches them.
+ */
+static void perf_cpu_advance(struct perf_cpu *cpu, u64 cycles)
+{
+	u64 before = cpu->time_ns;
+
+	cpu->cycles += cycles;
+	cpu->time_ns = perf_cycles_to_ns(cpu->core, cpu->cycles);
+	if (cpu->nr_sw_slots)
+		perf_cpu_clock_events(cpu, cpu->time_ns - before);
+	while (cpu->time_ns >= cpu->tick_deadline) {
+		cpu->tick_deadline += cpu->core->tick_ns;
+		perf_cpu_tick(cpu);
+	}
+	if (cpu->mux_active && cpu->time_ns >= cpu->mux_deadline) {
+		u64 interval = cpu->core->mux_interval_ns;
+
+		if (perf_cpu_rotate(cpu)) {
+			/* perf_mux_hrtimer_handler(): hrtimer_forward_now() */
+			cpu->mux_expires += ((cpu->time_ns - cpu->mux_expires) / interval + 1) * interval;
+			cpu->mux_deadline = cpu->mux_expires;
+		} else {
+			cpu->mux_active = false;
+		}
+	}
+}
+
+/*
+ * The hot path: what happened on cpu at mode since the last report. Adds
+ * each delta to the ACTIVE events counting it and checks sampling events
+ * for overflow; then advances the clock by delta->v[SIM_SRC_CYCLES].
+ * Overflow handling runs after the additions, in slot order, because it
+ * may change the slots.
+ */
+void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode, const struct sim_delta *delta)
+{
+	struct perf_event *overflowed[PERF_CPU_MAX_SLOTS];
+	unsigned n_over = 0, i;
+	const u32 bit = 1u << mode;
+
+	for (i = 0; i < cpu->nr_slots; i++) {
+		struct perf_count_slot *s = &cpu->slots[i];
+		u64 v = delta->v[s->source];
+
+		if (!v || !(s->mode_mask & bit))
+			continue;
+		s->event->count += v;
+		if (s->sampling) {
+			s->event->period_left -= (s64)v;
+			if (s->event->period_left <= s->event->overflow_at)
+				overflowed[n_over++] = s->event;
+		}
+	}
+	for (i = 0; i < n_over; i++)
+		if (overflowed[i]->state == PERF_EVENT_STATE_ACTIVE && overflowed[i]->slot >= 0)
+			perf_event_overflow(cpu, overflowed[i]);
+	if (delta->v[SIM_SRC_CYCLES])
+		perf_cpu_advance(cpu, delta->v[SIM_SRC_CYCLES]);
+}
+
+/*
+ * perf_event_read() for one event: settle its context's time if the
+ * context runs, and the event's times. Counts are always current (the
+ * hot path adds directly).
+ */
+static void perf_event_read_one(struct perf_event *event)
+{
+	struct perf_event_context *ctx = event->ctx;
+
+	if (!ctx)
+		return;
+	if (event->state != PERF_EVENT_STATE_ACTIVE && event->state != PERF_EVENT_STATE_INACTIVE)
+		return;
+	if (ctx->is_active & EVENT_TIME)
+		perf_update_context_time(ctx);
+	perf_event_update_time(event);
+}
+
+/* perf_event_read() with group = true: the leader's siblings too. */
+void perf_event_read_group_times(struct perf_event *leader)
+{
+	struct perf_event *sibling;
+
+	perf_event_read_one(leader);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		perf_event_read_one(sibling);
+}
+
+/* perf_event_count(): own count plus what exited children left. */
+u64 perf_event_count(const struct perf_event *event)
+{
+	return event->count + event->child_count;
+}
+
+void perf_event_read_times(struct perf_event *event, u64 *enabled, u64 *running)
+{
+	perf_event_read_one(event);
+	*enabled = event->total_time_enabled;
+	*running = event->total_time_running;
+}
+
+/* __perf_event_read_value(): the event and its live children, summed. */
+u64 perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running)
+{
+	struct perf_event *child;
+	u64 total;
+
+	perf_event_read_one(event);
+	total = perf_event_count(event);
+	*enabled = event->total_time_enabled + event->child_total_time_enabled;
+	*running = event->total_time_running + event->child_total_time_running;
+	list_for_each_entry(child, &event->child_list, child_entry) {
+		perf_event_read_one(child);
+		total += perf_event_count(child);
+		*enabled += child->total_time_enabled;
+		*running += child->total_time_running;
+	}
+	return total;
+}
+
+/* The counter register's value now (what RDPMC would read). */
+u64 perf_event_hw_value(const struct perf_event *event)
+{
+	u64 mask = event->hw_width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << event->hw_width) - 1;
+
+	return (event->hw_start_value + (event->count - event->hw_start_count)) & mask;
+}

@@ -1,0 +1,301 @@
+/*
+ * event_open.c - perf_event_open(2): sys_perf_event_open() of
+ * kernel/events/core.c, step by step and with its errnos. The attr checks
+ * live in attr_check.c; this file looks up the group and the target,
+ * validates the group against the counters (validate_group), applies the
+ * group rules, and installs the event in its context.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "sim/core/attr_check.h"
+#include "sim/core/core_types.h"
+
+/* __perf_event_read_size() */
+static unsigned perf_read_size_for(u64 read_format, unsigned nr)
+{
+	unsigned entry = sizeof(u64), size = 0;
+
+	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		size += sizeof(u64);
+	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		size += sizeof(u64);
+	if (read_format & PERF_FORMAT_ID)
+		entry += sizeof(u64);
+	if (read_format & PERF_FORMAT_LOST)
+		entry += sizeof(u64);
+	if (read_format & PERF_FORMAT_GROUP)
+		size += sizeof(u64);
+	else
+		nr = 1;
+	return size + nr * entry;
+}
+
+/* perf_event_validate_size(): a group's read() must fit in 16 KiB for the
+ * new event, its leader and every sibling. */
+static bool perf_event_validate_size(const struct perf_event_attr *attr,
+				     struct perf_event *leader)
+{
+	struct perf_event *sibling;
+	unsigned nr = leader ? leader->nr_siblings + 2 : 1;
+
+	if (perf_read_size_for(attr->read_format, nr) > 16 * 1024)
+		return false;
+	if (!leader)
+		return true;
+	if (perf_read_size_for(leader->attr.read_format, nr) > 16 * 1024)
+		return false;
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		if (perf_read_size_for(sibling->attr.read_format, nr) > 16 * 1024)
+			return false;
+	return true;
+}
+
+/*
+ * validate_group() of the model's PMU (x86 in x86_pmu_event_init, PMUv3 in
+ * __hw_perf_event_init): can the leader's group plus the new event ever be
+ * on the counters at once? x86 counts the leader and the siblings that are
+ * not OFF; PMUv3 also counts OFF members that will be enabled on exec.
+ * Returns 0 or -EINVAL.
+ */
+static int perf_validate_group(struct perf_core *core, struct perf_event *leader,
+			       const struct perf_event_init *init)
+{
+	const struct pmu_model *m = core->model;
+	struct pmu_hw_request req[PMU_MAX_COUNTERS];
+	int assign[PMU_MAX_COUNTERS];
+	struct perf_event *sibling;
+	bool arm = m->arch == PMU_ARCH_ARM_PMUV3;
+	unsigned n = 0;
+
+#define ADD_REQ(cfg, mask, chain)                                             \
+	do {                                                                  \
+		if (n == PMU_MAX_COUNTERS)                                    \
+			return -EINVAL;                                       \
+		req[n++] = (struct pmu_hw_request){ .config = (cfg),          \
+			.counter_mask = (mask), .chained = (chain),            \
+			.prev_idx = -1 };                                      \
+	} while (0)
+
+	if (leader->pmu == PERF_PMU_HW &&
+	    (!arm || leader->state > PERF_EVENT_STATE_OFF ||
+	     (leader->state == PERF_EVENT_STATE_OFF && leader->attr.enable_on_exec)))
+		ADD_REQ(leader->hw_config, leader->counter_mask, leader->chained);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
+		if (sibling->pmu != PERF_PMU_HW)
+			continue;
+		if (sibling->state <= PERF_EVENT_STATE_OFF &&
+		    !(arm && sibling->state == PERF_EVENT_STATE_OFF && sibling->attr.enable_on_exec))
+			continue;
+		ADD_REQ(sibling->hw_config, sibling->counter_mask, sibling->chained);
+	}
+	ADD_REQ(init->hw.config, init->hw.counter_mask, init->hw.chained);
+#undef ADD_REQ
+	return m->ops->assign(m, core->cfg.nr_gp_counters, req, n, assign) ? -EINVAL : 0;
+}
+
+/* perf_check_permission(): ptrace_may_access(PTRACE_MODE_READ_REALCREDS). */
+static bool perf_check_permission(const struct perf_task *current, const struct perf_task *task)
+{
+	if (!current || current == task || perf_perfmon_capable(current))
+		return true;
+	return current->cred.uid == task->cred.uid;
+}
+
+/* Clock of an event for the group rule "all events in a group should have
+ * the same clock". */
+static int perf_event_clock_id(const struct perf_event_attr *attr)
+{
+	return attr->use_clockid ? attr->clockid : -1;
+}
+
+/*
+ * A hardware event joins a pure software group: the group moves to the
+ * hardware PMU context (move_group), its members restarting from their
+ * attr.disabled state (perf_event__state_init) and the group going to the
+ * tail of its list.
+ */
+static void perf_move_group(struct perf_event *leader)
+{
+	struct perf_event_context *ctx = leader->ctx;
+	struct perf_event *sibling;
+
+	perf_remove_from_context(leader, false, false);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		perf_remove_from_context(sibling, false, false);
+	leader->group_pmu = PERF_PMU_HW;
+	/* siblings first: they are reachable only through the leader */
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
+		sibling->state = sibling->attr.disabled ? PERF_EVENT_STATE_OFF : PERF_EVENT_STATE_INACTIVE;
+		sibling->ctx = ctx;
+		sibling->tstamp = ctx->time;
+		list_add(&sibling->event_entry, &ctx->event_list);
+		ctx->nr_events++;
+	}
+	leader->state = leader->attr.disabled ? PERF_EVENT_STATE_OFF : PERF_EVENT_STATE_INACTIVE;
+	/* re-add the leader alone: its sibling list stays as it was */
+	{
+		struct list_node saved = leader->sibling_list;
+		unsigned nr = leader->nr_siblings;
+
+		list_init(&leader->sibling_list);
+		leader->nr_siblings = 0;
+		perf_install_in_context(ctx, leader);
+		if (nr) {
+			leader->sibling_list = saved;
+			leader->sibling_list.next->prev = &leader->sibling_list;
+			leader->sibling_list.prev->next = &leader->sibling_list;
+		}
+		leader->nr_siblings = nr;
+	}
+	leader->group_caps_software = false;
+}
+
+/*
+ * perf_event_open(2) on the simulated kernel. current is the calling task
+ * (pid 0 means it); group_fd and the result are core file handles; a
+ * group_fd that is not a perf file is -EBADF. Returns the new handle or
+ * -errno, in the order sys_perf_event_open() checks.
+ */
+int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
+			const struct perf_uaccess *ua, uint64_t uattr,
+			pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	struct perf_event *group_leader = NULL, *output_event = NULL, *event;
+	struct perf_event_context *ctx;
+	struct perf_task *task = NULL;
+	struct perf_event_attr attr;
+	struct perf_event_init init;
+	bool move_group = false;
+	int err, handle;
+
+	err = perf_open_check_flags(flags);
+	if (err)
+		return err;
+	err = perf_copy_attr_as(core, current, ua, uattr, &attr);
+	if (err)
+		return err;
+	err = perf_open_check_attr(core, current, &attr, pid, cpu, flags);
+	if (err)
+		return err;
+
+	/* get_unused_fd_flags() */
+	for (handle = 0; handle < PERF_CORE_MAX_FILES; handle++)
+		if (!core->files[handle].refcount)
+			break;
+	if (handle == PERF_CORE_MAX_FILES)
+		return -EMFILE;
+
+	if (group_fd != -1) {
+		/* perf_fget_light(): a file that is not a perf event is EBADF */
+		group_leader = perf_event_of(core, group_fd);
+		if (!group_leader)
+			return -EBADF;
+		if (flags & PERF_FLAG_FD_OUTPUT)
+			output_event = group_leader;
+		if (flags & PERF_FLAG_FD_NO_GROUP)
+			group_leader = NULL;
+	}
+
+	if (pid != -1 && !(flags & PERF_FLAG_PID_CGROUP)) {
+		/* find_lively_task_by_vpid() */
+		task = pid == 0 ? current : perf_task_find(core, pid);
+		if (!task || task->exited)
+			return -ESRCH;
+	}
+
+	if (task && group_leader && group_leader->attr.inherit != attr.inherit)
+		return -EINVAL;
+
+	/* perf_event_alloc() */
+	err = perf_event_init_attr_cgroup(core, &attr, cpu, task != NULL,
+					  (flags & PERF_FLAG_PID_CGROUP) ? pid : -1, &init);
+	if (err)
+		return err;
+	if (group_leader && init.pmu == PERF_PMU_HW) {
+		/* validate_group() runs inside the PMU's event_init */
+		err = perf_validate_group(core, group_leader, &init);
+		if (err)
+			return err;
+	}
+
+	if (task && !perf_check_permission(current, task))
+		return -EACCES;
+
+	/* find_get_context() */
+	if (!task) {
+		err = perf_allow_cpu(core, current);
+		if (err)
+			return err;
+		ctx = &core->cpus[cpu].ctx;
+	} else {
+		ctx = perf_task_ctx(task);
+		if (!ctx)
+			return -ENOMEM;
+	}
+
+	if (group_leader) {
+		/* no recursive hierarchy: a sibling cannot lead */
+		if (group_leader->group_leader != group_leader)
+			return -EINVAL;
+		if (perf_event_clock_id(&group_leader->attr) != perf_event_clock_id(&init.attr))
+			return -EINVAL;
+		if (group_leader->cpu != cpu)
+			return -EINVAL;
+		if (group_leader->ctx != ctx)
+			return -EINVAL;
+		/* only a group leader can be exclusive or pinned */
+		if (attr.exclusive || attr.pinned)
+			return -EINVAL;
+		if (init.pmu == PERF_PMU_HW && group_leader->group_pmu == PERF_PMU_SW &&
+		    group_leader->group_caps_software)
+			move_group = true;
+	}
+
+	event = perf_event_new(core, &init.attr, cpu);
+	if (!event)
+		return -ENOMEM;
+	event->pmu = init.pmu;
+	event->source = init.pmu == PERF_PMU_HW ? init.hw.source : init.source;
+	event->sw_source = init.sw_source;
+	event->hw_config = init.hw.config;
+	event->counter_mask = init.hw.counter_mask;
+	event->chained = init.hw.chained;
+	event->event_width = init.hw.event_width;
+	event->owner = current;
+	if (group_leader) {
+		event->group_leader = group_leader;
+		event->group_pmu = move_group ? PERF_PMU_HW : group_leader->group_pmu;
+	} else {
+		event->group_pmu = event->pmu;
+	}
+
+	if (output_event) {
+		event->ctx = ctx; /* perf_event_set_output() compares contexts */
+		err = perf_event_set_output(event, output_event);
+		event->ctx = NULL;
+		if (err)
+			goto err_free;
+	}
+	if (!perf_event_validate_size(&event->attr, group_leader)) {
+		err = -E2BIG;
+		goto err_free;
+	}
+	if (perf_attr_need_aux_event(&event->attr)) {
+		err = -EINVAL; /* perf_get_aux_event(): no AUX PMU */
+		goto err_free;
+	}
+
+	if (move_group)
+		perf_move_group(group_leader);
+	perf_install_in_context(ctx, event);
+	if (current)
+		list_add_tail(&event->owner_entry, &current->owned_events);
+	handle = perf_file_install(core, event);
+	assert(handle >= 0);
+	return handle;
+
+err_free:
+	perf_event_ring_release(event);
+	free(event);
+	return err;
+}

@@ -1,0 +1,309 @@
+/*
+ * overflow.c - what happens when a sampling event's period runs out: the
+ * next period (x86_perf_event_set_period / armpmu_event_set_period, or the
+ * software PMU's rules), interrupt accounting and throttling, freq-mode
+ * period adjustment (perf_adjust_period), IOC_REFRESH limits, the sample
+ * itself and the fasync wakeup; and the scheduler tick that unthrottles
+ * and re-tunes freq events.
+ */
+#include <signal.h>
+#include "sim/core/core_types.h"
+#include "sim/core/sample_data.h"
+
+#define NSEC_PER_SEC UINT64_C(1000000000)
+
+/* The mask the event's count wraps at: arm_pmu_event_max_period() for
+ * PMUv3 (32 or 64 bits whatever counter holds it), else the counter's. */
+static u64 hw_counter_mask(const struct perf_event *event)
+{
+	unsigned w = event->event_width ? event->event_width : event->hw_width;
+
+	return w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
+}
+
+/*
+ * Starts the next period if period_left ran out, and programs the counter
+ * for what is left. x86_perf_event_set_period(): a period overrun by more
+ * than a whole period restarts at one period; at least 2 counts are
+ * programmed ("certain CPUs don't like it if just 1 hw_event is left"),
+ * at most max_period (half the counter). armpmu_event_set_period() is the
+ * same without the minimum of 2.
+ */
+bool perf_event_set_period(struct perf_event *event)
+{
+	const struct pmu_model *m = event->core->model;
+	s64 left = event->period_left;
+	s64 period = (s64)event->sample_period;
+	s64 max_left = (s64)(hw_counter_mask(event) >> 1);
+	s64 program;
+	bool ret = false;
+
+	if (left <= -period) {
+		left = period;
+		event->period_left = left;
+		event->last_period = (u64)period;
+		ret = true;
+	}
+	if (left <= 0) {
+		left += period;
+		event->period_left = left;
+		event->last_period = (u64)period;
+		ret = true;
+	}
+	program = left;
+	if (m->arch != PMU_ARCH_ARM_PMUV3 && program < 2)
+		program = 2;
+	if (max_left > 0 && program > max_left)
+		program = max_left;
+	/* the counter overflows after `program` more counts */
+	event->overflow_at = left - program;
+	event->hw_start_count = event->count;
+	event->hw_start_value = (u64)(-program) & hw_counter_mask(event);
+	return ret;
+}
+
+/*
+ * perf_calculate_period(): the period that gives sample_freq samples a
+ * second when count events took nsec, reducing precision bit by bit
+ * exactly as the kernel does so the result is the same.
+ */
+static u64 perf_calculate_period(const struct perf_event *event, u64 nsec, u64 count)
+{
+	u64 frequency = event->attr.sample_freq;
+	u64 sec = NSEC_PER_SEC;
+	u64 divisor, dividend;
+	int count_fls = count ? 64 - __builtin_clzll(count) : 0;
+	int nsec_fls = nsec ? 64 - __builtin_clzll(nsec) : 0;
+	int frequency_fls = frequency ? 64 - __builtin_clzll(frequency) : 0;
+	int sec_fls = 30;
+
+#define REDUCE_FLS(a, b)                 \
+	do {                             \
+		if (a##_fls > b##_fls) { \
+			a >>= 1;         \
+			a##_fls--;       \
+		} else {                 \
+			b >>= 1;         \
+			b##_fls--;       \
+		}                        \
+	} while (0)
+
+	while (count_fls + sec_fls > 64 && nsec_fls + frequency_fls > 64) {
+		REDUCE_FLS(nsec, frequency);
+		REDUCE_FLS(sec, count);
+	}
+	if (count_fls + sec_fls > 64) {
+		divisor = nsec * frequency;
+		while (count_fls + sec_fls > 64) {
+			REDUCE_FLS(count, sec);
+			divisor >>= 1;
+		}
+		dividend = count * sec;
+	} else {
+		dividend = count * sec;
+		while (nsec_fls + frequency_fls > 64) {
+			REDUCE_FLS(nsec, frequency);
+			dividend >>= 1;
+		}
+		divisor = nsec * frequency;
+	}
+#undef REDUCE_FLS
+	if (!divisor)
+		return dividend;
+	return dividend / divisor;
+}
+
+/* perf_adjust_period(): low-pass filter towards the ideal period; restart
+ * the period at once if what is left is over 8 new periods. */
+static void perf_adjust_period(struct perf_event *event, u64 nsec, u64 count, bool restart)
+{
+	s64 period = (s64)perf_calculate_period(event, nsec, count);
+	s64 delta = period - (s64)event->sample_period;
+	s64 sample_period;
+
+	if (delta >= 0)
+		delta += 7;
+	else
+		delta -= 7;
+	delta /= 8;
+	sample_period = (s64)event->sample_period + delta;
+	if (!sample_period)
+		sample_period = 1;
+	event->sample_period = (u64)sample_period;
+	if (event->period_left > 8 * sample_period) {
+		event->period_left = 0;
+		if (restart && event->pmu == PERF_PMU_HW)
+			perf_event_set_period(event);
+	}
+}
+
+/* Stops the counting of a throttled event until the tick (x86_pmu_stop). */
+static void perf_event_stop(struct perf_cpu *cpu, struct perf_event *event)
+{
+	perf_slot_del(cpu, event);
+}
+
+static void perf_event_start(struct perf_cpu *cpu, struct perf_event *event)
+{
+	if (event->state == PERF_EVENT_STATE_ACTIVE && event->slot < 0)
+		perf_slot_add(cpu, event);
+}
+
+/*
+ * __perf_event_account_interrupt(): more than max_samples_per_tick
+ * overflows in one tick throttle the event (THROTTLE record, counting
+ * stops until the tick). Freq events adjust their period by the time since
+ * the last overflow. Returns whether the event must stop.
+ */
+static bool perf_event_account_interrupt(struct perf_cpu *cpu, struct perf_event *event, bool throttle)
+{
+	bool ret = false;
+
+	if (cpu->tick_seq != event->interrupts_seq) {
+		event->interrupts_seq = cpu->tick_seq;
+		event->interrupts = 1;
+	} else {
+		event->interrupts++;
+		if (throttle && event->interrupts > cpu->core->max_samples_per_tick) {
+			event->throttled = true;
+			cpu->throttled_count++;
+			perf_log_throttle(event, false);
+			ret = true;
+		}
+	}
+	if (event->attr.freq) {
+		u64 now = cpu->time_ns;
+		s64 delta = (s64)(now - event->freq_time_stamp);
+
+		event->freq_time_stamp = now;
+		if (delta > 0 && (u64)delta < 2 * cpu->core->tick_ns)
+			perf_adjust_period(event, (u64)delta, event->last_period, true);
+	}
+	return ret;
+}
+
+/*
+ * __perf_event_overflow(): account the interrupt, count down an
+ * IOC_REFRESH limit (the last one disables the event with POLL_HUP),
+ * write the sample, and wake the fasync owner. Returns whether the event
+ * must stop counting.
+ */
+static bool perf_event_overflow_one(struct perf_cpu *cpu, struct perf_event *event, bool throttle)
+{
+	struct perf_sample_data data = { 0 };
+	bool ret = perf_event_account_interrupt(cpu, event, throttle);
+
+	event->pending_kill = POLL_IN;
+	if (event->event_limit && --event->event_limit == 0) {
+		ret = true;
+		event->pending_kill = POLL_HUP;
+		event->pending_disable = true;
+	}
+	data.period = event->last_period;
+	if (cpu->core->machine.ops && cpu->core->machine.ops->fill_sample)
+		cpu->core->machine.ops->fill_sample(cpu->core->machine.ctx, cpu, event, &data);
+	perf_event_output_sample(event, &data);
+	if (event->fasync && event->pending_kill)
+		perf_event_wakeup(event);
+	return ret;
+}
+
+/*
+ * A sampling event's period ran out on cpu (the PMU interrupt, or a
+ * software event's overflow). Hardware events follow the x86/arm
+ * handlers: next period first, then one sample with the period just
+ * started. Software events may cross several periods at once: one sample
+ * each (perf_swevent_overflow); clock events sample once per timer fire.
+ */
+void perf_event_overflow(struct perf_cpu *cpu, struct perf_event *event)
+{
+	bool stop = false;
+
+	if (event->pmu == PERF_PMU_HW) {
+		if (!perf_event_set_period(event))
+			return;
+		stop = perf_event_overflow_one(cpu, event, true);
+	} else if (event->sw_source == PERF_SW_SRC_CLOCK) {
+		/* perf_swevent_hrtimer(): hrtimer_forward_now() skips missed periods */
+		u64 period = event->sample_period < 10000 ? 10000 : event->sample_period;
+
+		event->last_period = period;
+		event->period_left += (s64)(((u64)(-event->period_left) / period + 1) * period);
+		stop = perf_event_overflow_one(cpu, event, true);
+	} else {
+		/* perf_swevent_set_period() + perf_swevent_overflow() */
+		u64 period = event->sample_period;
+		u64 nr = ((u64)(-event->period_left) + period) / period;
+		bool throttle = false;
+
+		event->last_period = period;
+		event->period_left += (s64)(nr * period);
+		for (; nr; nr--) {
+			if (perf_event_overflow_one(cpu, event, throttle)) {
+				stop = true;
+				break;
+			}
+			throttle = true;
+		}
+	}
+	if (!stop)
+		return;
+	perf_event_stop(cpu, event);
+	if (event->pending_disable)
+		perf_event_disable_local(event); /* perf_pending_disable() */
+}
+
+/* perf_adjust_freq_unthr_events() over one active list (group leaders). */
+static void perf_adjust_freq_unthr_events(struct perf_cpu *cpu, struct list_node *list)
+{
+	struct perf_event *event, *tmp;
+
+	list_for_each_entry_safe(event, tmp, list, active_entry) {
+		u64 now, delta;
+
+		if (event->state != PERF_EVENT_STATE_ACTIVE)
+			continue;
+		if (event->cpu != -1 && event->cpu != (int)cpu->num)
+			continue;
+		if (event->throttled) {
+			event->throttled = false;
+			event->interrupts = 0;
+			perf_log_throttle(event, true);
+			if (!(event->attr.freq && event->attr.sample_freq))
+				perf_event_start(cpu, event);
+		}
+		if (!(event->attr.freq && event->attr.sample_freq))
+			continue;
+		now = event->count;
+		delta = now - event->freq_count_stamp;
+		event->freq_count_stamp = now;
+		if (delta > 0)
+			perf_adjust_period(event, cpu->core->tick_ns, delta, false);
+		if (delta > 0 && event->pmu == PERF_PMU_HW)
+			perf_event_set_period(event); /* pmu->start(PERF_EF_RELOAD) */
+		perf_event_start(cpu, event);
+	}
+}
+
+/* perf_adjust_freq_unthr_context() */
+static void perf_adjust_freq_unthr_context(struct perf_cpu *cpu, struct perf_event_context *ctx,
+					   bool unthrottle)
+{
+	if (!(ctx->nr_freq || unthrottle))
+		return;
+	perf_adjust_freq_unthr_events(cpu, &ctx->pinned_active);
+	perf_adjust_freq_unthr_events(cpu, &ctx->flexible_active);
+}
+
+/* perf_event_task_tick(): a new throttling window; unthrottle and re-tune
+ * the CPU's context and the running task's. */
+void perf_cpu_tick(struct perf_cpu *cpu)
+{
+	bool throttled = cpu->throttled_count != 0;
+
+	cpu->tick_seq++;
+	cpu->throttled_count = 0;
+	perf_adjust_freq_unthr_context(cpu, &cpu->ctx, throttled);
+	if (cpu->task_ctx)
+		perf_adjust_freq_unthr_context(cpu, cpu->task_ctx, throttled);
+}
