@@ -14,6 +14,7 @@ struct pmusim_command {
 
 int cmd_models(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
 
 /* One-line error to stderr as "pmusim: <what>", returns 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
