@@ -34,7 +34,7 @@ static const struct pmu_event_desc zen_events[] = {
 	{ "cache-misses", 0x0964, SIM_SRC_LLC_MISS, 0, "L2 cache misses (L2_CACHE_REQ_STAT.IC_DC_MISS_IN_L2)" },
 	{ "branch-instructions", 0x00c2, SIM_SRC_BRANCHES, 0, "retired branches (EX_RET_BRN)" },
 	{ "branch-misses", 0x00c3, SIM_SRC_BRANCH_MISSES, 0, "retired mispredicted branches (EX_RET_BRN_MISP)" },
-	{ "stalled-cycles-frontend", 0x0287, SIM_SRC_STALLED_FRONTEND, 0, "fetch stall cycles, decode queue full (IC_FETCH_STALL.IC_STALL_DQ_EMPTY)" },
+	{ "stalled-cycles-frontend", 0x0287, SIM_SRC_STALLED_FRONTEND, 0, "instruction fetch stall cycles (IC_FETCH_STALL.IC_STALL_DQ_EMPTY)" },
 	{ "stalled-cycles-backend", 0x0187, SIM_SRC_STALLED_BACKEND, 0, "fetch stall cycles from back pressure (IC_FETCH_STALL.IC_STALL_BACK_PRESSURE)" },
 	/* Zen raw events (AMD PPR for family 17h model 01h) */
 	{ "ls_not_halted_cyc", 0x0076, SIM_SRC_CYCLES, 0, "core cycles not halted" },
