@@ -74,8 +74,10 @@ struct pmu_event_config {
 	enum sim_source source;    /* what it counts (SIM_SRC_NONE for unknown raw) */
 	uint64_t counter_mask;     /* allowed counters */
 	bool chained;              /* PMUv3: 64-bit event on a chained pair (when it
-				    * lands on event counters, not PMCCNTR_EL0);
-				    * AMD: PERF_X86_EVENT_PAIR (idx and idx+1) */
+				    * lands on event counters, not PMCCNTR_EL0).
+				    * x86 never sets it: an AMD pair event
+				    * (PERF_X86_EVENT_PAIR, idx and idx+1) is
+				    * recognised by assign() from its config */
 	unsigned event_width;      /* bits the event's count wraps at, whatever
 				    * counter holds it (PMUv3: 64 with config1:0
 				    * "long", else 32: arm_pmu_event_max_period());

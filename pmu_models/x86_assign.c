@@ -301,16 +301,9 @@ static int x86_assign(const struct pmu_model *m, unsigned nr_gp,
 		return -EINVAL;
 
 	for (i = 0; i < n; i++) {
+		/* the pair and overlap flags live in the constraint tables */
 		masks[i] = req[i].counter_mask;
-		pair[i] = req[i].chained;
-		overlap[i] = false;
-		/* the overlap flag lives in the constraint tables */
-		if (!req[i].chained) {
-			bool p, o;
-
-			x86_event_constraint(m, nr_gp, req[i].config, 0, &p, &o);
-			overlap[i] = o;
-		}
+		x86_event_constraint(m, nr_gp, req[i].config, 0, &pair[i], &overlap[i]);
 	}
 
 	/* fastpath, try to reuse previous register */

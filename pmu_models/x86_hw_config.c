@@ -315,6 +315,8 @@ int x86_event_init(const struct pmu_model *m, unsigned nr_gp,
 	out->config = encoding;
 	out->source = src;
 	out->counter_mask = mask;
-	out->chained = pair;
+	/* an AMD pair event takes idx and idx+1: assign() knows it from the
+	 * encoding; chained stays the PMUv3 notion */
+	out->chained = false;
 	return 0;
 }

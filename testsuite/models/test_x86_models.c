@@ -154,9 +154,9 @@ static const struct init_row zen_init_rows[] = {
 	{ __LINE__, "amd_pmu_hw_config", "zen", 0, { RAW(0x2000c0) }, 0, 0x00c0, 0x3f, SIM_SRC_INSTRUCTIONS, false },
 	{ __LINE__, "amd_pmu_hw_config", "zen", 0, { RAW(0x0129) }, 0, 0x0129, 0x3f, SIM_SRC_LOADS, false },
 	/* amd_get_event_constraints_f17h(): event 0x03 on an even/odd pair */
-	{ __LINE__, "amd_get_event_constraints_f17h", "zen", 0, { RAW(0xff03) }, 0, 0xff03, 0x15, SIM_SRC_NONE, true },
+	{ __LINE__, "amd_get_event_constraints_f17h", "zen", 0, { RAW(0xff03) }, 0, 0xff03, 0x15, SIM_SRC_NONE, false },
 	{ __LINE__, "amd_is_pair_event_code", "zen", 0, { RAW(UINT64_C(0x100000003)) }, 0, UINT64_C(0x100000003), 0x3f, SIM_SRC_NONE, false },
-	{ __LINE__, "amd_pmu_init", "zen", 4, { RAW(0x0103) }, 0, 0x0103, 0x5, SIM_SRC_NONE, true },
+	{ __LINE__, "amd_pmu_init", "zen", 4, { RAW(0x0103) }, 0, 0x0103, 0x5, SIM_SRC_NONE, false },
 	{ __LINE__, "validate_event", "zen", 1, { RAW(0x0103) }, -EINVAL, 0, 0, 0, false },
 	/* no IBS, no branch stack */
 	{ __LINE__, "x86_pmu_hw_config", "zen", 0, { HW(0), .precise_ip = 1, .sample_period = 1000 }, -EOPNOTSUPP, 0, 0, 0, false },
@@ -302,8 +302,9 @@ static void run_assign_rows(const struct assign_row *rows, size_t n)
 		for (unsigned k = 0; k < r->n; k++) {
 			req[k].counter_mask = r->req[k].mask;
 			req[k].prev_idx = r->req[k].prev;
-			req[k].chained = r->req[k].pair;
-			req[k].config = 0x1234; /* an unconstrained encoding */
+			/* a pair event is known by its encoding (event 0x03 on
+			 * AMD), the others are unconstrained encodings */
+			req[k].config = r->req[k].pair ? 0xff03 : 0x1234;
 			assign[k] = -2;
 		}
 		ret = m->ops->assign(m, r->nr_gp, req, r->n, assign);
