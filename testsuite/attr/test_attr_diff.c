@@ -33,8 +33,8 @@
 
 #include "testsuite/attr/attr_test_util.h"
 
-#define NR_PRIV_CASES   6000
-#define NR_UNPRIV_CASES 2000
+#define NR_PRIV_CASES   15000
+#define NR_UNPRIV_CASES 5000
 #define SEED            0x5eed1234abcdULL
 #define PG              4096u
 #define NONEXISTENT_PID 0x3ffffff0
@@ -83,6 +83,12 @@ static bool chance(unsigned pct) { return rndn(100) < pct; }
 #define PICK(arr) (arr[rndn(sizeof(arr) / sizeof(arr[0]))])
 
 enum group_kind { G_NONE, G_NOT_PERF, G_LEADER };
+
+/* The group_fds a case may name: a task leader (dummy, pid 0, cpu -1), a
+ * CPU leader (pid -1, cpu 0: needs perf_allow_cpu), an inherit leader, a
+ * sampling cpu-clock leader with read_format GROUP|ID, and a sibling of
+ * the first (group_fd of a non-leader: EINVAL). */
+enum { L_TASK, L_CPU, L_INHERIT, L_SAMPLING, L_SIBLING, NR_LEADERS };
 enum tail_kind { T_NONE, T_ZERO, T_CONFIG3, T_BEYOND };
 
 struct gcase {
@@ -95,6 +101,7 @@ struct gcase {
 	int pid_kind;                   /* 0: 0, 1: -1, 2: own, 3: nonexistent, 4: parent */
 	int cpu;
 	enum group_kind group;
+	unsigned leader;                /* which of the side's leaders (NR_LEADERS) */
 	unsigned long flags;
 };
 
@@ -132,7 +139,7 @@ static void gen_near_valid(struct gcase *c, unsigned nr_cpus, bool unpriv)
 	a.read_format = rnd() & 0x1f;
 	c->pid_kind = chance(70) ? 0 : 2;
 	c->cpu = chance(60) ? -1 : (int)rndn(nr_cpus);
-	c->group = chance(85) ? G_NONE : G_LEADER;
+	c->group = chance(75) ? G_NONE : G_LEADER;
 
 	switch (rndn(22)) {
 	case 0: *flagword |= 1ULL << rndn(64); break;
@@ -187,6 +194,7 @@ static void gen_near_valid(struct gcase *c, unsigned nr_cpus, bool unpriv)
 	c->size = a.size;
 	memcpy(c->bytes, &a, sizeof(a));
 	c->tail = c->size > sizeof(a) && c->size <= 4096 ? T_ZERO : T_NONE;
+	c->leader = rndn(NR_LEADERS);
 }
 
 static void gen_case(struct gcase *c, unsigned nr_cpus, bool unpriv)
@@ -338,18 +346,19 @@ static void gen_case(struct gcase *c, unsigned nr_cpus, bool unpriv)
 		c->cpu = PICK(cpus_extra);
 	c->group = chance(80) ? G_NONE : chance(25) ? G_NOT_PERF : G_LEADER;
 	c->flags = chance(75) ? 0 : PICK(open_flags);
+	c->leader = rndn(NR_LEADERS);
 }
 
 /* ---- the two sides ---- */
 
 struct side {
-	int leader_fd;                  /* host: the group leader */
+	int leader_fd[NR_LEADERS];      /* host: group leaders (-1: could not open) */
 	int notperf_fd;                 /* host: /dev/null */
 	pid_t parent;
 	/* core */
 	struct perf_core *core;
 	struct perf_task *task;
-	int leader_handle;
+	int leader_handle[NR_LEADERS];
 	bool owned_core;
 };
 
@@ -385,7 +394,8 @@ static pid_t case_pid(const struct gcase *c, const struct side *s)
 static int host_open(const struct gcase *c, const struct side *s, uint32_t *size_back)
 {
 	uint64_t u = place(c);
-	int group = c->group == G_LEADER ? s->leader_fd : c->group == G_NOT_PERF ? s->notperf_fd : -1;
+	int group = c->group == G_LEADER ? s->leader_fd[c->leader] :
+		    c->group == G_NOT_PERF ? s->notperf_fd : -1;
 	long fd = syscall(SYS_perf_event_open, (void *)(uintptr_t)u, case_pid(c, s), c->cpu,
 			  group, c->flags);
 	int err = fd < 0 ? -errno : 0;
@@ -403,7 +413,7 @@ static int core_open(const struct gcase *c, const struct side *s, uint32_t *size
 		     bool *comparable)
 {
 	uint64_t u = place(c);
-	int group = c->group == G_LEADER ? s->leader_handle :
+	int group = c->group == G_LEADER ? s->leader_handle[c->leader] :
 		    c->group == G_NOT_PERF ? PERF_CORE_MAX_FILES - 1 : -1;
 	int h = perf_sys_event_open(s->core, s->task, &self_ua, u, case_pid(c, s), c->cpu,
 				    group, c->flags);
@@ -591,21 +601,48 @@ static int read_sysctl(const char *path, int dflt)
 	return v;
 }
 
+struct leader_spec {
+	struct perf_event_attr attr;
+	pid_t pid;
+	int cpu;
+	int group;                      /* index of its leader, or -1 */
+};
+
+static const struct leader_spec leader_specs[NR_LEADERS] = {
+	[L_TASK] = { { .type = PERF_TYPE_SOFTWARE, .size = 128, .config = PERF_COUNT_SW_DUMMY,
+		       .disabled = 1, .exclude_kernel = 1 }, 0, -1, -1 },
+	[L_CPU] = { { .type = PERF_TYPE_SOFTWARE, .size = 128, .config = PERF_COUNT_SW_DUMMY,
+		      .disabled = 1, .exclude_kernel = 1 }, -1, 0, -1 },
+	[L_INHERIT] = { { .type = PERF_TYPE_SOFTWARE, .size = 128, .config = PERF_COUNT_SW_DUMMY,
+			  .disabled = 1, .exclude_kernel = 1, .inherit = 1 }, 0, -1, -1 },
+	[L_SAMPLING] = { { .type = PERF_TYPE_SOFTWARE, .size = 128,
+			   .config = PERF_COUNT_SW_CPU_CLOCK, .disabled = 1, .exclude_kernel = 1,
+			   .sample_period = 100000,
+			   .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_READ,
+			   .read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST |
+					  PERF_FORMAT_TOTAL_TIME_ENABLED |
+					  PERF_FORMAT_TOTAL_TIME_RUNNING }, 0, -1, -1 },
+	[L_SIBLING] = { { .type = PERF_TYPE_SOFTWARE, .size = 128, .config = PERF_COUNT_SW_DUMMY,
+			  .exclude_kernel = 1 }, 0, -1, L_TASK },
+};
+
 static void side_setup(struct side *s, bool unpriv, pid_t parent)
 {
 	struct perf_cred cred = { .uid = geteuid(), .cap_perfmon = geteuid() == 0 && !unpriv };
-	struct perf_event_attr leader = {
-		.type = PERF_TYPE_SOFTWARE, .size = sizeof(leader),
-		.config = PERF_COUNT_SW_DUMMY, .disabled = 1, .exclude_kernel = 1,
-	};
 	int paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
 
 	memset(s, 0, sizeof(*s));
 	s->parent = parent;
 	s->notperf_fd = open("/dev/null", O_RDONLY);
 	assert_true(s->notperf_fd >= 0);
-	s->leader_fd = (int)syscall(SYS_perf_event_open, &leader, 0, -1, -1, 0);
-	assert_true(s->leader_fd >= 0);
+	for (int i = 0; i < NR_LEADERS; i++) {
+		const struct leader_spec *l = &leader_specs[i];
+		int g = l->group >= 0 ? s->leader_fd[l->group] : -1;
+		long fd = syscall(SYS_perf_event_open, &l->attr, l->pid, l->cpu, g, 0);
+
+		s->leader_fd[i] = fd < 0 ? -1 : (int)fd;
+		s->leader_handle[i] = fd < 0 ? -errno : -1;   /* host errno until the core's */
+	}
 #ifdef HAVE_PERF_SYS_EVENT_OPEN
 	struct perf_core_config cfg = {
 		.model = pmu_model_default(),
@@ -623,9 +660,18 @@ static void side_setup(struct side *s, bool unpriv, pid_t parent)
 
 		assert_non_null(perf_task_create(s->core, parent, parent, root));
 	}
-	s->leader_handle = perf_sys_event_open(s->core, s->task, &perf_uaccess_direct,
-					       (uint64_t)(uintptr_t)&leader, 0, -1, -1, 0);
-	assert_true(s->leader_handle >= 0);
+	for (int i = 0; i < NR_LEADERS; i++) {
+		const struct leader_spec *l = &leader_specs[i];
+		int g = l->group >= 0 ? s->leader_handle[l->group] : -1;
+		int host = s->leader_fd[i] >= 0 ? 0 : s->leader_handle[i];
+		int h = perf_sys_event_open(s->core, s->task, &perf_uaccess_direct,
+					    (uint64_t)(uintptr_t)&l->attr, l->pid, l->cpu, g, 0);
+
+		/* the leaders themselves are compared too */
+		if ((h < 0 ? h : 0) != host)
+			fail_msg("leader %d: host %d, core %d", i, host, h);
+		s->leader_handle[i] = h < 0 ? -1 : h;
+	}
 #else
 	s->core = attr_test_core(NULL, host_nr_cpus(), paranoid);
 	s->core->cfg.max_sample_rate =
@@ -636,16 +682,23 @@ static void side_setup(struct side *s, bool unpriv, pid_t parent)
 	s->task->core = s->core;
 	s->task->pid = s->task->tid = getpid();
 	s->task->cred = cred;
-	s->leader_handle = -1;
+	for (int i = 0; i < NR_LEADERS; i++)
+		s->leader_handle[i] = -1;
 #endif
 }
 
 static void side_teardown(struct side *s)
 {
-	close(s->leader_fd);
+	for (int i = NR_LEADERS - 1; i >= 0; i--) {
+		if (s->leader_fd[i] >= 0)
+			close(s->leader_fd[i]);
+#ifdef HAVE_PERF_SYS_EVENT_OPEN
+		if (s->leader_handle[i] >= 0)
+			perf_file_put(s->core, s->leader_handle[i]);
+#endif
+	}
 	close(s->notperf_fd);
 #ifdef HAVE_PERF_SYS_EVENT_OPEN
-	perf_file_put(s->core, s->leader_handle);
 	perf_core_destroy(s->core);
 #else
 	free(s->task);
