@@ -155,20 +155,22 @@ static u64 perf_counter_mask(unsigned width)
 	return width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << width) - 1;
 }
 
-/* Programs the event's counter as x86_perf_event_set_period() /
- * armpmu_event_set_period() do: to -left, so it overflows after left
- * more counts. Counting events use the PMU's max_period. */
+/* Programs the event's counter (pmu->start with PERF_EF_RELOAD): a
+ * sampling event to overflow when its period runs out
+ * (perf_event_set_period), a counting one to -max_period. */
 static void perf_program_counter(struct perf_cpu *cpu, struct perf_event *event)
 {
 	const struct pmu_model *m = cpu->core->model;
 	u64 mask;
-	s64 left;
 
 	event->hw_width = m->ops->width(m, event->hw_idx);
-	mask = perf_counter_mask(event->hw_width);
-	left = is_sampling_event(event) ? event->period_left : (s64)(mask >> 1);
+	if (is_sampling_event(event)) {
+		perf_event_set_period(event);
+		return;
+	}
+	mask = perf_counter_mask(event->event_width ? event->event_width : event->hw_width);
 	event->hw_start_count = event->count;
-	event->hw_start_value = (u64)(-left) & mask;
+	event->hw_start_value = (u64)(-(s64)(mask >> 1)) & mask;
 }
 
 /*
