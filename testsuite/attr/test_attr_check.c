@@ -406,6 +406,90 @@ static void test_rows_open_path(void **state)
 }
 #endif
 
+/* The dispatch with the real models: what perf_init_event() and the checks
+ * around it add to each model's event_init. */
+struct model_row {
+	int line;
+	const char *kfunc;
+	const char *model;
+	struct perf_event_attr attr;
+	int err;
+};
+
+#define MA(...) { .size = PERF_ATTR_SIZE_VER7, .exclude_kernel = 1, __VA_ARGS__ }
+
+static const struct model_row model_rows[] = {
+	{ __LINE__, "x86_pmu_event_init", "skylake", MA(.type = PERF_TYPE_HARDWARE, .config = 0), 0 },
+	{ __LINE__, "perf_init_event", "skylake",
+	  MA(.type = PERF_TYPE_HARDWARE, .config = (4ULL << 32) | 1), 0 },
+	{ __LINE__, "perf_init_event", "skylake",
+	  MA(.type = PERF_TYPE_HARDWARE, .config = (1ULL << 32) | 1), -ENOENT },
+	{ __LINE__, "perf_init_event", "skylake",
+	  MA(.type = PERF_TYPE_HARDWARE, .config = (6ULL << 32) | 0), -ENOENT },
+	{ __LINE__, "perf_event_set_clock", "skylake",
+	  MA(.type = PERF_TYPE_HARDWARE, .config = 0, .use_clockid = 1, .clockid = CLOCK_BOOTTIME), -EINVAL },
+	{ __LINE__, "perf_event_set_clock", "skylake",
+	  MA(.type = PERF_TYPE_HARDWARE, .config = 0, .use_clockid = 1, .clockid = CLOCK_MONOTONIC), 0 },
+	{ __LINE__, "x86_pmu_hw_config", "skylake",
+	  MA(.type = PERF_TYPE_HARDWARE, .config = 0, .sample_regs_intr = 1ULL << 32), -EINVAL },
+	{ __LINE__, "get_callchain_buffers", "skylake",
+	  MA(.type = PERF_TYPE_HARDWARE, .config = 0, .sample_type = PERF_SAMPLE_CALLCHAIN,
+	     .sample_max_stack = 200), -EOVERFLOW },
+	{ __LINE__, "intel_pmu_hw_config", "skylake",
+	  MA(.type = PERF_TYPE_HARDWARE, .config = 0, .aux_output = 1), -EINVAL },
+	{ __LINE__, "perf_event_alloc", "skylake",
+	  MA(.type = PERF_TYPE_HARDWARE, .config = 0, .aux_output = 1, .precise_ip = 1,
+	     .sample_period = 1000), -EOPNOTSUPP },
+	{ __LINE__, "x86_pmu_event_init", "zen", MA(.type = PERF_TYPE_HARDWARE, .config = 1), 0 },
+	{ __LINE__, "perf_init_event", "pmuv3", MA(.type = PERF_TYPE_RAW, .config = 0x11), 0 },
+	{ __LINE__, "perf_init_event", "pmuv3", MA(.type = 10, .config = 0x11), 0 },
+	{ __LINE__, "perf_init_event", "pmuv3",
+	  MA(.type = PERF_TYPE_HARDWARE, .config = (10ULL << 32) | 0), 0 },
+	{ __LINE__, "perf_init_event", "pmuv3",
+	  MA(.type = PERF_TYPE_HARDWARE, .config = (1ULL << 32) | 0), -ENOENT },
+	{ __LINE__, "perf_event_set_clock", "pmuv3",
+	  MA(.type = PERF_TYPE_RAW, .config = 0x11, .use_clockid = 1, .clockid = CLOCK_TAI), -EINVAL },
+	{ __LINE__, "perf_reg_validate", "pmuv3",
+	  MA(.type = PERF_TYPE_RAW, .config = 0x11, .sample_type = PERF_SAMPLE_REGS_USER,
+	     .sample_regs_user = 1ULL << 32), 0 },
+	{ __LINE__, "perf_reg_validate", "pmuv3",
+	  MA(.type = PERF_TYPE_RAW, .config = 0x11, .sample_type = PERF_SAMPLE_REGS_USER,
+	     .sample_regs_user = 1ULL << 33), -EINVAL },
+	{ __LINE__, "perf_reg_validate", "pmuv3",
+	  MA(.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY,
+	     .sample_type = PERF_SAMPLE_REGS_INTR, .sample_regs_intr = 1ULL << 40), -EINVAL },
+};
+
+static void test_model_rows(void **state)
+{
+	(void)state;
+	unsigned fails = 0;
+
+	for (size_t i = 0; i < sizeof(model_rows) / sizeof(model_rows[0]); i++) {
+		const struct model_row *r = &model_rows[i];
+		const struct pmu_model *m = pmu_model_find(r->model);
+		struct perf_core *core;
+		struct perf_event_attr a = r->attr, copy;
+		struct perf_event_init init;
+		int err;
+
+		assert_non_null(m);
+		core = attr_test_core(m, 2, -1);
+		err = perf_copy_attr_as(core, NULL, &perf_uaccess_direct, (uint64_t)(uintptr_t)&a, &copy);
+		if (!err)
+			err = perf_open_check_attr(core, NULL, &copy, 0, -1, 0);
+		if (!err)
+			err = perf_event_init_attr(core, &copy, -1, true, &init);
+		if (err != r->err) {
+			fprintf(stderr, "line %d (%s, %s): got %d, want %d\n", r->line, r->kfunc,
+				r->model, err, r->err);
+			fails++;
+		}
+		free(core);
+	}
+	assert_int_equal(fails, 0);
+}
+
 /* perf_uaccess_direct: host pointers, the NULL page faults. */
 static void test_uaccess_direct(void **state)
 {
@@ -549,6 +633,7 @@ int main(void)
 #ifdef HAVE_PERF_SYS_EVENT_OPEN
 		cmocka_unit_test(test_rows_open_path),
 #endif
+		cmocka_unit_test(test_model_rows),
 		cmocka_unit_test(test_uaccess_direct),
 		cmocka_unit_test(test_branch_plm_propagation),
 		cmocka_unit_test(test_init_sources),
