@@ -110,11 +110,16 @@ static int64_t armv8_pmuv3_map_event(const struct pmu_model *m,
 	return armpmu_map_event(m, attr, false);
 }
 
-/* armv8pmu_set_event_filter(): exclude_idle cannot be honoured */
+/*
+ * armv8pmu_set_event_filter(): exclude_idle cannot be honoured. The filter
+ * says -EPERM, but __hw_perf_event_init() reports any filter failure as
+ * -EOPNOTSUPP ("ARM performance counters do not support mode exclusion"),
+ * and that is what the caller sees.
+ */
 static int armv8pmu_set_event_filter(const struct perf_event_attr *attr)
 {
 	if (attr->exclude_idle)
-		return -EPERM;
+		return -EOPNOTSUPP;
 	/* exclude_hv/host/guest/kernel/user become EL filter bits */
 	return 0;
 }

@@ -83,7 +83,7 @@ static const struct init_row rows[] = {
 	{ __LINE__, "armv8pmu_get_event_idx", "pmuv3", 0, { OWN(0x11), .config1 = 3 }, 0, 0x11, CYC, SIM_SRC_CYCLES, false, 64 },
 	{ __LINE__, "armv8pmu_event_has_user_read", "pmuv3", 0, { OWN(0x08), .config1 = 2 }, 0, 0x08, EV6, SIM_SRC_INSTRUCTIONS, false, 32 },
 	/* armv8pmu_set_event_filter(), armpmu_event_init() */
-	{ __LINE__, "armv8pmu_set_event_filter", "pmuv3", 0, { HW(0), .exclude_idle = 1 }, -EPERM, 0, 0, 0, false, 0 },
+	{ __LINE__, "__hw_perf_event_init", "pmuv3", 0, { HW(0), .exclude_idle = 1 }, -EOPNOTSUPP, 0, 0, 0, false, 0 },
 	{ __LINE__, "__hw_perf_event_init", "pmuv3", 0, { RAW(0x1e), .exclude_idle = 1 }, -EINVAL, 0, 0, 0, false, 0 },
 	{ __LINE__, "armv8pmu_set_event_filter", "pmuv3", 0, { HW(0), .exclude_kernel = 1, .exclude_hv = 1 }, 0, 0x11, CYC | EV6, SIM_SRC_CYCLES, false, 32 },
 	{ __LINE__, "armpmu_event_init", "pmuv3", 0, { HW(0), .sample_period = 1000, .sample_type = PERF_SAMPLE_BRANCH_STACK }, -EOPNOTSUPP, 0, 0, 0, false, 0 },
