@@ -21,6 +21,7 @@
  * but 6.18 defines (aux_action in __reserved_3, PERF_SAMPLE_BRANCH_COUNTERS)
  * are handled as 6.18 does.
  */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -605,7 +606,8 @@ static unsigned pmu_caps_of(const struct perf_core *core, enum sim_pmu_id id)
  * its capabilities. Every simulated PMU is CPU-scoped (scope NONE).
  */
 static int try_init_event(const struct perf_core *core, enum sim_pmu_id id,
-			  struct perf_event_attr *attr, struct perf_event_init *out)
+			  struct perf_event_attr *attr, const struct perf_event_init_hooks *hooks,
+			  struct perf_event_init *out)
 {
 	int ret;
 
@@ -621,6 +623,9 @@ static int try_init_event(const struct perf_core *core, enum sim_pmu_id id,
 		break;
 	case SIM_PMU_MODEL:
 		ret = model_event_init(core, attr, out);
+		/* validate_group() ends the hardware PMU's event_init */
+		if (!ret && hooks && hooks->validate_group)
+			ret = hooks->validate_group(hooks->ctx, attr, out);
 		break;
 	default:
 		ret = -ENOENT;
@@ -646,7 +651,7 @@ static int try_init_event(const struct perf_core *core, enum sim_pmu_id id,
  * PMU in registration order.
  */
 static int perf_init_event(const struct perf_core *core, struct perf_event_attr *attr,
-			   struct perf_event_init *out)
+			   const struct perf_event_init_hooks *hooks, struct perf_event_init *out)
 {
 	bool extended_type = false;
 	uint32_t type = attr->type;
@@ -673,7 +678,7 @@ again:
 		    !(pmu_caps_of(core, id) & PERF_PMU_CAP_SIM_EXTENDED_HW_TYPE))
 			return -ENOENT;
 
-		ret = try_init_event(core, id, attr, out);
+		ret = try_init_event(core, id, attr, hooks, out);
 		if (ret == -ENOENT && attr->type != type && !extended_type) {
 			type = attr->type;
 			goto again;
@@ -688,7 +693,7 @@ again:
 	if (core && core->model &&
 	    (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
 	     attr->type == PERF_TYPE_RAW))
-		return try_init_event(core, SIM_PMU_MODEL, attr, out);
+		return try_init_event(core, SIM_PMU_MODEL, attr, hooks, out);
 
 	return -ENOENT;
 }
@@ -722,14 +727,16 @@ static int perf_event_set_clock(int32_t clk_id, unsigned pmu_caps)
  * perf_event_alloc(). On success *out says which PMU took the event and
  * what it counts; on failure *out is undefined.
  */
-int perf_event_init_attr_cgroup(const struct perf_core *core,
-				const struct perf_event_attr *uattr, int cpu,
-				bool has_task, int cgroup_fd,
-				struct perf_event_init *out)
+int perf_event_init_attr_hooks(const struct perf_core *core,
+			       const struct perf_event_attr *uattr, int cpu,
+			       bool has_task, int cgroup_fd,
+			       const struct perf_event_init_hooks *hooks,
+			       struct perf_event_init *out)
 {
 	struct perf_event_attr *attr = &out->attr;
 	int ret;
 
+	assert(uattr && out);
 	memset(out, 0, sizeof(*out));
 	*attr = *uattr;
 
@@ -751,7 +758,7 @@ int perf_event_init_attr_cgroup(const struct perf_core *core,
 	if (!has_branch_stack(attr))
 		attr->branch_sample_type = 0;
 
-	ret = perf_init_event(core, attr, out);
+	ret = perf_init_event(core, attr, hooks, out);
 	if (ret)
 		return ret;
 
@@ -795,8 +802,15 @@ int perf_event_init_attr_cgroup(const struct perf_core *core,
 	return 0;
 }
 
+int perf_event_init_attr_cgroup(const struct perf_core *core,
+				const struct perf_event_attr *attr, int cpu,
+				bool has_task, int cgroup_fd, struct perf_event_init *out)
+{
+	return perf_event_init_attr_hooks(core, attr, cpu, has_task, cgroup_fd, NULL, out);
+}
+
 int perf_event_init_attr(const struct perf_core *core, const struct perf_event_attr *attr,
 			 int cpu, bool has_task, struct perf_event_init *out)
 {
-	return perf_event_init_attr_cgroup(core, attr, cpu, has_task, -1, out);
+	return perf_event_init_attr_hooks(core, attr, cpu, has_task, -1, NULL, out);
 }

@@ -95,6 +95,26 @@ int perf_event_init_attr_cgroup(const struct perf_core *core,
 				bool has_task, int cgroup_fd,
 				struct perf_event_init *out);
 
+/* Work the open path does inside the PMU's event_init. validate_group:
+ * x86_pmu_event_init() and armpmu_event_init() end with validate_group()
+ * for a sibling; called right after the model's event_init accepted the
+ * event (init->hw filled), before the checks perf_try_init_event() and
+ * perf_event_alloc() make after event_init. Return 0 or -errno. */
+struct perf_event_init_hooks {
+	int (*validate_group)(void *ctx, const struct perf_event_attr *attr,
+			      const struct perf_event_init *init);
+	void *ctx;
+};
+
+/* perf_event_init_attr_cgroup() with hooks (may be NULL): the kernel's
+ * exact order when a hardware sibling both fails validate_group and a
+ * later check. */
+int perf_event_init_attr_hooks(const struct perf_core *core,
+			       const struct perf_event_attr *attr, int cpu,
+			       bool has_task, int cgroup_fd,
+			       const struct perf_event_init_hooks *hooks,
+			       struct perf_event_init *out);
+
 /* perf_need_aux_event(): the attr asks for an AUX group leader
  * (aux_output, aux_sample_size, aux_pause, aux_resume). The simulated
  * system has no AUX PMU, so perf_get_aux_event() never finds one and

@@ -600,6 +600,40 @@ static void test_init_attr_rewrites(void **state)
 	free(core);
 }
 
+/* validate_group() runs inside the hardware PMU's event_init: its EINVAL
+ * comes before get_callchain_buffers' EOVERFLOW; software events never
+ * call it. */
+static unsigned vg_calls;
+
+static int vg_fail(void *ctx, const struct perf_event_attr *attr,
+		   const struct perf_event_init *init)
+{
+	(void)ctx;
+	(void)attr;
+	assert_int_equal(init->pmu, PERF_PMU_HW);
+	vg_calls++;
+	return -EINVAL;
+}
+
+static void test_validate_group_order(void **state)
+{
+	(void)state;
+	struct perf_core *core = attr_test_core(&fake_x86_model, 2, -1);
+	const struct perf_event_init_hooks hooks = { .validate_group = vg_fail };
+	struct perf_event_attr a = { .type = PERF_TYPE_HARDWARE, .size = 128, .config = 1,
+				     .sample_type = PERF_SAMPLE_CALLCHAIN, .sample_max_stack = 200 };
+	struct perf_event_init init;
+
+	assert_int_equal(perf_event_init_attr_hooks(core, &a, -1, true, -1, NULL, &init), -EOVERFLOW);
+	assert_int_equal(perf_event_init_attr_hooks(core, &a, -1, true, -1, &hooks, &init), -EINVAL);
+	assert_int_equal(vg_calls, 1);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	assert_int_equal(perf_event_init_attr_hooks(core, &a, -1, true, -1, &hooks, &init), -EOVERFLOW);
+	assert_int_equal(vg_calls, 1);
+	free(core);
+}
+
 /* Credentials helpers, as find_get_context() uses perf_allow_cpu(). */
 static void test_allow(void **state)
 {
@@ -638,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_branch_plm_propagation),
 		cmocka_unit_test(test_init_sources),
 		cmocka_unit_test(test_init_attr_rewrites),
+		cmocka_unit_test(test_validate_group_order),
 		cmocka_unit_test(test_allow),
 	};
 	return cmocka_run_group_tests_name("attr_check", tests, NULL, NULL);
