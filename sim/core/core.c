@@ -103,6 +103,7 @@ int perf_core_create(const struct perf_core_config *cfg,
 		perf_ctx_init(&cpu->ctx, core, NULL, cpu);
 		cpu->ctx.is_active = EVENT_ALL | EVENT_TIME;
 		cpu->tick_deadline = core->tick_ns;
+		perf_cpu_update_next_timer(cpu);
 	}
 	*out = core;
 	return 0;
@@ -136,10 +137,6 @@ struct perf_cpu *perf_core_cpu(struct perf_core *core, unsigned cpu)
 	return cpu < core->nr_cpus ? &core->cpus[cpu] : NULL;
 }
 
-uint64_t perf_cpu_time_ns(const struct perf_cpu *cpu)
-{
-	return cpu->time_ns;
-}
 
 /* ---- files ---- */
 

@@ -186,8 +186,8 @@ struct perf_event_context {
 /* One hot-path slot: an ACTIVE event and what it adds. */
 struct perf_count_slot {
 	struct perf_event *event;
+	u64 mode_mask[SIM_MODE_NR];     /* all ones where the event counts that mode */
 	u32 source;                     /* index into sim_delta.v */
-	u32 mode_mask;                  /* bit SIM_MODE_x set: counts in that mode */
 	bool sampling;                  /* check period_left */
 };
 
@@ -201,7 +201,9 @@ struct perf_cpu {
 	struct perf_event_context *task_ctx; /* its context, while scheduled in */
 
 	u64 cycles;                     /* simulated core cycles since boot */
-	u64 time_ns;                    /* perf_clock(): derived from cycles */
+	u64 time_ns;                    /* perf_clock() at time_cycles (perf_cpu_sync_time) */
+	u64 time_cycles;                /* cycles when time_ns was computed */
+	u64 next_timer_cycles;          /* cycles at which a timer falls due */
 	u64 mux_deadline;               /* next rotation (ns), when mux_active */
 	bool mux_active;                /* hrtimer_active */
 	u64 tick_deadline;              /* next tick (ns): throttling, freq */
@@ -310,6 +312,8 @@ static inline struct perf_cpu *perf_ctx_cpu(const struct perf_event_context *ctx
 void perf_event_read_times(struct perf_event *event, u64 *enabled, u64 *running);
 u64 perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running);
 void perf_event_read_group_times(struct perf_event *leader);
+void perf_cpu_sync_time(struct perf_cpu *cpu);
+void perf_cpu_update_next_timer(struct perf_cpu *cpu);
 u64 perf_event_count(const struct perf_event *event);
 /* The counter register's value now (what RDPMC reads), for ACTIVE events. */
 u64 perf_event_hw_value(const struct perf_event *event);

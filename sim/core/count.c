@@ -15,9 +15,13 @@ static u64 perf_cycles_to_ns(const struct perf_core *core, u64 cycles)
 	return (u64)((unsigned __int128)cycles * NSEC_PER_SEC / core->cfg.freq_hz);
 }
 
-/* The scheduler tick on cpu (perf_event_task_tick): unthrottle and adjust
- * freq-mode periods of the contexts on it. Defined in overflow.c. */
-void perf_cpu_tick(struct perf_cpu *cpu);
+/* The first cycle count at which the clock reads at least ns. */
+static u64 perf_ns_to_cycles_ceil(const struct perf_core *core, u64 ns)
+{
+	unsigned __int128 c = (unsigned __int128)ns * core->cfg.freq_hz;
+
+	return (u64)((c + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
+}
 
 /* Time-driven software events (cpu-clock, task-clock) on cpu. */
 static void perf_cpu_clock_events(struct perf_cpu *cpu, u64 delta_ns)
@@ -37,18 +41,58 @@ static void perf_cpu_clock_events(struct perf_cpu *cpu, u64 delta_ns)
 }
 
 /*
- * Advances cpu's clock by cycles and runs what falls due: clock events,
- * the tick (before rotation when both fall due together), and the mux
- * timer. Timers fire at the first report that reaches them.
+ * Brings cpu's clock in nanoseconds up to its cycle count (the hot path
+ * only counts cycles) and feeds the clock events the time since the last
+ * sync. Everything that reads the time or changes what is on the CPU
+ * syncs first, so clock events count exactly their scheduled time.
  */
-static void perf_cpu_advance(struct perf_cpu *cpu, u64 cycles)
+void perf_cpu_sync_time(struct perf_cpu *cpu)
 {
 	u64 before = cpu->time_ns;
 
-	cpu->cycles += cycles;
+	if (cpu->time_cycles == cpu->cycles)
+		return;
+	cpu->time_cycles = cpu->cycles;
 	cpu->time_ns = perf_cycles_to_ns(cpu->core, cpu->cycles);
 	if (cpu->nr_sw_slots)
 		perf_cpu_clock_events(cpu, cpu->time_ns - before);
+}
+
+uint64_t perf_cpu_time_ns(struct perf_cpu *cpu)
+{
+	perf_cpu_sync_time(cpu);
+	return cpu->time_ns;
+}
+
+/* Recomputes the cycle count at which the next timer falls due: the tick,
+ * the mux timer, or a sampling clock event's period. */
+void perf_cpu_update_next_timer(struct perf_cpu *cpu)
+{
+	u64 next_ns = cpu->tick_deadline;
+
+	if (cpu->mux_active && cpu->mux_deadline < next_ns)
+		next_ns = cpu->mux_deadline;
+	for (unsigned i = 0; i < cpu->nr_sw_slots; i++) {
+		struct perf_event *e = cpu->sw_slots[i];
+		u64 due;
+
+		if (e->sw_source != PERF_SW_SRC_CLOCK || !is_sampling_event(e))
+			continue;
+		due = cpu->time_ns + (u64)(e->period_left > 0 ? e->period_left : 0);
+		if (due < next_ns)
+			next_ns = due;
+	}
+	cpu->next_timer_cycles = perf_ns_to_cycles_ceil(cpu->core, next_ns);
+}
+
+/*
+ * The clock reached the next timer: run what falls due, the tick before
+ * rotation when both are due together. Timers fire at the first report
+ * that reaches them.
+ */
+static void perf_cpu_timers(struct perf_cpu *cpu)
+{
+	perf_cpu_sync_time(cpu);
 	while (cpu->time_ns >= cpu->tick_deadline) {
 		cpu->tick_deadline += cpu->core->tick_ns;
 		perf_cpu_tick(cpu);
@@ -64,6 +108,7 @@ static void perf_cpu_advance(struct perf_cpu *cpu, u64 cycles)
 			cpu->mux_active = false;
 		}
 	}
+	perf_cpu_update_next_timer(cpu);
 }
 
 /*
@@ -77,26 +122,27 @@ void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode, const struct sim
 {
 	struct perf_event *overflowed[PERF_CPU_MAX_SLOTS];
 	unsigned n_over = 0, i;
-	const u32 bit = 1u << mode;
 
 	for (i = 0; i < cpu->nr_slots; i++) {
 		struct perf_count_slot *s = &cpu->slots[i];
-		u64 v = delta->v[s->source];
+		u64 v = delta->v[s->source] & s->mode_mask[mode];
 
-		if (!v || !(s->mode_mask & bit))
-			continue;
 		s->event->count += v;
-		if (s->sampling) {
+		if (s->sampling && v) {
 			s->event->period_left -= (s64)v;
 			if (s->event->period_left <= s->event->overflow_at)
 				overflowed[n_over++] = s->event;
 		}
 	}
-	for (i = 0; i < n_over; i++)
-		if (overflowed[i]->state == PERF_EVENT_STATE_ACTIVE && overflowed[i]->slot >= 0)
-			perf_event_overflow(cpu, overflowed[i]);
-	if (delta->v[SIM_SRC_CYCLES])
-		perf_cpu_advance(cpu, delta->v[SIM_SRC_CYCLES]);
+	if (n_over) {
+		perf_cpu_sync_time(cpu); /* samples carry the time of the block's end */
+		for (i = 0; i < n_over; i++)
+			if (overflowed[i]->state == PERF_EVENT_STATE_ACTIVE && overflowed[i]->slot >= 0)
+				perf_event_overflow(cpu, overflowed[i]);
+	}
+	cpu->cycles += delta->v[SIM_SRC_CYCLES];
+	if (cpu->cycles >= cpu->next_timer_cycles)
+		perf_cpu_timers(cpu);
 }
 
 /*

@@ -172,7 +172,7 @@ static bool perf_event_account_interrupt(struct perf_cpu *cpu, struct perf_event
 		}
 	}
 	if (event->attr.freq) {
-		u64 now = cpu->time_ns;
+		u64 now = perf_cpu_time_ns(cpu);
 		s64 delta = (s64)(now - event->freq_time_stamp);
 
 		event->freq_time_stamp = now;

@@ -121,7 +121,7 @@ void perf_cpu_switch_to(struct perf_cpu *cpu, struct perf_task *task);
 void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode,
 		      const struct sim_delta *delta);
 /* Simulated time of cpu in nanoseconds (perf_clock). */
-uint64_t perf_cpu_time_ns(const struct perf_cpu *cpu);
+uint64_t perf_cpu_time_ns(struct perf_cpu *cpu);
 
 /* ---- syscalls ---- */
 /* perf_event_open(2): returns a file handle >= 0 or -errno. */

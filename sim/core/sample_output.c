@@ -264,6 +264,7 @@ struct perf_sample_plan {
 	u32 raw_pad;
 	bool have_raw;
 	bool have_brstack;
+	u64 br_nr;                      /* branch entries written */
 	u16 stack_dump;                 /* data->stack_user_size */
 };
 
@@ -311,9 +312,13 @@ static void perf_prepare_sample(struct perf_sample_data *data, struct perf_event
 		size += sizeof(u64); /* nr */
 		p->have_brstack = data->branches != NULL;
 		if (p->have_brstack) {
+			/* perf_sample_save_brstack(): at most sample_max_stack */
+			p->br_nr = data->branches_nr;
+			if (p->br_nr > event->attr.sample_max_stack)
+				p->br_nr = event->attr.sample_max_stack;
 			if (event->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
 				size += sizeof(u64);
-			size += data->branches_nr * sizeof(struct perf_branch_entry);
+			size += p->br_nr * sizeof(struct perf_branch_entry);
 		}
 	}
 
@@ -427,11 +432,11 @@ static void perf_output_sample(struct perf_output_handle *h, const struct perf_e
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		if (p->have_brstack) {
-			put_u64(h, data->branches_nr);
+			put_u64(h, p->br_nr);
 			if (event->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
 				put_u64(h, data->branches_hw_idx);
 			perf_output_copy(h, data->branches,
-					 data->branches_nr * sizeof(struct perf_branch_entry));
+					 p->br_nr * sizeof(struct perf_branch_entry));
 		} else {
 			put_u64(h, 0); /* we always store at least the value of nr */
 		}

@@ -28,7 +28,7 @@ void perf_update_context_time(struct perf_event_context *ctx)
 
 	if (!cpu)
 		return;
-	now = cpu->time_ns;
+	now = perf_cpu_time_ns(cpu);
 	ctx->time += now - ctx->timestamp;
 	ctx->timestamp = now;
 }
@@ -104,6 +104,7 @@ static bool perf_event_counts_from_machine(const struct perf_event *event)
 void perf_slot_add(struct perf_cpu *cpu, struct perf_event *event)
 {
 	assert(event->slot < 0);
+	perf_cpu_sync_time(cpu); /* clock events count from now on */
 	if (perf_event_counts_from_machine(event)) {
 		struct perf_count_slot *s;
 
@@ -111,14 +112,16 @@ void perf_slot_add(struct perf_cpu *cpu, struct perf_event *event)
 		s = &cpu->slots[cpu->nr_slots];
 		s->event = event;
 		s->source = event->source;
-		s->mode_mask = (event->attr.exclude_user ? 0 : 1u << SIM_MODE_USER) |
-			       (event->attr.exclude_kernel ? 0 : 1u << SIM_MODE_KERNEL);
+		s->mode_mask[SIM_MODE_USER] = event->attr.exclude_user ? 0 : ~UINT64_C(0);
+		s->mode_mask[SIM_MODE_KERNEL] = event->attr.exclude_kernel ? 0 : ~UINT64_C(0);
 		s->sampling = is_sampling_event(event);
 		event->slot = cpu->nr_slots++;
 	} else if (event->pmu == PERF_PMU_SW && event->sw_source != PERF_SW_SRC_NONE) {
 		assert(cpu->nr_sw_slots < PERF_CPU_MAX_SLOTS);
 		cpu->sw_slots[cpu->nr_sw_slots] = event;
 		event->slot = cpu->nr_sw_slots++;
+		if (event->sw_source == PERF_SW_SRC_CLOCK && is_sampling_event(event))
+			perf_cpu_update_next_timer(cpu);
 	}
 }
 
@@ -130,6 +133,7 @@ void perf_slot_del(struct perf_cpu *cpu, struct perf_event *event)
 
 	if (event->slot < 0)
 		return;
+	perf_cpu_sync_time(cpu); /* clock events count up to now */
 	if (perf_event_counts_from_machine(event)) {
 		assert(cpu->slots[event->slot].event == event);
 		for (i = event->slot; i + 1 < cpu->nr_slots; i++) {
@@ -434,7 +438,7 @@ void perf_ctx_sched_in(struct perf_event_context *ctx, int filter, int type)
 	if (!ctx->nr_events)
 		return;
 	if (!(is_active & EVENT_TIME))
-		ctx->timestamp = cpu->time_ns; /* start ctx time */
+		ctx->timestamp = perf_cpu_time_ns(cpu); /* start ctx time */
 	ctx->is_active |= (type & EVENT_ALL) | EVENT_TIME;
 	if (ctx->task && !(is_active & EVENT_ALL))
 		cpu->task_ctx = ctx;
@@ -585,14 +589,16 @@ void perf_cpu_switch_to(struct perf_cpu *cpu, struct perf_task *next)
 void perf_mux_timer_restart(struct perf_cpu *cpu)
 {
 	u64 interval = cpu->core->mux_interval_ns;
-	u64 now = cpu->time_ns;
+	u64 now;
 
 	if (cpu->mux_active)
 		return;
+	now = perf_cpu_time_ns(cpu);
 	cpu->mux_active = true;
 	if (now >= cpu->mux_expires)
 		cpu->mux_expires += ((now - cpu->mux_expires) / interval + 1) * interval;
 	cpu->mux_deadline = cpu->mux_expires;
+	perf_cpu_update_next_timer(cpu);
 }
 
 /*

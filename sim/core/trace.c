@@ -23,7 +23,7 @@ void perf_trace(struct perf_cpu *cpu, enum perf_trace_kind kind, const struct pe
 		core->trace_cap = cap;
 	}
 	core->trace[core->trace_len++] = (struct perf_trace_entry){
-		.time_ns = cpu->time_ns,
+		.time_ns = perf_cpu_time_ns(cpu),
 		.cpu = cpu->num,
 		.kind = kind,
 		.event_id = event ? event->id : 0,
