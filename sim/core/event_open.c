@@ -93,6 +93,22 @@ static int perf_validate_group(struct perf_core *core, struct perf_event *leader
 	return m->ops->assign(m, core->cfg.nr_gp_counters, req, n, assign) ? -EINVAL : 0;
 }
 
+struct validate_ctx {
+	struct perf_core *core;
+	struct perf_event *leader;
+};
+
+static int perf_validate_group_hook(void *ctx, const struct perf_event_attr *attr,
+				    const struct perf_event_init *init)
+{
+	struct validate_ctx *vc = ctx;
+
+	(void)attr;
+	if (!vc->leader || init->pmu != PERF_PMU_HW)
+		return 0;
+	return perf_validate_group(vc->core, vc->leader, init);
+}
+
 /* perf_check_permission(): ptrace_may_access(PTRACE_MODE_READ_REALCREDS). */
 static bool perf_check_permission(const struct perf_task *current, const struct perf_task *task)
 {
@@ -206,14 +222,14 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 	if (task && group_leader && group_leader->attr.inherit != attr.inherit)
 		return -EINVAL;
 
-	/* perf_event_alloc() */
-	err = perf_event_init_attr_cgroup(core, &attr, cpu, task != NULL,
-					  (flags & PERF_FLAG_PID_CGROUP) ? pid : -1, &init);
-	if (err)
-		return err;
-	if (group_leader && init.pmu == PERF_PMU_HW) {
-		/* validate_group() runs inside the PMU's event_init */
-		err = perf_validate_group(core, group_leader, &init);
+	/* perf_event_alloc(); validate_group() runs inside the PMU's event_init */
+	{
+		struct validate_ctx vc = { core, group_leader };
+		struct perf_event_init_hooks hooks = { perf_validate_group_hook, &vc };
+
+		err = perf_event_init_attr_hooks(core, &attr, cpu, task != NULL,
+						 (flags & PERF_FLAG_PID_CGROUP) ? pid : -1,
+						 &hooks, &init);
 		if (err)
 			return err;
 	}
