@@ -184,7 +184,9 @@ int cmd_sched(int argc, char **argv)
 		struct event_spec *s = &specs.ev[i];
 		bool leader = s->group == (int)i;
 
+		/* as perf stat does: disabled leaders that exec enables */
 		s->attr.disabled = leader;
+		s->attr.enable_on_exec = leader;
 		s->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 		handles[i] = perf_sys_event_open(core, task, &perf_uaccess_direct,
 						 (uint64_t)(uintptr_t)&s->attr, cpu_wide ? -1 : 0,
@@ -194,10 +196,14 @@ int cmd_sched(int argc, char **argv)
 			status = 1;
 		}
 	}
-	for (unsigned i = 0; i < specs.n; i++)
-		if (specs.ev[i].group == (int)i && handles[i] >= 0)
-			perf_sys_ioctl(core, task, &perf_uaccess_direct, handles[i],
-				       PERF_EVENT_IOC_ENABLE, 0);
+	if (cpu_wide) {
+		for (unsigned i = 0; i < specs.n; i++)
+			if (specs.ev[i].group == (int)i && handles[i] >= 0)
+				perf_sys_ioctl(core, task, &perf_uaccess_direct, handles[i],
+					       PERF_EVENT_IOC_ENABLE, 0);
+	} else {
+		perf_task_exec(core, task, "workload");
+	}
 
 	synthetic_run_until(&sm, 0, (uint64_t)duration_ms * 1000000);
 

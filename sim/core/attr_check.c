@@ -254,7 +254,10 @@ int perf_copy_attr_as(const struct perf_core *core, const struct perf_task *curr
 
 	attr->size = size;
 
-	/* __reserved_3 of our header carries 6.18's aux_action bits. */
+	/* __reserved_3 of our header carries 6.18's aux_action bits. The
+	 * newer kernel source read for this file also defines flag bits 38
+	 * and 39 (defer_callchain, defer_output, 6.19); the 6.18 host rejects
+	 * them as __reserved_1 (EINVAL, measured), and so do we. */
 	if (attr->__reserved_1 || attr->__reserved_2 ||
 	    (attr->__reserved_3 & ~SIM_AUX_ACTION_MASK))
 		return -EINVAL;
@@ -337,8 +340,9 @@ int perf_copy_attr_as(const struct perf_core *core, const struct perf_task *curr
 
 err_size:
 	/* put_user(sizeof(*attr), &uattr->size); its result is ignored */
-	(void)ua->copy_to(ua->ctx, uattr + offsetof(struct perf_event_attr, size),
-			  &ksize, sizeof(ksize));
+	if (ua->copy_to)
+		(void)ua->copy_to(ua->ctx, uattr + offsetof(struct perf_event_attr, size),
+				  &ksize, sizeof(ksize));
 	return -E2BIG;
 }
 

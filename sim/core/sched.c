@@ -214,13 +214,18 @@ static int perf_cpu_assign(struct perf_cpu *cpu, struct perf_event **add, unsign
 		bool moved = i >= cpu->nr_hw_events || e->hw_idx != assign[i];
 
 		assert(assign[i] >= 0 && assign[i] < PMU_MAX_COUNTERS);
+		assert(!cpu->counters[assign[i]]);
 		e->hw_idx = assign[i];
 		e->hw_prev_idx = assign[i];
 		cpu->counters[assign[i]] = e;
-		if (e->chained && assign[i] > 0)
+		if (e->chained && assign[i] > 0) {
+			assert(!cpu->counters[assign[i] - 1]);
 			cpu->counters[assign[i] - 1] = e; /* the even half of the pair */
-		if (moved && i < cpu->nr_hw_events)
+		}
+		if (moved && i < cpu->nr_hw_events) {
 			perf_program_counter(cpu, e); /* x86_pmu_enable() reprograms moved events */
+			perf_trace(cpu, TRACE_MOVE, e);
+		}
 	}
 	for (i = 0; i < n; i++)
 		cpu->hw_events[cpu->nr_hw_events++] = add[i];
@@ -299,6 +304,7 @@ void perf_event_sched_out(struct perf_event *event)
 	assert(cpu);
 	if (event->group_leader == event && list_linked(&event->active_entry))
 		list_del(&event->active_entry);
+	perf_trace(cpu, TRACE_SCHED_OUT, event);
 	perf_slot_del(cpu, event);
 	if (event->pmu == PERF_PMU_HW) {
 		perf_cpu_release_counter(cpu, event);
@@ -314,7 +320,6 @@ void perf_event_sched_out(struct perf_event *event)
 	if (event->attr.exclusive || !cpu->nr_hw_active)
 		cpu->exclusive = false;
 	ctx->nr_active--;
-	perf_trace(cpu, TRACE_SCHED_OUT, event);
 }
 
 /* group_sched_out() */

@@ -9,7 +9,13 @@
 
 struct perf_core;
 
-enum perf_trace_kind { TRACE_SCHED_IN, TRACE_SCHED_OUT, TRACE_ROTATE, TRACE_ERROR };
+enum perf_trace_kind {
+	TRACE_SCHED_IN,             /* event went on counter hw_idx */
+	TRACE_SCHED_OUT,            /* event left counter hw_idx */
+	TRACE_MOVE,                 /* the allocator moved an active event to hw_idx */
+	TRACE_ROTATE,               /* the mux timer rotated flexible groups */
+	TRACE_ERROR,                /* a pinned group could not go on */
+};
 
 struct perf_trace_entry {
 	uint64_t time_ns;

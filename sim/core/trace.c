@@ -45,6 +45,8 @@ const char *perf_trace_kind_name(enum perf_trace_kind kind)
 		return "sched-in";
 	case TRACE_SCHED_OUT:
 		return "sched-out";
+	case TRACE_MOVE:
+		return "move";
 	case TRACE_ROTATE:
 		return "rotate";
 	case TRACE_ERROR:
