@@ -12,7 +12,7 @@ declare -A per_block=([branches]=160 [branch-misses]=8 [cache-references]=13
                       [cache-misses]=3 [bus-cycles]=10 [L1-dcache-load-misses]=12)
 n=0
 while read -r name count enabled running pct scaled truth; do
-  [[ -n ${per_block[$name]:-} ]] || continue
+  [[ -n $name && -n ${per_block[$name]:-} ]] || continue
   want=$(( 16 * 3000 * ${per_block[$name]} ))
   [[ $enabled == 24000000 && $running == 16000000 && $count == "$want" &&
      $scaled == $(( want * 3 / 2 )) && $truth == $(( want * 3 / 2 )) ]] || {
