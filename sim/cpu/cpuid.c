@@ -63,6 +63,15 @@ static void probe_native(void)
 			probe_one(uc, code, 0x80000000u + l, 0, native_ext[l]);
 	}
 	uc_close(uc);
+	/*
+	 * Unicorn 2.0.1 reports leaf 1 EDX without FPU, TSC, MMX... and
+	 * 0x80000001 EDX without SYSCALL/NX although TCG executes them
+	 * ungated (x87, MMX, TSC, SYSCALL via EFER.SCE, NX via EFER.NXE);
+	 * glibc's baseline ISA check needs them. Add qemu64's basic set.
+	 * Feature bits TCG does gate (SSE3+, POPCNT, ...) stay as probed.
+	 */
+	native_std[1][0][3] |= 0x078bfbffu;
+	native_ext[1][3] |= (1u << 11) | (1u << 20);
 out:
 	munmap(mem, 0x1000);
 }

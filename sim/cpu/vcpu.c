@@ -268,6 +268,7 @@ void vcpu_free(struct vcpu *c)
 	bcache_free(c->bcache);
 	free(c->tsc_sites);
 	free(c->tsc_hooks);
+	free(c->xr);
 	free(c);
 }
 
@@ -308,8 +309,10 @@ int vcpu_want_blocks(struct vcpu *c)
 		return -ENOMEM;
 	c->blocks_on = true;
 	c->want_blocks_pending = false;
-	/* already translated blocks carry no hook call: retranslate */
-	uc_ctl_flush_tlb(c->uc);
+	/* already translated blocks carry no hook call: retranslate them
+	 * (range by range: a full tb_flush costs seconds in 2.0.1) */
+	for (unsigned i = 0; i < c->nr_xr; i++)
+		uc_ctl_remove_cache(c->uc, c->xr[i].start, c->xr[i].end);
 	return 0;
 }
 
@@ -403,6 +406,19 @@ int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end)
 	size_t n = end - start;
 	int err;
 
+	if (c->nr_xr == c->cap_xr) {
+		unsigned nc = c->cap_xr ? c->cap_xr * 2 : 32;
+		void *nx = realloc(c->xr, nc * sizeof(*c->xr));
+
+		if (!nx)
+			return -ENOMEM;
+		c->xr = nx;
+		c->cap_xr = nc;
+	}
+	c->xr[c->nr_xr].start = start;
+	c->xr[c->nr_xr].end = end;
+	c->nr_xr++;
+
 	for (size_t i = 0; i + 1 < n; i++) {
 		if (p[i] != 0x0f)
 			continue;
@@ -418,6 +434,20 @@ int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end)
 
 void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end)
 {
+	for (unsigned i = 0; i < c->nr_xr; ) {
+		if (c->xr[i].start >= start && c->xr[i].end <= end) {
+			c->xr[i] = c->xr[--c->nr_xr];
+		} else {
+			/* partly covered: clip to what remains (one side) */
+			if (c->xr[i].start < end && c->xr[i].end > start) {
+				if (c->xr[i].start >= start)
+					c->xr[i].start = end;
+				else if (c->xr[i].end <= end)
+					c->xr[i].end = start;
+			}
+			i++;
+		}
+	}
 	for (unsigned i = 0; i < c->nr_tsc; ) {
 		if (c->tsc_sites[i] >= start && c->tsc_sites[i] < end) {
 			uc_hook_del(c->uc, c->tsc_hooks[i]);

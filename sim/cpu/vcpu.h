@@ -70,6 +70,11 @@ struct vcpu {
 	uc_hook *tsc_hooks;
 	unsigned nr_tsc, cap_tsc;
 
+	/* Executable ranges this engine has seen (vcpu_scan_rdtsc), to drop
+	 * their translations without a full tb_flush. */
+	struct { uint64_t start, end; } *xr;
+	unsigned nr_xr, cap_xr;
+
 	/* Block-size cache: instruction count of each translated block. */
 	struct vcpu_bcache *bcache;
 
