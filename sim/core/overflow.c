@@ -137,22 +137,69 @@ static void perf_adjust_period(struct perf_event *event, u64 nsec, u64 count, bo
 	}
 }
 
-/* Stops the counting of a throttled event until the tick (x86_pmu_stop). */
+/* pmu->stop(): the counter stops counting (the event stays ACTIVE). */
 static void perf_event_stop(struct perf_cpu *cpu, struct perf_event *event)
 {
 	perf_slot_del(cpu, event);
 }
 
+/* pmu->start(event, 0) */
 static void perf_event_start(struct perf_cpu *cpu, struct perf_event *event)
 {
 	if (event->state == PERF_EVENT_STATE_ACTIVE && event->slot < 0)
 		perf_slot_add(cpu, event);
 }
 
+/* perf_event_throttle(): only events on the PMU (the state check of
+ * "perf/core: Prevent UBSAN negative-idx shift by throttle/unthrottle
+ * group"). */
+static void perf_event_throttle(struct perf_cpu *cpu, struct perf_event *event)
+{
+	if (event->state != PERF_EVENT_STATE_ACTIVE)
+		return;
+	perf_event_stop(cpu, event);
+	event->throttled = true;
+	perf_log_throttle(event, false);
+}
+
+static void perf_event_unthrottle(struct perf_cpu *cpu, struct perf_event *event, bool start)
+{
+	if (event->state != PERF_EVENT_STATE_ACTIVE)
+		return;
+	event->throttled = false;
+	event->interrupts = 0;
+	if (start)
+		perf_event_start(cpu, event);
+	perf_log_throttle(event, true);
+}
+
+/* perf_event_throttle_group() (Linux 6.16+, "perf: Fix the throttle logic
+ * for a group"): a throttled event stops its whole group. */
+static void perf_event_throttle_group(struct perf_cpu *cpu, struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+
+	perf_event_throttle(cpu, leader);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		perf_event_throttle(cpu, sibling);
+}
+
+/* perf_event_unthrottle_group(): a freq event is restarted by the
+ * period adjustment that follows, not here. */
+static void perf_event_unthrottle_group(struct perf_cpu *cpu, struct perf_event *event,
+					bool skip_start_event)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+
+	perf_event_unthrottle(cpu, leader, skip_start_event ? leader != event : true);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		perf_event_unthrottle(cpu, sibling, skip_start_event ? sibling != event : true);
+}
+
 /*
  * __perf_event_account_interrupt(): more than max_samples_per_tick
- * overflows in one tick throttle the event (THROTTLE record, counting
- * stops until the tick). Freq events adjust their period by the time since
+ * overflows in one tick throttle the event's group (THROTTLE records,
+ * counting stops until the tick). Freq events adjust their period by the time since
  * the last overflow. Returns whether the event must stop.
  */
 static bool perf_event_account_interrupt(struct perf_cpu *cpu, struct perf_event *event, bool throttle)
@@ -165,9 +212,8 @@ static bool perf_event_account_interrupt(struct perf_cpu *cpu, struct perf_event
 	} else {
 		event->interrupts++;
 		if (throttle && event->interrupts > cpu->core->max_samples_per_tick) {
-			event->throttled = true;
 			cpu->throttled_count++;
-			perf_log_throttle(event, false);
+			perf_event_throttle_group(cpu, event);
 			ret = true;
 		}
 	}
@@ -265,13 +311,9 @@ static void perf_adjust_freq_unthr_events(struct perf_cpu *cpu, struct list_node
 			continue;
 		if (event->cpu != -1 && event->cpu != (int)cpu->num)
 			continue;
-		if (event->throttled) {
-			event->throttled = false;
-			event->interrupts = 0;
-			perf_log_throttle(event, true);
-			if (!(event->attr.freq && event->attr.sample_freq))
-				perf_event_start(cpu, event);
-		}
+		if (event->throttled)
+			perf_event_unthrottle_group(cpu, event,
+						    event->attr.freq && event->attr.sample_freq);
 		if (!(event->attr.freq && event->attr.sample_freq))
 			continue;
 		now = event->count;

@@ -29,6 +29,7 @@ static const char *const source_names[SIM_SRC_NR] = {
 	[SIM_SRC_ITLB_MISS] = "itlb-miss",
 	[SIM_SRC_STALLED_FRONTEND] = "stalled-frontend",
 	[SIM_SRC_STALLED_BACKEND] = "stalled-backend",
+	[SIM_SRC_PAGE_FAULTS] = "page-faults",
 	[SIM_SRC_PAGE_FAULTS_MIN] = "minor-faults",
 	[SIM_SRC_PAGE_FAULTS_MAJ] = "major-faults",
 	[SIM_SRC_ALIGNMENT_FAULTS] = "alignment-faults",

@@ -95,6 +95,28 @@ static void test_throttle(void **state)
 	fixture_fini(&f);
 }
 
+/* Linux 6.16+ throttles the whole group (perf_event_throttle_group): a
+ * counting sibling stops with its sampling leader until the tick. */
+static void test_throttle_group(void **state)
+{
+	struct fixture f;
+	struct perf_event_attr s = raw_attr(0x00c4);
+	uint64_t v[3];
+	int l, h;
+
+	(void)state;
+	fixture_init(&f, "skylake", 0, 1);
+	l = open_sampling(&f, 0x003c, 1000, false);
+	h = fixture_open(&f, &s, -1, l);
+	assert_true(h >= 0);
+	synthetic_run_until(&f.sm, 0, 12 * MS);
+	assert_int_equal(f.fasync_signals[l], 3 * 401);
+	fixture_read3(&f, h, v);
+	assert_int_equal(v[0], 3 * 401 * 160); /* counted only in the 401 blocks of each tick */
+	assert_int_equal(v[2], 12 * MS);        /* but ACTIVE all along */
+	fixture_fini(&f);
+}
+
 /* Freq mode starts at period 1 and converges on freq_hz / sample_freq
  * (perf_adjust_period's low-pass filter, per overflow and per tick). */
 static void test_freq_converges(void **state)
@@ -155,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_period_overflows),
 		cmocka_unit_test(test_refresh),
 		cmocka_unit_test(test_throttle),
+		cmocka_unit_test(test_throttle_group),
 		cmocka_unit_test(test_freq_converges),
 		cmocka_unit_test(test_ioc_period),
 	};
