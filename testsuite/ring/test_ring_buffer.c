@@ -8,6 +8,7 @@
  * 8-byte-aligned records), perf_output_put_handle and ring_buffer_init.
  */
 #include "testsuite/ring/ring_test_util.h"
+#include "sim/core/ring_buffer.h"
 
 /* IP|TID|TIME: 8 + 8 + 8 + 8 = 32 bytes a sample */
 #define ST32 (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
@@ -695,6 +696,73 @@ static void test_user_page_rdpmc(void **state)
 	rig_fini(&rg);
 }
 
+
+/* PERF_RECORD_LOST_SAMPLES {lost} + trailer (perf_log_lost_samples). */
+static void test_lost_samples_record(void **state)
+{
+	const struct perf_event_header *recs[4];
+	uint8_t buf[512];
+	uint64_t lost;
+	struct rig rg;
+	void *area;
+	int fd;
+
+	(void)state;
+	rig_init(&rg);
+	fd = open_sampler(&rg, PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER, true);
+	area = rig_mmap(&rg, fd, 1, PROT_READ | PROT_WRITE);
+	perf_log_lost_samples(ev(&rg, fd), 17);
+	assert_int_equal(ring_records(buf, ring_drain(area, buf, sizeof(buf), true), recs, 4), 1);
+	assert_int_equal(recs[0]->type, PERF_RECORD_LOST_SAMPLES);
+	assert_int_equal(recs[0]->misc, 0);
+	assert_int_equal(recs[0]->size, 8 + 8 + 16);
+	memcpy(&lost, recs[0] + 1, 8);
+	assert_int_equal(lost, 17);
+	assert_int_equal(parse_id_trailer(recs[0], PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER)
+			 .identifier, ev(&rg, fd)->id);
+	rig_fini(&rg);
+}
+
+/* An inherited copy writes to its parent's ring: ID is the parent's
+ * (primary_event_id), STREAM_ID its own; losses count on the parent. */
+static void test_inherited_output(void **state)
+{
+	struct perf_event_attr a = attr_dummy();
+	const struct perf_event_header *recs[4];
+	struct perf_event *parent, *child;
+	struct perf_task *ct;
+	uint8_t buf[512];
+	uint64_t v[2];
+	struct rig rg;
+	void *area;
+	int fd;
+
+	(void)state;
+	rig_init(&rg);
+	a.inherit = 1;
+	a.sample_type = PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID;
+	fd = rig_open(&rg, &a, 0, 0);
+	assert_true(fd >= 0);
+	area = rig_mmap(&rg, fd, 1, PROT_READ | PROT_WRITE);
+	assert_int_equal(perf_task_fork(rg.core, rg.task, 300, 300, &ct), 0);
+	parent = ev(&rg, fd);
+	assert_false(list_empty(&parent->child_list));
+	child = list_first_entry(&parent->child_list, struct perf_event, child_entry);
+	assert_ptr_equal(child->parent, parent);
+	assert_int_not_equal(child->id, parent->id);
+	{
+		struct perf_sample_data d;
+
+		memset(&d, 0, sizeof(d));
+		assert_int_equal(perf_event_output_sample(child, &d), 0);
+	}
+	assert_int_equal(ring_records(buf, ring_drain(area, buf, sizeof(buf), true), recs, 4), 1);
+	memcpy(v, recs[0] + 1, sizeof(v));
+	assert_int_equal(v[0], parent->id);
+	assert_int_equal(v[1], child->id);
+	rig_fini(&rg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -715,6 +783,8 @@ int main(void)
 		cmocka_unit_test(test_set_output),
 		cmocka_unit_test(test_user_page),
 		cmocka_unit_test(test_user_page_rdpmc),
+		cmocka_unit_test(test_lost_samples_record),
+		cmocka_unit_test(test_inherited_output),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -649,6 +649,38 @@ static void test_header_sizes(void **state)
 	rig_fini(&rg);
 }
 
+
+/* perf_sample_save_brstack(): at most sample_max_stack entries. */
+static void test_branch_max_stack(void **state)
+{
+	struct perf_event_attr a = attr_dummy();
+	const struct perf_event_header *recs[4];
+	struct perf_sample_data d;
+	uint8_t buf[512];
+	struct psample s;
+	struct perf_event *e;
+	struct rig rg;
+	void *area;
+	int fd;
+
+	(void)state;
+	rig_init(&rg);
+	fd = rig_open(&rg, &a, 0, -1);
+	e = ev(&rg, fd);
+	e->attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
+	e->attr.sample_max_stack = 1;
+	ev_layout(e, PERF_SAMPLE_BRANCH_STACK, 0);
+	area = rig_mmap(&rg, fd, 1, PROT_READ | PROT_WRITE);
+	fill_data(&d);
+	assert_int_equal(perf_event_output_sample(e, &d), 0);
+	assert_int_equal(ring_records(buf, ring_drain(area, buf, sizeof(buf), true), recs, 4), 1);
+	assert_int_equal(recs[0]->size, 8 + 8 + 24);
+	parse_sample(recs[0], &e->attr, 1, &s);
+	assert_int_equal(s.br_nr, 1);
+	assert_memory_equal(s.br, BRANCHES, sizeof(BRANCHES[0]));
+	rig_fini(&rg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -659,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_read_group),
 		cmocka_unit_test(test_id_trailer_rows),
 		cmocka_unit_test(test_header_sizes),
+		cmocka_unit_test(test_branch_max_stack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
