@@ -37,7 +37,8 @@ static void test_all_models_validate(void **state)
 enum breakage {
 	B_TOO_MANY_GP, B_WIDTH_0, B_WIDTH_65, B_FIXED_WIDTH, B_EVENT_MASK, B_DUP_NAME,
 	B_GENERIC_UNKNOWN, B_CACHE_UNKNOWN, B_NO_VENDOR, B_NO_FREQ, B_NO_OPS,
-	B_X86_TYPE, B_PRECISE, B_EVENT_RAW, B_NO_GP,
+	B_X86_TYPE, B_PRECISE, B_EVENT_RAW, B_NO_GP, B_ARM_TYPE, B_ARM_FIXED, B_NO_MIDR,
+	B_NO_ARCH_DATA,
 };
 
 static const struct {
@@ -50,7 +51,7 @@ static const struct {
 	{ __LINE__, "skylake", B_WIDTH_0, "counter width 0 not in 1..64" },
 	{ __LINE__, "skylake", B_WIDTH_65, "counter width 65 not in 1..64" },
 	{ __LINE__, "skylake", B_FIXED_WIDTH, "fixed counter width 0" },
-	{ __LINE__, "skylake", B_EVENT_MASK, "counter mask 0x10 outside the counters" },
+	{ __LINE__, "skylake", B_EVENT_MASK, "counter mask 0x1000000000000000 outside the counters 0x70000000f" },
 	{ __LINE__, "skylake", B_DUP_NAME, "event name 'cpu-cycles' appears twice" },
 	{ __LINE__, "skylake", B_GENERIC_UNKNOWN, "generic event 0 encoding 0x77 is not a known event" },
 	{ __LINE__, "skylake", B_CACHE_UNKNOWN, "cache event 0/0/0 encoding 0x99 is not a known event" },
@@ -61,6 +62,15 @@ static const struct {
 	{ __LINE__, "skylake", B_PRECISE, "max_precise 4 above 3" },
 	{ __LINE__, "skylake", B_EVENT_RAW, "outside the raw format" },
 	{ __LINE__, "skylake", B_NO_GP, "no general counters" },
+	{ __LINE__, "skylake", B_NO_ARCH_DATA, "allocator data missing" },
+	{ __LINE__, "zen", B_TOO_MANY_GP, "33 general counters exceed 32" },
+	{ __LINE__, "zen", B_EVENT_MASK, "counter mask 0x1000000000000000 outside the counters 0x3f" },
+	{ __LINE__, "pmuv3", B_TOO_MANY_GP, "33 event counters exceed the index space" },
+	{ __LINE__, "pmuv3", B_ARM_TYPE, "PMU type 4 is a generic type" },
+	{ __LINE__, "pmuv3", B_ARM_FIXED, "PMUv3 has no fixed counters" },
+	{ __LINE__, "pmuv3", B_NO_MIDR, "CPU identity has no MIDR" },
+	{ __LINE__, "pmuv3p5", B_EVENT_RAW, "outside the raw format" },
+	{ __LINE__, "pmuv3p5", B_WIDTH_65, "counter width 65 not in 1..64" },
 };
 
 static void test_broken_models_rejected(void **state)
@@ -81,7 +91,7 @@ static void test_broken_models_rejected(void **state)
 		case B_WIDTH_0: m.gp_width = 0; break;
 		case B_WIDTH_65: m.gp_width = 65; break;
 		case B_FIXED_WIDTH: m.fixed_width = 0; break;
-		case B_EVENT_MASK: events[1].counter_mask = 0x10; break;
+		case B_EVENT_MASK: events[1].counter_mask = UINT64_C(1) << 60; break;
 		case B_DUP_NAME: events[2].name = "cpu-cycles"; break;
 		case B_GENERIC_UNKNOWN: m.generic_map[0] = 0x77; break;
 		case B_CACHE_UNKNOWN: m.cache_map[0][0][0] = 0x99; break;
@@ -92,6 +102,10 @@ static void test_broken_models_rejected(void **state)
 		case B_PRECISE: m.max_precise = 4; break;
 		case B_EVENT_RAW: events[0].config |= UINT64_C(1) << 50; break;
 		case B_NO_GP: m.nr_gp_counters = 0; break;
+		case B_ARM_TYPE: m.pmu_type = PERF_TYPE_RAW; break;
+		case B_ARM_FIXED: m.nr_fixed_counters = 1; m.fixed_width = 32; break;
+		case B_NO_MIDR: m.cpu.midr = 0; break;
+		case B_NO_ARCH_DATA: m.arch_data = NULL; break;
 		}
 		ret = pmu_model_validate(&m, why, sizeof(why));
 		if (ret != -EINVAL)
@@ -120,6 +134,14 @@ static void test_lookup(void **state)
 		{ __LINE__, "skylake", 0x81d0, "mem_inst_retired.all_loads" },
 		{ __LINE__, "skylake", 0x1234, NULL },
 		{ __LINE__, "skylake", UINT64_C(0xff000000000000c0), "instructions" }, /* high bits masked */
+		{ __LINE__, "zen", 0x0076, "cpu-cycles" },
+		{ __LINE__, "zen", 0x0176, NULL },                           /* umask 1: another event */
+		{ __LINE__, "zen", UINT64_C(0x100000076), NULL },            /* event 0x176 */
+		{ __LINE__, "zen", 0x0400ff03, "fp_ret_sse_avx_ops.all" },   /* cmask ignored */
+		{ __LINE__, "pmuv3", 0x10011, "cpu_cycles" },               /* ARMV8_PMU_EVTYPE_EVENT */
+		{ __LINE__, "pmuv3", 0x1e, NULL },                           /* CHAIN: not exposed */
+		{ __LINE__, "pmuv3", 0x21, NULL },                           /* not in the A72's PMCEID */
+		{ __LINE__, "pmuv3p5", 0x21, "br_retired" },
 	};
 
 	(void)state;
