@@ -763,6 +763,155 @@ static void test_inherited_output(void **state)
 	rig_fini(&rg);
 }
 
+
+/* time_enabled/time_running of the mmap page: a software event on the
+ * running task for 1 ms of simulated time. */
+static void test_user_page_times(void **state)
+{
+	struct perf_event_attr a = attr_dummy();
+	struct perf_event_mmap_page *up;
+	struct rig rg;
+	int fd;
+
+	(void)state;
+	rig_init(&rg);
+	fd = rig_open(&rg, &a, 0, -1);
+	assert_int_equal(ev(&rg, fd)->state, PERF_EVENT_STATE_ACTIVE);
+	rig_run(&rg, 0, 3000000);
+	up = rig_mmap(&rg, fd, 1, PROT_READ);
+	assert_int_equal(up->time_enabled, 1000000);
+	assert_int_equal(up->time_running, 1000000);
+	assert_int_equal(up->time_offset, (uint64_t)0 - 1000000);
+	assert_int_equal(up->lock % 2, 0);
+	assert_true(up->lock >= 2);
+	rig_fini(&rg);
+}
+
+/* arm64 arch_perf_update_userpage(): the 56-bit arch timer. For a 1 GHz
+ * counter clocks_calc_mult_shift(1e9, NSEC_PER_SEC, 3600) has sftacc 22
+ * (3600e9 >> 32 = 838, 10 bits) and stops at shift 21 with mult 2^21;
+ * for 25 MHz, sftacc 27 and 40 << 21 = 83886080 at shift 21. */
+static void test_user_page_arm64(void **state)
+{
+	static const struct { int line; uint64_t hz; uint32_t mult; uint16_t shift; } rows[] = {
+		{ __LINE__, 1000000000, 2097152, 21 },
+		{ __LINE__, 25000000, 83886080, 21 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct pmu_model arm = *pmu_model_find("skylake");
+		struct perf_core_config cfg = { 0 };
+		struct perf_event_attr a = attr_dummy();
+		struct perf_cred cred = { 0, true };
+		struct rig rg = { 0 };
+		struct perf_machine m = { &rig_ops, &rg };
+		struct perf_event_mmap_page *up;
+		struct perf_core *core;
+		struct perf_task *t;
+		void *area = NULL;
+		int memfd, fd;
+
+		print_message("row line %d (arch_perf_update_userpage, arm64)\n", rows[i].line);
+		arm.arch = PMU_ARCH_ARM_PMUV3;
+		arm.tsc_hz = rows[i].hz;
+		cfg.model = &arm;
+		cfg.paranoid = -1;
+		assert_int_equal(perf_core_create(&cfg, &m, &core), 0);
+		t = perf_task_create(core, 100, 100, cred);
+		perf_cpu_switch_to(perf_core_cpu(core, 0), t);
+		fd = perf_sys_event_open(core, t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&a,
+					 0, -1, -1, 0);
+		assert_true(fd >= 0);
+		assert_int_equal(perf_sys_mmap(core, t, fd, 2 * PAGE, PROT_READ, MAP_SHARED, 0,
+					       &area, &memfd), 0);
+		up = area;
+		assert_int_equal(up->cap_user_rdpmc, 0);
+		assert_int_equal(up->index, 0);
+		assert_int_equal(up->pmc_width, 0);
+		assert_int_equal(up->cap_user_time, 1);
+		assert_int_equal(up->cap_user_time_zero, 1);
+		assert_int_equal(up->cap_user_time_short, 1);
+		assert_int_equal(up->time_mult, rows[i].mult);
+		assert_int_equal(up->time_shift, rows[i].shift);
+		assert_int_equal(up->time_mask, (1ull << 56) - 1);
+		assert_int_equal(up->time_cycles, 0);
+		assert_int_equal(up->time_zero, 0);
+		perf_core_destroy(core);
+	}
+}
+
+/* Counter overflow end to end: the machine's fill_sample gives the IP, the
+ * core the period (sample_period each time) and the time. */
+static unsigned fill_calls;
+static void fill_ip(void *m, struct perf_cpu *cpu, struct perf_event *e, struct perf_sample_data *d)
+{
+	(void)m;
+	(void)cpu;
+	(void)e;
+	d->ip = 0x400000 + fill_calls++;
+	d->cpumode = PERF_RECORD_MISC_USER;
+}
+
+static void test_overflow_samples(void **state)
+{
+	static const struct perf_machine_ops ops = { .fill_sample = fill_ip };
+	struct perf_core_config cfg = { 0 };
+	struct perf_machine m = { &ops, NULL };
+	struct perf_cred cred = { 0, true };
+	const struct perf_event_header *recs[16];
+	struct perf_event_attr a;
+	struct perf_core *core;
+	struct perf_task *t;
+	struct sim_delta d;
+	uint8_t buf[1024];
+	void *area;
+	int memfd, fd;
+	unsigned n;
+
+	(void)state;
+	fill_calls = 0;
+	cfg.model = pmu_model_find("skylake");
+	cfg.paranoid = -1;
+	assert_int_equal(perf_core_create(&cfg, &m, &core), 0);
+	t = perf_task_create(core, 100, 100, cred);
+	perf_cpu_switch_to(perf_core_cpu(core, 0), t);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.sample_period = 1000;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+	a.exclude_kernel = 1;
+	fd = perf_sys_event_open(core, t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&a,
+				 0, -1, -1, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(perf_sys_mmap(core, t, fd, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+				       0, &area, &memfd), 0);
+	for (unsigned k = 0; k < 7; k++) {
+		memset(&d, 0, sizeof(d));
+		d.v[SIM_SRC_INSTRUCTIONS] = 500;
+		d.v[SIM_SRC_CYCLES] = 3000;
+		perf_cpu_account(perf_core_cpu(core, 0), SIM_MODE_USER, &d);
+	}
+	/* 3500 instructions: overflows at 1000, 2000, 3000 */
+	n = ring_records(buf, ring_drain(area, buf, sizeof(buf), true), recs, 16);
+	assert_int_equal(n, 3);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t v[3];
+
+		assert_int_equal(recs[i]->type, PERF_RECORD_SAMPLE);
+		assert_int_equal(recs[i]->size, 32);
+		memcpy(v, recs[i] + 1, sizeof(v));
+		assert_int_equal(v[0], 0x400000 + i);
+		/* reports of 3000 cycles (1000 ns): the 2nd, 4th and 6th; a
+		 * report's counts go in before its cycles move the clock */
+		assert_int_equal(v[1], 1000 * (2 * i + 1));
+		assert_int_equal(v[2], 1000);
+	}
+	perf_core_destroy(core);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -785,6 +934,9 @@ int main(void)
 		cmocka_unit_test(test_user_page_rdpmc),
 		cmocka_unit_test(test_lost_samples_record),
 		cmocka_unit_test(test_inherited_output),
+		cmocka_unit_test(test_user_page_times),
+		cmocka_unit_test(test_user_page_arm64),
+		cmocka_unit_test(test_overflow_samples),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
