@@ -319,6 +319,7 @@ u64 perf_event_count(const struct perf_event *event);
 u64 perf_event_hw_value(const struct perf_event *event);
 
 /* read.c */
+unsigned perf_read_size_fmt(u64 read_format, unsigned nr_siblings);
 unsigned perf_read_size(const struct perf_event *event);
 u64 perf_primary_event_id(const struct perf_event *event);
 /* Writes the read() layout of event into buf (read_size bytes), as

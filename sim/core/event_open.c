@@ -10,42 +10,23 @@
 #include "sim/core/attr_check.h"
 #include "sim/core/core_types.h"
 
-/* __perf_event_read_size() */
-static unsigned perf_read_size_for(u64 read_format, unsigned nr)
-{
-	unsigned entry = sizeof(u64), size = 0;
-
-	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		size += sizeof(u64);
-	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		size += sizeof(u64);
-	if (read_format & PERF_FORMAT_ID)
-		entry += sizeof(u64);
-	if (read_format & PERF_FORMAT_LOST)
-		entry += sizeof(u64);
-	if (read_format & PERF_FORMAT_GROUP)
-		size += sizeof(u64);
-	else
-		nr = 1;
-	return size + nr * entry;
-}
-
 /* perf_event_validate_size(): a group's read() must fit in 16 KiB for the
  * new event, its leader and every sibling. */
 static bool perf_event_validate_size(const struct perf_event_attr *attr,
 				     struct perf_event *leader)
 {
 	struct perf_event *sibling;
-	unsigned nr = leader ? leader->nr_siblings + 2 : 1;
+	/* group_leader->nr_siblings + 1; a new leader is its own group leader */
+	unsigned nr_siblings = (leader ? leader->nr_siblings : 0) + 1;
 
-	if (perf_read_size_for(attr->read_format, nr) > 16 * 1024)
+	if (perf_read_size_fmt(attr->read_format, nr_siblings) > 16 * 1024)
 		return false;
 	if (!leader)
 		return true;
-	if (perf_read_size_for(leader->attr.read_format, nr) > 16 * 1024)
+	if (perf_read_size_fmt(leader->attr.read_format, nr_siblings) > 16 * 1024)
 		return false;
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
-		if (perf_read_size_for(sibling->attr.read_format, nr) > 16 * 1024)
+		if (perf_read_size_fmt(sibling->attr.read_format, nr_siblings) > 16 * 1024)
 			return false;
 	return true;
 }

@@ -7,25 +7,31 @@
 #include <string.h>
 #include "sim/core/core_types.h"
 
-/* perf_event__read_size(): the read() size of event in its group now. */
-unsigned perf_read_size(const struct perf_event *event)
+/* __perf_event_read_size(): read() size for read_format in a group whose
+ * leader has nr_siblings siblings. */
+unsigned perf_read_size_fmt(u64 read_format, unsigned nr_siblings)
 {
-	u64 rf = event->attr.read_format;
 	unsigned entry = sizeof(u64), size = 0, nr = 1;
 
-	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
 		size += sizeof(u64);
-	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
 		size += sizeof(u64);
-	if (rf & PERF_FORMAT_ID)
+	if (read_format & PERF_FORMAT_ID)
 		entry += sizeof(u64);
-	if (rf & PERF_FORMAT_LOST)
+	if (read_format & PERF_FORMAT_LOST)
 		entry += sizeof(u64);
-	if (rf & PERF_FORMAT_GROUP) {
-		nr += event->group_leader->nr_siblings;
+	if (read_format & PERF_FORMAT_GROUP) {
+		nr += nr_siblings;
 		size += sizeof(u64);
 	}
 	return size + nr * entry;
+}
+
+/* perf_event__read_size(): the read() size of event in its group now. */
+unsigned perf_read_size(const struct perf_event *event)
+{
+	return perf_read_size_fmt(event->attr.read_format, event->group_leader->nr_siblings);
 }
 
 /* primary_event_id(): an inherited event reports its parent's id. */
