@@ -230,6 +230,14 @@ int cmd_exec(int argc, char **argv)
 	vcpu_set_reg(t->cpu, UC_X86_REG_RIP, proc.entry);
 
 	st = guest_thread_run(t);
+	if (opt.verbose) {
+		struct tlb_fast_stats ts;
+
+		tlb_fast_get_stats(&ts);
+		fprintf(stderr, "pmusim: note: %llu TLB fills, %llu pages marked dirty, "
+			"%llu instructions counted\n", (unsigned long long)ts.fills,
+			(unsigned long long)ts.dirtied, (unsigned long long)t->cpu->clk.insns);
+	}
 	switch (st) {
 	case GUEST_KILLED:
 		signal_die(t->term_sig);

@@ -21,11 +21,30 @@
 typedef void (*tlb_set_page_fn)(void *cpu, uint64_t vaddr, uint64_t paddr,
 				uint32_t attrs, int prot, int mmu_idx, uint64_t size);
 typedef void (*tlb_set_dirty_fn)(void *cpu, uint64_t vaddr);
+typedef void (*tlb_flush_fn)(void *cpu);
 
 static tlb_set_page_fn real_set_page;
 static tlb_set_dirty_fn real_set_dirty;
+static tlb_flush_fn real_flush;
+
+/*
+ * TLB growth. QEMU 5.0's softmmu TLB starts at 256 entries and is resized
+ * only inside tlb_flush() (tlb_mmu_resize_locked doubles it when more than
+ * 70% was used). A guest that maps nothing for a long time never flushes, so
+ * a working set above 1 MiB thrashes it. When one thread's engine has filled
+ * more than its budget, the fill that crosses it flushes (and so grows) the
+ * TLB and then installs its own entry again in the new table: every caller
+ * of tlb_fill() in QEMU 5.0 looks its entry up again after the fill. The
+ * budget doubles each time, so this happens a few times per run at most.
+ * Stopping the engine from here instead is not safe: Unicorn 2.0.1 may then
+ * re-execute the block that is half done.
+ */
+#define GROW_FIRST_BUDGET 65536u
+#define GROW_MAX_FLUSHES 12u
+static __thread uint64_t tl_fills, tl_budget = GROW_FIRST_BUDGET;
+static __thread unsigned tl_flushes;
 static _Atomic int state = TLB_FAST_UNKNOWN;
-static _Atomic uint64_t n_fills, n_dirtied;
+static _Atomic uint64_t n_fills, n_dirtied, n_grows;
 static _Atomic int probing;            /* counts fills during the probe */
 
 /* Executable ranges: sorted, non-overlapping, merged; under exec_lock. */
@@ -86,6 +105,14 @@ void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr,
 	if (atomic_load_explicit(&state, memory_order_relaxed) != TLB_FAST_ON)
 		return;
 	atomic_fetch_add_explicit(&n_fills, 1, memory_order_relaxed);
+	if (++tl_fills > tl_budget && tl_flushes < GROW_MAX_FLUSHES) {
+		tl_fills = 0;
+		tl_budget *= 2;
+		tl_flushes++;
+		real_flush(cpu);   /* resizes */
+		fn(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);
+		atomic_fetch_add_explicit(&n_grows, 1, memory_order_relaxed);
+	}
 	if (!(prot & QEMU_PAGE_WRITE))
 		return;
 	vaddr &= PAGE_MASK_4K;
@@ -148,8 +175,10 @@ bool tlb_fast_init(bool disable, const char **why)
 	}
 	real_set_page = (tlb_set_page_fn)dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_x86_64");
 	real_set_dirty = (tlb_set_dirty_fn)dlsym(RTLD_NEXT, "tlb_set_dirty_x86_64");
-	if (!real_set_page || !real_set_dirty) {
-		reason = "libunicorn does not export tlb_set_page_with_attrs_x86_64/tlb_set_dirty_x86_64";
+	real_flush = (tlb_flush_fn)dlsym(RTLD_NEXT, "tlb_flush_x86_64");
+	if (!real_set_page || !real_set_dirty || !real_flush) {
+		reason = "libunicorn does not export tlb_set_page_with_attrs_x86_64/"
+			 "tlb_set_dirty_x86_64/tlb_flush_x86_64";
 		goto off;
 	}
 	if (!probe_interposition()) {
@@ -265,4 +294,6 @@ void tlb_fast_get_stats(struct tlb_fast_stats *s)
 {
 	s->fills = atomic_load(&n_fills);
 	s->dirtied = atomic_load(&n_dirtied);
+	s->grows = atomic_load(&n_grows);
 }
+

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <unicorn/unicorn.h>
 
 enum tlb_fast_state {
 	TLB_FAST_UNKNOWN = 0,
@@ -44,6 +45,7 @@ bool tlb_fast_is_exec(uint64_t addr);
 struct tlb_fast_stats {
 	uint64_t fills;            /* interposed TLB fills */
 	uint64_t dirtied;          /* fills whose page was marked dirty */
+	uint64_t grows;            /* TLB flushes made to let it grow */
 };
 void tlb_fast_get_stats(struct tlb_fast_stats *s);
 

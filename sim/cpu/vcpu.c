@@ -125,6 +125,7 @@ static void hook_syscall(uc_engine *uc, void *user)
 	struct vcpu *c = user;
 
 	(void)uc;
+	c->clk.coarse += VCLOCK_SYSCALL_CYCLES;
 	c->ops->syscall(c, c->opaque);
 }
 
@@ -204,8 +205,6 @@ static void hook_rdtsc(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		rdtscp = true;
 	else
 		return;   /* code changed since the scan: not a TSC read any more */
-	if (!c->blocks_on)
-		c->want_blocks_pending = true;
 	tsc = vcpu_tsc(c);
 	v = (uint32_t)tsc; uc_reg_write(uc, UC_X86_REG_RAX, &v);
 	v = tsc >> 32; uc_reg_write(uc, UC_X86_REG_RDX, &v);
@@ -214,6 +213,7 @@ static void hook_rdtsc(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		uc_reg_write(uc, UC_X86_REG_RCX, &v);
 	}
 	c->clk.insns++;            /* the skipped instruction retires */
+	c->clk.coarse += VCLOCK_RDTSC_CYCLES;
 	rip = addr + (rdtscp ? 3 : 2);
 	uc_reg_write(uc, UC_X86_REG_RIP, &rip);
 	if (c->want_blocks_pending)
@@ -463,9 +463,16 @@ void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end)
 
 /* ---- virtual clock ------------------------------------------------------- */
 
+/*
+ * Cycles of the virtual clock: with block accounting on, retired
+ * instructions x CPI; without it (the default, so that programs run at full
+ * speed), a coarse clock that advances by a fixed amount at each syscall and
+ * each RDTSC: deterministic and strictly increasing, not proportional to work.
+ */
 uint64_t vcpu_cycles(struct vcpu *c)
 {
-	return (uint64_t)((unsigned __int128)c->clk.insns * c->clk.cpi_milli / 1000);
+	return (uint64_t)((unsigned __int128)c->clk.insns * c->clk.cpi_milli / 1000) +
+	       c->clk.coarse;
 }
 
 uint64_t vcpu_tsc(struct vcpu *c)

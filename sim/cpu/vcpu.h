@@ -43,13 +43,20 @@ struct vcpu_fault {
 };
 
 /*
- * Virtual clock (issue 3 placeholder for issue 4's timing model): retired
- * instructions are counted per block once something needs them (first RDTSC,
- * or vcpu_want_blocks); cycles = insns * cpi_milli / 1000, and the TSC ticks
- * at model->tsc_hz while cycles tick at model->freq_hz.
+ * Virtual clock (issue 3 placeholder for issue 4's timing model). With block
+ * accounting on (vcpu_want_blocks: --virtual-time, later counting events),
+ * retired instructions are counted per block and cycles = insns x CPI
+ * (cpi_milli / 1000, default 1.0). Without it, nothing is counted and the
+ * clock is coarse: +VCLOCK_SYSCALL_CYCLES per syscall, +VCLOCK_RDTSC_CYCLES
+ * per RDTSC. The TSC ticks at model->tsc_hz while cycles tick at
+ * model->freq_hz.
  */
+#define VCLOCK_SYSCALL_CYCLES 1000
+#define VCLOCK_RDTSC_CYCLES 25
+
 struct vclock {
 	uint64_t insns;            /* counted retired instructions */
+	uint64_t coarse;           /* cycles of the coarse clock */
 	unsigned cpi_milli;        /* documented CPI x 1000 (default 1000) */
 	uint64_t tsc_hz, freq_hz;
 };
