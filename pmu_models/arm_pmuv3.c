@@ -43,30 +43,30 @@ static const struct pmuv3_arch_data n2_arch = {
 
 /* PMCEID0 events, in armv8_pmuv3_event_attrs order */
 #define PMUV3_COMMON_EVENTS \
-	{ "sw_incr", 0x00, SIM_SRC_NONE, 0, "software increment (PMSWINC_EL0 writes)" }, \
-	{ "l1i_cache_refill", 0x01, SIM_SRC_L1I_MISS, 0, "L1 instruction cache refills" }, \
-	{ "l1i_tlb_refill", 0x02, SIM_SRC_ITLB_MISS, 0, "L1 instruction TLB refills" }, \
-	{ "l1d_cache_refill", 0x03, SIM_SRC_L1D_MISS, 0, "L1 data cache refills" }, \
-	{ "l1d_cache", 0x04, SIM_SRC_L1D_ACCESS, 0, "L1 data cache accesses" }, \
-	{ "l1d_tlb_refill", 0x05, SIM_SRC_DTLB_MISS, 0, "L1 data TLB refills" }, \
-	{ "inst_retired", 0x08, SIM_SRC_INSTRUCTIONS, 0, "instructions architecturally executed" }, \
-	{ "exc_taken", 0x09, SIM_SRC_NONE, 0, "exceptions taken" }, \
-	{ "exc_return", 0x0a, SIM_SRC_NONE, 0, "exception returns" }, \
-	{ "cid_write_retired", 0x0b, SIM_SRC_NONE, 0, "CONTEXTIDR writes" }, \
-	{ "br_mis_pred", 0x10, SIM_SRC_BRANCH_MISSES, 0, "mispredicted or not predicted branches" }, \
-	{ "cpu_cycles", 0x11, SIM_SRC_CYCLES, 0, "cycles (cycle counter or an event counter)" }, \
-	{ "br_pred", 0x12, SIM_SRC_BRANCHES, 0, "predictable branches executed (no speculation: all branches)" }, \
-	{ "mem_access", 0x13, SIM_SRC_L1D_ACCESS, 0, "data memory accesses" }, \
-	{ "l1i_cache", 0x14, SIM_SRC_L1I_ACCESS, 0, "L1 instruction cache accesses" }, \
-	{ "l1d_cache_wb", 0x15, SIM_SRC_NONE, 0, "L1 data cache write-backs" }, \
-	{ "l2d_cache", 0x16, L2_ACCESS_SRC, 0, "L2 data cache accesses" }, \
-	{ "l2d_cache_refill", 0x17, L2_MISS_SRC, 0, "L2 data cache refills" }, \
-	{ "l2d_cache_wb", 0x18, SIM_SRC_NONE, 0, "L2 data cache write-backs" }, \
-	{ "bus_access", 0x19, SIM_SRC_NONE, 0, "bus accesses" }, \
-	{ "memory_error", 0x1a, SIM_SRC_NONE, 0, "local memory errors" }, \
-	{ "inst_spec", 0x1b, SIM_SRC_INSTRUCTIONS, 0, "instructions speculatively executed (no speculation: retired)" }, \
-	{ "ttbr_write_retired", 0x1c, SIM_SRC_NONE, 0, "TTBR writes" }, \
-	{ "bus_cycles", 0x1d, SIM_SRC_BUS_CYCLES, 0, "bus cycles" }
+	EV("sw_incr", 0x00, SIM_SRC_NONE, 0, "software increment (PMSWINC_EL0 writes)"), \
+	EV("l1i_cache_refill", 0x01, SIM_SRC_L1I_MISS, 0, "L1 instruction cache refills"), \
+	EV("l1i_tlb_refill", 0x02, SIM_SRC_ITLB_MISS, 0, "L1 instruction TLB refills"), \
+	EV("l1d_cache_refill", 0x03, SIM_SRC_L1D_MISS, 0, "L1 data cache refills"), \
+	EV("l1d_cache", 0x04, SIM_SRC_L1D_ACCESS, 0, "L1 data cache accesses"), \
+	EV("l1d_tlb_refill", 0x05, SIM_SRC_DTLB_MISS, 0, "L1 data TLB refills"), \
+	EV("inst_retired", 0x08, SIM_SRC_INSTRUCTIONS, 0, "instructions architecturally executed"), \
+	EV("exc_taken", 0x09, SIM_SRC_NONE, 0, "exceptions taken"), \
+	EV("exc_return", 0x0a, SIM_SRC_NONE, 0, "exception returns"), \
+	EV("cid_write_retired", 0x0b, SIM_SRC_NONE, 0, "CONTEXTIDR writes"), \
+	EV("br_mis_pred", 0x10, SIM_SRC_BRANCH_MISSES, 0, "mispredicted or not predicted branches"), \
+	EV("cpu_cycles", 0x11, SIM_SRC_CYCLES, 0, "cycles (cycle counter or an event counter)"), \
+	EV("br_pred", 0x12, SIM_SRC_BRANCHES, 0, "predictable branches executed (no speculation: all branches)"), \
+	EV("mem_access", 0x13, SIM_SRC_L1D_ACCESS, 0, "data memory accesses"), \
+	EV("l1i_cache", 0x14, SIM_SRC_L1I_ACCESS, 0, "L1 instruction cache accesses"), \
+	EV("l1d_cache_wb", 0x15, SIM_SRC_NONE, 0, "L1 data cache write-backs"), \
+	EV("l2d_cache", 0x16, L2_ACCESS_SRC, 0, "L2 data cache accesses"), \
+	EV("l2d_cache_refill", 0x17, L2_MISS_SRC, 0, "L2 data cache refills"), \
+	EV("l2d_cache_wb", 0x18, SIM_SRC_NONE, 0, "L2 data cache write-backs"), \
+	EV("bus_access", 0x19, SIM_SRC_NONE, 0, "bus accesses"), \
+	EV("memory_error", 0x1a, SIM_SRC_NONE, 0, "local memory errors"), \
+	EV("inst_spec", 0x1b, SIM_SRC_INSTRUCTIONS, 0, "instructions speculatively executed (no speculation: retired)"), \
+	EV("ttbr_write_retired", 0x1c, SIM_SRC_NONE, 0, "TTBR writes"), \
+	EV("bus_cycles", 0x1d, SIM_SRC_BUS_CYCLES, 0, "bus cycles")
 
 /* On the A72-like core L2 is the last level */
 #define L2_ACCESS_SRC SIM_SRC_LLC_ACCESS
@@ -82,29 +82,29 @@ static const struct pmu_event_desc a72_events[] = {
 #define L2_MISS_SRC SIM_SRC_NONE
 static const struct pmu_event_desc n2_events[] = {
 	PMUV3_COMMON_EVENTS,
-	{ "l2d_cache_allocate", 0x20, SIM_SRC_NONE, 0, "L2 allocations without refill" },
-	{ "br_retired", 0x21, SIM_SRC_BRANCHES, 0, "branches architecturally executed" },
-	{ "br_mis_pred_retired", 0x22, SIM_SRC_BRANCH_MISSES, 0, "mispredicted branches retired" },
-	{ "stall_frontend", 0x23, SIM_SRC_STALLED_FRONTEND, 0, "cycles without operations from the front end" },
-	{ "stall_backend", 0x24, SIM_SRC_STALLED_BACKEND, 0, "cycles the back end could not accept operations" },
-	{ "l1d_tlb", 0x25, SIM_SRC_DTLB_ACCESS, 0, "L1 data TLB accesses" },
-	{ "l1i_tlb", 0x26, SIM_SRC_ITLB_ACCESS, 0, "L1 instruction TLB accesses" },
-	{ "l3d_cache_allocate", 0x29, SIM_SRC_NONE, 0, "L3 allocations without refill" },
-	{ "l3d_cache_refill", 0x2a, SIM_SRC_NONE, 0, "L3 data cache refills" },
-	{ "l3d_cache", 0x2b, SIM_SRC_NONE, 0, "L3 data cache accesses" },
-	{ "l2d_tlb_refill", 0x2d, SIM_SRC_NONE, 0, "L2 data TLB refills" },
-	{ "l2d_tlb", 0x2f, SIM_SRC_NONE, 0, "L2 data TLB accesses" },
-	{ "remote_access", 0x31, SIM_SRC_NONE, 0, "accesses to another socket" },
-	{ "dtlb_walk", 0x34, SIM_SRC_DTLB_MISS, 0, "data TLB walks" },
-	{ "itlb_walk", 0x35, SIM_SRC_ITLB_MISS, 0, "instruction TLB walks" },
-	{ "ll_cache_rd", 0x36, SIM_SRC_LLC_ACCESS, 0, "last-level cache reads" },
-	{ "ll_cache_miss_rd", 0x37, SIM_SRC_LLC_MISS, 0, "last-level cache read misses" },
-	{ "l1d_cache_lmiss_rd", 0x39, SIM_SRC_NONE, 0, "L1D long-latency read misses" },
-	{ "op_retired", 0x3a, SIM_SRC_NONE, 0, "micro-operations retired" },
-	{ "op_spec", 0x3b, SIM_SRC_NONE, 0, "micro-operations speculatively executed" },
-	{ "stall", 0x3c, SIM_SRC_NONE, 0, "cycles without dispatch" },
-	{ "stall_slot_backend", 0x3d, SIM_SRC_NONE, 0, "slots without back-end dispatch" },
-	{ "stall_slot_frontend", 0x3e, SIM_SRC_NONE, 0, "slots without front-end operations" },
+	EV("l2d_cache_allocate", 0x20, SIM_SRC_NONE, 0, "L2 allocations without refill"),
+	EV("br_retired", 0x21, SIM_SRC_BRANCHES, 0, "branches architecturally executed"),
+	EV("br_mis_pred_retired", 0x22, SIM_SRC_BRANCH_MISSES, 0, "mispredicted branches retired"),
+	EV("stall_frontend", 0x23, SIM_SRC_STALLED_FRONTEND, 0, "cycles without operations from the front end"),
+	EV("stall_backend", 0x24, SIM_SRC_STALLED_BACKEND, 0, "cycles the back end could not accept operations"),
+	EV("l1d_tlb", 0x25, SIM_SRC_DTLB_ACCESS, 0, "L1 data TLB accesses"),
+	EV("l1i_tlb", 0x26, SIM_SRC_ITLB_ACCESS, 0, "L1 instruction TLB accesses"),
+	EV("l3d_cache_allocate", 0x29, SIM_SRC_NONE, 0, "L3 allocations without refill"),
+	EV("l3d_cache_refill", 0x2a, SIM_SRC_NONE, 0, "L3 data cache refills"),
+	EV("l3d_cache", 0x2b, SIM_SRC_NONE, 0, "L3 data cache accesses"),
+	EV("l2d_tlb_refill", 0x2d, SIM_SRC_NONE, 0, "L2 data TLB refills"),
+	EV("l2d_tlb", 0x2f, SIM_SRC_NONE, 0, "L2 data TLB accesses"),
+	EV("remote_access", 0x31, SIM_SRC_NONE, 0, "accesses to another socket"),
+	EV("dtlb_walk", 0x34, SIM_SRC_DTLB_MISS, 0, "data TLB walks"),
+	EV("itlb_walk", 0x35, SIM_SRC_ITLB_MISS, 0, "instruction TLB walks"),
+	EV("ll_cache_rd", 0x36, SIM_SRC_LLC_ACCESS, 0, "last-level cache reads"),
+	EV("ll_cache_miss_rd", 0x37, SIM_SRC_LLC_MISS, 0, "last-level cache read misses"),
+	EV("l1d_cache_lmiss_rd", 0x39, SIM_SRC_NONE, 0, "L1D long-latency read misses"),
+	EV("op_retired", 0x3a, SIM_SRC_NONE, 0, "micro-operations retired"),
+	EV("op_spec", 0x3b, SIM_SRC_NONE, 0, "micro-operations speculatively executed"),
+	EV("stall", 0x3c, SIM_SRC_NONE, 0, "cycles without dispatch"),
+	EV("stall_slot_backend", 0x3d, SIM_SRC_NONE, 0, "slots without back-end dispatch"),
+	EV("stall_slot_frontend", 0x3e, SIM_SRC_NONE, 0, "slots without front-end operations"),
 };
 #undef L2_ACCESS_SRC
 #undef L2_MISS_SRC

@@ -98,6 +98,13 @@ struct pmuv3_arch_data {
 	uint64_t pmceid[2];               /* common events 0x00-0x3f the PMU implements */
 };
 
+/* One events/ row: EV() for events the kernel shows by id (or that only
+ * perf's event lists name), EVS() with the kernel's EVENT_ATTR_STR text. */
+#define EV(n, c, s, m, d) { .name = (n), .config = (c), .source = (s), \
+			    .counter_mask = (m), .desc = (d) }
+#define EVS(n, c, s, m, d, str) { .name = (n), .config = (c), .source = (s), \
+				  .counter_mask = (m), .desc = (d), .sysfs = (str) }
+
 /* ---- allocators ---- */
 extern const struct pmu_counter_ops x86_counter_ops;
 extern const struct pmu_counter_ops pmuv3_counter_ops;

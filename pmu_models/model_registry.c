@@ -80,6 +80,56 @@ const struct pmu_event_desc *pmu_model_lookup(const struct pmu_model *m, uint64_
 	return NULL;
 }
 
+/* snprintf at offset n of buf[len], keeping the would-be length */
+__attribute__((format(printf, 4, 5)))
+static int append(char *buf, size_t len, int n, const char *fmt, ...)
+{
+	va_list ap;
+	size_t off = (size_t)n < len ? (size_t)n : len;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(buf + off, len - off, fmt, ap);
+	va_end(ap);
+	return n + (r > 0 ? r : 0);
+}
+
+int pmu_model_event_sysfs(const struct pmu_model *m, const struct pmu_event_desc *e,
+			  char *buf, size_t len)
+{
+	uint64_t c = e->config, event;
+	int n;
+
+	/* events_sysfs_show(): "string trumps id", written without newline */
+	if (e->sysfs)
+		return snprintf(buf, len, "%s", e->sysfs);
+	/* armv8pmu_events_sysfs_show() */
+	if (m->arch == PMU_ARCH_ARM_PMUV3)
+		return snprintf(buf, len, "event=0x%04llx\n", (unsigned long long)c);
+
+	/* intel_event_sysfs_show() / amd_event_sysfs_show() give the event
+	 * select, x86_event_sysfs_show() the rest in this order */
+	event = c & X86_EVENTSEL_EVENT;
+	if (m->arch == PMU_ARCH_X86_AMD)
+		event |= (c & X86_AMD64_EVENTSEL_EVENT) >> 24;
+	n = snprintf(buf, len, "event=0x%02llx", (unsigned long long)event);
+	if (c & X86_EVENTSEL_UMASK)
+		n = append(buf, len, n, ",umask=0x%02llx",
+			   (unsigned long long)((c & X86_EVENTSEL_UMASK) >> 8));
+	if (c & X86_EVENTSEL_EDGE)
+		n = append(buf, len, n, ",edge");
+	if (c & X86_EVENTSEL_PIN_CONTROL)
+		n = append(buf, len, n, ",pc");
+	if (c & X86_EVENTSEL_ANY)
+		n = append(buf, len, n, ",any");
+	if (c & X86_EVENTSEL_INV)
+		n = append(buf, len, n, ",inv");
+	if (c & X86_EVENTSEL_CMASK)
+		n = append(buf, len, n, ",cmask=0x%02llx",
+			   (unsigned long long)((c & X86_EVENTSEL_CMASK) >> 24));
+	return append(buf, len, n, "\n");
+}
+
 /* All counter indexes the model has, as a mask over hw.idx. */
 static uint64_t all_counters(const struct pmu_model *m)
 {

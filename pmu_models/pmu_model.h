@@ -46,6 +46,9 @@ struct pmu_event_desc {
 	enum sim_source source;    /* what it counts */
 	uint64_t counter_mask;     /* allowed counters (bit = idx); 0 = any GP */
 	const char *desc;          /* one line for `perf list` / `pmusim models -v` */
+	const char *sysfs;         /* the kernel's own events/ text (EVENT_ATTR_STR),
+				    * or NULL: formatted from config, see
+				    * pmu_model_event_sysfs() */
 };
 
 /* A sysfs format/ entry: name and "config:0-7" style spec. */
@@ -178,5 +181,12 @@ int pmu_model_validate(const struct pmu_model *m, char *why, size_t whylen);
 /* Finds the event description of an encoding (masked as the model decodes
  * it), or NULL: such an encoding is accepted but counts SIM_SRC_NONE. */
 const struct pmu_event_desc *pmu_model_lookup(const struct pmu_model *m, uint64_t config);
+/* The content of the sysfs file events/<e->name>, byte for byte as the
+ * kernel writes it: e->sysfs as is (EVENT_ATTR_STR, no newline), else
+ * x86_event_sysfs_show() / amd_event_sysfs_show() /
+ * armv8pmu_events_sysfs_show() of e->config (with a newline). Returns the
+ * length snprintf would write. */
+int pmu_model_event_sysfs(const struct pmu_model *m, const struct pmu_event_desc *e,
+			  char *buf, size_t len);
 
 #endif

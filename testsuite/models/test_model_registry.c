@@ -181,6 +181,59 @@ static void test_event_masks_match_constraints(void **state)
 	}
 }
 
+/* events/ file contents: events_sysfs_show() (EVENT_ATTR_STR, no newline),
+ * x86_event_sysfs_show(), amd_event_sysfs_show(),
+ * armv8pmu_events_sysfs_show(); texts typed from the kernel sources. */
+static void test_event_sysfs(void **state)
+{
+	static const struct {
+		int line;
+		const char *model;
+		const char *event;
+		const char *text;
+	} rows[] = {
+		{ __LINE__, "skylake", "cpu-cycles", "event=0x3c\n" },
+		{ __LINE__, "skylake", "instructions", "event=0xc0\n" },
+		{ __LINE__, "skylake", "cache-references", "event=0x2e,umask=0x4f\n" },
+		{ __LINE__, "skylake", "cache-misses", "event=0x2e,umask=0x41\n" },
+		{ __LINE__, "skylake", "bus-cycles", "event=0x3c,umask=0x01\n" },
+		{ __LINE__, "skylake", "ref-cycles", "event=0x00,umask=0x03\n" },
+		{ __LINE__, "skylake", "tx-start", "event=0xc9,umask=0x1" },
+		{ __LINE__, "skylake", "cycles-ct", "event=0x3c,in_tx=1,in_tx_cp=1" },
+		{ __LINE__, "skylake", "mem-loads", "event=0xcd,umask=0x1,ldlat=3" },
+		{ __LINE__, "skylake", "topdown-recovery-bubbles", "event=0xd,umask=0x1,cmask=1" },
+		{ __LINE__, "skylake", "idq_uops_not_delivered.cycles_0_uops_deliv.core",
+		  "event=0x9c,umask=0x01,cmask=0x04\n" },
+		{ __LINE__, "zen", "cpu-cycles", "event=0x76\n" },
+		{ __LINE__, "zen", "cache-misses", "event=0x64,umask=0x09\n" },
+		{ __LINE__, "zen", "fp_ret_sse_avx_ops.all", "event=0x03,umask=0xff\n" },
+		{ __LINE__, "pmuv3", "cpu_cycles", "event=0x0011\n" },
+		{ __LINE__, "pmuv3", "sw_incr", "event=0x0000\n" },
+		{ __LINE__, "pmuv3p5", "stall_slot_frontend", "event=0x003e\n" },
+	};
+	char buf[128], small[8];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct pmu_model *m = pmu_model_find(rows[i].model);
+		const struct pmu_event_desc *e = NULL;
+		int n;
+
+		for (unsigned k = 0; k < m->nr_events; k++)
+			if (!strcmp(m->events[k].name, rows[i].event))
+				e = &m->events[k];
+		if (!e)
+			fail_msg("line %d: no event %s", rows[i].line, rows[i].event);
+		n = pmu_model_event_sysfs(m, e, buf, sizeof(buf));
+		if (strcmp(buf, rows[i].text) || n != (int)strlen(rows[i].text))
+			fail_msg("line %d: '%s' (%d), want '%s'", rows[i].line, buf, n, rows[i].text);
+		/* truncation keeps the length snprintf would write */
+		n = pmu_model_event_sysfs(m, e, small, sizeof(small));
+		if (n != (int)strlen(rows[i].text) || strlen(small) != sizeof(small) - 1)
+			fail_msg("line %d: truncated to '%s' (%d)", rows[i].line, small, n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_broken_models_rejected),
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_event_masks_match_constraints),
+		cmocka_unit_test(test_event_sysfs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
