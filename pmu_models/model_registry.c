@@ -285,6 +285,9 @@ int pmu_model_validate(const struct pmu_model *m, char *why, size_t whylen)
 	id = &m->cpu;
 	if (!id->vendor || !id->brand || !id->pfm_name || !id->perf_cpuid)
 		return invalid(m, why, whylen, "CPU identity incomplete");
+	/* CPUID.80000002h-80000004h: 48 bytes with the terminating NUL */
+	if (m->arch != PMU_ARCH_ARM_PMUV3 && strlen(id->brand) > 47)
+		return invalid(m, why, whylen, "brand string longer than CPUID's 47 characters");
 	if (m->arch == PMU_ARCH_ARM_PMUV3 ? !id->midr : !id->family)
 		return invalid(m, why, whylen, "CPU identity has no %s",
 			       m->arch == PMU_ARCH_ARM_PMUV3 ? "MIDR" : "family");

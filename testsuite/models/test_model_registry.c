@@ -38,7 +38,7 @@ enum breakage {
 	B_TOO_MANY_GP, B_WIDTH_0, B_WIDTH_65, B_FIXED_WIDTH, B_EVENT_MASK, B_DUP_NAME,
 	B_GENERIC_UNKNOWN, B_CACHE_UNKNOWN, B_NO_VENDOR, B_NO_FREQ, B_NO_OPS,
 	B_X86_TYPE, B_PRECISE, B_EVENT_RAW, B_NO_GP, B_ARM_TYPE, B_ARM_FIXED, B_NO_MIDR,
-	B_NO_ARCH_DATA,
+	B_NO_ARCH_DATA, B_LONG_BRAND,
 };
 
 static const struct {
@@ -63,6 +63,7 @@ static const struct {
 	{ __LINE__, "skylake", B_EVENT_RAW, "outside the raw format" },
 	{ __LINE__, "skylake", B_NO_GP, "no general counters" },
 	{ __LINE__, "skylake", B_NO_ARCH_DATA, "allocator data missing" },
+	{ __LINE__, "skylake", B_LONG_BRAND, "brand string longer than CPUID's 47 characters" },
 	{ __LINE__, "zen", B_TOO_MANY_GP, "33 general counters exceed 32" },
 	{ __LINE__, "zen", B_EVENT_MASK, "counter mask 0x1000000000000000 outside the counters 0x3f" },
 	{ __LINE__, "pmuv3", B_TOO_MANY_GP, "33 event counters exceed the index space" },
@@ -106,6 +107,7 @@ static void test_broken_models_rejected(void **state)
 		case B_ARM_FIXED: m.nr_fixed_counters = 1; m.fixed_width = 32; break;
 		case B_NO_MIDR: m.cpu.midr = 0; break;
 		case B_NO_ARCH_DATA: m.arch_data = NULL; break;
+		case B_LONG_BRAND: m.cpu.brand = "Intel(R) Core(TM) i7-6700K CPU (a model that is too long) @ 4.00GHz"; break;
 		}
 		ret = pmu_model_validate(&m, why, sizeof(why));
 		if (ret != -EINVAL)
