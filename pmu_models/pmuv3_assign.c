@@ -10,6 +10,7 @@
  * n is idx n+1. A chained pair is (idx-1, idx) with idx even, i.e. the
  * hardware counters 2k and 2k+1; the event's idx is the high one.
  */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 #include "pmu_models/model_internal.h"
@@ -250,6 +251,10 @@ static int pmuv3_assign(const struct pmu_model *m, unsigned nr_gp,
 			idx = get_single_idx(&used, num_events);
 		if (idx < 0)
 			return -EINVAL;
+		/* an event counter, and for a chained event the high half of an
+		 * (odd, even) idx pair */
+		assert(idx >= ARMV8_IDX_COUNTER0 && (unsigned)idx < num_events);
+		assert(!req[i].chained || (idx % 2) == 0);
 		assign[i] = idx;
 	}
 	return 0;

@@ -263,6 +263,7 @@ int x86_perf_assign_events(const uint64_t *masks, const bool *pair, const bool *
 
 	if (!n)
 		return 0;
+	assert(n <= PMU_MAX_COUNTERS && gpmax <= PMU_IDX_FIXED);
 	for (unsigned i = 0; i < n; i++) {
 		unsigned w = popcount64(masks[i]);
 
@@ -299,6 +300,8 @@ static int x86_assign(const struct pmu_model *m, unsigned nr_gp,
 	/* collect_events(): n >= max_count -> -EINVAL */
 	if (n > nr_gp + m->nr_fixed_counters)
 		return -EINVAL;
+	/* the model's counters fit the index space (pmu_model_validate()) */
+	assert(n <= PMU_MAX_COUNTERS);
 
 	for (i = 0; i < n; i++) {
 		/* the pair and overlap flags live in the constraint tables */
@@ -306,7 +309,8 @@ static int x86_assign(const struct pmu_model *m, unsigned nr_gp,
 		x86_event_constraint(m, nr_gp, req[i].config, 0, &pair[i], &overlap[i]);
 	}
 
-	/* fastpath, try to reuse previous register */
+	/* fastpath, try to reuse previous register; on success every event
+	 * sits on a counter of its mask and no two share one */
 	for (i = 0; i < n; i++) {
 		int idx = req[i].prev_idx;
 		uint64_t bit;
@@ -329,6 +333,18 @@ static int x86_assign(const struct pmu_model *m, unsigned nr_gp,
 	/* slow path */
 	if (x86_perf_assign_events(masks, pair, overlap, n, nr_gp, assign))
 		return -EINVAL;
+#ifndef NDEBUG
+	used = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t bit = UINT64_C(1) << assign[i];
+
+		assert(masks[i] & bit);
+		if (pair[i])
+			bit |= bit << 1;
+		assert(!(used & bit));
+		used |= bit;
+	}
+#endif
 	return 0;
 }
 
