@@ -179,7 +179,7 @@ const struct pmu_model pmu_model_pmuv3 = {
 		.midr = 0x410fd083,
 		.brand = "Cortex-A72 (pmusim pmuv3 model)",
 		.perfmon_version = 1,      /* ID_AA64DFR0_EL1.PMUVer: PMUv3 */
-		.pfm_name = "arm_cortex_a72",
+		.pfm_name = "arm_ac72",
 		.perf_cpuid = "0x00000000410fd083",
 	},
 	.freq_hz = UINT64_C(2000000000),
