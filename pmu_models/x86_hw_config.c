@@ -306,6 +306,15 @@ int x86_event_init(const struct pmu_model *m, unsigned nr_gp,
 		src = e ? e->source : SIM_SRC_NONE;
 	}
 
+	/*
+	 * exclude_host: the counter runs only while a guest does
+	 * (intel_pmu_enable_event()'s intel_ctrl_guest_mask, AMD's GUESTONLY
+	 * bit, or HO=GO=1 read as US=OS=0 by amd_core_hw_config()). The
+	 * simulated machine runs no guests, so such an event counts nothing.
+	 */
+	if (attr->exclude_host)
+		src = SIM_SRC_NONE;
+
 	/* validate_event(): an event no counter can take is -EINVAL */
 	mask = x86_event_constraint(m, nr_gp, encoding, attr->precise_ip, &pair, &overlap);
 	if (!mask)

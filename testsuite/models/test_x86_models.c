@@ -113,6 +113,9 @@ static const struct init_row skl_init_rows[] = {
 	{ __LINE__, "intel_pmu_hw_config", "skylake", 0, { HW(0), .aux_output = 1 }, -EINVAL, 0, 0, 0, false },
 	{ __LINE__, "x86_pmu_hw_config", "skylake", 0, { HW(0), .sample_regs_user = UINT64_C(1) << 32 }, -EINVAL, 0, 0, 0, false },
 	{ __LINE__, "x86_pmu_hw_config", "skylake", 0, { HW(0), .sample_regs_intr = UINT64_C(1) << 40 }, -EINVAL, 0, 0, 0, false },
+	/* exclude_host: guest-only counting, and the machine has no guests */
+	{ __LINE__, "intel_pmu_enable_event", "skylake", 0, { HW(0), .exclude_host = 1 }, 0, 0x003c, 0xf | FX(1), SIM_SRC_NONE, false },
+	{ __LINE__, "intel_pmu_enable_event", "skylake", 0, { HW(0), .exclude_guest = 1 }, 0, 0x003c, 0xf | FX(1), SIM_SRC_CYCLES, false },
 	/* types the PMU does not take */
 	{ __LINE__, "x86_pmu_event_init", "skylake", 0, { .type = PERF_TYPE_SOFTWARE, .config = 0 }, -ENOENT, 0, 0, 0, false },
 	{ __LINE__, "x86_pmu_event_init", "skylake", 0, { .type = PERF_TYPE_BREAKPOINT, .config = 0 }, -ENOENT, 0, 0, 0, false },
@@ -162,7 +165,9 @@ static const struct init_row zen_init_rows[] = {
 	{ __LINE__, "x86_pmu_hw_config", "zen", 0, { HW(0), .precise_ip = 1, .sample_period = 1000 }, -EOPNOTSUPP, 0, 0, 0, false },
 	{ __LINE__, "amd_pmu_hw_config", "zen", 0, { HW(0), .sample_period = 1000, .sample_type = PERF_SAMPLE_BRANCH_STACK, .branch_sample_type = PERF_SAMPLE_BRANCH_ANY }, -EOPNOTSUPP, 0, 0, 0, false },
 	{ __LINE__, "x86_pmu_hw_config", "zen", 0, { HW(0), .sample_regs_user = UINT64_C(1) << 35 }, -EINVAL, 0, 0, 0, false },
-	{ __LINE__, "amd_core_hw_config", "zen", 0, { HW(1), .exclude_host = 1, .exclude_guest = 1 }, 0, 0x00c0, 0x3f, SIM_SRC_INSTRUCTIONS, false },
+	{ __LINE__, "amd_core_hw_config", "zen", 0, { HW(1), .exclude_host = 1, .exclude_guest = 1 }, 0, 0x00c0, 0x3f, SIM_SRC_NONE, false },
+	{ __LINE__, "amd_core_hw_config", "zen", 0, { HW(1), .exclude_host = 1 }, 0, 0x00c0, 0x3f, SIM_SRC_NONE, false },
+	{ __LINE__, "amd_core_hw_config", "zen", 0, { HW(1), .exclude_guest = 1 }, 0, 0x00c0, 0x3f, SIM_SRC_INSTRUCTIONS, false },
 	{ __LINE__, "x86_pmu_event_init", "zen", 0, { .type = PERF_TYPE_TRACEPOINT, .config = 1 }, -ENOENT, 0, 0, 0, false },
 };
 
