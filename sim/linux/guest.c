@@ -50,9 +50,12 @@ static void on_syscall(struct vcpu *c, void *opaque)
 	a[4] = vcpu_reg(c, UC_X86_REG_R8);
 	a[5] = vcpu_reg(c, UC_X86_REG_R9);
 	ret = guest_syscall(t, nr, a);
-	/* SYSCALL clobbers RCX (return RIP) and R11 (RFLAGS) */
-	vcpu_set_reg(c, UC_X86_REG_RCX, vcpu_reg(c, UC_X86_REG_RIP) + 2);
-	vcpu_set_reg(c, UC_X86_REG_R11, vcpu_reg(c, UC_X86_REG_EFLAGS));
+	/* SYSCALL clobbers RCX (return RIP) and R11 (RFLAGS); rt_sigreturn
+	 * returns through IRET with the frame's RCX and R11 */
+	if (nr != SYS_rt_sigreturn) {
+		vcpu_set_reg(c, UC_X86_REG_RCX, vcpu_reg(c, UC_X86_REG_RIP) + 2);
+		vcpu_set_reg(c, UC_X86_REG_R11, vcpu_reg(c, UC_X86_REG_EFLAGS));
+	}
 	vcpu_set_reg(c, UC_X86_REG_RAX, (uint64_t)ret);
 	if (t->state != GUEST_RUNNING || t->stop_request)
 		vcpu_stop(c);

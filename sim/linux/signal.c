@@ -11,6 +11,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -612,7 +613,6 @@ static bool deliver_one(struct guest_thread *t, const siginfo_t *info)
 	if (ka.handler > K_SIG_IGN && (ka.flags & SA_RESETHAND)) {
 		/* SA_ONESHOT: back to SIG_DFL once taken */
 		sig_act[sig].handler = K_SIG_DFL;
-		sig_act[sig].flags &= ~(uint64_t)SA_SIGINFO;
 		mirror_host_action(sig);
 	}
 	pthread_mutex_unlock(&sig_lock);
@@ -677,6 +677,25 @@ void guest_signal_pending(struct guest_thread *t)
 }
 
 /*
+ * X86_PF_PROT of the page-fault error code: set when a PTE was present, i.e.
+ * the page had been touched (a write to an untouched read-only anonymous
+ * page faults with the bit clear). The host page table answers through
+ * /proc/self/pagemap (bit 63: present).
+ */
+static bool page_present(uint64_t addr)
+{
+	uint64_t ent = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return true;
+	if (pread(fd, &ent, sizeof(ent), (off_t)(addr / 4096) * 8) != sizeof(ent))
+		ent = 1ull << 63;
+	close(fd);
+	return ent >> 63;
+}
+
+/*
  * force_sig_fault() + the arch trap bookkeeping (trap_nr, error_code, cr2):
  * a blocked or ignored synchronous signal is unblocked and reset to SIG_DFL
  * first, so the task dies unless it has a handler.
@@ -697,8 +716,8 @@ void guest_signal_fault(struct guest_thread *t, int sig, int code, uint64_t addr
 	case SIGSEGV:
 		/* set_signal_archinfo(): X86_TRAP_PF, error code with X86_PF_USER */
 		st->trapno = 14;
-		st->err = 4 | (t->cpu->fault.prot ? 1 : 0) | (t->cpu->fault.write ? 2 : 0) |
-			  (t->cpu->fault.exec ? 0x10 : 0);
+		st->err = 4 | (t->cpu->fault.prot && page_present(addr) ? 1 : 0) |
+			  (t->cpu->fault.write ? 2 : 0) | (t->cpu->fault.exec ? 0x10 : 0);
 		st->cr2 = addr;
 		break;
 	case SIGILL:

@@ -1,0 +1,123 @@
+/*
+ * d2_segv.c - guest program: synchronous faults caught and recovered with
+ * siglongjmp: SIGSEGV on an unmapped read (SEGV_MAPERR, si_addr, trap 14,
+ * error code 4, cr2), on a write to a read-only page (SEGV_ACCERR, error
+ * code 7), SIGILL on ud2 (ILL_ILLOPN at the instruction), SIGFPE on an
+ * integer division by zero (FPE_INTDIV); a handler that fixes RIP through
+ * the ucontext and returns.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+/* An address the compiler cannot see through. */
+static volatile int *bad_ptr(uintptr_t a)
+{
+	volatile uintptr_t v = a;
+
+	return (volatile int *)v;
+}
+
+static sigjmp_buf jb;
+static siginfo_t got;
+static long long trapno, err;
+static unsigned long long cr2, rip;
+static int resumed;
+
+static void handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	got = *si;
+	trapno = uc->uc_mcontext.gregs[REG_TRAPNO];
+	err = uc->uc_mcontext.gregs[REG_ERR];
+	cr2 = (unsigned long long)uc->uc_mcontext.gregs[REG_CR2];
+	rip = (unsigned long long)uc->uc_mcontext.gregs[REG_RIP];
+	siglongjmp(jb, 1);
+}
+
+static void skip_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig; (void)si;
+	uc->uc_mcontext.gregs[REG_RIP] += 2;   /* past the ud2 */
+	uc->uc_mcontext.gregs[REG_RAX] = 1234;
+	resumed++;
+}
+
+extern char ud2_site[];
+extern char div_site[];
+void do_ud2(void);
+int do_div(int d);
+
+/* The faulting instructions at known addresses (not inlined, not cloned). */
+__asm__(".text\n"
+	".globl do_ud2\n"
+	"do_ud2:\n"
+	"ud2_site: ud2\n"
+	"\tret\n"
+	".globl do_div\n"
+	"do_div:\n"
+	"\tmovl $100, %eax\n"
+	"\tcltd\n"
+	"div_site: idivl %edi\n"
+	"\tret\n");
+
+int main(void)
+{
+	struct sigaction sa;
+	char *ro;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGILL, &sa, NULL);
+	sigaction(SIGFPE, &sa, NULL);
+
+	if (sigsetjmp(jb, 1) == 0)
+		(void)*bad_ptr(0x10);
+	printf("unmapped read: sig %d code %d (MAPERR %d) addr %#lx trapno %lld err %lld cr2 %#llx\n",
+	       got.si_signo, got.si_code, SEGV_MAPERR, (unsigned long)got.si_addr, trapno, err, cr2);
+
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sigsetjmp(jb, 1) == 0)
+		*(volatile char *)(ro + 8) = 1;
+	printf("read-only write: sig %d code %d (ACCERR %d) addr ok %d trapno %lld err %lld cr2 ok %d\n",
+	       got.si_signo, got.si_code, SEGV_ACCERR, got.si_addr == ro + 8, trapno, err,
+	       cr2 == (unsigned long long)(uintptr_t)(ro + 8));
+
+	if (sigsetjmp(jb, 1) == 0)
+		*bad_ptr(0x20) = 1;
+	printf("unmapped write: code %d err %lld\n", got.si_code, err);
+
+	if (sigsetjmp(jb, 1) == 0)
+		do_ud2();
+	printf("ud2: sig %d code %d (ILL_ILLOPN %d) addr ok %d rip ok %d trapno %lld\n",
+	       got.si_signo, got.si_code, ILL_ILLOPN, got.si_addr == (void *)ud2_site,
+	       rip == (unsigned long long)(uintptr_t)ud2_site, trapno);
+
+	if (sigsetjmp(jb, 1) == 0)
+		do_div(0);
+	printf("div0: sig %d code %d (FPE_INTDIV %d) addr ok %d trapno %lld\n",
+	       got.si_signo, got.si_code, FPE_INTDIV, got.si_addr == (void *)div_site, trapno);
+
+	/* the same faults again: the handler is still installed, mask restored */
+	if (sigsetjmp(jb, 1) == 0)
+		(void)*bad_ptr(0x18);
+	printf("again: code %d addr %#lx\n", got.si_code, (unsigned long)got.si_addr);
+
+	sa.sa_sigaction = skip_handler;
+	sigaction(SIGILL, &sa, NULL);
+	do_ud2();
+	do_ud2();
+	printf("resumed after ud2 by editing RIP: %d\n", resumed);
+	return 0;
+}
