@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sim/core/arena.h"
 #include "sim/core/core_types.h"
 
 /* Kernel defaults (kernel/events/core.c). */
@@ -55,11 +56,15 @@ int perf_core_create(const struct perf_core_config *cfg,
 	struct perf_core *core;
 	unsigned i;
 
+	struct perf_arena *arena;
+
 	if (!cfg || !cfg->model || !out)
 		return -EINVAL;
-	core = calloc(1, sizeof(*core));
+	arena = cfg->arena ? cfg->arena : perf_arena_heap();
+	core = perf_arena_alloc(arena, sizeof(*core), 64);
 	if (!core)
 		return -ENOMEM;
+	core->arena = arena;
 	core->cfg = *cfg;
 	core->model = cfg->model;
 	if (machine)
@@ -79,7 +84,7 @@ int perf_core_create(const struct perf_core_config *cfg,
 	if (!core->cfg.nr_gp_counters)
 		core->cfg.nr_gp_counters = cfg->model->nr_gp_counters;
 	if (!core->cfg.freq_hz || core->cfg.nr_gp_counters > PMU_MAX_COUNTERS) {
-		free(core);
+		perf_arena_free(arena, core);
 		return -EINVAL;
 	}
 	core->nr_cpus = core->cfg.nr_cpus;
@@ -90,9 +95,9 @@ int perf_core_create(const struct perf_core_config *cfg,
 	core->next_event_id = 1;
 	list_init(&core->tasks);
 
-	core->cpus = calloc(core->nr_cpus, sizeof(*core->cpus));
+	core->cpus = perf_zalloc(core, core->nr_cpus * sizeof(*core->cpus));
 	if (!core->cpus) {
-		free(core);
+		perf_arena_free(arena, core);
 		return -ENOMEM;
 	}
 	for (i = 0; i < core->nr_cpus; i++) {
@@ -105,8 +110,25 @@ int perf_core_create(const struct perf_core_config *cfg,
 		cpu->tick_deadline = core->tick_ns;
 		perf_cpu_update_next_timer(cpu);
 	}
+	if (cfg->arena)
+		perf_arena_set_root(arena, core);
 	*out = core;
 	return 0;
+}
+
+struct perf_core *perf_core_of_arena(struct perf_arena *arena)
+{
+	return perf_arena_root(arena);
+}
+
+void *perf_zalloc(struct perf_core *core, size_t size)
+{
+	return perf_arena_alloc(core->arena, size, 16);
+}
+
+void perf_kfree(struct perf_core *core, void *p)
+{
+	perf_arena_free(core->arena, p);
 }
 
 
@@ -122,9 +144,11 @@ void perf_core_destroy(struct perf_core *core)
 			perf_file_put(core, h);
 	list_for_each_entry_safe(task, tmp, &core->tasks, task_entry)
 		perf_task_free(task);
-	free(core->cpus);
-	free(core->trace);
-	free(core);
+	perf_kfree(core, core->cpus);
+	perf_kfree(core, core->trace);
+	if (perf_arena_root(core->arena) == core)
+		perf_arena_set_root(core->arena, NULL);
+	perf_arena_free(core->arena, core);
 }
 
 const struct pmu_model *perf_core_model(const struct perf_core *core)

@@ -249,6 +249,7 @@ struct perf_file {
 };
 
 struct perf_core {
+	struct perf_arena *arena;       /* every allocation of this core comes from here */
 	struct perf_core_config cfg;    /* with defaults filled in */
 	const struct pmu_model *model;
 	struct perf_machine machine;
@@ -269,6 +270,9 @@ struct perf_core {
 
 /* core.c */
 int perf_file_install(struct perf_core *core, struct perf_event *event);
+/* Zeroed memory from the core's arena (NULL when it is full), and back. */
+void *perf_zalloc(struct perf_core *core, size_t size);
+void perf_kfree(struct perf_core *core, void *p);
 
 /* task.c */
 struct perf_event_context *perf_task_ctx(struct perf_task *task);

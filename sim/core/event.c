@@ -13,7 +13,7 @@
  * initialisation part). Returns NULL on ENOMEM. */
 struct perf_event *perf_event_new(struct perf_core *core, const struct perf_event_attr *attr, int cpu)
 {
-	struct perf_event *event = calloc(1, sizeof(*event));
+	struct perf_event *event = perf_zalloc(core, sizeof(*event));
 
 	if (!event)
 		return NULL;
@@ -287,7 +287,7 @@ static void perf_event_free(struct perf_event *event)
 		list_del(&event->owner_entry);
 	if (list_linked(&event->child_entry))
 		list_del(&event->child_entry);
-	free(event);
+	perf_kfree(event->core, event);
 }
 
 /*

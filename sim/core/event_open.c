@@ -293,6 +293,6 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 
 err_free:
 	perf_event_ring_release(event);
-	free(event);
+	perf_kfree(core, event);
 	return err;
 }

@@ -28,6 +28,7 @@ struct perf_task;
 struct perf_cpu;
 struct perf_event;
 struct perf_sample_data;
+struct perf_arena;
 
 /* Access to the calling task's memory, so the core can fault as the
  * kernel's copy_from_user/copy_to_user do (EFAULT). */
@@ -75,6 +76,7 @@ struct perf_core_config {
 	unsigned nr_gp_counters;         /* 0: the model's count (--counters) */
 	bool trace;                      /* keep a scheduling trace */
 	unsigned max_stack;              /* kernel.perf_event_max_stack; 0: 127 */
+	struct perf_arena *arena;        /* where the core lives; NULL: the heap */
 };
 
 /* Reads kernel.perf_event_paranoid of the host (default 2 if unreadable). */
@@ -83,6 +85,9 @@ int perf_host_paranoid(void);
 int perf_core_create(const struct perf_core_config *cfg,
 		     const struct perf_machine *machine, struct perf_core **out);
 void perf_core_destroy(struct perf_core *core);
+/* The core created in a shared arena (perf_arena_root), for a process that
+ * attached to it. */
+struct perf_core *perf_core_of_arena(struct perf_arena *arena);
 const struct pmu_model *perf_core_model(const struct perf_core *core);
 
 /* ---- tasks (the machine's process model tells the core) ---- */

@@ -13,7 +13,7 @@
 struct perf_task *perf_task_create(struct perf_core *core, pid_t pid, pid_t tid,
 				   struct perf_cred cred)
 {
-	struct perf_task *task = calloc(1, sizeof(*task));
+	struct perf_task *task = perf_zalloc(core, sizeof(*task));
 
 	if (!task)
 		return NULL;
@@ -54,7 +54,7 @@ static void perf_ctx_init_task(struct perf_event_context *ctx, struct perf_task 
 struct perf_event_context *perf_task_ctx(struct perf_task *task)
 {
 	if (!task->ctx) {
-		task->ctx = malloc(sizeof(*task->ctx));
+		task->ctx = perf_zalloc(task->core, sizeof(*task->ctx));
 		if (!task->ctx)
 			return NULL;
 		perf_ctx_init_task(task->ctx, task);
@@ -71,8 +71,8 @@ void perf_task_free(struct perf_task *task)
 		event->owner = NULL;
 	}
 	list_del(&task->task_entry);
-	free(task->ctx);
-	free(task);
+	perf_kfree(task->core, task->ctx);
+	perf_kfree(task->core, task);
 }
 
 /*
@@ -258,7 +258,7 @@ void perf_task_exit(struct perf_core *core, struct perf_task *task)
 				list_init(&event->child_entry);
 				perf_event_wakeup(parent); /* kick perf_poll for is_event_hup */
 				perf_event_ring_release(event);
-				free(event);
+				perf_kfree(core, event);
 			} else {
 				perf_remove_from_context(event, false, true);
 				perf_event_wakeup(event);

@@ -4,6 +4,7 @@
  * created with cfg.trace (pmusim sched --trace, teaching tools).
  */
 #include <stdlib.h>
+#include <string.h>
 #include "sim/core/core_types.h"
 #include "sim/core/sched_trace.h"
 
@@ -15,10 +16,13 @@ void perf_trace(struct perf_cpu *cpu, enum perf_trace_kind kind, const struct pe
 		return;
 	if (core->trace_len == core->trace_cap) {
 		size_t cap = core->trace_cap ? core->trace_cap * 2 : 256;
-		struct perf_trace_entry *t = realloc(core->trace, cap * sizeof(*t));
+		struct perf_trace_entry *t = perf_zalloc(core, cap * sizeof(*t));
 
 		if (!t)
 			return; /* the trace is best effort; scheduling goes on */
+		if (core->trace_len)
+			memcpy(t, core->trace, core->trace_len * sizeof(*t));
+		perf_kfree(core, core->trace);
 		core->trace = t;
 		core->trace_cap = cap;
 	}
