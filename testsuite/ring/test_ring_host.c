@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include "testsuite/ring/ring_test_util.h"
 
 static pid_t host_pid, host_tid;
@@ -551,6 +552,123 @@ static void test_set_output_errnos(void **state)
 	rig_fini(&rg);
 }
 
+
+/* FORK and EXIT of a child process with an inherited CPU-bound event; the
+ * time fields are the only bytes allowed to differ. */
+static void test_fork_exit_records(void **state)
+{
+	struct perf_event_attr a = attr_dummy();
+	static uint8_t hb[16384], sb[16384];
+	const struct perf_event_header *hr[64], *sr[64];
+	struct perf_event_mmap_page *hup, *sup;
+	struct perf_task *child;
+	unsigned hn, sn, k = 0;
+	struct rig rg;
+	int hfd, sfd, status;
+	pid_t pid;
+
+	(void)state;
+	NEED_HOST();
+	a.task = 1;
+	a.inherit = 1;
+	a.sample_id_all = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU;
+	a.exclude_kernel = 1;
+	a.sample_period = 0;
+	hfd = (int)syscall(SYS_perf_event_open, &a, 0, 0, -1, 0);     /* cpu 0 */
+	assert_true(hfd >= 0);
+	hup = host_mmap(hfd, 4, PROT_READ | PROT_WRITE);
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	hn = ring_records(hb, ring_drain(hup, hb, sizeof(hb), true), hr, 64);
+
+	sim_init(&rg);
+	sfd = rig_open(&rg, &a, 0, 0);
+	assert_true(sfd >= 0);
+	sup = rig_mmap(&rg, sfd, 4, PROT_READ | PROT_WRITE);
+	assert_int_equal(perf_task_fork(rg.core, rg.task, pid, pid, &child), 0);
+	perf_cpu_switch_to(perf_core_cpu(rg.core, 0), child);
+	perf_task_exit(rg.core, child);
+	sn = ring_records(sb, ring_drain(sup, sb, sizeof(sb), true), sr, 64);
+
+	/* the host's records of this child only (the sim knows no others) */
+	for (unsigned i = 0; i < hn; i++) {
+		uint32_t f[4];
+
+		if (hr[i]->type != PERF_RECORD_FORK && hr[i]->type != PERF_RECORD_EXIT)
+			continue;
+		memcpy(f, hr[i] + 1, 16);
+		if (f[0] != (uint32_t)pid)
+			continue;
+		assert_true(k < sn);
+		assert_int_equal(sr[k]->type, hr[i]->type);
+		assert_int_equal(sr[k]->misc, hr[i]->misc);
+		assert_int_equal(sr[k]->size, hr[i]->size);
+		/* {pid, ppid, tid, ptid} then time, then the trailer */
+		assert_memory_equal(sr[k] + 1, hr[i] + 1, 16);
+		assert_memory_equal((const uint8_t *)sr[k] + 32, (const uint8_t *)hr[i] + 32,
+				    hr[i]->size - 32);
+		k++;
+	}
+	assert_int_equal(k, 2);
+	assert_int_equal(sn, 2);
+	munmap(hup, 5 * PAGE);
+	close(hfd);
+	rig_fini(&rg);
+}
+
+/* SWITCH out (blocked, so no PREEMPT) and in for a task's event. */
+static void test_switch_records(void **state)
+{
+	struct perf_event_attr a = attr_dummy();
+	static uint8_t hb[16384], sb[16384];
+	const struct perf_event_header *hr[256], *sr[8];
+	struct perf_event_mmap_page *hup, *sup;
+	struct perf_cpu *cpu0;
+	unsigned hn, sn, first = ~0u;
+	struct rig rg;
+	int hfd, sfd;
+
+	(void)state;
+	NEED_HOST();
+	a.context_switch = 1;
+	a.sample_id_all = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU;
+	a.exclude_kernel = 1;
+	a.sample_period = 0;
+	hfd = host_open(&a);
+	assert_true(hfd >= 0);
+	hup = host_mmap(hfd, 4, PROT_READ | PROT_WRITE);
+	usleep(2000);
+	hn = ring_records(hb, ring_drain(hup, hb, sizeof(hb), true), hr, 256);
+	for (unsigned i = 0; i + 1 < hn; i++)
+		if (hr[i]->type == PERF_RECORD_SWITCH && hr[i]->misc == PERF_RECORD_MISC_SWITCH_OUT &&
+		    hr[i + 1]->type == PERF_RECORD_SWITCH && hr[i + 1]->misc == 0) {
+			first = i;
+			break;
+		}
+	assert_true(first != ~0u);
+
+	sim_init(&rg);
+	cpu0 = perf_core_cpu(rg.core, 0);
+	sfd = rig_open(&rg, &a, 0, -1);
+	sup = rig_mmap(&rg, sfd, 4, PROT_READ | PROT_WRITE);
+	rg.task->runnable = false;
+	perf_event_switch(cpu0, rg.task, NULL);
+	perf_event_switch(cpu0, NULL, rg.task);
+	sn = ring_records(sb, ring_drain(sup, sb, sizeof(sb), true), sr, 8);
+	assert_int_equal(sn, 2);
+	assert_int_equal(sr[0]->size, hr[first]->size);
+	assert_memory_equal(sr[0], hr[first], hr[first]->size);
+	assert_memory_equal(sr[1], hr[first + 1], hr[first + 1]->size);
+	munmap(hup, 5 * PAGE);
+	close(hfd);
+	rig_fini(&rg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -560,6 +678,8 @@ int main(void)
 		cmocka_unit_test(test_user_page_static),
 		cmocka_unit_test(test_errno_rows),
 		cmocka_unit_test(test_set_output_errnos),
+		cmocka_unit_test(test_fork_exit_records),
+		cmocka_unit_test(test_switch_records),
 	};
 
 	return cmocka_run_group_tests(tests, host_setup, NULL);
