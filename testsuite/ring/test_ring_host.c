@@ -669,6 +669,66 @@ static void test_switch_records(void **state)
 	rig_fini(&rg);
 }
 
+
+/* After every record, poll(2) of the host fd and perf_sys_poll agree:
+ * watermark crossings (ring_buffer_init, __perf_output_begin) and no
+ * wakeup_events counting for side-band records (perf_output_sample). */
+struct poll_row {
+	int line;
+	const char *kfunc;
+	bool watermark;
+	unsigned wakeup;
+	unsigned records;
+};
+
+static const struct poll_row poll_rows[] = {
+	{ __LINE__, "ring_buffer_init", false, 0, 400 },
+	{ __LINE__, "__perf_output_begin", true, 100, 60 },
+	{ __LINE__, "ring_buffer_init", true, 1000000, 400 },
+	{ __LINE__, "perf_output_sample", false, 1, 60 },
+};
+
+static void test_poll_sequence(void **state)
+{
+	(void)state;
+	NEED_HOST();
+	for (size_t i = 0; i < sizeof(poll_rows) / sizeof(poll_rows[0]); i++) {
+		const struct poll_row *row = &poll_rows[i];
+		struct perf_event_attr a = attr_dummy();
+		struct perf_event_mmap_page *hup;
+		struct rig rg;
+		int hfd, sfd;
+
+		print_message("row line %d (%s)\n", row->line, row->kfunc);
+		a.comm = 1;
+		a.exclude_kernel = 1;
+		a.sample_period = 0;
+		a.watermark = row->watermark;
+		a.wakeup_events = row->wakeup;
+		hfd = host_open(&a);
+		assert_true(hfd >= 0);
+		hup = host_mmap(hfd, 1, PROT_READ);
+		sim_init(&rg);
+		sfd = rig_open(&rg, &a, 0, -1);
+		rig_mmap(&rg, sfd, 1, PROT_READ);
+		unsigned seen = 0;
+
+		for (unsigned k = 0; k < row->records; k++) {
+			struct pollfd p = { .fd = hfd, .events = POLLIN | POLLRDNORM };
+
+			both_comm(&rg, k);
+			assert_true(poll(&p, 1, 0) >= 0);
+			assert_int_equal((unsigned)p.revents, perf_sys_poll(rg.core, sfd));
+			seen += p.revents != 0;
+		}
+		assert_true(seen > 0);
+		munmap(hup, 2 * PAGE);
+		close(hfd);
+		rig_fini(&rg);
+	}
+	prctl(PR_SET_NAME, "test_ring_host", 0, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -680,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_set_output_errnos),
 		cmocka_unit_test(test_fork_exit_records),
 		cmocka_unit_test(test_switch_records),
+		cmocka_unit_test(test_poll_sequence),
 	};
 
 	return cmocka_run_group_tests(tests, host_setup, NULL);
