@@ -12,6 +12,7 @@
 #include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/signal.h"
 
 int guest_process_init(struct guest_process *p, const struct pmu_model *m,
 		       const struct guest_options *opt)
@@ -57,6 +58,7 @@ static void on_syscall(struct vcpu *c, void *opaque)
 		vcpu_set_reg(c, UC_X86_REG_R11, vcpu_reg(c, UC_X86_REG_EFLAGS));
 	}
 	vcpu_set_reg(c, UC_X86_REG_RAX, (uint64_t)ret);
+	signal_syscall_return(t);
 	if (t->state != GUEST_RUNNING || t->stop_request)
 		vcpu_stop(c);
 }

@@ -394,12 +394,27 @@ static void strv_free(char **v)
  * do_execveat_common(): the checks that can fail with an errno, then the
  * point of no return: pmusim runs itself on the new image in this pid.
  */
+/* The guest's own image under the names the host would resolve to pmusim:
+ * /proc/self/exe, /proc/thread-self/exe, /proc/<pid>/exe. */
+static const char *exe_alias(struct guest_thread *t, const char *path)
+{
+	char mine[64];
+
+	snprintf(mine, sizeof(mine), "/proc/%d/exe", t->proc->pid);
+	if (!strcmp(path, "/proc/self/exe") || !strcmp(path, "/proc/thread-self/exe") ||
+	    !strcmp(path, mine))
+		return t->proc->exe_path;
+	return path;
+}
+
 static long do_execve(struct guest_thread *t, const char *path, uint64_t uargv,
 		      uint64_t uenvp)
 {
 	char **argv = NULL, **envp = NULL, **nargv = NULL;
 	int argc = 0, envc = 0, err = 0, k = 0;
 	long ret;
+
+	path = exe_alias(t, path);
 
 	argv = guest_strv(t, uargv, &argc, &err);
 	if (!argv)

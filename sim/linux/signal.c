@@ -132,6 +132,8 @@ static void set_blocked(struct guest_thread *t, uint64_t m)
 	st->blocked = m;
 	memcpy(&t->sigmask, &m, sizeof(m));
 	host_setmask(m, NULL);
+	/* a queued signal this unblocks is taken on the way back to the guest:
+	 * signal_syscall_return() */
 }
 
 enum sig_default signal_default_action(int sig)
@@ -808,6 +810,23 @@ long signal_syscall_restart(struct guest_thread *t, unsigned long nr,
 	else
 		vcpu_set_reg(t->cpu, UC_X86_REG_RIP, vcpu_reg(t->cpu, UC_X86_REG_RIP) - 2);
 	return (long)nr;
+}
+
+/*
+ * exit_to_user_mode_loop() after a syscall: signals queued during the call
+ * (sent to self, unblocked by sigprocmask or sigreturn, caught while the
+ * call slept) are delivered now, on the registers the call returns with.
+ * Called in the SYSCALL hook after RAX holds the result.
+ */
+void signal_syscall_return(struct guest_thread *t)
+{
+	struct sig_thread *st = st_of(t);
+
+	if (!st || (!st->nq && !st->restore_mask) || t->state != GUEST_RUNNING)
+		return;
+	st->in_syscall = true;
+	guest_signal_pending(t);
+	st->in_syscall = false;
 }
 
 /* Called by the dispatcher around each syscall (the hook context). */

@@ -84,6 +84,8 @@ long signal_syscall_restart(struct guest_thread *t, unsigned long nr,
  * context: RIP there is the SYSCALL's own address, see vcpu_syscall_set_rip). */
 void signal_syscall_enter(struct guest_thread *t);
 void signal_syscall_exit(struct guest_thread *t);
+/* At the end of the SYSCALL hook, RAX written: delivers what is pending. */
+void signal_syscall_return(struct guest_thread *t);
 
 /* Kills the pmusim process by sig as the guest would die: the host handler
  * reset to SIG_DFL, the signal unblocked, raised. Never returns. */
