@@ -125,6 +125,8 @@ void perf_ring_attach(struct perf_event *event, struct perf_ring *rb)
 		rb->attached[rb->nr_attached++] = event;
 	}
 	event->rb = rb;
+	if (!rb)
+		event->output = NULL;   /* no ring: no redirection either */
 	if (old) {
 		struct perf_machine *m = &event->core->machine;
 		unsigned i;
