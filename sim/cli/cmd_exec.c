@@ -83,8 +83,9 @@ static int report_load_error(const char *path, const struct loader_error *e, boo
 		st = 127;
 		break;
 	case LOAD_BAD_SCRIPT_INTERP:
-		fprintf(stderr, "pmusim: %s: %s: bad interpreter: No such file or directory\n",
-			path, e->interp);
+		/* bash 5.2 words a missing #! interpreter like a missing PT_INTERP */
+		fprintf(stderr, "pmusim: %s: cannot execute: required file not found\n", path);
+		st = 127;
 		break;
 	default:
 		fprintf(stderr, "pmusim: %s: %s\n", path, strerror(e->err));
@@ -158,6 +159,9 @@ int cmd_exec(int argc, char **argv)
 	if (!model)
 		return cli_usage_error("exec: unknown model '%s' (see pmusim models)",
 				       model_name ? model_name : "(default)");
+	if (model->arch != PMU_ARCH_X86_INTEL && model->arch != PMU_ARCH_X86_AMD)
+		return cli_usage_error("exec: model '%s' is not an x86 model; the emulated "
+				       "CPU is x86-64", model->name);
 	if (!tlb_fast_init(opt.no_fast_store, &why) && !opt.no_fast_store)
 		fprintf(stderr, "pmusim: note: fast store path off (%s); stores are slow\n", why);
 	else if (opt.verbose)

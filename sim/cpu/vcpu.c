@@ -312,7 +312,7 @@ int vcpu_want_blocks(struct vcpu *c)
 	/* already translated blocks carry no hook call: retranslate them
 	 * (range by range: a full tb_flush costs seconds in 2.0.1) */
 	for (unsigned i = 0; i < c->nr_xr; i++)
-		uc_ctl_remove_cache(c->uc, c->xr[i].start, c->xr[i].end);
+		vcpu_drop_translations(c, c->xr[i].start, c->xr[i].end);
 	return 0;
 }
 
@@ -406,6 +406,9 @@ int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end)
 	size_t n = end - start;
 	int err;
 
+	for (unsigned i = 0; i < c->nr_xr; i++)
+		if (c->xr[i].start == start && c->xr[i].end == end)
+			goto scan;
 	if (c->nr_xr == c->cap_xr) {
 		unsigned nc = c->cap_xr ? c->cap_xr * 2 : 32;
 		void *nx = realloc(c->xr, nc * sizeof(*c->xr));
@@ -418,6 +421,7 @@ int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end)
 	c->xr[c->nr_xr].start = start;
 	c->xr[c->nr_xr].end = end;
 	c->nr_xr++;
+scan:
 
 	for (size_t i = 0; i + 1 < n; i++) {
 		if (p[i] != 0x0f)
@@ -458,7 +462,18 @@ void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end)
 			i++;
 		}
 	}
-	uc_ctl_remove_cache(c->uc, start, end);
+	vcpu_drop_translations(c, start, end);
+}
+
+/*
+ * Unicorn 2.0.1's UC_CTL_TB_REMOVE_CACHE translates only the start address
+ * (as a code fetch: the page must be executable in the engine) and assumes
+ * the range is contiguous in its RAM space; regions are not. Page by page.
+ */
+void vcpu_drop_translations(struct vcpu *c, uint64_t start, uint64_t end)
+{
+	for (uint64_t a = start & ~0xfffull; a < end; a += 0x1000)
+		uc_ctl_remove_cache(c->uc, a, a + 0x1000);
 }
 
 /* ---- virtual clock ------------------------------------------------------- */

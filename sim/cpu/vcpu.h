@@ -123,8 +123,11 @@ void vcpu_on_block(struct vcpu *c, uint64_t addr, uint32_t size, unsigned ninsns
 /* Scans [start,end) (readable host memory) for RDTSC/RDTSCP opcodes and hooks
  * them; called when a range becomes executable. */
 int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end);
-/* Drops RDTSC hooks and translated code in [start,end). */
+/* Drops RDTSC hooks and translated code in [start,end) (the range must be
+ * executable in the engine at the time of the call). */
 void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end);
+/* Drops translated code only (same condition). */
+void vcpu_drop_translations(struct vcpu *c, uint64_t start, uint64_t end);
 
 /* Virtual cycles, TSC and time from the clock. */
 uint64_t vcpu_cycles(struct vcpu *c);

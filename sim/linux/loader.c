@@ -4,6 +4,7 @@
  * fs/binfmt_elf.c (load_elf_binary, create_elf_tables) and fs/exec.c.
  */
 #include <assert.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -37,6 +38,7 @@ struct elf_image {
 	GElf_Phdr *ph;
 	size_t phnum;
 	off_t fsize;
+	void *map;                   /* private view the ELF is parsed from */
 	char interp[PATH_MAX];       /* PT_INTERP, "" if none */
 	/* after mapping */
 	uint64_t bias;
@@ -57,6 +59,9 @@ static void image_close(struct elf_image *im)
 		elf_end(im->elf);
 	if (im->fd >= 0)
 		close(im->fd);
+	if (im->map)
+		munmap(im->map, (size_t)im->fsize);
+	im->map = NULL;
 	free(im->ph);
 	im->elf = NULL;
 	im->fd = -1;
@@ -110,7 +115,27 @@ static int image_open(struct elf_image *im, int fd, const char *path, struct loa
 	if (fstat(fd, &st))
 		goto bad;
 	im->fsize = st.st_size;
-	im->elf = elf_begin(fd, ELF_C_READ, NULL);
+	/*
+	 * load_elf_binary() reads the header as struct elf64_hdr whatever
+	 * EI_CLASS/EI_DATA say and checks only the magic, e_type and e_machine.
+	 * libelf honours EI_CLASS, so it reads a private copy-on-write view in
+	 * which those two bytes say what the kernel assumes.
+	 */
+	if (im->fsize >= (off_t)sizeof(Elf64_Ehdr)) {
+		im->map = mmap(NULL, (size_t)im->fsize, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (im->map == MAP_FAILED)
+			im->map = NULL;
+	}
+	if (im->map && !memcmp(im->map, ELFMAG, SELFMAG)) {
+		uint16_t mach;
+
+		memcpy(&mach, (char *)im->map + offsetof(Elf64_Ehdr, e_machine), sizeof(mach));
+		if (mach == EM_X86_64) {
+			((unsigned char *)im->map)[EI_CLASS] = ELFCLASS64;
+			((unsigned char *)im->map)[EI_DATA] = ELFDATA2LSB;
+		}
+		im->elf = elf_memory(im->map, (size_t)im->fsize);
+	}
 	if (!im->elf || elf_kind(im->elf) != ELF_K_ELF) {
 		set_err(e, LOAD_EXEC_FORMAT, ENOEXEC, "%s: not an ELF file", path);
 		return -ENOEXEC;

@@ -144,9 +144,17 @@ static void engines_map(struct guest_mm *mm, const struct guest_vma *v)
 static void engines_unmap_piece(struct guest_mm *mm, const struct guest_vma *p)
 {
 	for (unsigned i = 0; i < mm->nr_engines; i++) {
-		if (p->was_exec)
+		uc_engine *uc = mm->engines[i]->uc;
+
+		if (p->was_exec) {
+			/* translations must go before the RAM block is reused
+			 * for another mapping; dropping needs EXEC in the engine */
+			if (!(p->prot & PROT_EXEC))
+				uc_mem_protect(uc, p->start, p->end - p->start,
+					       uc_perms(p->prot | PROT_EXEC));
 			vcpu_forget_code(mm->engines[i], p->start, p->end);
-		uc_mem_unmap(mm->engines[i]->uc, p->start, p->end - p->start);
+		}
+		uc_mem_unmap(uc, p->start, p->end - p->start);
 	}
 	if (p->was_exec)
 		tlb_fast_exec_remove(p->start, p->end);
@@ -528,8 +536,13 @@ long guest_mprotect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
 				uc_mem_protect(uc, v->start, v->end - v->start, UC_PROT_READ);
 			}
 			uc_mem_protect(uc, v->start, v->end - v->start, uc_perms(prot));
-			if (add_exec)
+			if (add_exec) {
+				/* code written since the range was last executable
+				 * (by the host, or through another mapping) */
+				if (was_exec_before)
+					vcpu_drop_translations(mm->engines[k], v->start, v->end);
 				vcpu_scan_rdtsc(mm->engines[k], v->start, v->end);
+			}
 		}
 	}
 	mm->seq++;

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# run_corpus.sh - the corpus test of `pmusim exec`: each row of the table is
+# a shell snippet run twice in a scratch directory, once natively ($RUN
+# empty) and once emulated ($RUN = "pmusim exec"); stdout, stderr and the
+# exit status must be identical. Rows may use $PROGS (the guest programs
+# built by meson). Usage: run_corpus.sh PMUSIM PROGS_DIR [ROW_NAME...]
+# Add rows to CORPUS below (name<TAB>snippet); keep each fast.
+set -u
+PMUSIM=$(realpath "$1")
+PROGS=$(realpath "$2")
+shift 2
+export PROGS
+
+read -r -d '' CORPUS <<'ROWS'
+true	$RUN /bin/true
+false	$RUN /bin/false
+exit_status	$RUN $PROGS/hello_dynamic 42 a b
+hello_static	$RUN $PROGS/hello_static 0 x y
+hello_static_pie	$RUN $PROGS/hello_static_pie 3 x y
+hello_dynamic_pie	HELLO_VAR=set $RUN $PROGS/hello_dynamic 0 x y
+hello_dynamic_nopie	$RUN $PROGS/hello_nopie 7 x y
+auxv_dynamic	$RUN $PROGS/auxv_dynamic one two
+auxv_static	$RUN $PROGS/auxv_static one two
+smc_jit	$RUN $PROGS/smc
+ls	$RUN ls -la /usr/bin
+sort	$RUN sort data.txt
+sha256sum	$RUN sha256sum data.txt tree/linux/perf_event.h
+gzip_gunzip	$RUN gzip -c data.txt > d.gz && $RUN gunzip -c d.gz | $RUN sha256sum
+grep_r	$RUN grep -r -n -c perf tree
+find	$RUN find tree -name '*.h' -size +8k
+tar	$RUN tar cf t.tar tree && mkdir -p x && $RUN tar xf t.tar -C x && diff -r tree x/tree && echo same
+sqlite3	$RUN sqlite3 db.sqlite < query.sql
+python3	$RUN /usr/bin/python3 -c 'import hashlib,json,re; d={str(i):i*i for i in range(3000)}; s=json.dumps(d,sort_keys=True); print(hashlib.sha256(s.encode()).hexdigest(), len(re.findall(r"\d+", s)), sum(sorted(d.values())[::7]))'
+bash_pipeline	$RUN /bin/bash -c 'seq 1 200 | grep 7 | wc -l; (cd tree && ls | head -3); echo $((6*7))'
+ROWS
+
+setup() {
+	seq 1 30000 | awk '{ print ($1 * 7919) % 30011 }' > data.txt
+	mkdir -p tree
+	cp -r /usr/include/linux tree/
+	printf 'create table t(a integer, b text);\n' > query.sql
+	for i in $(seq 1 200); do printf "insert into t values(%d, 'r%d');\n" $((i * 37 % 101)) "$i"; done >> query.sql
+	printf 'select count(*), sum(a), max(b) from t;\nselect a, count(*) from t group by a order by 2 desc, 1 limit 5;\n' >> query.sql
+}
+
+fail=0
+ran=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+while IFS=$'\t' read -r name snippet; do
+	[[ -z "$name" ]] && continue
+	if [[ $# -gt 0 ]] && [[ " $* " != *" $name "* ]]; then continue; fi
+	for mode in native emu; do
+		d="$tmp/$name.$mode"
+		mkdir -p "$d"
+		(cd "$d" && setup)
+		if [[ $mode == native ]]; then RUN=""; else RUN="$PMUSIM exec"; fi
+		(cd "$d" && RUN="$RUN" bash -c "RUN=\"$RUN\"; $snippet" > "$tmp/$name.$mode.out" 2> "$tmp/$name.$mode.err"; echo $? > "$tmp/$name.$mode.st")
+	done
+	ran=$((ran + 1))
+	# the emulated run names pmusim where the shell named itself
+	sed -i "s|$PMUSIM|pmusim|g" "$tmp/$name.emu.err"
+	ok=1
+	for part in out err st; do
+		if ! cmp -s "$tmp/$name.native.$part" "$tmp/$name.emu.$part"; then
+			ok=0
+			echo "FAIL $name: $part differs"
+			diff "$tmp/$name.native.$part" "$tmp/$name.emu.$part" | head -10
+		fi
+	done
+	if [[ $ok == 1 ]]; then echo "ok   $name"; else fail=$((fail + 1)); fi
+done <<< "$CORPUS"
+echo "corpus: $ran rows, $fail failed"
+[[ $fail == 0 ]]
