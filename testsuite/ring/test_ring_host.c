@@ -357,6 +357,8 @@ static const struct size_row size_rows[] = {
 	{ __LINE__, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION, 0 },
 	{ __LINE__, PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_PHYS_ADDR, 0 },
 	{ __LINE__, PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE, 0 },
+	/* a 64-byte user stack dump: size, data, dyn_size */
+	{ __LINE__, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, 0 },
 };
 
 static void test_sample_sizes(void **state)
@@ -383,6 +385,7 @@ static void test_sample_sizes(void **state)
 		a.sample_type = row->sample_type;
 		a.read_format = row->read_format;
 		a.sample_regs_user = (1ull << 0) | (1ull << 8);
+		a.sample_stack_user = 64;
 		a.exclude_kernel = 1;
 		hfd = host_open(&a);
 		if (hfd < 0) {
@@ -409,6 +412,12 @@ static void test_sample_sizes(void **state)
 		assert_int_equal(ring_records(sb, ring_drain(sup, sb, sizeof(sb), true), sr, 4), 1);
 		assert_int_equal(hr[0]->type, PERF_RECORD_SAMPLE);
 		assert_int_equal(sr[0]->size, hr[0]->size);
+		if (row->sample_type == (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+					 PERF_SAMPLE_PERIOD)) {
+			/* pid/tid (offset 16) and period (offset 32) agree */
+			assert_memory_equal((const uint8_t *)sr[0] + 16, (const uint8_t *)hr[0] + 16, 8);
+			assert_memory_equal((const uint8_t *)sr[0] + 32, (const uint8_t *)hr[0] + 32, 8);
+		}
 		munmap(hup, 17 * PAGE);
 		close(hfd);
 		rig_fini(&rg);
@@ -731,6 +740,67 @@ static void test_poll_sequence(void **state)
 	prctl(PR_SET_NAME, "test_ring_host", 0, 0, 0);
 }
 
+
+/* Two events sharing a ring (SET_OUTPUT) both take a COMM: the order in
+ * the ring is perf_iterate_ctx's walk of ctx->event_list. */
+static void test_iterate_order(void **state)
+{
+	struct perf_event_attr a = attr_dummy();
+	static uint8_t hb[4096], sb[4096];
+	const struct perf_event_header *hr[8], *sr[8];
+	uint64_t hid[3], sid[3];
+	void *hup, *sup;
+	struct rig rg;
+	int h[3], s[3];
+
+	(void)state;
+	NEED_HOST();
+	a.comm = 1;
+	a.sample_id_all = 1;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER;
+	a.exclude_kernel = 1;
+	a.sample_period = 0;
+	sim_init(&rg);
+	for (int i = 0; i < 3; i++) {
+		h[i] = host_open(&a);
+		assert_true(h[i] >= 0);
+		assert_int_equal(ioctl(h[i], PERF_EVENT_IOC_ID, &hid[i]), 0);
+		s[i] = rig_open(&rg, &a, 0, -1);
+		sid[i] = ev(&rg, s[i])->id;
+	}
+	hup = host_mmap(h[1], 1, PROT_READ | PROT_WRITE);
+	sup = rig_mmap(&rg, s[1], 1, PROT_READ | PROT_WRITE);
+	assert_int_equal(ioctl(h[0], PERF_EVENT_IOC_SET_OUTPUT, h[1]), 0);
+	assert_int_equal(ioctl(h[2], PERF_EVENT_IOC_SET_OUTPUT, h[1]), 0);
+	assert_int_equal(perf_sys_ioctl(rg.core, rg.task, &perf_uaccess_direct, s[0],
+					PERF_EVENT_IOC_SET_OUTPUT, s[1]), 0);
+	assert_int_equal(perf_sys_ioctl(rg.core, rg.task, &perf_uaccess_direct, s[2],
+					PERF_EVENT_IOC_SET_OUTPUT, s[1]), 0);
+	both_comm(&rg, 7);
+	assert_int_equal(ring_records(hb, ring_drain(hup, hb, sizeof(hb), true), hr, 8), 3);
+	assert_int_equal(ring_records(sb, ring_drain(sup, sb, sizeof(sb), true), sr, 8), 3);
+	for (int k = 0; k < 3; k++) {
+		uint64_t hi = parse_id_trailer(hr[k], a.sample_type).identifier;
+		uint64_t si = parse_id_trailer(sr[k], a.sample_type).identifier;
+		int hk = -1, sk = -1;
+
+		for (int i = 0; i < 3; i++) {
+			if (hid[i] == hi)
+				hk = i;
+			if (sid[i] == si)
+				sk = i;
+		}
+		print_message("  record %d: host event %d, sim event %d\n", k, hk, sk);
+		assert_true(hk >= 0);
+		assert_int_equal(sk, hk);
+	}
+	munmap(hup, 2 * PAGE);
+	for (int i = 0; i < 3; i++)
+		close(h[i]);
+	rig_fini(&rg);
+	prctl(PR_SET_NAME, "test_ring_host", 0, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -743,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_fork_exit_records),
 		cmocka_unit_test(test_switch_records),
 		cmocka_unit_test(test_poll_sequence),
+		cmocka_unit_test(test_iterate_order),
 	};
 
 	return cmocka_run_group_tests(tests, host_setup, NULL);
