@@ -31,6 +31,7 @@ find	$RUN find tree -name '*.h' -size +8k
 tar	$RUN tar cf t.tar tree && mkdir -p x && $RUN tar xf t.tar -C x && diff -r tree x/tree && echo same
 sqlite3	$RUN sqlite3 db.sqlite < query.sql
 python3	$RUN /usr/bin/python3 -c 'import hashlib,json,re; d={str(i):i*i for i in range(3000)}; s=json.dumps(d,sort_keys=True); print(hashlib.sha256(s.encode()).hexdigest(), len(re.findall(r"\d+", s)), sum(sorted(d.values())[::7]))'
+proc_self_exe	$RUN readlink /proc/self/exe; $RUN $PROGS/hello_static 0 | head -1
 bash_pipeline	$RUN /bin/bash -c 'seq 1 200 | grep 7 | wc -l; (cd tree && ls | head -3); echo $((6*7))'
 ROWS
 
@@ -47,13 +48,14 @@ fail=0
 ran=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/template"
+(cd "$tmp/template" && setup)
 while IFS=$'\t' read -r name snippet; do
 	[[ -z "$name" ]] && continue
 	if [[ $# -gt 0 ]] && [[ " $* " != *" $name "* ]]; then continue; fi
 	for mode in native emu; do
 		d="$tmp/$name.$mode"
-		mkdir -p "$d"
-		(cd "$d" && setup)
+		cp -al "$tmp/template" "$d"   # hard links: rows only create files
 		if [[ $mode == native ]]; then RUN=""; else RUN="$PMUSIM exec"; fi
 		(cd "$d" && RUN="$RUN" bash -c "RUN=\"$RUN\"; $snippet" > "$tmp/$name.$mode.out" 2> "$tmp/$name.$mode.err"; echo $? > "$tmp/$name.$mode.st")
 	done
