@@ -162,6 +162,12 @@ static void perf_ring_wakeup(struct perf_event *event)
 			m->ops->wakeup(m->ctx, rb->attached[i]->handle);
 }
 
+/* perf_event_fasync(): only the parent has fasync state. */
+static struct perf_event *perf_fasync_owner(struct perf_event *event)
+{
+	return event->parent ? event->parent : event;
+}
+
 /* perf_event_wakeup(): pollers, then the pending SIGIO (kill_fasync). */
 void perf_event_wakeup(struct perf_event *event)
 {
@@ -169,8 +175,10 @@ void perf_event_wakeup(struct perf_event *event)
 
 	perf_ring_wakeup(event);
 	if (event->pending_kill) {
-		if (m->ops && m->ops->fasync && event->handle >= 0)
-			m->ops->fasync(m->ctx, event->handle, event->pending_kill);
+		struct perf_event *owner = perf_fasync_owner(event);
+
+		if (owner->fasync && owner->handle >= 0 && m->ops && m->ops->fasync)
+			m->ops->fasync(m->ctx, owner->handle, event->pending_kill);
 		event->pending_kill = 0;
 	}
 }
@@ -183,8 +191,8 @@ void perf_event_wakeup(struct perf_event *event)
 static void perf_output_wakeup(struct perf_output_handle *h)
 {
 	h->rb->poll = EPOLLIN | EPOLLRDNORM;
-	/* the fasync signal is POLL_IN unless one is already pending */
-	if (!h->event->pending_kill)
+	/* with O_ASYNC, the signal is POLL_IN unless one is already pending */
+	if (perf_fasync_owner(h->event)->fasync && !h->event->pending_kill)
 		h->event->pending_kill = POLL_IN;
 	perf_event_wakeup(h->event);
 }

@@ -345,6 +345,12 @@ static void test_wakeup_fasync(void **state)
 	a.wakeup_events = 1;
 	fd = rig_open(&rg, &a, 0, -1);
 	rig_mmap(&rg, fd, 1, PROT_READ);
+	/* without O_ASYNC a wakeup sends nothing */
+	put_sample(&rg, fd, 1, 0);
+	assert_int_equal(rg.wakeups, 1);
+	assert_int_equal(rg.fasyncs, 0);
+	assert_int_equal(ev(&rg, fd)->pending_kill, 0);
+	assert_int_equal(perf_sys_fasync(rg.core, fd, true), 0);
 	put_sample(&rg, fd, 1, 0);
 	assert_int_equal(rg.fasyncs, 1);
 	assert_int_equal(rg.last_si_code, POLL_IN);
