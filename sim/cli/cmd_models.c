@@ -100,6 +100,36 @@ static void print_table(void)
 	printf("\n* default model. 'pmusim models NAME' shows one model.\n");
 }
 
+/* What each PERF_TYPE_HARDWARE config becomes on the model: its event_init
+ * run on a plain counting attr (so PMCEID filtering and the like apply). */
+static void print_generic(const struct pmu_model *m)
+{
+	static const char *const names[PERF_COUNT_HW_MAX] = {
+		"cpu-cycles", "instructions", "cache-references", "cache-misses",
+		"branch-instructions", "branch-misses", "bus-cycles",
+		"stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles",
+	};
+
+	printf("\ngeneric events (PERF_TYPE_HARDWARE)\n");
+	for (unsigned i = 0; i < PERF_COUNT_HW_MAX; i++) {
+		struct perf_event_attr attr;
+		struct pmu_event_config out;
+		int ret;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.type = PERF_TYPE_HARDWARE;
+		attr.size = sizeof(attr);
+		attr.config = i;
+		ret = m->ops->event_init(m, m->nr_gp_counters, &attr, &out);
+		if (ret)
+			printf("  %-24s %s\n", names[i], strerrorname_np(-ret));
+		else
+			printf("  %-24s 0x%-10" PRIx64 " %s\n", names[i], out.config,
+			       out.source == SIM_SRC_NONE ? "(not driven)" :
+			       sim_source_name(out.source));
+	}
+}
+
 static void print_model(const struct pmu_model *m)
 {
 	const struct pmu_cpu_identity *id = &m->cpu;
@@ -147,6 +177,8 @@ static void print_model(const struct pmu_model *m)
 	printf("\ncaps/\n");
 	for (unsigned i = 0; i < m->nr_caps; i++)
 		printf("  %-18s %s\n", m->caps[i].name, m->caps[i].value);
+
+	print_generic(m);
 
 	printf("\nevents/ (%u)\n", m->nr_events);
 	printf("  %-46s %-12s %-16s %-14s %s\n", "NAME", "ENCODING", "COUNTS", "COUNTERS",
