@@ -79,6 +79,18 @@ static void perf_event_period_one(struct perf_event *event, u64 value)
 		perf_event_set_period(event);
 }
 
+/* x86_pmu_check_period() -> intel_pmu_check_period(): a period of 1 on
+ * branch-instructions would need BTS (intel_pmu_has_bts_period). */
+static bool perf_event_check_period(const struct perf_event *event, u64 value)
+{
+	const struct pmu_model *m = event->core->model;
+
+	return m->arch == PMU_ARCH_X86_INTEL && event->pmu == PERF_PMU_HW && value == 1 &&
+	       !event->attr.freq &&
+	       (event->hw_config & 0xffff) ==
+		       (m->generic_map[PERF_COUNT_HW_BRANCH_INSTRUCTIONS] & 0xffff);
+}
+
 /* _perf_event_period(): the event and its children get the new period. */
 static int perf_event_period(struct perf_core *core, struct perf_event *event, u64 value)
 {
@@ -91,6 +103,8 @@ static int perf_event_period(struct perf_core *core, struct perf_event *event, u
 	if (event->attr.freq) {
 		if (value > core->cfg.max_sample_rate)
 			return -EINVAL;
+	} else if (perf_event_check_period(event, value)) {
+		return -EINVAL;
 	} else if (value & (UINT64_C(1) << 63)) {
 		return -EINVAL;
 	}

@@ -45,6 +45,8 @@ static const struct ioctl_row rows[] = {
 	  PERF_EVENT_IOC_PERIOD, ARG_PTR, UINT64_C(1) << 63, -EINVAL, ANY, ANY },
 	{ __LINE__, "_perf_event_period: unreadable", LEADER, PERF_EVENT_IOC_PERIOD, 0, 0, -EFAULT, ANY, ANY },
 	{ __LINE__, "_perf_event_period", LEADER, PERF_EVENT_IOC_PERIOD, ARG_PTR, 5000, 0, ANY, ANY },
+	{ __LINE__, "_perf_event_period: 1 on an ordinary event", LEADER,
+	  PERF_EVENT_IOC_PERIOD, ARG_PTR, 1, 0, ANY, ANY },
 	{ __LINE__, "PERF_EVENT_IOC_ID: unwritable", LEADER, PERF_EVENT_IOC_ID, 0, 0, -EFAULT, ANY, ANY },
 	{ __LINE__, "perf_event_set_filter: not a tracepoint", LEADER,
 	  PERF_EVENT_IOC_SET_FILTER, ARG_PTR, 0, -EINVAL, ANY, ANY },
@@ -91,6 +93,52 @@ static void test_ioctl_rows(void **state)
 				 r->sibling_state);
 		fixture_fini(&f);
 	}
+}
+
+/* intel_pmu_check_period(): period 1 on branch-instructions needs BTS */
+static void test_bts_period(void **state)
+{
+	struct fixture f;
+	struct perf_event_attr a = { .type = PERF_TYPE_HARDWARE,
+				     .config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+				     .sample_period = 1000 };
+	uint64_t p = 1;
+	int h;
+
+	(void)state;
+	fixture_init(&f, "skylake", 0, 1);
+	h = fixture_open(&f, &a, -1, -1);
+	assert_true(h >= 0);
+	assert_int_equal(fixture_ioctl(&f, h, PERF_EVENT_IOC_PERIOD, (unsigned long)&p), -EINVAL);
+	p = 2;
+	assert_int_equal(fixture_ioctl(&f, h, PERF_EVENT_IOC_PERIOD, (unsigned long)&p), 0);
+	fixture_fini(&f);
+}
+
+/* intel_pmu_hw_config(): AnyThread needs perf_allow_cpu; armv8pmu: user
+ * access (config1:1) only on task events. */
+static void test_event_init_permissions(void **state)
+{
+	struct fixture f;
+	struct perf_event_attr a = raw_attr(0x00c4 | (UINT64_C(1) << 21));
+
+	(void)state;
+	fixture_init(&f, "skylake", 0, 1);
+	f.task->cred.cap_perfmon = false;
+	f.task->cred.uid = 1000;
+	f.core->cfg.paranoid = 1;
+	assert_int_equal(fixture_open(&f, &a, -1, -1), -EACCES);
+	f.core->cfg.paranoid = 0;
+	assert_true(fixture_open(&f, &a, -1, -1) >= 0);
+	fixture_fini(&f);
+
+	fixture_init(&f, "pmuv3", 0, 1);
+	{
+		struct perf_event_attr b = { .type = PERF_TYPE_RAW, .config = 0x08, .config1 = 2 };
+		assert_int_equal(fixture_open(&f, &b, 0, -1), -EINVAL); /* CPU-wide */
+		assert_true(fixture_open(&f, &b, -1, -1) >= 0);       /* on the task */
+	}
+	fixture_fini(&f);
 }
 
 /* MODIFY_ATTRIBUTES: a different type is EINVAL, the same type EOPNOTSUPP
@@ -180,6 +228,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ioctl_rows),
 		cmocka_unit_test(test_modify_attributes),
+		cmocka_unit_test(test_bts_period),
+		cmocka_unit_test(test_event_init_permissions),
 		cmocka_unit_test(test_fd_no_group),
 		cmocka_unit_test(test_move_group),
 	};
