@@ -257,16 +257,14 @@ static int perf_ring_add_vma(struct perf_ring *rb, struct perf_event *event, siz
 {
 	void *addr;
 
-	if (rb->nr_vmas == rb->cap_vmas) {
-		unsigned cap = rb->cap_vmas ? 2 * rb->cap_vmas : 2;
-		struct perf_ring_vma *n = realloc(rb->vmas, cap * sizeof(*n));
+	struct perf_ring_vma *n = perf_ring_grow(rb->core, rb->vmas, rb->nr_vmas, &rb->cap_vmas,
+						 sizeof(*n));
 
-		if (!n)
-			return -ENOMEM;
-		rb->vmas = n;
-		rb->cap_vmas = cap;
-	}
-	addr = mmap(NULL, len, prot & (PROT_READ | PROT_WRITE), MAP_SHARED, rb->memfd, 0);
+	if (!n)
+		return -ENOMEM;
+	rb->vmas = n;
+	addr = mmap(NULL, len, prot & (PROT_READ | PROT_WRITE), MAP_SHARED, rb->memfd,
+		    (off_t)rb->memfd_off);
 	if (addr == MAP_FAILED)
 		return -ENOMEM;
 	rb->vmas[rb->nr_vmas++] = (struct perf_ring_vma){ addr, len, event };
@@ -398,6 +396,15 @@ int perf_sys_mmap(struct perf_core *core, struct perf_task *current, int handle,
 	perf_file_get(core, handle);
 	*memfd = event->rb->memfd;
 	return 0;
+}
+
+int64_t perf_sys_mmap_offset(struct perf_core *core, int handle)
+{
+	struct perf_event *event = perf_event_of(core, handle);
+
+	if (!event || !event->rb)
+		return -EINVAL;
+	return (int64_t)event->rb->memfd_off;
 }
 
 /*

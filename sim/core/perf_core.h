@@ -146,6 +146,10 @@ int perf_sys_mmap(struct perf_core *core, struct perf_task *current, int handle,
 		  size_t len, int prot, int flags, uint64_t pgoff,
 		  void **area, int *memfd);
 int perf_sys_munmap(struct perf_core *core, int handle, void *area, size_t len);
+/* Where a mapped event's ring starts in the memfd perf_sys_mmap returned
+ * (its offset in a shared arena; 0 for a ring with a memfd of its own), or
+ * -EINVAL without a ring. */
+int64_t perf_sys_mmap_offset(struct perf_core *core, int handle);
 /* poll: returns the POLLIN/POLLHUP mask as perf_poll does (and consumes it). */
 unsigned perf_sys_poll(struct perf_core *core, int handle);
 /* fcntl(F_SETFL) toggled O_ASYNC on a file: overflows then send its

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sim/core/arena.h"
 #include "sim/core/ring_buffer.h"
 #include "sim/core/sample_data.h"
 
@@ -36,27 +37,40 @@ int perf_ring_alloc(struct perf_core *core, unsigned long nr_pages, long waterma
 {
 	struct perf_ring *rb;
 	size_t len = (nr_pages + 1) * PERF_PAGE_SIZE;
+	int arena_fd = perf_arena_memfd(core->arena);
 	int err;
 
 	assert(nr_pages == 0 || (nr_pages & (nr_pages - 1)) == 0);
 
-	rb = calloc(1, sizeof(*rb));
+	rb = perf_zalloc(core, sizeof(*rb));
 	if (!rb)
 		return -ENOMEM;
 	rb->core = core;
-	rb->memfd = memfd_create("perf_event", MFD_CLOEXEC);
-	if (rb->memfd < 0) {
-		err = -errno;
-		goto err_free;
-	}
-	if (ftruncate(rb->memfd, (off_t)len) < 0) {
-		err = -errno;
-		goto err_close;
-	}
-	rb->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, rb->memfd, 0);
-	if (rb->base == MAP_FAILED) {
-		err = -errno;
-		goto err_close;
+	if (arena_fd >= 0) {
+		/* a shared arena: the pages are a piece of it */
+		rb->base = perf_arena_alloc(core->arena, len, PERF_PAGE_SIZE);
+		if (!rb->base) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+		rb->memfd = arena_fd;
+		rb->memfd_off = perf_arena_offset(core->arena, rb->base);
+	} else {
+		rb->own_memfd = true;
+		rb->memfd = memfd_create("perf_event", MFD_CLOEXEC);
+		if (rb->memfd < 0) {
+			err = -errno;
+			goto err_free;
+		}
+		if (ftruncate(rb->memfd, (off_t)len) < 0) {
+			err = -errno;
+			goto err_close;
+		}
+		rb->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, rb->memfd, 0);
+		if (rb->base == MAP_FAILED) {
+			err = -errno;
+			goto err_close;
+		}
 	}
 	rb->user_page = rb->base;
 	rb->data = (unsigned char *)rb->base + PERF_PAGE_SIZE;
@@ -79,22 +93,49 @@ int perf_ring_alloc(struct perf_core *core, unsigned long nr_pages, long waterma
 err_close:
 	close(rb->memfd);
 err_free:
-	free(rb);
+	perf_kfree(core, rb);
 	return err;
 }
 
 void perf_ring_free(struct perf_ring *rb)
 {
+	struct perf_core *core;
+
 	if (!rb)
 		return;
+	core = rb->core;
 	assert(rb->nr_attached == 0);
 	for (unsigned i = 0; i < rb->nr_vmas; i++)
 		munmap(rb->vmas[i].addr, rb->vmas[i].len);
-	munmap(rb->base, (rb->nr_pages + 1) * PERF_PAGE_SIZE);
-	close(rb->memfd);
-	free(rb->attached);
-	free(rb->vmas);
-	free(rb);
+	if (rb->own_memfd) {
+		munmap(rb->base, (rb->nr_pages + 1) * PERF_PAGE_SIZE);
+		close(rb->memfd);
+	} else {
+		perf_arena_free(core->arena, rb->base);
+	}
+	perf_kfree(core, rb->attached);
+	perf_kfree(core, rb->vmas);
+	perf_kfree(core, rb);
+}
+
+/* Grows an array of the core's arena to hold one more element. */
+void *perf_ring_grow(struct perf_core *core, void *arr, unsigned nr, unsigned *cap,
+		     size_t elem)
+{
+	unsigned ncap;
+	void *n;
+
+	if (nr < *cap)
+		return arr;
+	ncap = *cap ? 2 * *cap : 4;
+	n = perf_zalloc(core, ncap * elem);
+	if (!n)
+		return NULL;
+	if (nr)
+		memcpy(n, arr, nr * elem);
+	perf_kfree(core, arr);
+	*cap = ncap;
+	return n;
 }
 
 /* ---- the event list of a ring ---- */
@@ -112,16 +153,13 @@ void perf_ring_attach(struct perf_event *event, struct perf_ring *rb)
 	if (old == rb)
 		return;
 	if (rb) {
-		if (rb->nr_attached == rb->cap_attached) {
-			unsigned cap = rb->cap_attached ? 2 * rb->cap_attached : 4;
-			struct perf_event **n = realloc(rb->attached, cap * sizeof(*n));
+		struct perf_event **n = perf_ring_grow(event->core, rb->attached, rb->nr_attached,
+						       &rb->cap_attached, sizeof(*n));
 
-			/* the kernel's list_add cannot fail; treat OOM as fatal */
-			if (!n)
-				abort();
-			rb->attached = n;
-			rb->cap_attached = cap;
-		}
+		/* the kernel's list_add cannot fail; treat a full arena as fatal */
+		if (!n)
+			abort();
+		rb->attached = n;
 		rb->attached[rb->nr_attached++] = event;
 	}
 	event->rb = rb;

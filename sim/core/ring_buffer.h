@@ -2,11 +2,13 @@
  * ring_buffer.h - the perf ring buffer (struct perf_buffer of
  * kernel/events/internal.h) and its output handle.
  *
- * A ring is one memfd of 1 + 2^n pages: the struct perf_event_mmap_page
- * and the data pages. The core writes through its own MAP_SHARED mapping;
- * every perf_sys_mmap() maps the same memfd again for the caller, and
- * other processes may map the memfd, so readers see the bytes the kernel
- * would show them. Writing follows kernel/events/ring_buffer.c:
+ * A ring is 1 + 2^n pages: the struct perf_event_mmap_page and the data
+ * pages. In a shared arena they are a page-aligned piece of the arena (so
+ * every process of the session writes the same pages at the same address);
+ * with a heap arena the ring has a memfd of its own. Either way the core
+ * writes through rb->base, every perf_sys_mmap() maps the backing memfd
+ * again at rb->memfd_off for the caller, and other processes may map it
+ * there too, so readers see the bytes the kernel would show them. Writing follows kernel/events/ring_buffer.c:
  * __perf_output_begin reserves space (or counts a loss), perf_output_copy
  * fills it, perf_output_end publishes data_head and wakes readers.
  *
@@ -41,8 +43,10 @@ struct perf_ring_vma {
 
 struct perf_ring {
 	struct perf_core *core;
-	int memfd;
-	void *base;                     /* the core's own mapping */
+	int memfd;                      /* backing file: the arena's, or the ring's own */
+	bool own_memfd;                 /* heap arena: memfd and base are the ring's */
+	u64 memfd_off;                  /* offset of base in memfd */
+	void *base;                     /* where the core writes (user page first) */
 	struct perf_event_mmap_page *user_page;
 	unsigned char *data;            /* first data page */
 	unsigned long nr_pages;
@@ -94,6 +98,11 @@ int perf_ring_alloc(struct perf_core *core, unsigned long nr_pages, long waterma
 		    int flags, struct perf_ring **out);
 /* Frees the ring, its mapping and memfd. No event may be attached. */
 void perf_ring_free(struct perf_ring *rb);
+
+/* Makes room for element nr in an arena array of *cap elements; returns
+ * the (maybe moved) array, or NULL when the arena is full. */
+void *perf_ring_grow(struct perf_core *core, void *arr, unsigned nr, unsigned *cap,
+		     size_t elem);
 
 /* ring_buffer_attach(): point event->rb at rb (or NULL), keeping the
  * ring's event list; frees a ring that lost its last user and mapping. */

@@ -9,6 +9,8 @@
  */
 #include "testsuite/ring/ring_test_util.h"
 #include "sim/core/ring_buffer.h"
+#include "sim/core/arena.h"
+#include <sys/wait.h>
 
 /* IP|TID|TIME: 8 + 8 + 8 + 8 = 32 bytes a sample */
 #define ST32 (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
@@ -918,6 +920,68 @@ static void test_overflow_samples(void **state)
 	perf_core_destroy(core);
 }
 
+
+/* In a shared arena the ring is a piece of the arena: a forked process
+ * (which maps the arena at the same address) writes a sample, and the
+ * parent's mapping and a fresh mapping of the memfd at the ring's offset
+ * both see it. */
+static void test_shared_arena_ring(void **state)
+{
+	struct perf_core_config cfg = { 0 };
+	struct perf_cred cred = { 0, true };
+	struct rig rg = { 0 };
+	struct perf_machine m = { &rig_ops, &rg };
+	struct perf_event_attr a = attr_dummy();
+	struct perf_event_mmap_page *up, *up2;
+	struct perf_arena *arena;
+	struct perf_core *core;
+	struct perf_task *t;
+	void *area = NULL;
+	int memfd = -1, fd, status;
+	int64_t off;
+	pid_t pid;
+
+	(void)state;
+	if (perf_arena_create(8 << 20, (void *)0x6e0000000000, &arena))
+		skip();
+	cfg.model = pmu_model_find("skylake");
+	cfg.paranoid = -1;
+	cfg.arena = arena;
+	assert_int_equal(perf_core_create(&cfg, &m, &core), 0);
+	t = perf_task_create(core, 100, 100, cred);
+	perf_cpu_switch_to(perf_core_cpu(core, 0), t);
+	fd = perf_sys_event_open(core, t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&a,
+				 0, -1, -1, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(perf_sys_mmap(core, t, fd, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+				       0, &area, &memfd), 0);
+	assert_int_equal(memfd, perf_arena_memfd(arena));
+	off = perf_sys_mmap_offset(core, fd);
+	assert_true(off > 0 && off % PAGE == 0);
+	up = area;
+	pid = fork();
+	if (pid == 0) {
+		struct perf_sample_data d;
+
+		memset(&d, 0, sizeof(d));
+		d.ip = 0xc0ffee;
+		_exit(perf_event_output_sample(perf_file_event(core, fd), &d) == 0 ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(up->data_head, 16);
+	assert_int_equal(*(uint64_t *)((uint8_t *)area + PAGE + 8), 0xc0ffee);
+	up2 = mmap(NULL, 3 * PAGE, PROT_READ, MAP_SHARED, memfd, off);
+	assert_true(up2 != MAP_FAILED);
+	assert_int_equal(up2->data_head, 16);
+	assert_int_equal(up2->data_size, 2 * PAGE);
+	munmap(up2, 3 * PAGE);
+	assert_int_equal(perf_sys_munmap(core, fd, area, 3 * PAGE), 0);
+	perf_core_destroy(core);
+	perf_arena_detach(arena);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -943,6 +1007,7 @@ int main(void)
 		cmocka_unit_test(test_user_page_times),
 		cmocka_unit_test(test_user_page_arm64),
 		cmocka_unit_test(test_overflow_samples),
+		cmocka_unit_test(test_shared_arena_ring),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
