@@ -460,7 +460,7 @@ static bool is_event_hup(const struct perf_event *event)
 {
 	if (event->state > PERF_EVENT_STATE_EXIT)
 		return false;
-	return !list_linked(&event->child_list) || list_empty(&event->child_list);
+	return list_empty(&event->child_list);
 }
 
 unsigned perf_sys_poll(struct perf_core *core, int handle)

@@ -498,7 +498,11 @@ int perf_event_output_sample(struct perf_event *event, struct perf_sample_data *
 	/* perf_prepare_header() */
 	hdr.type = PERF_RECORD_SAMPLE;
 	hdr.size = (u16)plan.size;
+	/* perf_misc_flags(): user_mode(regs) ? USER : KERNEL, never unknown; a
+	 * machine that says nothing ran the task in user mode */
 	hdr.misc = data->cpumode & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (!hdr.misc)
+		hdr.misc = PERF_RECORD_MISC_USER;
 	if (data->exact_ip)
 		hdr.misc |= PERF_RECORD_MISC_EXACT_IP;
 	assert(!(plan.size & 7));

@@ -441,6 +441,8 @@ static void test_empty_dynamic_parts(void **state)
 	/* header + cc nr + raw {4, 0} + br nr (no hw_idx without a stack)
 	 * + regs abi 0 + stack size 0 */
 	assert_int_equal(recs[0]->size, 8 + 8 + 8 + 8 + 8 + 8);
+	/* perf_misc_flags() never says "unknown" */
+	assert_int_equal(recs[0]->misc, PERF_RECORD_MISC_USER);
 	{
 		/* the ABI's hw_idx is absent when the PMU gave no branch stack */
 		struct perf_event_attr pa = e->attr;
