@@ -200,16 +200,20 @@ int cmd_exec(int argc, char **argv)
 
 		if (!shv)
 			return 1;
-		shv[0] = "/bin/sh";
+		shv[0] = (char *)"/bin/sh";
 		shv[1] = path;
 		for (int i = first + 1; i < argc; i++)
 			shv[i - first + 1] = argv[i];
 		guest_process_destroy(&proc);
 		guest_process_init(&proc, model, &opt);
 		r = guest_load(&proc, "/bin/sh", shv, environ, &le);
+		free(shv);
 	}
-	if (r)
+	if (r) {
+		free(gargv);
+		guest_process_destroy(&proc);
 		return report_load_error(path, &le, opt.verbose);
+	}
 
 	t = guest_thread_new(&proc);
 	if (!t) {
