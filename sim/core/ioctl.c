@@ -154,7 +154,9 @@ long perf_sys_ioctl(struct perf_core *core, struct perf_task *current,
 	case PERF_EVENT_IOC_SET_OUTPUT: {
 		struct perf_event *output = NULL;
 
-		if ((int)arg != -1) {
+		/* the kernel compares the whole unsigned long: a 32-bit -1 is
+		 * fd 4294967295, which is no file (EBADF) */
+		if (arg != (unsigned long)-1) {
 			output = perf_event_of(core, (int)arg);
 			if (!output)
 				return -EBADF;

@@ -249,7 +249,9 @@ static bool perf_event_overflow_one(struct perf_cpu *cpu, struct perf_event *eve
 	if (cpu->core->machine.ops && cpu->core->machine.ops->fill_sample)
 		cpu->core->machine.ops->fill_sample(cpu->core->machine.ctx, cpu, event, &data);
 	perf_event_output_sample(event, &data);
-	if (event->fasync && event->pending_kill)
+	/* *perf_event_fasync(event): an inherited copy signals through its
+	 * parent's file */
+	if ((event->parent ? event->parent : event)->fasync && event->pending_kill)
 		perf_event_wakeup(event);
 	return ret;
 }

@@ -556,9 +556,12 @@ void perf_cpu_switch_to(struct perf_cpu *cpu, struct perf_task *next)
 
 	if (prev == next)
 		return;
-	if (prev) {
-		/* counted in prev's context before it goes off */
+	/* perf_event_task_sched_out(): the switch counts and its records go
+	 * out while prev's context is still on (the idle task too) */
+	if (prev)
 		perf_cpu_count_sw(cpu, PERF_SW_SRC_SWITCHES, 1);
+	perf_event_switch(cpu, prev, next);
+	if (prev) {
 		if (prev->ctx && cpu->task_ctx == prev->ctx)
 			perf_ctx_sched_out(prev->ctx, PMU_FILTER_ALL, EVENT_ALL);
 		if (prev->ctx) {
