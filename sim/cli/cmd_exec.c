@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
@@ -226,6 +227,12 @@ int cmd_exec(int argc, char **argv)
 		return 1;
 	}
 	guest_thread_attach(t);
+	/* begin_new_exec(): comm is the base name of the executed file */
+	{
+		const char *base = strrchr(path, '/');
+
+		prctl(PR_SET_NAME, base ? base + 1 : path, 0, 0, 0);
+	}
 	if (opt.virtual_time) {
 		struct timespec ts;
 
