@@ -65,6 +65,7 @@ int perf_core_create(const struct perf_core_config *cfg,
 	if (!core)
 		return -ENOMEM;
 	core->arena = arena;
+	perf_core_lock_init(core);
 	core->cfg = *cfg;
 	core->model = cfg->model;
 	if (machine)
@@ -181,6 +182,7 @@ int perf_file_install(struct perf_core *core, struct perf_event *event)
 
 int perf_file_get(struct perf_core *core, int handle)
 {
+	PERF_CORE_GUARD(core);
 	if (!perf_event_of(core, handle))
 		return -EBADF;
 	core->files[handle].refcount++;
@@ -196,6 +198,7 @@ struct perf_event *perf_file_event(struct perf_core *core, int handle)
  * (perf_release -> perf_event_release_kernel). */
 int perf_file_put(struct perf_core *core, int handle)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_event *event = perf_event_of(core, handle);
 
 	if (!event)

@@ -17,6 +17,7 @@
 #define PMUSIM_CORE_TYPES_H
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
@@ -250,6 +251,10 @@ struct perf_file {
 
 struct perf_core {
 	struct perf_arena *arena;       /* every allocation of this core comes from here */
+	pthread_mutex_t lock;           /* lock.c: process-shared, robust */
+	pid_t lock_owner;               /* tid holding it, 0: none */
+	unsigned lock_depth;            /* recursion depth of the holder */
+	unsigned lock_waiters;          /* threads waiting (atomic) */
 	struct perf_core_config cfg;    /* with defaults filled in */
 	const struct pmu_model *model;
 	struct perf_machine machine;
@@ -273,6 +278,15 @@ int perf_file_install(struct perf_core *core, struct perf_event *event);
 /* Zeroed memory from the core's arena (NULL when it is full), and back. */
 void *perf_zalloc(struct perf_core *core, size_t size);
 void perf_kfree(struct perf_core *core, void *p);
+
+/* lock.c */
+void perf_core_lock_init(struct perf_core *core);
+void perf_core_unlock_cleanup(struct perf_core **core);
+/* Holds the core lock until the end of the enclosing block (the kernel's
+ * guard()): every syscall-shaped entry point starts with it. */
+#define PERF_CORE_GUARD(core) \
+	struct perf_core *__perf_guard __attribute__((cleanup(perf_core_unlock_cleanup), unused)) = \
+		perf_core_lock(core)
 
 /* task.c */
 struct perf_event_context *perf_task_ctx(struct perf_task *task);

@@ -181,6 +181,7 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 			const struct perf_uaccess *ua, uint64_t uattr,
 			pid_t pid, int cpu, int group_fd, unsigned long flags)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_event *group_leader = NULL, *output_event = NULL, *event;
 	struct perf_event_context *ctx;
 	struct perf_task *task = NULL;

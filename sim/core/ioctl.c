@@ -119,6 +119,7 @@ long perf_sys_ioctl(struct perf_core *core, struct perf_task *current,
 		    const struct perf_uaccess *ua, int handle,
 		    unsigned int cmd, unsigned long arg)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_event *event = perf_event_of(core, handle);
 	perf_event_fn fn;
 	int err;
@@ -201,6 +202,7 @@ long perf_sys_ioctl(struct perf_core *core, struct perf_task *current,
  * calling task opened, with its children. */
 int perf_sys_prctl_events(struct perf_core *core, struct perf_task *current, bool enable)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_event *event;
 
 	(void)core;
@@ -213,6 +215,7 @@ int perf_sys_prctl_events(struct perf_core *core, struct perf_task *current, boo
  * parent's file, as the kernel's perf_event_fasync() follows event->parent. */
 int perf_sys_fasync(struct perf_core *core, int handle, bool on)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_event *event = perf_event_of(core, handle);
 
 	if (!event)

@@ -362,6 +362,7 @@ int perf_sys_mmap(struct perf_core *core, struct perf_task *current, int handle,
 		  size_t len, int prot, int flags, uint64_t pgoff,
 		  void **area, int *memfd)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_event *event = perf_event_of(core, handle);
 	unsigned long nr_pages;
 	int err, type = flags & MAP_TYPE;
@@ -431,6 +432,7 @@ static void perf_mmap_close(struct perf_event *event)
 
 int perf_sys_munmap(struct perf_core *core, int handle, void *area, size_t len)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_event *event = perf_event_of(core, handle);
 	struct perf_ring *rb;
 	unsigned i;
@@ -465,6 +467,7 @@ static bool is_event_hup(const struct perf_event *event)
 
 unsigned perf_sys_poll(struct perf_core *core, int handle)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_event *event = perf_event_of(core, handle);
 	unsigned events = EPOLLHUP;
 

@@ -90,6 +90,21 @@ void perf_core_destroy(struct perf_core *core);
 struct perf_core *perf_core_of_arena(struct perf_arena *arena);
 const struct pmu_model *perf_core_model(const struct perf_core *core);
 
+/* ---- concurrency (lock.c) ----
+ * Every entry point of this header locks the core itself, except
+ * perf_cpu_account: a thread that runs a simulated CPU takes the lock
+ * with perf_core_lock, keeps it while it executes guest code, calls
+ * perf_core_yield when perf_core_should_yield says someone waits (at block
+ * boundaries), and drops it around blocking syscalls
+ * (perf_core_unlock_all / perf_core_relock). The lock is recursive per
+ * thread and robust across processes. */
+struct perf_core *perf_core_lock(struct perf_core *core);
+void perf_core_unlock(struct perf_core *core);
+bool perf_core_should_yield(const struct perf_core *core);
+void perf_core_yield(struct perf_core *core);
+unsigned perf_core_unlock_all(struct perf_core *core);
+void perf_core_relock(struct perf_core *core, unsigned depth);
+
 /* ---- tasks (the machine's process model tells the core) ---- */
 struct perf_task *perf_task_create(struct perf_core *core, pid_t pid, pid_t tid,
 				   struct perf_cred cred);

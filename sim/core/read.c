@@ -107,6 +107,7 @@ size_t perf_read_format_write(struct perf_event *event, void *buf)
 /* perf_read() -> __perf_read(). */
 ssize_t perf_sys_read(struct perf_core *core, int handle, void *buf, size_t count)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_event *event = perf_event_of(core, handle);
 	unsigned size;
 

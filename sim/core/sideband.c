@@ -326,6 +326,7 @@ static bool perf_map_has_file(const char *name)
 void perf_event_mmap(struct perf_core *core, struct perf_task *task,
 		     const struct perf_mmap_info *map)
 {
+	PERF_CORE_GUARD(core);
 	static __thread struct perf_mmap_event me;
 	struct perf_out_where w = perf_task_where(core, task);
 	const char *name = map->filename;

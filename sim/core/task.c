@@ -13,6 +13,7 @@
 struct perf_task *perf_task_create(struct perf_core *core, pid_t pid, pid_t tid,
 				   struct perf_cred cred)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_task *task = perf_zalloc(core, sizeof(*task));
 
 	if (!task)
@@ -29,6 +30,7 @@ struct perf_task *perf_task_create(struct perf_core *core, pid_t pid, pid_t tid,
 
 struct perf_task *perf_task_find(struct perf_core *core, pid_t tid)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_task *task;
 
 	list_for_each_entry(task, &core->tasks, task_entry)
@@ -139,6 +141,7 @@ static int perf_inherit_group(struct perf_event *leader, struct perf_event_conte
 int perf_task_fork(struct perf_core *core, struct perf_task *parent,
 		   pid_t child_pid, pid_t child_tid, struct perf_task **out)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_task *child = perf_task_create(core, child_pid, child_tid, parent->cred);
 	bool thread = child_pid == parent->pid;
 	struct perf_event *leader;
@@ -186,6 +189,7 @@ static bool perf_event_enable_on_exec_one(struct perf_event *event)
  */
 void perf_task_exec(struct perf_core *core, struct perf_task *task, const char *comm)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_event_context *ctx = task->ctx;
 	struct perf_event *event, *tmp;
 	bool enabled = false;
@@ -239,6 +243,7 @@ static void perf_sync_child_event(struct perf_event *child)
  */
 void perf_task_exit(struct perf_core *core, struct perf_task *task)
 {
+	PERF_CORE_GUARD(core);
 	struct perf_event_context *ctx = task->ctx;
 	struct perf_event *event, *tmp;
 
