@@ -190,34 +190,46 @@ void vcpu_on_block(struct vcpu *c, uint64_t addr, uint32_t size, unsigned ninsns
 	(void)c; (void)addr; (void)size; (void)ninsns;
 }
 
-/* RDTSC (0f 31) or RDTSCP (0f 01 f9) at a hooked site: the virtual TSC. */
-static void hook_rdtsc(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+/*
+ * RDTSC (0f 31) or RDTSCP (0f 01 f9) at a hooked site. The instruction runs
+ * (it reads the host TSC); the hook on the following instruction then puts
+ * the virtual TSC into RDX:RAX (and TSC_AUX 0 into ECX for RDTSCP). Writing
+ * registers other than RIP does not end the translated block.
+ */
+static void hook_rdtsc_pre(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct vcpu *c = user;
 	const uint8_t *p = (const uint8_t *)(uintptr_t)addr;
-	uint64_t tsc, v, rip;
-	bool rdtscp;
+
+	(void)uc; (void)size;
+	c->tsc_pending = 0;
+	if (p[0] == 0x0f && p[1] == 0x31) {
+		c->tsc_pending = addr + 2;
+		c->tsc_pending_p = false;
+	} else if (p[0] == 0x0f && p[1] == 0x01 && p[2] == 0xf9) {
+		c->tsc_pending = addr + 3;
+		c->tsc_pending_p = true;
+	}
+	/* else: the code changed since the scan, not a TSC read any more */
+}
+
+static void hook_rdtsc_post(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	struct vcpu *c = user;
+	uint64_t tsc, v;
 
 	(void)size;
-	if (p[0] == 0x0f && p[1] == 0x31)
-		rdtscp = false;
-	else if (p[0] == 0x0f && p[1] == 0x01 && p[2] == 0xf9)
-		rdtscp = true;
-	else
-		return;   /* code changed since the scan: not a TSC read any more */
+	if (c->tsc_pending != addr)
+		return;            /* reached by a jump, not after the read */
+	c->tsc_pending = 0;
+	c->clk.coarse += VCLOCK_RDTSC_CYCLES;
 	tsc = vcpu_tsc(c);
 	v = (uint32_t)tsc; uc_reg_write(uc, UC_X86_REG_RAX, &v);
 	v = tsc >> 32; uc_reg_write(uc, UC_X86_REG_RDX, &v);
-	if (rdtscp) {
+	if (c->tsc_pending_p) {
 		v = 0;     /* IA32_TSC_AUX: Linux stores the cpu (and node) number */
 		uc_reg_write(uc, UC_X86_REG_RCX, &v);
 	}
-	c->clk.insns++;            /* the skipped instruction retires */
-	c->clk.coarse += VCLOCK_RDTSC_CYCLES;
-	rip = addr + (rdtscp ? 3 : 2);
-	uc_reg_write(uc, UC_X86_REG_RIP, &rip);
-	if (c->want_blocks_pending)
-		uc_emu_stop(uc);   /* the run loop installs the block hook */
 }
 
 /* ---- life cycle ---------------------------------------------------------- */
@@ -267,7 +279,6 @@ void vcpu_free(struct vcpu *c)
 	uc_close(c->uc);
 	bcache_free(c->bcache);
 	free(c->tsc_sites);
-	free(c->tsc_hooks);
 	free(c->xr);
 	free(c);
 }
@@ -366,31 +377,31 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 
 /* ---- RDTSC sites --------------------------------------------------------- */
 
-static int tsc_add(struct vcpu *c, uint64_t addr)
+static int tsc_add(struct vcpu *c, uint64_t addr, unsigned len)
 {
-	uc_hook h;
+	struct vcpu_tsc_site *site;
 
 	for (unsigned i = 0; i < c->nr_tsc; i++)
-		if (c->tsc_sites[i] == addr)
+		if (c->tsc_sites[i].addr == addr)
 			return 0;
 	if (c->nr_tsc == c->cap_tsc) {
 		unsigned nc = c->cap_tsc ? c->cap_tsc * 2 : 64;
-		uint64_t *s = realloc(c->tsc_sites, nc * sizeof(*s));
+		struct vcpu_tsc_site *s = realloc(c->tsc_sites, nc * sizeof(*s));
 
 		if (!s)
 			return -ENOMEM;
 		c->tsc_sites = s;
-		uc_hook *hh = realloc(c->tsc_hooks, nc * sizeof(*hh));
-
-		if (!hh)
-			return -ENOMEM;
-		c->tsc_hooks = hh;
 		c->cap_tsc = nc;
 	}
-	if (uc_hook_add(c->uc, &h, UC_HOOK_CODE, hook_rdtsc, c, addr, addr) != UC_ERR_OK)
+	site = &c->tsc_sites[c->nr_tsc];
+	site->addr = addr;
+	if (uc_hook_add(c->uc, &site->pre, UC_HOOK_CODE, hook_rdtsc_pre, c, addr, addr) != UC_ERR_OK)
 		return -ENOMEM;
-	c->tsc_sites[c->nr_tsc] = addr;
-	c->tsc_hooks[c->nr_tsc] = h;
+	if (uc_hook_add(c->uc, &site->post, UC_HOOK_CODE, hook_rdtsc_post, c,
+			addr + len, addr + len) != UC_ERR_OK) {
+		uc_hook_del(c->uc, site->pre);
+		return -ENOMEM;
+	}
 	c->nr_tsc++;
 	return 0;
 }
@@ -426,12 +437,14 @@ scan:
 	for (size_t i = 0; i + 1 < n; i++) {
 		if (p[i] != 0x0f)
 			continue;
-		if (p[i + 1] == 0x31 ||
-		    (i + 2 < n && p[i + 1] == 0x01 && p[i + 2] == 0xf9)) {
-			err = tsc_add(c, start + i);
-			if (err)
-				return err;
-		}
+		if (p[i + 1] == 0x31)
+			err = tsc_add(c, start + i, 2);
+		else if (i + 2 < n && p[i + 1] == 0x01 && p[i + 2] == 0xf9)
+			err = tsc_add(c, start + i, 3);
+		else
+			continue;
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -453,10 +466,10 @@ void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end)
 		}
 	}
 	for (unsigned i = 0; i < c->nr_tsc; ) {
-		if (c->tsc_sites[i] >= start && c->tsc_sites[i] < end) {
-			uc_hook_del(c->uc, c->tsc_hooks[i]);
+		if (c->tsc_sites[i].addr >= start && c->tsc_sites[i].addr < end) {
+			uc_hook_del(c->uc, c->tsc_sites[i].pre);
+			uc_hook_del(c->uc, c->tsc_sites[i].post);
 			c->tsc_sites[i] = c->tsc_sites[c->nr_tsc - 1];
-			c->tsc_hooks[i] = c->tsc_hooks[c->nr_tsc - 1];
 			c->nr_tsc--;
 		} else {
 			i++;

@@ -21,6 +21,11 @@
 struct pmu_model;
 struct vcpu;
 
+struct vcpu_tsc_site {
+	uint64_t addr;
+	uc_hook pre, post;
+};
+
 /* What the owner of a vCPU handles. */
 struct vcpu_ops {
 	/* SYSCALL executed: RIP already points after it. */
@@ -72,10 +77,13 @@ struct vcpu {
 	bool want_blocks_pending;  /* install it at the next vcpu_run() */
 	struct vclock clk;
 
-	/* RDTSC sites hooked (one-address UC_HOOK_CODE each). */
-	uint64_t *tsc_sites;
-	uc_hook *tsc_hooks;
+	/* RDTSC sites: a one-address UC_HOOK_CODE on the instruction and one on
+	 * the next; the second replaces the host TSC in RDX:RAX (no PC write,
+	 * so the block goes on). */
+	struct vcpu_tsc_site *tsc_sites;
 	unsigned nr_tsc, cap_tsc;
+	uint64_t tsc_pending;      /* address after the RDTSC just executed, or 0 */
+	bool tsc_pending_p;        /* it was RDTSCP */
 
 	/* Executable ranges this engine has seen (vcpu_scan_rdtsc), to drop
 	 * their translations without a full tb_flush. */

@@ -257,6 +257,59 @@ static void test_fast_path_used(void **state)
 	machine_down(&m);
 }
 
+/*
+ * RDTSC returns the virtual TSC: with block accounting, instructions are
+ * counted at block entry (vcpu.h); without, only the coarse +25 per read.
+ * Code: block 1 = rdtsc shl or mov mov dec jnz (7), the loop block dec jnz
+ * (2) runs 999 more times, block 3 = rdtsc ... syscall (10): between the two
+ * reads 999 * 2 + 10 = 2008 instructions at CPI 1, + 25 coarse cycles.
+ */
+static void test_rdtsc_virtual(void **state)
+{
+	static const struct { int line; bool blocks; uint64_t cycles; } rows[] = {
+		{ __LINE__, false, 25 },
+		{ __LINE__, true, 2008 + 25 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct machine m;
+		long code, data;
+		struct code c;
+		uint64_t want;
+
+		machine_up(&m);
+		code = guest_mmap(&m.p.mm, 0, 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		data = guest_mmap(&m.p.mm, 0, 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		c = (struct code){ (uint8_t *)code, 0 };
+		emit(&c, 2, 0x0f, 0x31);                   /* rdtsc */
+		emit(&c, 4, 0x48, 0xc1, 0xe2, 0x20);       /* shl rdx, 32 */
+		emit(&c, 3, 0x48, 0x09, 0xd0);             /* or rax, rdx */
+		emit(&c, 3, 0x49, 0x89, 0xc0);             /* mov r8, rax */
+		emit(&c, 1, 0xb9); emit_u32(&c, 1000);     /* mov ecx, 1000 */
+		emit(&c, 2, 0xff, 0xc9);                   /* dec ecx */
+		emit(&c, 2, 0x75, 0xfc);                   /* jnz dec */
+		emit(&c, 2, 0x0f, 0x31);                   /* rdtsc */
+		emit(&c, 4, 0x48, 0xc1, 0xe2, 0x20);       /* shl rdx, 32 */
+		emit(&c, 3, 0x48, 0x09, 0xd0);             /* or rax, rdx */
+		emit(&c, 3, 0x4c, 0x29, 0xc0);             /* sub rax, r8 */
+		mov_rdi(&c, (uint64_t)data);
+		emit(&c, 3, 0x48, 0x89, 0x07);             /* mov [rdi], rax */
+		mov_eax(&c, 0);
+		exit_with_eax(&c);
+		guest_mprotect(&m.p.mm, (uint64_t)code, 4096, PROT_READ | PROT_EXEC);
+		if (rows[i].blocks)
+			vcpu_want_blocks(m.t->cpu);
+		assert_int_equal(machine_run(&m, (uint64_t)code), 0);
+		want = rows[i].cycles * m.t->cpu->clk.tsc_hz / m.t->cpu->clk.freq_hz;
+		if (*(uint64_t *)data != want)
+			fail_msg("line %d: TSC delta %llu, expected %llu", rows[i].line,
+				 (unsigned long long)*(uint64_t *)data, (unsigned long long)want);
+		machine_down(&m);
+	}
+}
+
 /* ---- address space rules (mm.c) ---------------------------------------- */
 
 static int pmusim_own_data[4096 / sizeof(int)] __attribute__((aligned(4096)));
@@ -407,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_rw_then_rwx_patch),
 		cmocka_unit_test(test_jit_cycle),
 		cmocka_unit_test(test_fast_path_used),
+		cmocka_unit_test(test_rdtsc_virtual),
 		cmocka_unit_test(test_mm_rules),
 		cmocka_unit_test(test_cpuid_rows),
 		cmocka_unit_test(test_cpuinfo_agrees),
