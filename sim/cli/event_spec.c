@@ -65,7 +65,7 @@ static const struct {
 
 /* Resolves one event name (no modifiers) into type/config. */
 static bool resolve_name(const char *name, const struct pmu_model *model,
-			 uint32_t *type, uint64_t *config)
+			 uint32_t *type, __u64 *config)
 {
 	size_t i, j;
 
