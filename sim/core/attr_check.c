@@ -155,7 +155,7 @@ static unsigned core_nr_cpus(const struct perf_core *core)
 
 static bool model_is_arm(const struct perf_core *core)
 {
-	return core && core->model && core->model->arch == PMU_ARCH_ARM_PMUV3;
+	return core && perf_core_model(core) && perf_core_model(core)->arch == PMU_ARCH_ARM_PMUV3;
 }
 
 /* ---- perf_copy_attr ---- */
@@ -563,7 +563,7 @@ static int swevent_init(struct perf_event_attr *attr, struct perf_event_init *ou
 static int model_event_init(const struct perf_core *core, struct perf_event_attr *attr,
 			    struct perf_event_init *out)
 {
-	const struct pmu_model *m = core->model;
+	const struct pmu_model *m = perf_core_model(core);
 	unsigned nr_gp = core->cfg.nr_gp_counters ? core->cfg.nr_gp_counters
 						  : m->nr_gp_counters;
 	int ret;
@@ -593,7 +593,7 @@ static enum sim_pmu_id pmu_idr_find(const struct perf_core *core, uint32_t type)
 		return SIM_PMU_CPU_CLOCK;
 	if (type == PERF_TYPE_TASK_CLOCK_SIM)
 		return SIM_PMU_TASK_CLOCK;
-	if (core && core->model && type == core->model->pmu_type)
+	if (core && perf_core_model(core) && type == perf_core_model(core)->pmu_type)
 		return SIM_PMU_MODEL;
 	return SIM_PMU_NONE;
 }
@@ -601,7 +601,7 @@ static enum sim_pmu_id pmu_idr_find(const struct perf_core *core, uint32_t type)
 static unsigned pmu_caps_of(const struct perf_core *core, enum sim_pmu_id id)
 {
 	if (id == SIM_PMU_MODEL)
-		return model_pmu_caps(core->model);
+		return model_pmu_caps(perf_core_model(core));
 	return PERF_PMU_CAP_SIM_NO_NMI;
 }
 
@@ -694,7 +694,7 @@ again:
 	 * and task_clock take only their own types; the model's core PMU
 	 * takes HARDWARE/HW_CACHE/RAW (x86_pmu_event_init,
 	 * armpmu_map_event) and -ENOENT for anything else. */
-	if (core && core->model &&
+	if (core && perf_core_model(core) &&
 	    (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
 	     attr->type == PERF_TYPE_RAW))
 		return try_init_event(core, SIM_PMU_MODEL, attr, hooks, out);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmu_models/pmu_model.h"
 #include "sim/core/arena.h"
 #include "sim/core/core_types.h"
 
@@ -45,6 +46,10 @@ static void perf_ctx_init(struct perf_event_context *ctx, struct perf_core *core
 	list_init(&ctx->event_list);
 }
 
+static int perf_core_bind(struct perf_core *core, const struct pmu_model *model,
+			  const struct perf_machine *machine);
+static void perf_core_unbind(const struct perf_core *core);
+
 /*
  * Creates a simulated kernel for cfg->model with cfg's sysctls. Every CPU
  * context is active from time 0 (a CPU context's time always runs).
@@ -57,6 +62,7 @@ int perf_core_create(const struct perf_core_config *cfg,
 	unsigned i;
 
 	struct perf_arena *arena;
+	int err;
 
 	if (!cfg || !cfg->model || !out)
 		return -EINVAL;
@@ -67,9 +73,15 @@ int perf_core_create(const struct perf_core_config *cfg,
 	core->arena = arena;
 	perf_core_lock_init(core);
 	core->cfg = *cfg;
-	core->model = cfg->model;
-	if (machine)
-		core->machine = *machine;
+	core->model_index = -1;
+	for (unsigned i = 0; i < pmu_model_count(); i++)
+		if (pmu_model_at(i) == cfg->model)
+			core->model_index = (int)i;
+	err = perf_core_bind(core, cfg->model, machine);
+	if (err) {
+		perf_arena_free(arena, core);
+		return err;
+	}
 	if (!core->cfg.nr_cpus)
 		core->cfg.nr_cpus = 1;
 	if (!core->cfg.max_sample_rate)
@@ -149,12 +161,85 @@ void perf_core_destroy(struct perf_core *core)
 	perf_kfree(core, core->trace);
 	if (perf_arena_root(core->arena) == core)
 		perf_arena_set_root(core->arena, NULL);
+	perf_core_unbind(core);
 	perf_arena_free(core->arena, core);
 }
 
+/* ---- per-process views ---- */
+
+#define PERF_LOCAL_CORES 16
+
+static struct perf_local {
+	const struct perf_core *core;
+	const struct pmu_model *model;
+	struct perf_machine machine;
+} locals[PERF_LOCAL_CORES];
+
+static struct perf_local *perf_local_of(const struct perf_core *core)
+{
+	for (unsigned i = 0; i < PERF_LOCAL_CORES; i++)
+		if (locals[i].core == core)
+			return &locals[i];
+	return NULL;
+}
+
+/* Records this process's model and machine for core. Returns 0, or
+ * -ENOSPC when the process already knows too many cores. */
+static int perf_core_bind(struct perf_core *core, const struct pmu_model *model,
+			  const struct perf_machine *machine)
+{
+	struct perf_local *l = perf_local_of(core);
+
+	if (!l)
+		l = perf_local_of(NULL);
+	if (!l)
+		return -ENOSPC;
+	l->core = core;
+	l->model = model;
+	l->machine = machine ? *machine : (struct perf_machine){ 0 };
+	return 0;
+}
+
+static void perf_core_unbind(const struct perf_core *core)
+{
+	struct perf_local *l = perf_local_of(core);
+
+	if (l)
+		*l = (struct perf_local){ 0 };
+}
+
+/* A core this process did not bind (created or attached) can only be one
+ * it built by hand, whose cfg.model is its own pointer. */
 const struct pmu_model *perf_core_model(const struct perf_core *core)
 {
-	return core->model;
+	struct perf_local *l = perf_local_of(core);
+
+	return l ? l->model : core->cfg.model;
+}
+
+const struct perf_machine *perf_core_machine(const struct perf_core *core)
+{
+	static const struct perf_machine none;
+	struct perf_local *l = perf_local_of(core);
+
+	return l ? &l->machine : &none;
+}
+
+/*
+ * A process that mapped a shared arena takes part in its core: its model
+ * (the same registry entry the creator used) and its own machine hooks.
+ * Returns the core, or NULL when the arena holds none or its model is not
+ * a registered one.
+ */
+struct perf_core *perf_core_attach(struct perf_arena *arena, const struct perf_machine *machine)
+{
+	struct perf_core *core = perf_arena_root(arena);
+
+	if (!core || core->model_index < 0)
+		return NULL;
+	if (perf_core_bind(core, pmu_model_at((unsigned)core->model_index), machine))
+		return NULL;
+	return core;
 }
 
 struct perf_cpu *perf_core_cpu(struct perf_core *core, unsigned cpu)

@@ -255,9 +255,9 @@ struct perf_core {
 	pid_t lock_owner;               /* tid holding it, 0: none */
 	unsigned lock_depth;            /* recursion depth of the holder */
 	unsigned lock_waiters;          /* threads waiting (atomic) */
-	struct perf_core_config cfg;    /* with defaults filled in */
-	const struct pmu_model *model;
-	struct perf_machine machine;
+	struct perf_core_config cfg;    /* with defaults filled in; cfg.model and
+	                                 * cfg.arena are the creator's pointers */
+	int model_index;                /* in the model registry, -1: not registered */
 	unsigned nr_cpus;
 	struct perf_cpu *cpus;
 	struct list_node tasks;
@@ -278,6 +278,11 @@ int perf_file_install(struct perf_core *core, struct perf_event *event);
 /* Zeroed memory from the core's arena (NULL when it is full), and back. */
 void *perf_zalloc(struct perf_core *core, size_t size);
 void perf_kfree(struct perf_core *core, void *p);
+
+/* The model and the machine as this process sees them: the core may be
+ * shared by processes whose code and data are at other addresses, so
+ * pointers into them live in a small per-process table (core.c). */
+const struct perf_machine *perf_core_machine(const struct perf_core *core);
 
 /* lock.c */
 void perf_core_lock_init(struct perf_core *core);

@@ -41,7 +41,7 @@ static bool perf_event_validate_size(const struct perf_event_attr *attr,
 static int perf_validate_group(struct perf_core *core, struct perf_event *leader,
 			       const struct perf_event_init *init)
 {
-	const struct pmu_model *m = core->model;
+	const struct pmu_model *m = perf_core_model(core);
 	struct pmu_hw_request req[PMU_MAX_COUNTERS];
 	int assign[PMU_MAX_COUNTERS];
 	struct perf_event *sibling;
@@ -94,7 +94,7 @@ static int perf_validate_group_hook(void *ctx, const struct perf_event_attr *att
 				    const struct perf_event_init *init)
 {
 	struct validate_ctx *vc = ctx;
-	const struct pmu_model *m = vc->core->model;
+	const struct pmu_model *m = perf_core_model(vc->core);
 	int err;
 
 	if (init->pmu != PERF_PMU_HW)

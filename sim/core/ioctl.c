@@ -83,7 +83,7 @@ static void perf_event_period_one(struct perf_event *event, u64 value)
  * branch-instructions would need BTS (intel_pmu_has_bts_period). */
 static bool perf_event_check_period(const struct perf_event *event, u64 value)
 {
-	const struct pmu_model *m = event->core->model;
+	const struct pmu_model *m = perf_core_model(event->core);
 
 	return m->arch == PMU_ARCH_X86_INTEL && event->pmu == PERF_PMU_HW && value == 1 &&
 	       !event->attr.freq &&

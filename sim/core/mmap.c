@@ -59,7 +59,7 @@ static void clocks_calc_mult_shift(u32 *mult, u32 *shift, u32 from, u32 to, u32 
 
 static u64 perf_model_tsc_hz(const struct perf_core *core)
 {
-	const struct pmu_model *m = core->model;
+	const struct pmu_model *m = perf_core_model(core);
 
 	if (m && m->tsc_hz)
 		return m->tsc_hz;
@@ -71,7 +71,7 @@ static u64 perf_model_tsc_hz(const struct perf_core *core)
 /* x86_pmu_event_idx() / perf_event_idx_default(): the RDPMC index + 1. */
 static u32 perf_event_index(const struct perf_event *event)
 {
-	const struct pmu_model *m = event->core->model;
+	const struct pmu_model *m = perf_core_model(event->core);
 
 	if (event->state != PERF_EVENT_STATE_ACTIVE || event->pmu != PERF_PMU_HW ||
 	    event->hw_idx < 0 || !m)
@@ -87,7 +87,7 @@ static u32 perf_event_index(const struct perf_event *event)
 static void arch_perf_update_userpage(struct perf_event *event,
 				      struct perf_event_mmap_page *up, u64 now)
 {
-	const struct pmu_model *m = event->core->model;
+	const struct pmu_model *m = perf_core_model(event->core);
 	u64 hz = perf_model_tsc_hz(event->core);
 	u32 mult, shift;
 

@@ -31,7 +31,7 @@ static u64 hw_counter_mask(const struct perf_event *event)
  */
 bool perf_event_set_period(struct perf_event *event)
 {
-	const struct pmu_model *m = event->core->model;
+	const struct pmu_model *m = perf_core_model(event->core);
 	s64 left = event->period_left;
 	s64 period = (s64)event->sample_period;
 	s64 max_left = (s64)(hw_counter_mask(event) >> 1);
@@ -246,8 +246,12 @@ static bool perf_event_overflow_one(struct perf_cpu *cpu, struct perf_event *eve
 		event->pending_disable = true;
 	}
 	data.period = event->last_period;
-	if (cpu->core->machine.ops && cpu->core->machine.ops->fill_sample)
-		cpu->core->machine.ops->fill_sample(cpu->core->machine.ctx, cpu, event, &data);
+	{
+		const struct perf_machine *machine = perf_core_machine(cpu->core);
+
+		if (machine->ops && machine->ops->fill_sample)
+			machine->ops->fill_sample(machine->ctx, cpu, event, &data);
+	}
 	perf_event_output_sample(event, &data);
 	/* *perf_event_fasync(event): an inherited copy signals through its
 	 * parent's file */

@@ -85,9 +85,11 @@ int perf_host_paranoid(void);
 int perf_core_create(const struct perf_core_config *cfg,
 		     const struct perf_machine *machine, struct perf_core **out);
 void perf_core_destroy(struct perf_core *core);
-/* The core created in a shared arena (perf_arena_root), for a process that
- * attached to it. */
+/* The core created in a shared arena (perf_arena_root). */
 struct perf_core *perf_core_of_arena(struct perf_arena *arena);
+/* A process that attached to a shared arena joins its core with its own
+ * machine hooks (its code is at other addresses). NULL if there is none. */
+struct perf_core *perf_core_attach(struct perf_arena *arena, const struct perf_machine *machine);
 const struct pmu_model *perf_core_model(const struct perf_core *core);
 
 /* ---- concurrency (lock.c) ----

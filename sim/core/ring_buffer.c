@@ -166,7 +166,7 @@ void perf_ring_attach(struct perf_event *event, struct perf_ring *rb)
 	if (!rb)
 		event->output = NULL;   /* no ring: no redirection either */
 	if (old) {
-		struct perf_machine *m = &event->core->machine;
+		const struct perf_machine *m = perf_core_machine(event->core);
 		unsigned i;
 
 		for (i = 0; i < old->nr_attached; i++)
@@ -190,7 +190,7 @@ void perf_ring_attach(struct perf_event *event, struct perf_ring *rb)
 /* ring_buffer_wakeup(): wake every event writing to the ring of event. */
 static void perf_ring_wakeup(struct perf_event *event)
 {
-	struct perf_machine *m = &event->core->machine;
+	const struct perf_machine *m = perf_core_machine(event->core);
 	struct perf_ring *rb = event->rb;
 
 	if (!rb || !m->ops || !m->ops->wakeup)
@@ -209,7 +209,7 @@ static struct perf_event *perf_fasync_owner(struct perf_event *event)
 /* perf_event_wakeup(): pollers, then the pending SIGIO (kill_fasync). */
 void perf_event_wakeup(struct perf_event *event)
 {
-	struct perf_machine *m = &event->core->machine;
+	const struct perf_machine *m = perf_core_machine(event->core);
 
 	perf_ring_wakeup(event);
 	if (event->pending_kill) {

@@ -164,7 +164,7 @@ static u64 perf_counter_mask(unsigned width)
  * (perf_event_set_period), a counting one to -max_period. */
 static void perf_program_counter(struct perf_cpu *cpu, struct perf_event *event)
 {
-	const struct pmu_model *m = cpu->core->model;
+	const struct pmu_model *m = perf_core_model(cpu->core);
 	u64 mask;
 
 	event->hw_width = m->ops->width(m, event->hw_idx);
@@ -187,7 +187,7 @@ static void perf_program_counter(struct perf_cpu *cpu, struct perf_event *event)
  */
 static int perf_cpu_assign(struct perf_cpu *cpu, struct perf_event **add, unsigned n)
 {
-	const struct pmu_model *m = cpu->core->model;
+	const struct pmu_model *m = perf_core_model(cpu->core);
 	struct pmu_hw_request req[PMU_MAX_COUNTERS] = { 0 };
 	struct perf_event *ev[PMU_MAX_COUNTERS];
 	int assign[PMU_MAX_COUNTERS];

@@ -94,7 +94,6 @@ static inline struct perf_core *attr_test_core(const struct pmu_model *model,
 	core->cfg.model = model;
 	core->cfg.nr_cpus = nr_cpus;
 	core->cfg.paranoid = paranoid;
-	core->model = model;
 	core->nr_cpus = nr_cpus;
 	return core;
 }

@@ -503,7 +503,7 @@ static enum allow_reason allowed_reason(const struct side *s, const struct gcase
 		return ALLOW_ABSENT_PMU;
 	if (host == -ENOENT && (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
 				a->type == PERF_TYPE_RAW ||
-				(s->core->model && a->type == s->core->model->pmu_type)))
+				(perf_core_model(s->core) && a->type == perf_core_model(s->core)->pmu_type)))
 		return ALLOW_HW_PMU;
 	return ALLOW_NONE;
 }

@@ -85,8 +85,9 @@ static void test_shared_core(void **state)
 		munmap(ARENA_ADDR, perf_arena_size(a));
 		if (perf_arena_attach(fd, &b) || b != a)
 			_exit(10);
-		c = perf_core_of_arena(b);
-		if (c != core || perf_sys_read(c, h, v, sizeof(v)) != 24 || v[0] != 100 * 160)
+		c = perf_core_attach(b, &m);
+		if (c != core || perf_core_model(c) != pmu_model_find("skylake") ||
+		    perf_sys_read(c, h, v, sizeof(v)) != 24 || v[0] != 100 * 160)
 			_exit(11);
 		/* the child's CPU runs more of the task: the parent sees it */
 		synthetic_run_blocks(&sm, 0, 50);
