@@ -100,6 +100,8 @@ struct guest_process {
 	uint64_t initial_sp;
 
 	uint64_t vt_epoch_ns;              /* virtual_time: CLOCK_REALTIME at virtual 0 */
+	uint64_t auxv[64];                 /* the guest's auxv (/proc/self/auxv) */
+	unsigned auxv_words;
 	uint64_t warned[GUEST_NR_SYSCALLS_WORDS]; /* unknown syscalls warned about */
 };
 

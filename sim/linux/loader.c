@@ -460,6 +460,9 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 	}
 	free(argp);
 	free(envpp);
+	memcpy(p->auxv, aux, na * sizeof(uint64_t));
+	p->auxv_words = na;
+	guest_mm_set_name(&p->mm, (uint64_t)r, (uint64_t)r + size, "[stack]");
 	p->initial_sp = sp;
 	return 0;
 }

@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
@@ -85,18 +88,21 @@ static int vma_cut(struct guest_mm *mm, uint64_t s, uint64_t e,
 		piece = *v;
 		piece.start = v->start > s ? v->start : s;
 		piece.end = v->end < e ? v->end : e;
+		piece.off = v->off + (piece.start - v->start);
 		if (fn)
 			fn(mm, &piece);
 		if (v->start < s && v->end > e) {
 			memmove(&mm->vma[i + 1], &mm->vma[i], (mm->nr - i) * sizeof(*v));
 			mm->nr++;
 			mm->vma[i].end = s;
+			mm->vma[i + 1].off += e - mm->vma[i + 1].start;
 			mm->vma[i + 1].start = e;
 			break;
 		} else if (v->start < s) {
 			v->end = s;
 			i++;
 		} else if (v->end > e) {
+			v->off += e - v->start;
 			v->start = e;
 			i++;
 		} else {
@@ -356,16 +362,88 @@ bool guest_mm_access_ok(struct guest_mm *mm, uint64_t addr, uint64_t len, int pr
 	return ok;
 }
 
+/* ---- names ------------------------------------------------------------------ */
+
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **interned;
+static size_t nr_interned, cap_interned;
+
+const char *guest_mm_intern(const char *str)
+{
+	const char *r = NULL;
+
+	pthread_mutex_lock(&intern_lock);
+	for (size_t i = 0; i < nr_interned; i++)
+		if (!strcmp(interned[i], str)) {
+			r = interned[i];
+			goto out;
+		}
+	if (nr_interned == cap_interned) {
+		size_t nc = cap_interned ? cap_interned * 2 : 64;
+		char **n = realloc(interned, nc * sizeof(*n));
+
+		if (!n)
+			goto out;
+		interned = n;
+		cap_interned = nc;
+	}
+	interned[nr_interned] = strdup(str);
+	if (interned[nr_interned])
+		r = interned[nr_interned++];
+out:
+	pthread_mutex_unlock(&intern_lock);
+	return r;
+}
+
+void guest_mm_set_name(struct guest_mm *mm, uint64_t start, uint64_t end, const char *name)
+{
+	const char *n = guest_mm_intern(name);
+
+	pthread_mutex_lock(&mm->lock);
+	for (size_t i = 0; i < mm->nr; i++)
+		if (mm->vma[i].start >= start && mm->vma[i].end <= end)
+			mm->vma[i].name = n;
+	pthread_mutex_unlock(&mm->lock);
+}
+
+/* The file behind fd: dev, inode and path (d_path of /proc/self/fd). */
+static void file_identity(int fd, uint64_t off, struct guest_vma *id)
+{
+	char link[64], path[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	memset(id, 0, sizeof(*id));
+	if (fd < 0 || fstat(fd, &st))
+		return;
+	id->off = off;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n > 0) {
+		path[n] = 0;
+		id->name = guest_mm_intern(path);
+	}
+}
+
 /* ---- the syscalls ---------------------------------------------------------- */
 
 /* Records a new host mapping [s,e) as guest memory and mirrors it; the
  * range holds no guest VMA (the caller cut it). */
-static int add_mapping(struct guest_mm *mm, uint64_t s, uint64_t e, int prot, int flags)
+static int add_mapping_id(struct guest_mm *mm, uint64_t s, uint64_t e, int prot, int flags,
+			  const struct guest_vma *id)
 {
 	struct guest_vma v = { .start = s, .end = e, .prot = prot, .flags = flags,
 			       .was_exec = (prot & PROT_EXEC) != 0 };
 	int err;
 
+	if (id) {
+		v.off = id->off;
+		v.dev = id->dev;
+		v.ino = id->ino;
+		v.name = id->name;
+	}
 	if (v.was_exec) {
 		err = tlb_fast_exec_add(s, e);
 		if (err)
@@ -420,7 +498,12 @@ long guest_mmap(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = add_mapping(mm, s, e, prot, flags);
+	{
+		struct guest_vma id;
+
+		file_identity((flags & MAP_ANONYMOUS) ? -1 : fd, off, &id);
+		ret = add_mapping_id(mm, s, e, prot, flags, &id);
+	}
 	if (ret) {
 		munmap(p, len);
 		goto out;
@@ -503,6 +586,7 @@ long guest_mprotect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
 			struct guest_vma right = *v;
 
 			right.start = addr;
+			right.off += addr - v->start;
 			v->end = addr;
 			memmove(&mm->vma[i + 2], &mm->vma[i + 1], (mm->nr - i - 1) * sizeof(*v));
 			mm->vma[i + 1] = right;
@@ -513,6 +597,7 @@ long guest_mprotect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
 			struct guest_vma right = *v;
 
 			right.start = e;
+			right.off += e - v->start;
 			v->end = e;
 			memmove(&mm->vma[i + 2], &mm->vma[i + 1], (mm->nr - i - 1) * sizeof(*v));
 			mm->vma[i + 1] = right;
@@ -597,7 +682,7 @@ long guest_mremap(struct guest_mm *mm, uint64_t old, uint64_t old_len,
 	if (old_len)
 		vma_cut(mm, old, old + old_len, engines_unmap_piece);
 	vma_cut(mm, s, s + new_len, engines_unmap_piece);
-	ret = add_mapping(mm, s, s + new_len, copy.prot, copy.flags);
+	ret = add_mapping_id(mm, s, s + new_len, copy.prot, copy.flags, &copy);
 	if (ret)
 		goto out;
 	ret = (long)s;
@@ -650,8 +735,8 @@ long guest_brk(struct guest_mm *mm, uint64_t brk)
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 		if (p == MAP_FAILED)
 			goto done;
-		if (add_mapping(mm, s, newtop, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS)) {
+		if (add_mapping_id(mm, s, newtop, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, NULL)) {
 			mmap(p, newtop - s, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
 			     MAP_NORESERVE | MAP_FIXED, -1, 0);
 			goto done;
@@ -679,11 +764,24 @@ void guest_mm_dump(struct guest_mm *mm, int fd)
 	pthread_mutex_lock(&mm->lock);
 	for (size_t i = 0; i < mm->nr; i++) {
 		const struct guest_vma *v = &mm->vma[i];
+		const char *name = v->name;
+		char line[128];
+		int n;
 
-		dprintf(fd, "%012llx-%012llx %c%c%c%c\n", (unsigned long long)v->start,
-			(unsigned long long)v->end, v->prot & PROT_READ ? 'r' : '-',
-			v->prot & PROT_WRITE ? 'w' : '-', v->prot & PROT_EXEC ? 'x' : '-',
-			v->flags & MAP_SHARED ? 's' : 'p');
+		if (!name && v->start >= mm->brk_start && v->end <= mm->brk_mapped &&
+		    mm->brk_mapped > mm->brk_start)
+			name = "[heap]";
+		/* show_map_vma(): fixed fields, then padded to 73 columns */
+		n = snprintf(line, sizeof(line), "%08llx-%08llx %c%c%c%c %08llx %02x:%02x %llu ",
+			     (unsigned long long)v->start, (unsigned long long)v->end,
+			     v->prot & PROT_READ ? 'r' : '-', v->prot & PROT_WRITE ? 'w' : '-',
+			     v->prot & PROT_EXEC ? 'x' : '-', v->flags & MAP_SHARED ? 's' : 'p',
+			     (unsigned long long)(name && name[0] != '[' ? v->off : 0),
+			     major((dev_t)v->dev), minor((dev_t)v->dev), (unsigned long long)v->ino);
+		if (name)
+			dprintf(fd, "%s%*s%s\n", line, n < 73 ? 73 - n : 0, "", name);
+		else
+			dprintf(fd, "%s\n", line);
 	}
 	pthread_mutex_unlock(&mm->lock);
 }

@@ -28,6 +28,10 @@ struct guest_vma {
 	int prot;                  /* guest PROT_* */
 	int flags;                 /* guest MAP_* (MAP_SHARED/PRIVATE/ANONYMOUS...) */
 	bool was_exec;             /* mapped executable at some point */
+	/* What is mapped (for /proc/self/maps now, MMAP2 records in issue 4). */
+	uint64_t off;              /* file offset of start, bytes */
+	uint64_t dev, ino;         /* st_dev / st_ino of the file, 0 if anonymous */
+	const char *name;          /* file path or "[stack]", interned; NULL if none */
 };
 
 #define GUEST_MAX_ENGINES 256
@@ -84,7 +88,13 @@ int guest_mm_set_brk(struct guest_mm *mm, uint64_t start);
 /* True if [addr, addr+len) is wholly guest-mapped with at least prot. */
 bool guest_mm_access_ok(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
 
-/* Prints the guest map as /proc/self/maps lines (without file names). */
+/* Prints the guest map as the kernel's /proc/PID/maps (show_map_vma()):
+ * the heap is named [heap]. */
 void guest_mm_dump(struct guest_mm *mm, int fd);
+
+/* Names [start,end) (e.g. "[stack]"); the name is interned. */
+void guest_mm_set_name(struct guest_mm *mm, uint64_t start, uint64_t end, const char *name);
+/* Interns a string for VMA names (process lifetime). */
+const char *guest_mm_intern(const char *s);
 
 #endif

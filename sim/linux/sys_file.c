@@ -24,18 +24,29 @@ static long ret_errno(long r)
 	return r < 0 ? -errno : r;
 }
 
-/* The path forms that name the process's own executable. */
-static bool is_self_exe(struct guest_thread *t, const char *p)
+/* The path forms that name one of the process's own /proc files: "exe",
+ * "maps", "auxv" under /proc/self, /proc/thread-self, /proc/PID,
+ * /proc/PID/task/TID. */
+static bool is_self_file(struct guest_thread *t, const char *p, const char *what)
 {
-	char own[64];
+	char own[96];
 
-	if (!strcmp(p, "/proc/self/exe") || !strcmp(p, "/proc/thread-self/exe"))
-		return true;
-	snprintf(own, sizeof(own), "/proc/%d/exe", t->proc->pid);
+	snprintf(own, sizeof(own), "/proc/self/%s", what);
 	if (!strcmp(p, own))
 		return true;
-	snprintf(own, sizeof(own), "/proc/%d/task/%d/exe", t->proc->pid, t->tid);
+	snprintf(own, sizeof(own), "/proc/thread-self/%s", what);
+	if (!strcmp(p, own))
+		return true;
+	snprintf(own, sizeof(own), "/proc/%d/%s", t->proc->pid, what);
+	if (!strcmp(p, own))
+		return true;
+	snprintf(own, sizeof(own), "/proc/%d/task/%d/%s", t->proc->pid, t->tid, what);
 	return !strcmp(p, own);
+}
+
+static bool is_self_exe(struct guest_thread *t, const char *p)
+{
+	return is_self_file(t, p, "exe");
 }
 
 /*
@@ -56,34 +67,52 @@ static long fix_path(struct guest_thread *t, uint64_t gp, const char **out, char
 	}
 	if (!strcmp(buf, "/proc/cpuinfo"))
 		return 1;
+	if (is_self_file(t, buf, "maps"))
+		return 2;
+	if (is_self_file(t, buf, "auxv"))
+		return 3;
 	return 0;
 }
 
-/* /proc/cpuinfo of the modelled CPU: a memfd with the text, at offset 0. */
-static long open_cpuinfo(struct guest_thread *t, int flags)
+/*
+ * A generated /proc file: /proc/cpuinfo of the modelled CPU (1), the guest's
+ * maps (2) or auxv (3), as a read-only fd on a memfd holding the text.
+ */
+static long open_generated(struct guest_thread *t, int which, int flags)
 {
-	size_t cap = 64 * 1024;
-	char *text = malloc(cap);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n;
-	int fd;
+	int fd = memfd_create(which == 1 ? "cpuinfo" : which == 2 ? "maps" : "auxv",
+			      (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
 
-	if (!text)
-		return -ENOMEM;
-	n = cpuinfo_text(t->proc->model, ncpu > 0 ? (unsigned)ncpu : 1, text, cap);
-	if (n > cap)
-		n = cap;
-	fd = memfd_create("cpuinfo", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
-	if (fd < 0) {
-		free(text);
+	if (fd < 0)
 		return -errno;
-	}
-	if (write(fd, text, n) != (ssize_t)n) {
-		close(fd);
+	if (which == 1) {
+		size_t cap = 64 * 1024, n;
+		char *text = malloc(cap);
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (!text) {
+			close(fd);
+			return -ENOMEM;
+		}
+		n = cpuinfo_text(t->proc->model, ncpu > 0 ? (unsigned)ncpu : 1, text, cap);
+		if (n > cap)
+			n = cap;
+		if (write(fd, text, n) != (ssize_t)n) {
+			close(fd);
+			free(text);
+			return -EIO;
+		}
 		free(text);
-		return -EIO;
+	} else if (which == 2) {
+		guest_mm_dump(&t->proc->mm, fd);
+	} else {
+		size_t n = t->proc->auxv_words * sizeof(uint64_t);
+
+		if (write(fd, t->proc->auxv, n) != (ssize_t)n) {
+			close(fd);
+			return -EIO;
+		}
 	}
-	free(text);
 	lseek(fd, 0, SEEK_SET);
 	/* read-only like procfs: reopen O_RDONLY through /proc/self/fd */
 	{
@@ -108,8 +137,8 @@ long sys_open(struct guest_thread *t, const uint64_t a[6])
 
 	if (r < 0)
 		return r;
-	if (r == 1 && (a[1] & O_ACCMODE) == O_RDONLY)
-		return open_cpuinfo(t, (int)a[1]);
+	if (r > 0 && (a[1] & O_ACCMODE) == O_RDONLY)
+		return open_generated(t, (int)r, (int)a[1]);
 	return ret_errno(R(SYS_open, p, a[1], a[2]));
 }
 
@@ -121,8 +150,8 @@ long sys_openat(struct guest_thread *t, const uint64_t a[6])
 
 	if (r < 0)
 		return r;
-	if (r == 1 && (a[2] & O_ACCMODE) == O_RDONLY)
-		return open_cpuinfo(t, (int)a[2]);
+	if (r > 0 && (a[2] & O_ACCMODE) == O_RDONLY)
+		return open_generated(t, (int)r, (int)a[2]);
 	return ret_errno(R(SYS_openat, a[0], p, a[2], a[3]));
 }
 

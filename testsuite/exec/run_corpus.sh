@@ -32,6 +32,8 @@ tar	$RUN tar cf t.tar tree && mkdir -p x && $RUN tar xf t.tar -C x && diff -r tr
 sqlite3	$RUN sqlite3 db.sqlite < query.sql
 python3	$RUN /usr/bin/python3 -c 'import hashlib,json,re; d={str(i):i*i for i in range(3000)}; s=json.dumps(d,sort_keys=True); print(hashlib.sha256(s.encode()).hexdigest(), len(re.findall(r"\d+", s)), sum(sorted(d.values())[::7]))'
 proc_self_exe	$RUN readlink /proc/self/exe; $RUN $PROGS/hello_static 0 | head -1
+proc_self_maps	$RUN cat /proc/self/maps | awk '$6 ~ /bin\/cat$/ { print $2, $3, ($5 > 0) } $6 ~ /^\[(heap|stack)\]$/ { print $6 }' | sort
+proc_self_auxv	$RUN od -A d -t d8 /proc/self/auxv | awk 'NR % 4 == 2 { print $2 }' | grep -x -e 6 -e 17 -e 23
 bash_pipeline	$RUN /bin/bash -c 'seq 1 200 | grep 7 | wc -l; (cd tree && ls | head -3); echo $((6*7))'
 ROWS
 
