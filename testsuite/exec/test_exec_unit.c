@@ -310,6 +310,35 @@ static void test_rdtsc_virtual(void **state)
 	}
 }
 
+/* Unknown syscalls: -ENOSYS and one warning per number (syscall_table.c);
+ * rseq: -ENOSYS silently (glibc then runs without it). */
+static void test_unknown_syscall(void **state)
+{
+	static const struct { int line; unsigned long nr; bool warns; } rows[] = {
+		{ __LINE__, 30, true },     /* shmat: not mirrored */
+		{ __LINE__, 335, true },    /* unassigned on x86-64 */
+		{ __LINE__, 334, false },   /* rseq */
+		{ __LINE__, 600, false },   /* beyond the table: warns, no bit */
+	};
+	struct machine m;
+	uint64_t a[6] = { 0 };
+
+	(void)state;
+	machine_up(&m);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned long nr = rows[i].nr;
+
+		if (guest_syscall(m.t, nr, a) != -ENOSYS)
+			fail_msg("line %d: syscall %lu did not give ENOSYS", rows[i].line, nr);
+		if (nr < GUEST_NR_SYSCALLS &&
+		    !!(m.p.warned[nr / 64] & (1ull << (nr % 64))) != rows[i].warns)
+			fail_msg("line %d: warned bit of %lu wrong", rows[i].line, nr);
+	}
+	assert_string_equal(guest_syscall_name(30), "shmat");
+	assert_null(guest_syscall_name(335));
+	machine_down(&m);
+}
+
 /* ---- address space rules (mm.c) ---------------------------------------- */
 
 static int pmusim_own_data[4096 / sizeof(int)] __attribute__((aligned(4096)));
@@ -461,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_jit_cycle),
 		cmocka_unit_test(test_fast_path_used),
 		cmocka_unit_test(test_rdtsc_virtual),
+		cmocka_unit_test(test_unknown_syscall),
 		cmocka_unit_test(test_mm_rules),
 		cmocka_unit_test(test_cpuid_rows),
 		cmocka_unit_test(test_cpuinfo_agrees),
