@@ -82,7 +82,12 @@ struct guest_thread *guest_thread_new(struct guest_process *p)
 		errno = ENOMEM;
 		return NULL;
 	}
-	guest_mm_add_engine(&p->mm, t->cpu);
+	if (guest_mm_add_engine(&p->mm, t->cpu)) {
+		vcpu_free(t->cpu);
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return t;
 }
 

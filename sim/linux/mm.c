@@ -173,10 +173,20 @@ static void engines_unmap_piece(struct guest_mm *mm, const struct guest_vma *p)
  * the 4 MiB spacer, then the data (the layout measured to halve the stock
  * store cost, docs/machine.md).
  */
-void guest_mm_add_engine(struct guest_mm *mm, struct vcpu *c)
+int guest_mm_add_engine(struct guest_mm *mm, struct vcpu *c)
 {
 	pthread_mutex_lock(&mm->lock);
-	assert(mm->nr_engines < GUEST_MAX_ENGINES);
+	if (mm->nr_engines == mm->cap_engines) {
+		unsigned nc = mm->cap_engines ? mm->cap_engines * 2 : 8;
+		struct vcpu **n = realloc(mm->engines, nc * sizeof(*n));
+
+		if (!n) {
+			pthread_mutex_unlock(&mm->lock);
+			return -ENOMEM;
+		}
+		mm->engines = n;
+		mm->cap_engines = nc;
+	}
 	mm->engines[mm->nr_engines++] = c;
 	if (!mm->spacer) {
 		void *p = mmap(NULL, SPACER_SIZE, PROT_NONE,
@@ -202,6 +212,7 @@ void guest_mm_add_engine(struct guest_mm *mm, struct vcpu *c)
 	}
 	c->mm_seq = mm->seq;
 	pthread_mutex_unlock(&mm->lock);
+	return 0;
 }
 
 void guest_mm_remove_engine(struct guest_mm *mm, struct vcpu *c)
@@ -245,6 +256,9 @@ void guest_mm_destroy(struct guest_mm *mm)
 	free(mm->vma);
 	mm->vma = NULL;
 	mm->cap = 0;
+	free(mm->engines);
+	mm->engines = NULL;
+	mm->nr_engines = mm->cap_engines = 0;
 	mm->seq++;
 	pthread_mutex_unlock(&mm->lock);
 }
@@ -294,7 +308,14 @@ static int probe_free(struct probe_set *ps, uint64_t s, uint64_t e)
  * MAP_FIXED_NOREPLACE placeholders, which stay until the caller maps over
  * them. Returns 0 or -ENOMEM (pmusim's own memory is in the way).
  */
-static int fixed_range_free(struct guest_mm *mm, uint64_t s, uint64_t e)
+static void probes_undo(struct probe_set *ps)
+{
+	for (unsigned k = 0; k < ps->n; k++)
+		munmap((void *)(uintptr_t)ps->r[k][0], ps->r[k][1] - ps->r[k][0]);
+	ps->n = 0;
+}
+
+static int fixed_range_free(struct guest_mm *mm, uint64_t s, uint64_t e, struct probe_set *out)
 {
 	struct probe_set ps = { .n = 0 };
 	uint64_t cur = s;
@@ -330,10 +351,11 @@ static int fixed_range_free(struct guest_mm *mm, uint64_t s, uint64_t e)
 		}
 		cur = ge;
 	}
+	if (out)
+		*out = ps;
 	return 0;
 busy:
-	for (unsigned k = 0; k < ps.n; k++)
-		munmap((void *)(uintptr_t)ps.r[k][0], ps.r[k][1] - ps.r[k][0]);
+	probes_undo(&ps);
 	return -ENOMEM;
 }
 
@@ -461,6 +483,7 @@ long guest_mmap(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,
 		int flags, int fd, uint64_t off)
 {
 	int hflags = flags & ~(MAP_GROWSDOWN | MAP_EXECUTABLE | MAP_DENYWRITE | GUEST_MAP_TRUSTED);
+	struct probe_set probes = { .n = 0 };
 	uint64_t s, e;
 	bool trusted;
 	void *p;
@@ -479,7 +502,7 @@ long guest_mmap(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,
 	trusted = (flags & GUEST_MAP_TRUSTED) != 0;
 	flags &= ~GUEST_MAP_TRUSTED;
 	if ((flags & MAP_FIXED) && !trusted) {
-		ret = fixed_range_free(mm, addr, addr + len);
+		ret = fixed_range_free(mm, addr, addr + len, &probes);
 		if (ret)
 			goto out;
 	} else if (!(flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && addr) {
@@ -490,6 +513,7 @@ long guest_mmap(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,
 	p = mmap((void *)(uintptr_t)addr, len, host_prot(prot), hflags, fd, (off_t)off);
 	if (p == MAP_FAILED) {
 		ret = -errno;
+		probes_undo(&probes);   /* the gaps were free: free again */
 		goto out;
 	}
 	s = (uint64_t)(uintptr_t)p;
@@ -639,6 +663,7 @@ out:
 long guest_mremap(struct guest_mm *mm, uint64_t old, uint64_t old_len,
 		  uint64_t new_len, int flags, uint64_t new_addr)
 {
+	struct probe_set probes = { .n = 0 };
 	struct guest_vma *src = NULL;
 	struct guest_vma copy;
 	void *p;
@@ -661,7 +686,7 @@ long guest_mremap(struct guest_mm *mm, uint64_t old, uint64_t old_len,
 	}
 	copy = *src;
 	if (flags & MREMAP_FIXED) {
-		ret = fixed_range_free(mm, new_addr, new_addr + new_len);
+		ret = fixed_range_free(mm, new_addr, new_addr + new_len, &probes);
 		if (ret)
 			goto out;
 	} else if (new_len > old_len && !(flags & MREMAP_MAYMOVE)) {
@@ -675,6 +700,7 @@ long guest_mremap(struct guest_mm *mm, uint64_t old, uint64_t old_len,
 	p = mremap((void *)(uintptr_t)old, old_len, new_len, flags, (void *)(uintptr_t)new_addr);
 	if (p == MAP_FAILED) {
 		ret = -errno;
+		probes_undo(&probes);
 		goto out;
 	}
 	s = (uint64_t)(uintptr_t)p;

@@ -34,8 +34,6 @@ struct guest_vma {
 	const char *name;          /* file path or "[stack]", interned; NULL if none */
 };
 
-#define GUEST_MAX_ENGINES 256
-
 struct guest_mm {
 	pthread_mutex_t lock;
 	struct guest_vma *vma;     /* sorted by start, non-overlapping */
@@ -52,14 +50,15 @@ struct guest_mm {
 	uint64_t spacer;
 
 	/* Engines mirroring this mm (one per guest thread); under lock. */
-	struct vcpu *engines[GUEST_MAX_ENGINES];
-	unsigned nr_engines;
+	struct vcpu **engines;
+	unsigned nr_engines, cap_engines;
 };
 
 int guest_mm_init(struct guest_mm *mm);
 /* Unmaps every guest mapping from the host and the engines. */
 void guest_mm_destroy(struct guest_mm *mm);
-void guest_mm_add_engine(struct guest_mm *mm, struct vcpu *c);
+/* Returns 0 or -ENOMEM. */
+int guest_mm_add_engine(struct guest_mm *mm, struct vcpu *c);
 void guest_mm_remove_engine(struct guest_mm *mm, struct vcpu *c);
 /* Brings c's engine up to date with mm (after another thread changed it). */
 int guest_mm_sync(struct guest_mm *mm, struct vcpu *c);

@@ -367,6 +367,14 @@ static void test_mm_rules(void **state)
 				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0), -EINVAL);
 	assert_int_equal(guest_mmap(&mm, 0, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
 			 -EINVAL);
+	/* a failed MAP_FIXED (bad fd) leaves the range free for the guest */
+	a = guest_mmap(&mm, 0, 2 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_int_equal(guest_munmap(&mm, (uint64_t)a, 2 * 4096), 0);
+	assert_int_equal(guest_mmap(&mm, (uint64_t)a, 4096, PROT_READ, MAP_PRIVATE | MAP_FIXED,
+				    -1, 0), -EBADF);
+	assert_int_equal(guest_mmap(&mm, (uint64_t)a, 4096, PROT_READ,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0), a);
+	assert_int_equal(guest_munmap(&mm, (uint64_t)a, 4096), 0);
 	/* a guest mapping can be replaced with MAP_FIXED and split by munmap */
 	a = guest_mmap(&mm, 0, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(a > 0);
