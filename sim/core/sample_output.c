@@ -17,28 +17,6 @@
 /* perf_event.h: PERF_SAMPLE_WEIGHT_TYPE */
 #define SAMPLE_WEIGHT_TYPE (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)
 
-/* __perf_event_read_size() */
-static unsigned perf_event_read_size(u64 read_format, unsigned nr_siblings)
-{
-	unsigned entry = sizeof(u64); /* value */
-	unsigned size = 0;
-	unsigned nr = 1;
-
-	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		size += sizeof(u64);
-	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		size += sizeof(u64);
-	if (read_format & PERF_FORMAT_ID)
-		entry += sizeof(u64);
-	if (read_format & PERF_FORMAT_LOST)
-		entry += sizeof(u64);
-	if (read_format & PERF_FORMAT_GROUP) {
-		nr += nr_siblings;
-		size += sizeof(u64);
-	}
-	return size + nr * entry;
-}
-
 void perf_event_header_size(struct perf_event *event)
 {
 	u64 st = event->attr.sample_type;
@@ -46,8 +24,7 @@ void perf_event_header_size(struct perf_event *event)
 	unsigned size = 0;
 
 	/* perf_event__header_size() */
-	event->read_size = (u16)perf_event_read_size(event->attr.read_format,
-						     leader->nr_siblings);
+	event->read_size = (u16)perf_read_size_fmt(event->attr.read_format, leader->nr_siblings);
 	/* __perf_event_header_size(): the fixed-size fields beyond the id ones */
 	if (st & PERF_SAMPLE_IP)
 		size += sizeof(u64);

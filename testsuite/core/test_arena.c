@@ -48,61 +48,88 @@ static void test_alloc_free(void **state)
 	perf_arena_detach(a);
 }
 
-/* A core created in a shared arena; a child process that unmaps its
- * inherited view and attaches by memfd reads the same event's values
- * through the core's read(), and its writes are seen back. */
-static void test_shared_core(void **state)
+/* A core in a shared arena with one task running on CPU 0 and one
+ * branches event open on it (handle h). */
+struct shared {
+	struct perf_arena *arena;
+	struct perf_core *core;
+	struct synthetic_machine sm;
+	struct perf_machine machine;
+	int h, memfd;
+};
+
+static void shared_init(struct shared *s)
 {
 	struct perf_core_config cfg = { .model = pmu_model_find("skylake"), .nr_cpus = 1 };
-	struct synthetic_machine sm = { .profile = synthetic_default_profile };
-	struct perf_machine m = synthetic_machine_ops(&sm);
 	struct perf_event_attr attr = raw_attr(0x00c4);
-	struct perf_arena *a;
-	struct perf_core *core;
 	struct perf_task *t;
+
+	s->sm = (struct synthetic_machine){ .profile = synthetic_default_profile };
+	s->machine = synthetic_machine_ops(&s->sm);
+	assert_int_equal(perf_arena_create(8 << 20, ARENA_ADDR, &s->arena), 0);
+	cfg.arena = s->arena;
+	assert_int_equal(perf_core_create(&cfg, &s->machine, &s->core), 0);
+	s->sm.core = s->core;
+	t = perf_task_create(s->core, 1, 1, (struct perf_cred){ .cap_perfmon = true });
+	perf_cpu_switch_to(perf_core_cpu(s->core, 0), t);
+	attr.size = sizeof(attr);
+	s->h = perf_sys_event_open(s->core, t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&attr,
+				   0, -1, -1, 0);
+	assert_true(s->h >= 0);
+	s->memfd = perf_arena_memfd(s->arena);
+}
+
+static void shared_fini(struct shared *s)
+{
+	perf_core_destroy(s->core);
+	assert_int_equal(perf_arena_used(s->arena), 0); /* everything went back */
+	close(s->memfd);
+	perf_arena_detach(s->arena);
+}
+
+/* In a forked child: drop the inherited view and attach by memfd, as an
+ * exec'd process would. */
+static struct perf_arena *child_attach(struct shared *s)
+{
+	struct perf_arena *b;
+
+	munmap(ARENA_ADDR, perf_arena_size(s->arena));
+	if (perf_arena_attach(s->memfd, &b) || b != s->arena)
+		_exit(10);
+	return b;
+}
+
+/* A core created in a shared arena; a child process that attaches by
+ * memfd reads the same event's values through the core's read(), and its
+ * writes are seen back. */
+static void test_shared_core(void **state)
+{
+	struct shared s;
 	uint64_t v[3];
-	int h, status, fd;
+	int status;
 	pid_t pid;
 
 	(void)state;
-	assert_int_equal(perf_arena_create(8 << 20, ARENA_ADDR, &a), 0);
-	cfg.arena = a;
-	assert_int_equal(perf_core_create(&cfg, &m, &core), 0);
-	sm.core = core;
-	t = perf_task_create(core, 1, 1, (struct perf_cred){ .cap_perfmon = true });
-	perf_cpu_switch_to(perf_core_cpu(core, 0), t);
-	attr.size = sizeof(attr);
-	h = perf_sys_event_open(core, t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&attr, 0, -1, -1, 0);
-	assert_true(h >= 0);
-	synthetic_run_blocks(&sm, 0, 100);
-	fd = perf_arena_memfd(a);
-
+	shared_init(&s);
+	synthetic_run_blocks(&s.sm, 0, 100);
 	pid = fork();
 	if (pid == 0) {
-		struct perf_arena *b;
-		struct perf_core *c;
+		struct perf_core *c = perf_core_attach(child_attach(&s), &s.machine);
 
-		munmap(ARENA_ADDR, perf_arena_size(a));
-		if (perf_arena_attach(fd, &b) || b != a)
-			_exit(10);
-		c = perf_core_attach(b, &m);
-		if (c != core || perf_core_model(c) != pmu_model_find("skylake") ||
-		    perf_sys_read(c, h, v, sizeof(v)) != 24 || v[0] != 100 * 160)
+		if (c != s.core || perf_core_model(c) != pmu_model_find("skylake") ||
+		    perf_sys_read(c, s.h, v, sizeof(v)) != 24 || v[0] != 100 * 160)
 			_exit(11);
 		/* the child's CPU runs more of the task: the parent sees it */
-		synthetic_run_blocks(&sm, 0, 50);
+		synthetic_run_blocks(&s.sm, 0, 50);
 		_exit(0);
 	}
 	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_int_equal(perf_sys_read(core, h, v, sizeof(v)), 24);
+	assert_int_equal(perf_sys_read(s.core, s.h, v, sizeof(v)), 24);
 	assert_int_equal(v[0], 150 * 160);
-	perf_core_destroy(core);
-	assert_int_equal(perf_arena_used(a), 0); /* everything went back */
-	close(fd);
-	perf_arena_detach(a);
+	shared_fini(&s);
 }
 
 /* Two processes share a core: the parent runs its CPU holding the lock
@@ -111,63 +138,40 @@ static void test_shared_core(void **state)
  * holding the lock does not wedge the core (robust mutex). */
 static void test_shared_lock(void **state)
 {
-	struct perf_core_config cfg = { .model = pmu_model_find("skylake"), .nr_cpus = 1 };
-	struct synthetic_machine sm = { .profile = synthetic_default_profile };
-	struct perf_machine m = synthetic_machine_ops(&sm);
-	struct perf_event_attr attr = raw_attr(0x00c4);
-	struct perf_arena *a;
-	struct perf_core *core;
-	struct perf_task *t;
-	int h, status, fd;
+	struct shared s;
+	uint64_t v[3];
+	int status;
 	pid_t pid;
 
 	(void)state;
-	assert_int_equal(perf_arena_create(8 << 20, ARENA_ADDR, &a), 0);
-	cfg.arena = a;
-	assert_int_equal(perf_core_create(&cfg, &m, &core), 0);
-	sm.core = core;
-	t = perf_task_create(core, 1, 1, (struct perf_cred){ .cap_perfmon = true });
-	perf_cpu_switch_to(perf_core_cpu(core, 0), t);
-	attr.size = sizeof(attr);
-	h = perf_sys_event_open(core, t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&attr, 0, -1, -1, 0);
-	fd = perf_arena_memfd(a);
-
+	shared_init(&s);
 	pid = fork();
 	if (pid == 0) {
-		struct perf_arena *b;
-		uint64_t v[3], last = 0;
+		struct perf_core *c = perf_core_attach(child_attach(&s), &s.machine);
+		uint64_t last = 0;
 
-		munmap(ARENA_ADDR, perf_arena_size(a));
-		if (perf_arena_attach(fd, &b))
-			_exit(10);
 		for (int i = 0; i < 200; i++) {
-			if (perf_sys_read(perf_core_of_arena(b), h, v, sizeof(v)) != 24 || v[0] < last)
+			if (perf_sys_read(c, s.h, v, sizeof(v)) != 24 || v[0] < last)
 				_exit(11);
 			last = v[0];
 		}
 		if (!last)
 			_exit(12); /* the parent never ran in between */
-		/* die holding the lock */
-		perf_core_lock(perf_core_of_arena(b));
+		perf_core_lock(c); /* and die holding the lock */
 		_exit(0);
 	}
-	perf_core_lock(core);
+	perf_core_lock(s.core);
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		synthetic_run_blocks(&sm, 0, 10);
-		if (perf_core_should_yield(core))
-			perf_core_yield(core);
+		synthetic_run_blocks(&s.sm, 0, 10);
+		if (perf_core_should_yield(s.core))
+			perf_core_yield(s.core);
 	}
-	perf_core_unlock(core);
+	perf_core_unlock(s.core);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	/* the child died holding it: the next lock still gets it */
-	{
-		uint64_t v[3];
-		assert_int_equal(perf_sys_read(core, h, v, sizeof(v)), 24);
-	}
-	perf_core_destroy(core);
-	close(fd);
-	perf_arena_detach(a);
+	assert_int_equal(perf_sys_read(s.core, s.h, v, sizeof(v)), 24);
+	shared_fini(&s);
 }
 
 int main(void)
