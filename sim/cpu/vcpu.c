@@ -190,6 +190,23 @@ void vcpu_on_block(struct vcpu *c, uint64_t addr, uint32_t size, unsigned ninsns
 	(void)c; (void)addr; (void)size; (void)ninsns;
 }
 
+static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
+		     int64_t value, void *user)
+{
+	(void)uc; (void)value;
+	vcpu_on_mem(user, type == UC_MEM_WRITE, addr, (unsigned)size);
+}
+
+void vcpu_on_mem(struct vcpu *c, bool write, uint64_t addr, unsigned size)
+{
+	/* Issue 4: load/store accounting and memory-event samples land here. */
+	(void)addr; (void)size;
+	if (write)
+		c->mem_writes++;
+	else
+		c->mem_reads++;
+}
+
 /*
  * RDTSC (0f 31) or RDTSCP (0f 01 f9) at a hooked site. The instruction runs
  * (it reads the host TSC); the hook on the following instruction then puts
@@ -312,6 +329,8 @@ int vcpu_set_gs(struct vcpu *c, uint64_t base)
 	return uc_reg_write(c->uc, UC_X86_REG_GS_BASE, &base) == UC_ERR_OK ? 0 : -EINVAL;
 }
 
+static void drop_all_translations(struct vcpu *c);
+
 int vcpu_want_blocks(struct vcpu *c)
 {
 	if (c->blocks_on)
@@ -322,9 +341,36 @@ int vcpu_want_blocks(struct vcpu *c)
 	c->want_blocks_pending = false;
 	/* already translated blocks carry no hook call: retranslate them
 	 * (range by range: a full tb_flush costs seconds in 2.0.1) */
+	drop_all_translations(c);
+	return 0;
+}
+
+/* Drops every translation this engine made of the code it knows. */
+static void drop_all_translations(struct vcpu *c)
+{
 	for (unsigned i = 0; i < c->nr_xr; i++)
 		vcpu_drop_translations(c, c->xr[i].start, c->xr[i].end);
+}
+
+int vcpu_want_mem(struct vcpu *c)
+{
+	if (c->mem_on)
+		return 0;
+	if (uc_hook_add(c->uc, &c->h_mem, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook_mem,
+			c, 1, 0) != UC_ERR_OK)
+		return -ENOMEM;
+	c->mem_on = true;
+	drop_all_translations(c);
 	return 0;
+}
+
+void vcpu_unwant_mem(struct vcpu *c)
+{
+	if (!c->mem_on)
+		return;
+	uc_hook_del(c->uc, c->h_mem);
+	c->mem_on = false;
+	drop_all_translations(c);
 }
 
 void vcpu_stop(struct vcpu *c)

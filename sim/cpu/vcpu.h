@@ -74,6 +74,9 @@ struct vcpu {
 
 	uc_hook h_syscall, h_cpuid, h_invalid, h_intr, h_block, h_memerr;
 	bool blocks_on;            /* block hook installed */
+	bool mem_on;               /* memory access hook installed */
+	uc_hook h_mem;
+	uint64_t mem_reads, mem_writes;   /* accesses seen while mem_on */
 	bool want_blocks_pending;  /* install it at the next vcpu_run() */
 	struct vclock clk;
 
@@ -127,6 +130,18 @@ int vcpu_want_blocks(struct vcpu *c);
  * bytes and number of instructions. Issue 4 adds the counting here.
  */
 void vcpu_on_block(struct vcpu *c, uint64_t addr, uint32_t size, unsigned ninsns);
+
+/* Asks for per-access events (loads and stores with their data address);
+ * like vcpu_want_blocks, it drops translations so every block gets the hook.
+ * vcpu_unwant_mem removes it again (pay only for what is counted). */
+int vcpu_want_mem(struct vcpu *c);
+void vcpu_unwant_mem(struct vcpu *c);
+/*
+ * The dispatch point for data accesses: one call per guest load or store
+ * (write true) of size bytes at addr, before it happens. Issue 4 adds the
+ * load/store counting and memory-event sampling here.
+ */
+void vcpu_on_mem(struct vcpu *c, bool write, uint64_t addr, unsigned size);
 
 /* Scans [start,end) (readable host memory) for RDTSC/RDTSCP opcodes and hooks
  * them; called when a range becomes executable. */

@@ -254,6 +254,16 @@ static void test_fast_path_used(void **state)
 	/* 256 data pages written: each filled once and marked dirty */
 	assert_true(after.dirtied - before.dirtied >= 256);
 	assert_int_equal(((uint8_t *)data)[64 * 3], 64 * 3 & 0xff);
+	assert_int_equal(m.t->cpu->mem_writes + m.t->cpu->mem_reads, 0);
+	/* the memory dispatch point on demand: 1 MiB / 64 = 16384 stores and
+	 * the one movzx load; off again: nothing more */
+	assert_int_equal(vcpu_want_mem(m.t->cpu), 0);
+	assert_int_equal(machine_run(&m, (uint64_t)code), 0);
+	assert_int_equal(m.t->cpu->mem_writes, 16384);
+	assert_int_equal(m.t->cpu->mem_reads, 1);
+	vcpu_unwant_mem(m.t->cpu);
+	assert_int_equal(machine_run(&m, (uint64_t)code), 0);
+	assert_int_equal(m.t->cpu->mem_writes, 16384);
 	machine_down(&m);
 }
 
