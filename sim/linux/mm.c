@@ -547,6 +547,28 @@ static void unmap_host_piece(struct guest_mm *mm, const struct guest_vma *p)
 	munmap((void *)(uintptr_t)p->start, p->end - p->start);
 }
 
+int guest_mm_adopt(struct guest_mm *mm, uint64_t start, uint64_t len, int prot, int flags)
+{
+	int r;
+
+	len = PAGE_UP(len);
+	pthread_mutex_lock(&mm->lock);
+	r = vma_cut(mm, start, start + len, engines_unmap_piece);
+	if (!r)
+		r = add_mapping_id(mm, start, start + len, prot, flags, NULL);
+	pthread_mutex_unlock(&mm->lock);
+	return r;
+}
+
+void guest_mm_forget(struct guest_mm *mm, uint64_t start, uint64_t len)
+{
+	len = PAGE_UP(len);
+	pthread_mutex_lock(&mm->lock);
+	vma_cut(mm, start, start + len, engines_unmap_piece);
+	mm->seq++;
+	pthread_mutex_unlock(&mm->lock);
+}
+
 long guest_munmap(struct guest_mm *mm, uint64_t addr, uint64_t len)
 {
 	long ret;

@@ -81,6 +81,14 @@ long guest_mremap(struct guest_mm *mm, uint64_t old, uint64_t old_len,
 		  uint64_t new_len, int flags, uint64_t new_addr);
 long guest_brk(struct guest_mm *mm, uint64_t brk);
 
+/*
+ * A host mapping made by another call (shmat) becomes guest memory, or stops
+ * being it without a host munmap (shmdt). The caller holds no lock; [start,
+ * start+len) must not overlap pmusim's memory (the host placed it).
+ */
+int guest_mm_adopt(struct guest_mm *mm, uint64_t start, uint64_t len, int prot, int flags);
+void guest_mm_forget(struct guest_mm *mm, uint64_t start, uint64_t len);
+
 /* Sets up the heap: break at start, with a reservation of up to limit. */
 int guest_mm_set_brk(struct guest_mm *mm, uint64_t start);
 

@@ -39,6 +39,8 @@ SYSCALL_DECL(pkey_mprotect);
 SYSCALL_DECL(mremap);
 SYSCALL_DECL(brk);
 SYSCALL_DECL(madvise);
+SYSCALL_DECL(shmat);
+SYSCALL_DECL(shmdt);
 
 /* sys_time.c */
 SYSCALL_DECL(clock_gettime);

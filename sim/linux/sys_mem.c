@@ -9,7 +9,9 @@
  * is the kernel's TLB shootdown, done by waiting instead of interrupting.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <unistd.h>
 #include "sim/linux/guest.h"
 #include "sim/linux/sys_handlers.h"
@@ -58,6 +60,71 @@ long sys_mremap(struct guest_thread *t, const uint64_t a[6])
 long sys_brk(struct guest_thread *t, const uint64_t a[6])
 {
 	return LOCKED(t, guest_brk(&t->proc->mm, a[0]));
+}
+
+/*
+ * shmat(): the host attaches (at the guest's address with SHM_REMAP only
+ * over guest memory), then the segment becomes guest memory; its size is
+ * the segment's (shm_segsz, rounded to pages as do_shmat() maps it).
+ */
+static long do_shmat(struct guest_thread *t, const uint64_t a[6])
+{
+	struct shmid_ds ds;
+	void *p;
+	int prot = PROT_READ;
+
+	if (shmctl((int)a[0], IPC_STAT, &ds))
+		return -errno;
+	if (a[1] && ((int)a[2] & SHM_REMAP) &&
+	    !guest_mm_access_ok(&t->proc->mm, a[1] & ~(uint64_t)(SHMLBA - 1), ds.shm_segsz, 0))
+		return -EINVAL;
+	if (a[1] && !((int)a[2] & SHM_REMAP) &&
+	    guest_mm_access_ok(&t->proc->mm, a[1], 1, 0))
+		return -EINVAL;   /* do_shmat(): an existing mapping without SHM_REMAP */
+	p = shmat((int)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
+	if (p == (void *)-1)
+		return -errno;
+	if (!((int)a[2] & SHM_RDONLY))
+		prot |= PROT_WRITE;
+	if ((int)a[2] & SHM_EXEC)
+		prot |= PROT_EXEC;
+	if (guest_mm_adopt(&t->proc->mm, (uint64_t)(uintptr_t)p, ds.shm_segsz, prot, MAP_SHARED)) {
+		shmdt(p);
+		return -ENOMEM;
+	}
+	return (long)(uintptr_t)p;
+}
+
+long sys_shmat(struct guest_thread *t, const uint64_t a[6])
+{
+	return LOCKED(t, do_shmat(t, a));
+}
+
+/* shmdt(): the segment attached at addr (found in the host's own records by
+ * detaching it), then forgotten by every engine. */
+static long do_shmdt(struct guest_thread *t, const uint64_t a[6])
+{
+	struct guest_vma *v = NULL;
+	uint64_t len = 0;
+
+	pthread_mutex_lock(&t->proc->mm.lock);
+	for (size_t i = 0; i < t->proc->mm.nr; i++)
+		if (t->proc->mm.vma[i].start == a[0] && (t->proc->mm.vma[i].flags & MAP_SHARED))
+			v = &t->proc->mm.vma[i];
+	if (v)
+		len = v->end - v->start;
+	pthread_mutex_unlock(&t->proc->mm.lock);
+	if (!v)
+		return -EINVAL;
+	guest_mm_forget(&t->proc->mm, a[0], len);
+	if (shmdt((void *)(uintptr_t)a[0]))
+		return -errno;
+	return 0;
+}
+
+long sys_shmdt(struct guest_thread *t, const uint64_t a[6])
+{
+	return LOCKED(t, do_shmdt(t, a));
 }
 
 /* madvise() reaches the host only for guest memory; an unmapped part gives

@@ -64,7 +64,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 
 	/* ---- memory (sys_mem.c) ---- */
 	OWN(mmap), OWN(munmap), OWN(mprotect), OWN(mremap), OWN(brk), OWN(madvise),
-	OWN(pkey_mprotect),
+	OWN(pkey_mprotect), OWN(shmat), OWN(shmdt),
 
 	/* ---- time (sys_time.c or host) ---- */
 	OWN(clock_gettime), OWN(gettimeofday), OWN(time), PASS(clock_getres),

@@ -22,6 +22,7 @@ hello_dynamic_nopie	$RUN $PROGS/hello_nopie 7 x y
 auxv_dynamic	$RUN $PROGS/auxv_dynamic one two
 auxv_static	$RUN $PROGS/auxv_static one two
 smc_jit	$RUN $PROGS/smc
+sysv_shm	$RUN $PROGS/shm
 ls	$RUN ls -la /usr/bin
 sort	$RUN sort data.txt
 sha256sum	$RUN sha256sum data.txt tree/linux/perf_event.h
