@@ -213,6 +213,31 @@ long sys_dup3(struct guest_thread *t, const uint64_t a[6])
 	return ret_errno(R(SYS_dup3, a[0], a[1], a[2]));
 }
 
+/* fcntl(F_DUPFD*): the new fd never lands in pmusim's range (the guest
+ * could not close it again); everything else passes. */
+long sys_fcntl(struct guest_thread *t, const uint64_t a[6])
+{
+	long r;
+
+	if (a[1] == F_DUPFD || a[1] == F_DUPFD_CLOEXEC) {
+		uint64_t arg = a[2];
+
+		if (reserved_fd(t, a[0]))
+			return -EBADF;
+		if (reserved_fd(t, arg))
+			arg = (uint64_t)t->proc->fd_reserved_hi;
+		r = ret_errno(R(SYS_fcntl, a[0], a[1], arg));
+		if (r >= 0 && reserved_fd(t, (uint64_t)r)) {
+			long r2 = ret_errno(R(SYS_fcntl, a[0], a[1], t->proc->fd_reserved_hi));
+
+			close((int)r);
+			r = r2;
+		}
+		return r;
+	}
+	return ret_errno(R(SYS_fcntl, a[0], a[1], a[2]));
+}
+
 /* readlink of the own exe names the guest program (proc_exe_link()). */
 static long readlink_common(struct guest_thread *t, long dirfd, uint64_t path, uint64_t ubuf,
 			    uint64_t size)

@@ -21,6 +21,7 @@ SYSCALL_DECL(close);
 SYSCALL_DECL(close_range);
 SYSCALL_DECL(dup2);
 SYSCALL_DECL(dup3);
+SYSCALL_DECL(fcntl);
 SYSCALL_DECL(readlink);
 SYSCALL_DECL(readlinkat);
 SYSCALL_DECL(stat);

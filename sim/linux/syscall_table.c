@@ -35,7 +35,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	PASS(connect), PASS(accept), PASS(sendto), PASS(recvfrom), PASS(sendmsg),
 	PASS(recvmsg), PASS(shutdown), PASS(bind), PASS(listen), PASS(getsockname),
 	PASS(getpeername), PASS(socketpair), PASS(setsockopt), PASS(getsockopt),
-	PASS(fcntl), PASS(flock), PASS(fsync), PASS(fdatasync), PASS(truncate),
+	OWN(fcntl), PASS(flock), PASS(fsync), PASS(fdatasync), PASS(truncate),
 	PASS(ftruncate), PASS(getdents), PASS(getcwd), PASS(chdir), PASS(fchdir),
 	PASS(rename), PASS(mkdir), PASS(rmdir), PASS(creat), PASS(link),
 	PASS(unlink), PASS(symlink), OWN(readlink), PASS(chmod), PASS(fchmod),

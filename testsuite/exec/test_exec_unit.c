@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <cmocka.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cpu/tlb_fast.h"
@@ -349,6 +351,27 @@ static void test_unknown_syscall(void **state)
 	machine_down(&m);
 }
 
+/* pmusim's fd range [1024, 2048) is out of the guest's reach. */
+static void test_fd_rules(void **state)
+{
+	struct machine m;
+	uint64_t a[6] = { 0 };
+	long r;
+
+	(void)state;
+	machine_up(&m);
+	a[0] = 1500;
+	assert_int_equal(guest_syscall(m.t, __NR_close, a), -EBADF);
+	a[0] = 0; a[1] = 1500;
+	assert_int_equal(guest_syscall(m.t, __NR_dup2, a), -EBADF);
+	a[0] = 0; a[1] = F_DUPFD; a[2] = 1100;
+	r = guest_syscall(m.t, __NR_fcntl, a);
+	assert_true(r >= 2048);
+	a[0] = (uint64_t)r;
+	assert_int_equal(guest_syscall(m.t, __NR_close, a), 0);
+	machine_down(&m);
+}
+
 /* ---- address space rules (mm.c) ---------------------------------------- */
 
 static int pmusim_own_data[4096 / sizeof(int)] __attribute__((aligned(4096)));
@@ -509,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_fast_path_used),
 		cmocka_unit_test(test_rdtsc_virtual),
 		cmocka_unit_test(test_unknown_syscall),
+		cmocka_unit_test(test_fd_rules),
 		cmocka_unit_test(test_mm_rules),
 		cmocka_unit_test(test_cpuid_rows),
 		cmocka_unit_test(test_cpuinfo_agrees),
