@@ -34,7 +34,8 @@ static tlb_flush_fn real_flush;
  * a working set above 1 MiB thrashes it. When one thread's engine has filled
  * more than its budget, the fill that crosses it flushes (and so grows) the
  * TLB and then installs its own entry again in the new table: every caller
- * of tlb_fill() in QEMU 5.0 looks its entry up again after the fill. The
+ * of tlb_fill() in QEMU 5.0 looks its entry up again after the fill ("TLB
+ * resize via tlb_fill may have moved the entry", cputlb.c). The
  * budget doubles each time, so this happens a few times per run at most.
  * Stopping the engine from here instead is not safe: Unicorn 2.0.1 may then
  * re-execute the block that is half done.
