@@ -93,6 +93,8 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	PASS(shmget), PASS(shmctl), PASS(mq_open), PASS(mq_unlink),
 	PASS(mq_timedsend), PASS(mq_timedreceive), PASS(mq_notify),
 	PASS(mq_getsetattr), PASS(chroot), PASS(acct), PASS(unshare),
+	PASS(setns), PASS(mount), PASS(umount2), PASS(settimeofday),
+	PASS(clock_settime), PASS(vhangup), PASS(quotactl), PASS(ustat),
 	OWN(arch_prctl), OWN(prctl),
 	ROW(ptrace, sys_eperm), ROW(seccomp, sys_enosys), ROW(bpf, sys_enosys),
 	ROW(userfaultfd, sys_enosys), ROW(set_thread_area, sys_enosys),
