@@ -97,6 +97,9 @@ static int report_load_error(const char *path, const struct loader_error *e, boo
 	return st;
 }
 
+/* --attach-arena FD, or -1 */
+int exec_attach_arena_fd = -1;
+
 int cmd_exec(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -105,6 +108,7 @@ int cmd_exec(int argc, char **argv)
 		{ "no-fast-store", no_argument, NULL, 'S' },
 		{ "argv0", required_argument, NULL, '0' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "attach-arena", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -126,6 +130,13 @@ int cmd_exec(int argc, char **argv)
 		case 'm':
 			model_name = optarg;
 			pre[npre++] = "--model";
+			pre[npre++] = optarg;
+			break;
+		case 'A':
+			/* `pmusim run`: the session arena's memfd (syscall_shim/
+			 * session.h); joining its core is the machine's (issue 4) */
+			exec_attach_arena_fd = atoi(optarg);
+			pre[npre++] = "--attach-arena";
 			pre[npre++] = optarg;
 			break;
 		case 'T':

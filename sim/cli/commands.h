@@ -15,6 +15,9 @@ struct pmusim_command {
 int cmd_models(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+/* `pmusim exec --attach-arena FD` (set by `pmusim run` re-execs), or -1 */
+extern int exec_attach_arena_fd;
 
 /* One-line error to stderr as "pmusim: <what>", returns 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,359 @@
+/*
+ * cmd_run.c - `pmusim run [options] -- COMMAND ARGS...`: run a native
+ * command tree (perf, PAPI tools, scripts) against one simulated kernel.
+ * Creates the session (the core in a shared arena, struct shim_session
+ * beside it), the virtual sysfs/procfs of the model, the environment that
+ * makes every process of the tree load the seccomp shim
+ * (syscall_shim/), then runs COMMAND and exits as it did: same status, or
+ * death by the same signal. docs/shim.md describes the whole.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "pmu_models/pmu_model.h"
+#include "sim/cli/commands.h"
+#include "sim/core/arena.h"
+#include "sim/core/perf_core.h"
+#include "syscall_shim/session.h"
+#include "syscall_shim/vfs.h"
+
+static void run_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pmusim run [--model M] [--counters N] [--mux-interval MS] [--cpus N]\n"
+		"                  [--freq GHZ] [--paranoid N] [--log FILE] -- COMMAND [ARGS...]\n\n"
+		"Runs a native COMMAND (e.g. perf) whose perf_event_open and perf fds are\n"
+		"served by a simulated kernel with PMU model M (default: %s); tasks it\n"
+		"monitors run on the emulated machine.\n"
+		"  --counters N       general-purpose counters (default: the model's)\n"
+		"  --mux-interval MS  multiplexing interval (default: the model's, 4)\n"
+		"  --cpus N           simulated CPUs (default 1)\n"
+		"  --freq GHZ         core clock (default: the model's)\n"
+		"  --paranoid N       kernel.perf_event_paranoid (default: the host's)\n"
+		"  --log FILE         what the shim and core did, one line each\n",
+		pmu_model_default() ? pmu_model_default()->name : "none");
+}
+
+/* A decimal in [lo, hi]; false on anything else. */
+static bool parse_uint(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* bash's search: a name with a slash is a path, else the first executable
+ * match in PATH. Returns 0, 126 or 127 with the one-line message printed. */
+static int find_command(const char *cmd, char *out, size_t len)
+{
+	struct stat st;
+
+	if (!*cmd) {
+		fprintf(stderr, "pmusim: : command not found\n");
+		return 127;
+	}
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st)) {
+			fprintf(stderr, "pmusim: %s: No such file or directory\n", cmd);
+			return 127;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "pmusim: %s: Is a directory\n", cmd);
+			return 126;
+		}
+		if (access(cmd, X_OK)) {
+			fprintf(stderr, "pmusim: %s: Permission denied\n", cmd);
+			return 126;
+		}
+		snprintf(out, len, "%s", cmd);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	bool denied = false;
+
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+
+		snprintf(out, len, "%.*s%s%s", (int)n, path, n ? "/" : "", cmd);
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(out, X_OK) == 0)
+				return 0;
+			denied = true;
+		}
+		path += n + (colon ? 1 : 0);
+	}
+	if (denied) {
+		fprintf(stderr, "pmusim: %s: Permission denied\n", cmd);
+		return 126;
+	}
+	fprintf(stderr, "pmusim: %s: command not found\n", cmd);
+	return 127;
+}
+
+/* The shim library: next to pmusim in the build tree, or installed beside
+ * it in ../lib*. */
+static int find_shim(const char *exe, char *out, size_t len)
+{
+	static const char *const rel[] = {
+		"/syscall_shim/libpmusim_shim.so", "/libpmusim_shim.so",
+		"/../lib/libpmusim_shim.so", "/../lib/x86_64-linux-gnu/libpmusim_shim.so",
+		"/../lib64/libpmusim_shim.so",
+	};
+	const char *env = getenv("PMUSIM_SHIM");
+	char dir[PATH_MAX], *slash;
+
+	if (env && access(env, R_OK) == 0) {
+		snprintf(out, len, "%s", env);
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "%s", exe);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	for (unsigned i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char p[PATH_MAX * 2];
+
+		snprintf(p, sizeof(p), "%s%s", dir, rel[i]);
+		if (access(p, R_OK) == 0 && realpath(p, out))
+			return 0;
+	}
+	(void)len;
+	return -ENOENT;
+}
+
+/* Exits as the child did: its status, or death by its signal. */
+static int reproduce_status(int status)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct sigaction sa = { .sa_handler = SIG_DFL };
+		sigset_t s;
+
+		sigaction(sig, &sa, NULL);
+		sigemptyset(&s);
+		sigaddset(&s, sig);
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
+		fflush(NULL);
+		raise(sig);
+		return 128 + sig;       /* a signal that does not kill (never here) */
+	}
+	return WEXITSTATUS(status);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "counters", required_argument, NULL, 'c' },
+		{ "mux-interval", required_argument, NULL, 'x' },
+		{ "cpus", required_argument, NULL, 'n' },
+		{ "freq", required_argument, NULL, 'f' },
+		{ "paranoid", required_argument, NULL, 'p' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct perf_core_config cfg = { 0 };
+	const struct pmu_model *model = pmu_model_default();
+	char cmd[PATH_MAX], exe[PATH_MAX], shim[PATH_MAX], tmpdir[PATH_MAX] = "", why[512];
+	const char *log = NULL;
+	struct perf_arena *arena;
+	struct perf_core *core;
+	struct shim_session *s;
+	struct vfs_config vc;
+	int c, st, err, fd, status;
+	long v;
+	pid_t child;
+
+	cfg.paranoid = perf_host_paranoid();
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			model = pmu_model_find(optarg);
+			if (!model)
+				return cli_usage_error("unknown model '%s' (see pmusim models)", optarg);
+			break;
+		case 'c':
+			if (!parse_uint(optarg, 1, PMU_MAX_COUNTERS, &v))
+				return cli_usage_error("--counters: '%s' is not a number in 1..%d",
+						       optarg, PMU_MAX_COUNTERS);
+			cfg.nr_gp_counters = (unsigned)v;
+			break;
+		case 'x':
+			if (!parse_uint(optarg, 1, 1000000, &v))
+				return cli_usage_error("--mux-interval: '%s' is not a number of ms", optarg);
+			cfg.mux_interval_ms = (unsigned)v;
+			break;
+		case 'n':
+			if (!parse_uint(optarg, 1, 64, &v))
+				return cli_usage_error("--cpus: '%s' is not a number in 1..64", optarg);
+			cfg.nr_cpus = (unsigned)v;
+			break;
+		case 'f': {
+			char *end;
+			double ghz = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(ghz > 0.001 && ghz < 100))
+				return cli_usage_error("--freq: '%s' is not a frequency in GHz", optarg);
+			cfg.freq_hz = (uint64_t)(ghz * 1e9 + 0.5);
+			break;
+		}
+		case 'p':
+			if (!parse_uint(optarg, -1, 4, &v))
+				return cli_usage_error("--paranoid: '%s' is not a number in -1..4", optarg);
+			cfg.paranoid = (int)v;
+			break;
+		case 'l':
+			log = optarg;
+			break;
+		case 'h':
+			run_usage(stdout);
+			return 0;
+		case ':':
+			return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return cli_usage_error("run: unknown option '%s' (see pmusim run --help)",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("run: no command (usage: pmusim run [options] -- COMMAND [ARGS...])");
+	if (!model)
+		return cli_usage_error("no PMU model is built in");
+	st = find_command(argv[optind], cmd, sizeof(cmd));
+	if (st)
+		return st;
+	if (!realpath("/proc/self/exe", exe)) {
+		fprintf(stderr, "pmusim: cannot find my own executable\n");
+		return 1;
+	}
+	if (find_shim(exe, shim, sizeof(shim))) {
+		fprintf(stderr, "pmusim: cannot find libpmusim_shim.so beside %s\n", exe);
+		return 1;
+	}
+
+	/* the session: core and shim state in one shared arena */
+	err = perf_arena_create(PMUSIM_ARENA_SIZE, PMUSIM_ARENA_ADDR, &arena);
+	if (err) {
+		fprintf(stderr, "pmusim: cannot create the session arena: %s\n", strerror(-err));
+		return 1;
+	}
+	s = perf_arena_alloc(arena, sizeof(*s), 64);
+	if (!s) {
+		fprintf(stderr, "pmusim: session arena too small\n");
+		return 1;
+	}
+	cfg.model = model;
+	cfg.arena = arena;
+	err = perf_core_create(&cfg, NULL, &core);
+	if (err) {
+		fprintf(stderr, "pmusim: cannot create the simulated kernel: %s\n", strerror(-err));
+		return 1;
+	}
+	perf_arena_set_root(arena, core);
+	s->magic = SHIM_SESSION_MAGIC;
+	snprintf(s->exe, sizeof(s->exe), "%s", exe);
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++)
+		s->files[h].wfd = -1;
+	if (log) {
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "pmusim: %s: %s\n", log, strerror(errno));
+			return 2;
+		}
+		close(fd);
+		if (!realpath(log, s->log))
+			snprintf(s->log, sizeof(s->log), "%s", log);
+	}
+	/* the arena's memfd, inherited by the whole tree at one number */
+	fd = fcntl(perf_arena_memfd(arena), F_DUPFD, 1000);
+	if (fd < 0 || fd >= SHIM_FD_BASE) {
+		fprintf(stderr, "pmusim: cannot place the arena fd\n");
+		return 1;
+	}
+	s->arena_fd = fd;
+
+	/* the virtual sysfs/procfs (a private mount namespace) */
+	vc.model = model;
+	vc.nr_cpus = cfg.nr_cpus ? cfg.nr_cpus : 1;
+	vc.paranoid = cfg.paranoid;
+	vc.max_sample_rate = 100000;
+	vc.mlock_kb = 516;
+	vc.mux_interval_ms = cfg.mux_interval_ms;
+	err = vfs_setup(&vc, tmpdir, sizeof(tmpdir), why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "pmusim: note: no virtual sysfs/procfs: %s\n", why);
+		if (s->log[0]) {
+			FILE *f = fopen(s->log, "ae");
+
+			if (f) {
+				fprintf(f, "[%d] no virtual sysfs/procfs: %s\n", (int)getpid(), why);
+				fclose(f);
+			}
+		}
+	}
+
+	/* environment of the tree */
+	{
+		char buf[64], pl[PATH_MAX * 2];
+		const char *old = getenv("LD_PRELOAD");
+
+		snprintf(buf, sizeof(buf), "%d", fd);
+		setenv(PMUSIM_ENV_ARENA, buf, 1);
+		snprintf(buf, sizeof(buf), "%#lx", (unsigned long)(uintptr_t)s);
+		setenv(PMUSIM_ENV_SESSION, buf, 1);
+		setenv(PMUSIM_ENV_EXE, exe, 1);
+		if (old && *old)
+			snprintf(pl, sizeof(pl), "%s:%s", shim, old);
+		else
+			snprintf(pl, sizeof(pl), "%s", shim);
+		setenv("LD_PRELOAD", pl, 1);
+		if (model->cpu.pfm_name)
+			setenv("LIBPFM_FORCE_PMU", model->cpu.pfm_name, 1);
+		if (model->cpu.perf_cpuid)
+			setenv("PERF_CPUID", model->cpu.perf_cpuid, 1);
+	}
+
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "pmusim: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (child == 0) {
+		execv(cmd, argv + optind);
+		st = errno == ENOENT ? 127 : 126;
+		fprintf(stderr, "pmusim: %s: %s\n", argv[optind], strerror(errno));
+		_exit(st);
+	}
+	/* the terminal's signals reach the whole foreground group; pmusim
+	 * waits for the command and dies as it does */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	while (waitpid(child, &status, 0) < 0) {
+		if (errno != EINTR) {
+			status = 1 << 8;
+			break;
+		}
+	}
+	vfs_cleanup(tmpdir);
+	return reproduce_status(status);
+}

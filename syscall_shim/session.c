@@ -1,0 +1,215 @@
+/*
+ * session.c - joining a `pmusim run` session and the session's machine
+ * hooks that any attached process can run (session.h): the arena named by
+ * the environment, wakeups as a byte in a perf file's pipe, fasync signals
+ * to the file's owner, the monitored task taking over the pipe's write end
+ * (POLLHUP at its exit), and the --log file.
+ *
+ * Nothing here may call a trapped syscall on a perf fd: wakeups reach the
+ * pipe through /proc/<owner>/fd/<fd>, a fresh write end outside the range.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "sim/core/arena.h"
+#include "syscall_shim/session.h"
+
+static struct shim_session *session;
+
+struct shim_session *shim_session_get(void)
+{
+	return session;
+}
+
+static const struct perf_machine_ops session_ops = {
+	.wakeup = shim_session_wakeup,
+	.fasync = shim_session_fasync,
+};
+static const struct perf_machine session_machine = { .ops = &session_ops };
+
+int shim_session_join(const struct perf_machine *machine, struct perf_core **core)
+{
+	const char *fd_s = getenv(PMUSIM_ENV_ARENA);
+	const char *ss = getenv(PMUSIM_ENV_SESSION);
+	struct perf_arena *arena;
+	struct shim_session *s;
+	int fd, err;
+
+	if (!fd_s || !ss)
+		return -ENOENT;
+	fd = atoi(fd_s);
+	s = (struct shim_session *)(uintptr_t)strtoull(ss, NULL, 0);
+	err = perf_arena_attach(fd, &arena);
+	if (err == -EEXIST && perf_arena_root(PMUSIM_ARENA_ADDR))
+		arena = PMUSIM_ARENA_ADDR;      /* already mapped (inherited by fork) */
+	else if (err)
+		return err;
+	if (s->magic != SHIM_SESSION_MAGIC)
+		return -EINVAL;
+	*core = perf_core_attach(arena, machine ? machine : &session_machine);
+	if (!*core)
+		return -EINVAL;
+	session = s;
+	return 0;
+}
+
+/* Opens a write end of the pipe behind the perf fd of f, or -errno. */
+static int open_write_end(const struct shim_file *f)
+{
+	char path[64];
+	int fd;
+
+	if (f->owner == getpid() && f->wfd >= 0)
+		return fcntl(f->wfd, F_DUPFD_CLOEXEC, 3);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)f->owner, f->owner_fd);
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* perf_event_wakeup() -> wake_up_all(&event->waitq): a byte in the pipe
+ * makes poll report POLLIN. The pipe is not drained by reads (they go to
+ * the core), so one byte stays until the file closes: POLLIN is level,
+ * where the kernel's is consumed by poll (docs/shim.md). */
+void shim_session_wakeup(void *ctx, int handle)
+{
+	struct shim_file *f;
+	char b = 0;
+	int fd;
+
+	(void)ctx;
+	if (!session || handle < 0 || handle >= PERF_CORE_MAX_FILES)
+		return;
+	f = &session->files[handle];
+	if (!f->ino)
+		return;
+	fd = open_write_end(f);
+	if (fd < 0)
+		return;
+	if (write(fd, &b, 1) < 0) {
+		/* full pipe (EAGAIN): already readable */
+	}
+	close(fd);
+}
+
+/* kill_fasync() -> send_sigio_to_task(): si_signo is F_SETSIG's signal (or
+ * SIGIO), si_code the reason, si_fd the fd, si_band the reason's band. */
+void shim_session_fasync(void *ctx, int handle, int si_code)
+{
+	static const long band_table[] = { /* fs/fcntl.c band_table[] */
+		POLLIN | POLLRDNORM | POLLMSG, POLLOUT | POLLWRNORM | POLLWRBAND,
+		POLLIN | POLLRDNORM | POLLMSG, POLLERR, POLLPRI | POLLRDBAND,
+		POLLHUP | POLLERR,
+	};
+	struct shim_file *f;
+	siginfo_t si;
+	int sig;
+
+	(void)ctx;
+	if (!session || handle < 0 || handle >= PERF_CORE_MAX_FILES)
+		return;
+	f = &session->files[handle];
+	if (!f->ino || !f->sig_pid)
+		return;
+	sig = f->sig ? f->sig : SIGIO;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = sig;
+	si.si_code = si_code;
+	si.si_fd = f->sig_fd;
+	if (si_code >= POLL_IN && si_code <= POLL_HUP)
+		si.si_band = band_table[si_code - POLL_IN];
+	if (!f->sig) {
+		/* no F_SETSIG: a plain SIGIO (SEND_SIG_PRIV) */
+		if (f->sig_pid > 0)
+			syscall(SYS_kill, f->sig_pid, SIGIO);
+		else
+			syscall(SYS_kill, f->sig_pid, SIGIO);
+		return;
+	}
+	/* rt_sigqueueinfo refuses si_code >= 0 towards another process: a
+	 * signal to ourselves is exact, one to another carries SI_QUEUE with
+	 * the right si_fd and si_band (docs/shim.md) */
+	if (f->sig_pid == getpid() || (f->sig_tid && f->sig_pid == (pid_t)syscall(SYS_gettid))) {
+		if (f->sig_tid)
+			syscall(SYS_rt_tgsigqueueinfo, getpid(), f->sig_pid, sig, &si);
+		else
+			syscall(SYS_rt_sigqueueinfo, f->sig_pid, sig, &si);
+		return;
+	}
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	if (f->sig_pid > 0)
+		syscall(SYS_rt_sigqueueinfo, f->sig_pid, sig, &si);
+	else
+		syscall(SYS_kill, f->sig_pid, sig);
+}
+
+int shim_session_adopt(pid_t tid)
+{
+	int n = 0;
+
+	if (!session)
+		return 0;
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
+		struct shim_file *f = &session->files[h];
+		siginfo_t si;
+		int fd;
+
+		if (!f->ino || f->target != tid || f->adopted)
+			continue;
+		fd = open_write_end(f);
+		if (fd < 0)
+			continue;
+		/* kept without CLOEXEC, out of the perf range: it must live as
+		 * long as this task, through its exec into the emulator */
+		int keep = fcntl(fd, F_DUPFD, SHIM_FD_END);
+
+		close(fd);
+		if (keep < 0)
+			continue;
+		f->adopted = true;
+		f->holder = getpid();
+		n++;
+		/* tell the owner to drop its write end (shim.c: the SIGSYS
+		 * handler's SI_QUEUE message) */
+		memset(&si, 0, sizeof(si));
+		si.si_signo = SIGSYS;
+		si.si_code = SI_QUEUE;
+		si.si_pid = getpid();
+		si.si_value.sival_int = (int)SHIM_SESSION_MAGIC;
+		if (f->owner != getpid())
+			syscall(SYS_rt_sigqueueinfo, f->owner, SIGSYS, &si);
+	}
+	return n;
+}
+
+void shim_log(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n, fd;
+
+	if (!session || !session->log[0])
+		return;
+	n = snprintf(buf, sizeof(buf), "[%d] ", (int)getpid());
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	fd = open(session->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, buf, (size_t)n) < 0) {
+		/* nothing to do */
+	}
+	close(fd);
+}

@@ -1,0 +1,87 @@
+/*
+ * session.h - what every process of one `pmusim run` session agrees on: the
+ * fixed addresses (the core's shared arena, the shim's trampoline page),
+ * the reserved fd range of perf files, the environment that names the
+ * session, and the per-file state the shim keeps in the arena beside the
+ * core (struct shim_session). Used by `pmusim run` (sim/cli/cmd_run.c),
+ * the preloaded shim (shim.c) and, for wakeups from emulated workloads,
+ * by any process attached to the arena (session.c).
+ */
+#ifndef PMUSIM_SHIM_SESSION_H
+#define PMUSIM_SHIM_SESSION_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "sim/core/perf_core.h"
+
+/* The shared arena of the session's core: same address in every process. */
+#define PMUSIM_ARENA_ADDR ((void *)0x5a0000000000UL)
+#define PMUSIM_ARENA_SIZE (512UL << 20)
+/* The trampoline page: syscalls made from it pass the seccomp filter. */
+#define PMUSIM_TRAMP_ADDR 0x59f000000000UL
+#define PMUSIM_TRAMP_SIZE 4096UL
+
+/* Perf files are real fds in [SHIM_FD_BASE, SHIM_FD_END): the filter traps
+ * syscalls on these only (low 32 bits & SHIM_FD_MASK == SHIM_FD_BASE). */
+#define SHIM_FD_BASE 1024
+#define SHIM_FD_END  2048
+#define SHIM_FD_MASK 0xfffffc00U
+
+/* The filter answers close(SHIM_PROBE_FD) with this errno, so a process
+ * can tell that its tree already has the filter (filters survive exec and
+ * must not be stacked twice). */
+#define SHIM_PROBE_FD    0x7ffffff0
+#define SHIM_PROBE_ERRNO 4000
+
+/* Environment of the session's processes. */
+#define PMUSIM_ENV_ARENA   "PMUSIM_ARENA_FD"   /* inherited memfd of the arena */
+#define PMUSIM_ENV_SESSION "PMUSIM_SESSION"    /* address of struct shim_session */
+#define PMUSIM_ENV_EXE     "PMUSIM_EXE"        /* the pmusim binary (re-exec) */
+
+#define SHIM_SESSION_MAGIC UINT64_C(0x6e6f69737365534d) /* "MSession" */
+
+/* What the shim knows of one core file handle. */
+struct shim_file {
+	uint64_t ino;           /* inode of the pipe whose read end is the perf fd; 0: free */
+	pid_t owner;            /* process that opened it (holds the first read end) */
+	int owner_fd;           /* the perf fd in owner */
+	pid_t target;           /* tid the event is attached to, 0 for CPU-wide */
+	int wfd;                /* owner's write end, -1 once it is handed over */
+	pid_t holder;           /* process holding the write end now */
+	bool adopted;           /* the monitored task took a write end */
+	/* F_SETOWN/F_SETSIG as set on the perf fd (for the fasync signal) */
+	pid_t sig_pid;          /* >0 process, <0 process group, 0 none */
+	bool sig_tid;           /* F_OWNER_TID */
+	int sig;                /* F_SETSIG, 0: SIGIO */
+	int sig_fd;             /* si_fd */
+};
+
+struct shim_session {
+	uint64_t magic;
+	char exe[PATH_MAX];     /* pmusim, for the re-exec of monitored tasks */
+	char log[PATH_MAX];     /* --log FILE or "" */
+	int arena_fd;           /* the arena memfd's number in every process */
+	struct shim_file files[PERF_CORE_MAX_FILES];
+};
+
+/* The session this process belongs to (after shim_session_join), or NULL. */
+struct shim_session *shim_session_get(void);
+/* Joins the session named by the environment: attaches the arena and the
+ * core with machine (NULL: the shim's own hooks). Returns 0 or -errno;
+ * -ENOENT when there is no session in the environment. */
+int shim_session_join(const struct perf_machine *machine, struct perf_core **core);
+/* Machine hooks for processes attached to a session (the shim and, for
+ * emulated workloads, `pmusim exec --attach-arena`): a wakeup writes a
+ * byte to the file's pipe (POLLIN); fasync sends the owner's signal. */
+void shim_session_wakeup(void *ctx, int handle);
+void shim_session_fasync(void *ctx, int handle, int si_code);
+/* Emulated workload: the task tid is about to run emulated; take a write
+ * end of the pipe of every file attached to it, so its exit (even a
+ * crash) gives the perf fds POLLHUP. Returns how many it took. */
+int shim_session_adopt(pid_t tid);
+/* Appends one line to the session log (--log), if any. */
+void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,729 @@
+/*
+ * shim.c - the preloaded library (libpmusim_shim.so) that puts a native
+ * process into a `pmusim run` session: its constructor joins the session's
+ * core, maps the trampoline, installs the SIGSYS handler and (once per
+ * process tree) the filter; the handler serves perf_event_open, prctl,
+ * execve and every syscall on a perf fd from the core, in this process.
+ *
+ * A perf file is the read end of a pipe, at a number in [SHIM_FD_BASE,
+ * SHIM_FD_END): poll/select/epoll work natively on it (a wakeup writes a
+ * byte: POLLIN; the last write end closing: POLLHUP). The write end stays
+ * with the opener until the monitored task takes its own (at its exec into
+ * the emulator) and tells the opener to drop it.
+ *
+ * Events the host kernel serves for native tasks (software, tracepoint,
+ * breakpoint, the host's other PMUs) pass through to it unchanged, unless
+ * they join a core group or target a task the core monitors.
+ *
+ * Inside pmusim itself (the emulator a monitored task is re-executed
+ * into) the shim is passive: it passes every trapped syscall through and
+ * removes itself from LD_PRELOAD so the guest does not load it.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/ucontext.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include "pmu_models/pmu_model.h"
+#include "sim/core/arena.h"
+#include "syscall_shim/session.h"
+#include "syscall_shim/tramp.h"
+
+static struct perf_core *core;
+static struct shim_session *sess;
+static const struct pmu_model *model;
+static bool passive;            /* inside pmusim: pass everything through */
+static bool active;             /* handler installed */
+
+/* This process's view of its perf fds: fd - SHIM_FD_BASE -> handle, valid
+ * while the pipe inode matches (fds may be closed behind our back). */
+static struct { uint64_t ino; int handle; } fd_cache[SHIM_FD_END - SHIM_FD_BASE];
+
+static bool in_range(long fd)
+{
+	return ((unsigned)fd & SHIM_FD_MASK) == SHIM_FD_BASE;
+}
+
+/* The core handle behind fd, or -1 when fd is not a perf file. */
+static int fd_handle(long fd)
+{
+	struct stat st;
+	unsigned i;
+
+	if (!in_range(fd) || !sess)
+		return -1;
+	i = (unsigned)fd - SHIM_FD_BASE;
+	if (TSYS2(SYS_fstat, fd, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return -1;
+	if (fd_cache[i].ino == st.st_ino && sess->files[fd_cache[i].handle].ino == st.st_ino)
+		return fd_cache[i].handle;
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
+		if (sess->files[h].ino == st.st_ino) {
+			fd_cache[i].ino = st.st_ino;
+			fd_cache[i].handle = h;
+			return h;
+		}
+	}
+	return -1;
+}
+
+static void fd_forget(long fd)
+{
+	if (in_range(fd))
+		fd_cache[(unsigned)fd - SHIM_FD_BASE].ino = 0;
+}
+
+/* Drops one reference; clears the session slot when the core freed it. */
+static void file_put(int h)
+{
+	perf_file_put(core, h);
+	if (!perf_file_event(core, h)) {
+		struct shim_file *f = &sess->files[h];
+
+		if (f->owner == getpid() && f->wfd >= 0)
+			TSYS1(SYS_close, f->wfd);
+		memset(f, 0, sizeof(*f));
+		f->wfd = -1;
+	}
+}
+
+/* ---- tasks ---- */
+
+/* Credentials of a native task from /proc (uid, CAP_PERFMON/SYS_ADMIN). */
+static int task_cred(pid_t tid, pid_t *tgid, struct perf_cred *cred)
+{
+	char path[64], line[256];
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	*tgid = tid;
+	cred->uid = 0;
+	cred->cap_perfmon = false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long caps;
+		unsigned ruid, euid;
+
+		if (sscanf(line, "Tgid: %d", tgid) == 1)
+			found++;
+		else if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2)
+			cred->uid = euid;
+		else if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			/* CAP_SYS_ADMIN (21) or CAP_PERFMON (38): perfmon_capable() */
+			cred->cap_perfmon = (caps >> 21 & 1) || (caps >> 38 & 1);
+	}
+	fclose(f);
+	return found ? 0 : -ESRCH;
+}
+
+/* The core's task for a native tid, created on first sight. */
+static struct perf_task *native_task(pid_t tid)
+{
+	struct perf_task *t = perf_task_find(core, tid);
+	struct perf_cred cred;
+	pid_t tgid;
+
+	if (t)
+		return t;
+	if (task_cred(tid, &tgid, &cred))
+		return NULL;
+	return perf_task_create(core, tgid, tid, cred);
+}
+
+static pid_t my_tid(void)
+{
+	return (pid_t)TSYS0(SYS_gettid);
+}
+
+/* Whether the core has files attached to tid (it will run emulated). */
+static bool task_monitored(pid_t tid)
+{
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++)
+		if (sess->files[h].ino && sess->files[h].target == tid)
+			return true;
+	return false;
+}
+
+/* ---- perf_event_open ---- */
+
+static bool core_type(uint32_t type)
+{
+	return type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE ||
+	       type == PERF_TYPE_RAW || (model && type == model->pmu_type);
+}
+
+/* Installs handle h as a perf fd; returns the fd or -errno (h is put). */
+static long install_fd(int h, pid_t target, unsigned long flags)
+{
+	struct shim_file *f = &sess->files[h];
+	struct stat st;
+	int p[2];
+	long fd;
+
+	if (TSYS2(SYS_pipe2, p, O_CLOEXEC) < 0) {
+		perf_file_put(core, h);
+		return -EMFILE;
+	}
+	fd = TSYS3(SYS_fcntl, p[0], (flags & PERF_FLAG_FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD,
+		   SHIM_FD_BASE);
+	TSYS1(SYS_close, p[0]);
+	if (fd >= 0 && fd >= SHIM_FD_END) {
+		TSYS1(SYS_close, fd);
+		fd = -EMFILE;
+	}
+	if (fd < 0) {
+		TSYS1(SYS_close, p[1]);
+		perf_file_put(core, h);
+		return fd;
+	}
+	TSYS2(SYS_fstat, fd, &st);
+	f->owner = getpid();
+	f->owner_fd = (int)fd;
+	f->target = target;
+	f->wfd = p[1];
+	f->holder = getpid();
+	f->adopted = false;
+	f->sig_pid = 0;
+	f->sig = 0;
+	f->sig_fd = (int)fd;
+	__atomic_store_n(&f->ino, (uint64_t)st.st_ino, __ATOMIC_RELEASE);
+	fd_cache[fd - SHIM_FD_BASE].ino = st.st_ino;
+	fd_cache[fd - SHIM_FD_BASE].handle = h;
+	return fd;
+}
+
+static long sys_perf_event_open(long *a)
+{
+	const struct perf_event_attr *attr = (const void *)a[0];
+	pid_t pid = (pid_t)a[1];
+	int cpu = (int)a[2], group_fd = (int)a[3], gh = -1;
+	unsigned long flags = (unsigned long)a[4];
+	struct perf_task *cur, *target = NULL;
+	bool to_core;
+	long h;
+
+	if (!attr)
+		return -EFAULT;
+	if (group_fd != -1) {
+		gh = fd_handle(group_fd);
+		if (gh < 0 && core_type(attr->type))
+			/* a host perf leader cannot hold a simulated event */
+			return in_range(group_fd) ? -EBADF : -EINVAL;
+	}
+	to_core = core_type(attr->type) || gh >= 0 ||
+		  (pid > 0 && !(flags & PERF_FLAG_PID_CGROUP) && task_monitored(pid));
+	if (!to_core) {
+		long r = TSYS6(SYS_perf_event_open, a[0], a[1], a[2], a[3], a[4], 0);
+
+		shim_log("perf_event_open(type %u, config %#llx, pid %d, cpu %d) -> host: %ld",
+			 attr->type, (unsigned long long)attr->config, pid, cpu, r);
+		return r;
+	}
+	cur = native_task(my_tid());
+	if (!cur)
+		return -ENOMEM;
+	if (pid > 0 && !(flags & PERF_FLAG_PID_CGROUP)) {
+		target = native_task(pid);
+		if (!target)
+			return -ESRCH;
+	}
+	h = perf_sys_event_open(core, cur, &perf_uaccess_direct, (uint64_t)(uintptr_t)attr,
+				pid, cpu, gh, flags);
+	shim_log("perf_event_open(type %u, config %#llx, pid %d, cpu %d, group %d) -> core: %ld",
+		 attr->type, (unsigned long long)attr->config, pid, cpu, gh, h);
+	if (h < 0)
+		return h;
+	return install_fd((int)h, pid > 0 ? pid : pid == 0 ? my_tid() : 0, flags);
+}
+
+/* ---- syscalls on perf fds ---- */
+
+static long sys_ioctl(int h, long *a)
+{
+	unsigned cmd = (unsigned)a[1];
+	unsigned long arg = (unsigned long)a[2];
+	struct perf_task *cur = native_task(my_tid());
+
+	if (cmd == PERF_EVENT_IOC_SET_OUTPUT && (long)arg != -1) {
+		int oh = fd_handle((long)arg);
+
+		if (oh < 0)
+			return -EBADF;      /* perf_fget_light(): not a perf file */
+		arg = (unsigned long)oh;
+	}
+	if (cmd == FIONBIO || cmd == FIOCLEX || cmd == FIONCLEX)
+		return TSYS3(SYS_ioctl, a[0], a[1], a[2]); /* do_vfs_ioctl() */
+	if (cmd == FIOASYNC) {  /* ioctl_fioasync() -> perf_fasync() */
+		const int *on = (const int *)arg;
+
+		return on ? perf_sys_fasync(core, h, *on != 0) : -EFAULT;
+	}
+	return perf_sys_ioctl(core, cur, &perf_uaccess_direct, h, cmd, arg);
+}
+
+static long sys_fcntl(int h, long *a)
+{
+	int cmd = (int)a[1];
+	long r;
+
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		r = TSYS3(SYS_fcntl, a[0], cmd, a[2] < SHIM_FD_BASE ? SHIM_FD_BASE : a[2]);
+		if (r >= 0)
+			perf_file_get(core, h);
+		return r;
+	case F_SETFL: {
+		long old = TSYS2(SYS_fcntl, a[0], F_GETFL);
+
+		r = TSYS3(SYS_fcntl, a[0], F_SETFL, a[2] & ~O_ASYNC);
+		if (r >= 0 && old >= 0 && ((old ^ a[2]) & O_ASYNC))
+			perf_sys_fasync(core, h, (a[2] & O_ASYNC) != 0); /* perf_fasync() */
+		return r;
+	}
+	case F_GETFL: {
+		long fl = TSYS2(SYS_fcntl, a[0], F_GETFL);
+		struct shim_file *f = &sess->files[h];
+
+		/* O_ASYNC lives in the core, not on the pipe */
+		(void)f;
+		return fl;
+	}
+	case F_SETOWN:
+		sess->files[h].sig_pid = (pid_t)a[2];
+		sess->files[h].sig_tid = false;
+		sess->files[h].sig_fd = (int)a[0];
+		return TSYS3(SYS_fcntl, a[0], cmd, a[2]);
+	case F_SETOWN_EX: {
+		struct f_owner_ex *ox = (void *)a[2];
+
+		r = TSYS3(SYS_fcntl, a[0], cmd, a[2]);
+		if (r == 0) {
+			sess->files[h].sig_pid = ox->type == F_OWNER_PGRP ? -ox->pid : ox->pid;
+			sess->files[h].sig_tid = ox->type == F_OWNER_TID;
+			sess->files[h].sig_fd = (int)a[0];
+		}
+		return r;
+	}
+	case F_SETSIG:
+		r = TSYS3(SYS_fcntl, a[0], cmd, a[2]);
+		if (r == 0)
+			sess->files[h].sig = (int)a[2];
+		return r;
+	default:
+		return TSYS3(SYS_fcntl, a[0], a[1], a[2]);
+	}
+}
+
+/* mmap of the ring: the core places it in the arena; map that piece of
+ * the arena's memfd here so data_head/data_tail are the writers' own. */
+static long sys_mmap(int h, long *a)
+{
+	struct perf_task *cur = native_task(my_tid());
+	void *area;
+	int64_t off;
+	int memfd, r;
+
+	r = perf_sys_mmap(core, cur, h, (size_t)a[1], (int)a[2], (int)a[3], (uint64_t)a[5],
+			  &area, &memfd);
+	if (r)
+		return r;
+	off = perf_sys_mmap_offset(core, h);
+	if (off < 0)
+		return off;
+	(void)area;
+	return TSYS6(SYS_mmap, a[0], a[1], a[2], (a[3] & ~MAP_PRIVATE) | MAP_SHARED, memfd, off);
+}
+
+static long fd_syscall(long nr, int h, long *a)
+{
+	long r;
+
+	switch (nr) {
+	case SYS_read:
+		return perf_sys_read(core, h, (void *)a[1], (size_t)a[2]);
+	case SYS_readv: {
+		const struct iovec *iov = (const void *)a[1];
+
+		/* perf_fops has .read only: readv goes through it per segment
+		 * (do_loop_readv_writev); a layout needs one segment */
+		if (a[2] <= 0)
+			return a[2] ? -EINVAL : 0;
+		return perf_sys_read(core, h, iov[0].iov_base, iov[0].iov_len);
+	}
+	case SYS_pread64:
+	case SYS_preadv:
+	case SYS_preadv2:
+	case SYS_pwrite64:
+	case SYS_pwritev:
+	case SYS_pwritev2:
+	case SYS_lseek:
+		return -ESPIPE;         /* anon inode, no FMODE_PREAD / FMODE_LSEEK */
+	case SYS_write:
+	case SYS_writev:
+	case SYS_ftruncate:
+		return -EINVAL;         /* no .write in perf_fops */
+	case SYS_fsync:
+	case SYS_fdatasync:
+		return -EINVAL;
+	case SYS_ioctl:
+		return sys_ioctl(h, a);
+	case SYS_fcntl:
+		return sys_fcntl(h, a);
+	case SYS_close:
+		r = TSYS1(SYS_close, a[0]);
+		fd_forget(a[0]);
+		if (r == 0)
+			file_put(h);
+		return r;
+	case SYS_dup:
+		r = TSYS3(SYS_fcntl, a[0], F_DUPFD, SHIM_FD_BASE);
+		if (r >= 0)
+			perf_file_get(core, h);
+		return r;
+	case SYS_mmap:
+		return sys_mmap(h, a);
+	}
+	return -ENOSYS;
+}
+
+/* dup2/dup3: the old fd and/or the target may be perf files. */
+static long sys_dup23(long nr, long *a)
+{
+	int oh = fd_handle(a[0]), nh = a[0] == a[1] ? -1 : fd_handle(a[1]);
+	long r;
+
+	r = nr == SYS_dup2 ? TSYS2(SYS_dup2, a[0], a[1]) : TSYS3(SYS_dup3, a[0], a[1], a[2]);
+	if (r < 0 || a[0] == a[1])
+		return r;
+	fd_forget(a[1]);
+	if (nh >= 0)
+		file_put(nh);           /* the target was closed */
+	if (oh >= 0) {
+		perf_file_get(core, oh);
+		if (!in_range(a[1]))
+			shim_log("dup2 of a perf fd to %ld, outside the perf range: not intercepted", a[1]);
+	}
+	return r;
+}
+
+static long sys_close_range(long *a)
+{
+	unsigned first = (unsigned)a[0], last = (unsigned)a[1];
+	int handles[SHIM_FD_END - SHIM_FD_BASE];
+	long r;
+
+	for (unsigned fd = SHIM_FD_BASE; fd < SHIM_FD_END; fd++)
+		handles[fd - SHIM_FD_BASE] = fd >= first && fd <= last ? fd_handle(fd) : -1;
+	r = TSYS3(SYS_close_range, a[0], a[1], a[2]);
+	if (r == 0 && !(a[2] & CLOSE_RANGE_CLOEXEC)) {
+		for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
+			if (handles[i] >= 0) {
+				fd_forget(SHIM_FD_BASE + i);
+				file_put(handles[i]);
+			}
+		}
+	}
+	return r;
+}
+
+/* execve of a monitored task: re-exec the program in the same pid under
+ * the emulator attached to this session's core. */
+static long sys_execve(long *a)
+{
+	const char *path = (const char *)a[0];
+	char **argv = (char **)a[1];
+	pid_t tid = my_tid();
+
+	if (core && sess->exe[0] && task_monitored(tid)) {
+		struct stat st;
+		char fdbuf[16];
+
+		/* what execve would fail with, it fails with here (execvp goes
+		 * on along PATH after ENOENT/EACCES) */
+		if (TSYS2(SYS_stat, path, &st) < 0 || TSYS2(SYS_access, path, X_OK) < 0 ||
+		    !S_ISREG(st.st_mode)) {
+			long e = TSYS2(SYS_stat, path, &st);
+
+			if (e < 0)
+				return e;
+			if (!S_ISREG(st.st_mode))
+				return -EACCES;  /* do_open_execat(): not a regular file */
+			return TSYS2(SYS_access, path, X_OK);
+		}
+		char *nargv[1024];
+		int n = 0, argc = 0;
+
+		while (argv && argv[argc])
+			argc++;
+		if (argc + 10 < 1024) {
+			shim_session_adopt(tid);
+			snprintf(fdbuf, sizeof(fdbuf), "%d", sess->arena_fd);
+			nargv[n++] = sess->exe;
+			nargv[n++] = (char *)"exec";
+			nargv[n++] = (char *)"--attach-arena";
+			nargv[n++] = fdbuf;
+			nargv[n++] = (char *)"--argv0";
+			nargv[n++] = argc ? argv[0] : (char *)path;
+			nargv[n++] = (char *)"--";
+			nargv[n++] = (char *)path;
+			for (int i = 1; i < argc; i++)
+				nargv[n++] = argv[i];
+			nargv[n] = NULL;
+			shim_log("execve(%s): monitored task %d runs emulated", path, (int)tid);
+			long r = TSYS3(SYS_execve, sess->exe, nargv, a[2]);
+
+			shim_log("re-exec under %s failed: %ld", sess->exe, r);
+		}
+	}
+	return TSYS3(SYS_execve, a[0], a[1], a[2]);
+}
+
+/* ---- the SIGSYS handler ---- */
+
+/* The monitored task took its write end: drop ours (POLLHUP at its exit). */
+static void drop_adopted_write_ends(void)
+{
+	pid_t me = getpid();
+
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
+		struct shim_file *f = &sess->files[h];
+
+		if (f->ino && f->owner == me && f->adopted && f->wfd >= 0) {
+			TSYS1(SYS_close, f->wfd);
+			f->wfd = -1;
+		}
+	}
+}
+
+static long dispatch(long nr, long *a)
+{
+	int h;
+
+	if (passive || !core)
+		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	switch (nr) {
+	case SYS_perf_event_open:
+		return sys_perf_event_open(a);
+	case SYS_prctl: {
+		struct perf_task *cur = native_task(my_tid());
+
+		return cur ? perf_sys_prctl_events(core, cur, a[0] == PR_TASK_PERF_EVENTS_ENABLE)
+			   : -ENOMEM;
+	}
+	case SYS_execve:
+		return sys_execve(a);
+	case SYS_dup2:
+	case SYS_dup3:
+		return sys_dup23(nr, a);
+	case SYS_close_range:
+		return sys_close_range(a);
+	}
+	h = fd_handle(nr == SYS_mmap ? a[4] : a[0]);
+	if (h < 0)      /* not a perf file: the host's syscall */
+		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return fd_syscall(nr, h, a);
+}
+
+static void sigsys_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	greg_t *g = uc->uc_mcontext.gregs;
+	int saved_errno = errno;
+	long a[6];
+
+	(void)sig;
+	if (si->si_code == SI_QUEUE && si->si_value.sival_int == (int)SHIM_SESSION_MAGIC) {
+		if (sess)
+			drop_adopted_write_ends();
+		errno = saved_errno;
+		return;
+	}
+	if (si->si_code != 1 /* SYS_SECCOMP */)
+		return;
+	a[0] = g[REG_RDI];
+	a[1] = g[REG_RSI];
+	a[2] = g[REG_RDX];
+	a[3] = g[REG_R10];
+	a[4] = g[REG_R8];
+	a[5] = g[REG_R9];
+	g[REG_RAX] = dispatch(si->si_syscall, a);
+	errno = saved_errno;
+}
+
+/* ---- keeping SIGSYS ours ---- */
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
+
+int sigaction(int signum, const struct sigaction *act, struct sigaction *old)
+{
+	static sigaction_fn real;
+
+	if (!real)
+		real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (signum == SIGSYS && active && act) {
+		/* the program's SIGSYS handler is not installed: the shim needs
+		 * it for the filter (docs/shim.md) */
+		return real(signum, NULL, old);
+	}
+	return real(signum, act, old);
+}
+
+static int mask_call(sigmask_fn real, int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t s;
+
+	if (set && active && (how == SIG_BLOCK || how == SIG_SETMASK) && sigismember(set, SIGSYS)) {
+		s = *set;
+		sigdelset(&s, SIGSYS);  /* a blocked SIGSYS from seccomp kills */
+		set = &s;
+	}
+	return real(how, set, old);
+}
+
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	static sigmask_fn real;
+
+	if (!real)
+		real = (sigmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+	return mask_call(real, how, set, old);
+}
+
+int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	static sigmask_fn real;
+
+	if (!real)
+		real = (sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+	return mask_call(real, how, set, old);
+}
+
+/* ---- fork and exit: references of inherited perf fds ---- */
+
+static void atfork_child(void)
+{
+	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
+		int h = fd_cache[i].ino ? fd_handle(SHIM_FD_BASE + i) : -1;
+
+		if (h >= 0)
+			perf_file_get(core, h); /* dup_fd(): the child holds the file too */
+	}
+}
+
+static void __attribute__((destructor)) shim_fini(void)
+{
+	if (!core || passive)
+		return;
+	/* exit_files(): the process's references go; an _exit or a crash
+	 * leaves them to the session's end (docs/shim.md) */
+	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
+		int h = fd_cache[i].ino ? fd_handle(SHIM_FD_BASE + i) : -1;
+
+		if (h >= 0) {
+			fd_cache[i].ino = 0;
+			file_put(h);
+		}
+	}
+}
+
+/* Removes the shim from LD_PRELOAD (inside pmusim: the guest must not
+ * load it). */
+static void strip_preload(void)
+{
+	const char *pl = getenv("LD_PRELOAD");
+	char buf[4096], *out = buf, *save, *tok, *copy;
+
+	if (!pl || strlen(pl) >= sizeof(buf))
+		return;
+	copy = strdup(pl);
+	if (!copy)
+		return;
+	*out = 0;
+	for (tok = strtok_r(copy, " :", &save); tok; tok = strtok_r(NULL, " :", &save)) {
+		if (strstr(tok, "libpmusim_shim"))
+			continue;
+		out += snprintf(out, sizeof(buf) - (size_t)(out - buf), "%s%s", out == buf ? "" : ":", tok);
+	}
+	free(copy);
+	if (buf[0])
+		setenv("LD_PRELOAD", buf, 1);
+	else
+		unsetenv("LD_PRELOAD");
+}
+
+static void __attribute__((constructor)) shim_init(void)
+{
+	const char *exe = getenv(PMUSIM_ENV_EXE);
+	struct sigaction sa;
+	char self[PATH_MAX];
+	ssize_t n;
+	int err;
+
+	if (!getenv(PMUSIM_ENV_SESSION))
+		return;         /* not in a session: do nothing at all */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0)
+		self[n] = 0;
+	passive = exe && n > 0 && strcmp(self, exe) == 0;
+	err = tramp_map();
+	if (err) {
+		fprintf(stderr, "pmusim shim: cannot map the trampoline at %#lx: %s\n",
+			PMUSIM_TRAMP_ADDR, strerror(-err));
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigsys_handler;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGSYS);
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
+	sigdelset(&sa.sa_mask, SIGILL);
+	sigdelset(&sa.sa_mask, SIGFPE);
+	if (sigaction(SIGSYS, &sa, NULL) == 0) {
+		sigset_t s;
+
+		sigemptyset(&s);
+		sigaddset(&s, SIGSYS);
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
+	}
+	active = true;
+	if (passive) {
+		strip_preload();
+	} else {
+		err = shim_session_join(NULL, &core);
+		if (err) {
+			fprintf(stderr, "pmusim shim: cannot join the session: %s\n", strerror(-err));
+			core = NULL;
+		} else {
+			sess = shim_session_get();
+			model = perf_core_model(core);
+			pthread_atfork(NULL, NULL, atfork_child);
+		}
+	}
+	if (!tramp_filter_present()) {
+		err = tramp_filter_install();
+		if (err)
+			fprintf(stderr, "pmusim shim: cannot install the seccomp filter: %s\n",
+				strerror(-err));
+		else
+			shim_log("seccomp filter installed (pid %d)", (int)getpid());
+	}
+}

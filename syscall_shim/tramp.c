@@ -1,0 +1,186 @@
+/*
+ * tramp.c - the fixed-address trampoline page and the seccomp filter
+ * (tramp.h). The filter is raw classic BPF: libseccomp cannot compare the
+ * instruction pointer.
+ *
+ * Invariant: every process of a session has the trampoline at
+ * PMUSIM_TRAMP_ADDR before it can make a trapped syscall, because the
+ * shim's constructor maps it before main(); a process without the shim
+ * (static, or LD_PRELOAD dropped) dies of SIGSYS on its first trapped
+ * syscall (docs/shim.md).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <linux/perf_event.h>
+#include "syscall_shim/session.h"
+#include "syscall_shim/tramp.h"
+
+/* The trampoline's code, position independent: nr in rdi, args in rsi, rdx,
+ * rcx, r8, r9 and the stack, as a C call passes them. */
+extern const char shim_tramp_start[], shim_tramp_end[];
+__asm__(".pushsection .rodata\n"
+	".globl shim_tramp_start\n.hidden shim_tramp_start\n"
+	".globl shim_tramp_end\n.hidden shim_tramp_end\n"
+	"shim_tramp_start:\n"
+	"	mov %rdi, %rax\n"
+	"	mov %rsi, %rdi\n"
+	"	mov %rdx, %rsi\n"
+	"	mov %rcx, %rdx\n"
+	"	mov %r8, %r10\n"
+	"	mov %r9, %r8\n"
+	"	mov 8(%rsp), %r9\n"
+	"	syscall\n"
+	"	ret\n"
+	"shim_tramp_end:\n"
+	".popsection\n");
+
+typedef long (*tramp_fn)(long, long, long, long, long, long, long);
+
+int tramp_map(void)
+{
+	size_t n = (size_t)(shim_tramp_end - shim_tramp_start);
+	void *p;
+
+	p = mmap((void *)PMUSIM_TRAMP_ADDR, PMUSIM_TRAMP_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED) {
+		/* mapped already (a second copy of the shim): must be ours */
+		if (errno == EEXIST && memcmp((void *)PMUSIM_TRAMP_ADDR, shim_tramp_start, n) == 0)
+			return 0;
+		return -errno;
+	}
+	if (p != (void *)PMUSIM_TRAMP_ADDR) {
+		munmap(p, PMUSIM_TRAMP_SIZE);
+		return -EEXIST;
+	}
+	memcpy(p, shim_tramp_start, n);
+	if (mprotect(p, PMUSIM_TRAMP_SIZE, PROT_READ | PROT_EXEC))
+		return -errno;
+	return 0;
+}
+
+long tramp_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	return ((tramp_fn)PMUSIM_TRAMP_ADDR)(nr, a1, a2, a3, a4, a5, a6);
+}
+
+bool tramp_filter_present(void)
+{
+	return syscall(SYS_close, SHIM_PROBE_FD) == -1 && errno == SHIM_PROBE_ERRNO;
+}
+
+/* ---- the filter ---- */
+
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define MAX_INSNS 256
+
+struct prog {
+	struct sock_filter f[MAX_INSNS];
+	unsigned n;
+};
+
+static void emit(struct prog *p, struct sock_filter insn)
+{
+	if (p->n < MAX_INSNS)
+		p->f[p->n] = insn;
+	p->n++;
+}
+
+/* if (nr == sysno) return TRAP if any listed arg is a perf-range fd, else ALLOW */
+static void fd_rule(struct prog *p, int sysno, const int *args, unsigned nargs)
+{
+	unsigned body = 4 * nargs + 1;  /* per arg: LD, AND, JEQ, RET TRAP; then RET ALLOW */
+
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)sysno, 0, body));
+	for (unsigned i = 0; i < nargs; i++) {
+		emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(args[i])));
+		emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, SHIM_FD_MASK));
+		emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SHIM_FD_BASE, 0, 1));
+		emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+	}
+	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	/* reload nr for the next rule */
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+}
+
+static void trap_rule(struct prog *p, int sysno)
+{
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)sysno, 0, 1));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+}
+
+int tramp_filter_install(void)
+{
+	static const int a0[] = { 0 }, a01[] = { 0, 1 }, a4[] = { 4 };
+	static const int fd_calls[] = {
+		SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_readv, SYS_writev,
+		SYS_preadv, SYS_pwritev, SYS_preadv2, SYS_pwritev2, SYS_ioctl, SYS_close,
+		SYS_fcntl, SYS_dup, SYS_lseek, SYS_ftruncate, SYS_fsync, SYS_fdatasync,
+	};
+	static struct prog p;
+	struct sock_fprog fprog;
+	long r;
+
+	p.n = 0;
+	/* other ABIs pass (x32, i386 int 0x80 of a 64-bit process) */
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	/* the trampoline page passes: ip >> 12 == TRAMP >> 12 */
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				offsetof(struct seccomp_data, instruction_pointer) + 4));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				(unsigned)(PMUSIM_TRAMP_ADDR >> 32), 0, 4));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				offsetof(struct seccomp_data, instruction_pointer)));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~(unsigned)(PMUSIM_TRAMP_SIZE - 1)));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				(unsigned)(PMUSIM_TRAMP_ADDR & 0xffffffffUL), 0, 1));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	/* the probe: close(SHIM_PROBE_FD) */
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_close, 0, 4));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SHIM_PROBE_FD, 0, 1));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | SHIM_PROBE_ERRNO));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	trap_rule(&p, SYS_perf_event_open);
+	trap_rule(&p, SYS_execve);
+	trap_rule(&p, SYS_execveat);
+	trap_rule(&p, SYS_close_range);
+	/* prctl(PR_TASK_PERF_EVENTS_DISABLE = 31 / _ENABLE = 32) */
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 5));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_TASK_PERF_EVENTS_DISABLE, 1, 0));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_TASK_PERF_EVENTS_ENABLE, 0, 1));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	for (unsigned i = 0; i < sizeof(fd_calls) / sizeof(fd_calls[0]); i++)
+		fd_rule(&p, fd_calls[i], a0, 1);
+	fd_rule(&p, SYS_dup2, a01, 2);
+	fd_rule(&p, SYS_dup3, a01, 2);
+	fd_rule(&p, SYS_mmap, a4, 1);
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	if (p.n > MAX_INSNS)
+		return -E2BIG;
+
+	fprog.len = (unsigned short)p.n;
+	fprog.filter = p.f;
+	/* root (CAP_SYS_ADMIN) may install without no_new_privs, which keeps
+	 * setuid programs working; others need it */
+	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog);
+	if (r && errno == EACCES) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+			return -errno;
+		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog);
+	}
+	return r ? -errno : 0;
+}

@@ -1,0 +1,35 @@
+/*
+ * tramp.h - the trampoline page and the seccomp filter of the shim.
+ *
+ * The filter (installed once per process tree; it survives fork and exec)
+ * traps perf_event_open, prctl(PR_TASK_PERF_EVENTS_*), execve/execveat,
+ * close_range, and the fd syscalls (read, ioctl, mmap, close, fcntl, dup*,
+ * ...) only when their fd lies in [SHIM_FD_BASE, SHIM_FD_END). Syscalls
+ * made from the trampoline page at PMUSIM_TRAMP_ADDR always pass: the
+ * SIGSYS handler makes its real syscalls through tramp_syscall().
+ */
+#ifndef PMUSIM_SHIM_TRAMP_H
+#define PMUSIM_SHIM_TRAMP_H
+
+#include <stdbool.h>
+
+/* Maps the trampoline at its fixed address (or checks the one there).
+ * Returns 0 or -errno. */
+int tramp_map(void);
+/* A raw syscall from the trampoline: returns the kernel's value (-errno on
+ * failure, no errno set). */
+long tramp_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
+/* Whether this process tree already runs under the shim's filter. */
+bool tramp_filter_present(void);
+/* Installs the filter on every thread. Returns 0 or -errno. */
+int tramp_filter_install(void);
+
+#define TSYS0(nr) tramp_syscall((nr), 0, 0, 0, 0, 0, 0)
+#define TSYS1(nr, a) tramp_syscall((nr), (long)(a), 0, 0, 0, 0, 0)
+#define TSYS2(nr, a, b) tramp_syscall((nr), (long)(a), (long)(b), 0, 0, 0, 0)
+#define TSYS3(nr, a, b, c) tramp_syscall((nr), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define TSYS4(nr, a, b, c, d) tramp_syscall((nr), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+#define TSYS6(nr, a, b, c, d, e, f) \
+	tramp_syscall((nr), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
+
+#endif

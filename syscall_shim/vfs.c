@@ -1,0 +1,264 @@
+/*
+ * vfs.c - the virtual sysfs/procfs of a session (vfs.h). Files are written
+ * to a tmpfs scratch directory and bind-mounted over the host's in a
+ * private mount namespace, so only the session's processes see them.
+ * Contents follow the kernel's show functions: type, format/ and caps/
+ * lines end in a newline (type_show, the format attr's
+ * device_show_string, caps' *_show), events/ come from
+ * pmu_model_event_sysfs().
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "pmu_models/pmu_model.h"
+#include "sim/cpu/vcpu.h"
+#include "syscall_shim/vfs.h"
+
+/* every path here is under a short mkdtemp directory: truncation cannot happen */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#define DEVICES "/sys/bus/event_source/devices"
+
+static int put_file(const char *dir, const char *name, const char *text, size_t len)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	return 0;
+}
+
+static int put_line(const char *dir, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int put_line(const char *dir, const char *name, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return put_file(dir, name, buf, (size_t)n);
+}
+
+static int sub_dir(const char *dir, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s", dir, name);
+	return mkdir(out, 0755) && errno != EEXIST ? -errno : 0;
+}
+
+int vfs_write_pmu_dir(const struct vfs_config *cfg, const char *dir)
+{
+	const struct pmu_model *m = cfg->model;
+	char sub[PATH_MAX], buf[512];
+	bool arm = m->arch == PMU_ARCH_ARM_PMUV3;
+	int err;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	if ((err = put_line(dir, "type", "%u\n", m->pmu_type)))
+		return err;
+	/* perf_event_mux_interval_ms_show() */
+	if ((err = put_line(dir, "perf_event_mux_interval_ms", "%u\n",
+			    cfg->mux_interval_ms ? cfg->mux_interval_ms :
+			    m->mux_interval_ms ? m->mux_interval_ms : 4)))
+		return err;
+	if (arm) {
+		/* armpmu_cpumask_show(): the CPUs the PMU covers */
+		if ((err = put_line(dir, "cpus", cfg->nr_cpus > 1 ? "0-%u\n" : "0\n",
+				    cfg->nr_cpus - 1)))
+			return err;
+	} else {
+		/* get_attr_rdpmc(): x86_pmu.attr_rdpmc, 1 by default */
+		if ((err = put_line(dir, "rdpmc", "1\n")))
+			return err;
+	}
+	if ((err = sub_dir(dir, "format", sub, sizeof(sub))))
+		return err;
+	for (unsigned i = 0; i < m->nr_formats; i++)
+		if ((err = put_line(sub, m->formats[i].name, "%s\n", m->formats[i].spec)))
+			return err;
+	if ((err = sub_dir(dir, "events", sub, sizeof(sub))))
+		return err;
+	for (unsigned i = 0; i < m->nr_events; i++) {
+		int n = pmu_model_event_sysfs(m, &m->events[i], buf, sizeof(buf));
+
+		if (n < 0 || (size_t)n >= sizeof(buf) || strchr(m->events[i].name, '/'))
+			continue;
+		if ((err = put_file(sub, m->events[i].name, buf, (size_t)n)))
+			return err;
+	}
+	if (m->nr_caps) {
+		if ((err = sub_dir(dir, "caps", sub, sizeof(sub))))
+			return err;
+		for (unsigned i = 0; i < m->nr_caps; i++)
+			if ((err = put_line(sub, m->caps[i].name, "%s\n", m->caps[i].value)))
+				return err;
+	}
+	return 0;
+}
+
+static int bind(const char *src, const char *dst, char *why, size_t whylen)
+{
+	if (mount(src, dst, NULL, MS_BIND, NULL)) {
+		int err = -errno;
+
+		snprintf(why, whylen, "cannot bind %s over %s: %s", src, dst, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+/* The host's PMUs, as absolute links, beside the model's directory. */
+static int link_host_pmus(const char *devdir, const char *model_pmu)
+{
+	DIR *d = opendir(DEVICES);
+	struct dirent *de;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char src[PATH_MAX], real[PATH_MAX], dst[PATH_MAX];
+
+		if (de->d_name[0] == '.' || strcmp(de->d_name, model_pmu) == 0)
+			continue;
+		snprintf(src, sizeof(src), DEVICES "/%s", de->d_name);
+		if (!realpath(src, real))
+			continue;
+		snprintf(dst, sizeof(dst), "%s/%s", devdir, de->d_name);
+		if (symlink(real, dst)) {
+			closedir(d);
+			return -errno;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+static int cpu_list(char *buf, size_t len, unsigned n)
+{
+	return n > 1 ? snprintf(buf, len, "0-%u\n", n - 1) : snprintf(buf, len, "0\n");
+}
+
+int vfs_setup(const struct vfs_config *cfg, char *tmpdir, size_t tmplen, char *why, size_t whylen)
+{
+	static const char *const cpu_files[] = {
+		"/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
+		"/sys/devices/system/cpu/present",
+	};
+	char dir[PATH_MAX], path[PATH_MAX], *text;
+	const struct pmu_model *m = cfg->model;
+	size_t cap = 1 << 20, n;
+	int err;
+
+	tmpdir[0] = 0;
+	if (unshare(CLONE_NEWNS)) {
+		err = -errno;
+		snprintf(why, whylen, "no private mount namespace (%s)", strerror(errno));
+		return err;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		err = -errno;
+		snprintf(why, whylen, "cannot make / private: %s", strerror(errno));
+		return err;
+	}
+	snprintf(tmpdir, tmplen, "/tmp/pmusim-vfs.XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		err = -errno;
+		snprintf(why, whylen, "mkdtemp: %s", strerror(errno));
+		tmpdir[0] = 0;
+		return err;
+	}
+	if (mount("pmusim", tmpdir, "tmpfs", 0, "mode=0755")) {
+		err = -errno;
+		snprintf(why, whylen, "tmpfs: %s", strerror(errno));
+		return err;
+	}
+	/* /sys/bus/event_source/devices: the host's PMUs and the model's */
+	snprintf(dir, sizeof(dir), "%s/devices", tmpdir);
+	if (mkdir(dir, 0755) || link_host_pmus(dir, m->pmu_name)) {
+		err = -errno;
+		snprintf(why, whylen, "cannot write %s", dir);
+		return err;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, m->pmu_name);
+	if ((err = vfs_write_pmu_dir(cfg, path))) {
+		snprintf(why, whylen, "cannot write %s: %s", path, strerror(-err));
+		return err;
+	}
+	if ((err = bind(dir, DEVICES, why, whylen)))
+		return err;
+
+	/* sysctls: proc_dointvec prints "%d\n" */
+	snprintf(dir, sizeof(dir), "%s/proc", tmpdir);
+	mkdir(dir, 0755);
+	put_line(dir, "perf_event_paranoid", "%d\n", cfg->paranoid);
+	put_line(dir, "perf_event_max_sample_rate", "%u\n", cfg->max_sample_rate);
+	put_line(dir, "perf_event_mlock_kb", "%u\n", cfg->mlock_kb);
+	put_line(dir, "perf_user_access", "0\n");
+	static const char *const sysctls[] = {
+		"perf_event_paranoid", "perf_event_max_sample_rate", "perf_event_mlock_kb",
+		"perf_user_access",
+	};
+	for (unsigned i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++) {
+		char src[PATH_MAX], dst[PATH_MAX];
+
+		snprintf(src, sizeof(src), "%s/%s", dir, sysctls[i]);
+		snprintf(dst, sizeof(dst), "/proc/sys/kernel/%s", sysctls[i]);
+		if (access(dst, F_OK))
+			continue;       /* the host lacks it (perf_user_access on x86) */
+		if ((err = bind(src, dst, why, whylen)))
+			return err;
+	}
+
+	/* /proc/cpuinfo of the modelled CPU */
+	text = malloc(cap);
+	if (!text)
+		return -ENOMEM;
+	n = cpuinfo_text(m, cfg->nr_cpus, text, cap);
+	err = put_file(dir, "cpuinfo", text, n < cap ? n : cap);
+	free(text);
+	snprintf(path, sizeof(path), "%s/cpuinfo", dir);
+	if (err || (err = bind(path, "/proc/cpuinfo", why, whylen)))
+		return err;
+
+	/* online CPUs: the simulated ones */
+	for (unsigned i = 0; i < sizeof(cpu_files) / sizeof(cpu_files[0]); i++) {
+		char line[32], name[16];
+
+		cpu_list(line, sizeof(line), cfg->nr_cpus);
+		snprintf(name, sizeof(name), "cpus%u", i);
+		put_file(dir, name, line, strlen(line));
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if ((err = bind(path, cpu_files[i], why, whylen)))
+			return err;
+	}
+	return 0;
+}
+
+void vfs_cleanup(const char *tmpdir)
+{
+	if (!tmpdir[0])
+		return;
+	umount2(tmpdir, MNT_DETACH);
+	rmdir(tmpdir);
+}
