@@ -32,6 +32,10 @@ find	$RUN find tree -name '*.h' -size +8k
 tar	$RUN tar cf t.tar tree && mkdir -p x && $RUN tar xf t.tar -C x && diff -r tree x/tree && echo same
 sqlite3	$RUN sqlite3 db.sqlite < query.sql
 python3	$RUN /usr/bin/python3 -c 'import hashlib,json,re; d={str(i):i*i for i in range(3000)}; s=json.dumps(d,sort_keys=True); print(hashlib.sha256(s.encode()).hexdigest(), len(re.findall(r"\d+", s)), sum(sorted(d.values())[::7]))'
+awk_sed_cut	$RUN awk '{ s += $1 } END { print s, NR }' data.txt; $RUN sed -n '100,105p;$p' data.txt; $RUN cut -c1-2 data.txt | $RUN sort -u | $RUN wc -l
+perl	$RUN perl -e 'my %h; $h{$_ % 97}++ for 1..50000; print join(",", map { "$_=$h{$_}" } sort { $a <=> $b } keys %h), "\n"'
+xz_bzip2	$RUN xz -c data.txt | $RUN xz -dc | $RUN md5sum; $RUN bzip2 -c data.txt | $RUN bzip2 -dc | $RUN md5sum
+identity	$RUN id; $RUN uname -s -m; $RUN env -i /usr/bin/env; $RUN date -u -d @86400
 proc_self_exe	$RUN readlink /proc/self/exe; $RUN $PROGS/hello_static 0 | head -1
 proc_self_maps	$RUN cat /proc/self/maps | awk '$6 ~ /bin\/cat$/ { print $2, $3, ($5 > 0) } $6 ~ /^\[(heap|stack)\]$/ { print $6 }' | sort
 proc_self_auxv	$RUN od -A d -t d8 /proc/self/auxv | awk 'NR % 4 == 2 { print $2 }' | grep -x -e 6 -e 17 -e 23
