@@ -11,6 +11,7 @@
 #include <string.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cpu/vcpu.h"
+#include "sim/cpu/pmu_machine.h"
 
 #define DEFAULT_FREQ_HZ  UINT64_C(3000000000)
 
@@ -126,7 +127,11 @@ static void hook_syscall(uc_engine *uc, void *user)
 
 	(void)uc;
 	c->clk.coarse += VCLOCK_SYSCALL_CYCLES;
+	if (c->pmu)
+		pmu_syscall_enter(c->pmu);
 	c->ops->syscall(c, c->opaque);
+	if (c->pmu)
+		pmu_syscall_exit(c->pmu);
 }
 
 /* CPUID from the model (cpuid.c); returns 1: the instruction is skipped. */
@@ -179,6 +184,10 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	unsigned n;
 
 	(void)uc;
+	if (c->pmu) {
+		pmu_on_block(c->pmu, addr, size);
+		return;
+	}
 	n = bcache_count(c->bcache, addr, size);
 	c->clk.insns += n;
 	vcpu_on_block(c, addr, size, n);
@@ -240,6 +249,8 @@ static void hook_rdtsc_post(uc_engine *uc, uint64_t addr, uint32_t size, void *u
 		return;            /* reached by a jump, not after the read */
 	c->tsc_pending = 0;
 	c->clk.coarse += VCLOCK_RDTSC_CYCLES;
+	if (c->pmu)
+		pmu_cycles(c->pmu, true);
 	tsc = vcpu_tsc(c);
 	v = (uint32_t)tsc; uc_reg_write(uc, UC_X86_REG_RAX, &v);
 	v = tsc >> 32; uc_reg_write(uc, UC_X86_REG_RDX, &v);
@@ -531,6 +542,8 @@ void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end)
  */
 void vcpu_drop_translations(struct vcpu *c, uint64_t start, uint64_t end)
 {
+	if (c->pmu)
+		pmu_code_changed(c->pmu, start, end);
 	for (uint64_t a = start & ~0xfffull; a < end; a += 0x1000)
 		uc_ctl_remove_cache(c->uc, a, a + 0x1000);
 }
@@ -545,6 +558,8 @@ void vcpu_drop_translations(struct vcpu *c, uint64_t start, uint64_t end)
  */
 uint64_t vcpu_cycles(struct vcpu *c)
 {
+	if (c->pmu)   /* the perf core's simulated CPU clock */
+		return pmu_cycles(c->pmu, false);
 	return (uint64_t)((unsigned __int128)c->clk.insns * c->clk.cpi_milli / 1000) +
 	       c->clk.coarse;
 }

@@ -102,6 +102,10 @@ struct vcpu {
 	struct vcpu_fault fault;
 	uc_err err;
 	bool stop;                 /* owner asked the run to end */
+
+	/* Issue 4: the perf core's machine state (sim/cpu/pmu_machine.h), or
+	 * NULL. Set: blocks, syscalls, the clock and code changes go there. */
+	struct pmu_vcpu *pmu;
 };
 
 /* Creates an x86-64 vCPU in 64-bit mode with no memory. NULL on failure. */

@@ -13,6 +13,7 @@
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
 #include "sim/linux/signal.h"
+#include "sim/linux/sys_perf.h"
 
 int guest_process_init(struct guest_process *p, const struct pmu_model *m,
 		       const struct guest_options *opt)
@@ -88,6 +89,7 @@ struct guest_thread *guest_thread_new(struct guest_process *p)
 		errno = ENOMEM;
 		return NULL;
 	}
+	perf_guest_thread_prepare(t);   /* perf area: the vCPU's pmu state */
 	return t;
 }
 
@@ -156,6 +158,7 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 {
 	struct vcpu *c = t->cpu;
 
+	perf_guest_thread_start(t);       /* perf area: the thread's core task */
 	while (t->state == GUEST_RUNNING) {
 		enum vcpu_exit x = vcpu_run(c);
 
@@ -184,5 +187,7 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 		if (t->state == GUEST_RUNNING)
 			guest_signal_pending(t);
 	}
+	if (t->state != GUEST_EXEC)
+		perf_guest_thread_exit(t);
 	return t->state;
 }

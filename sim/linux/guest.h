@@ -67,6 +67,8 @@ struct guest_thread {
 	struct list_node node;             /* in proc->threads */
 
 	unsigned long syscall_nr;          /* the syscall being dispatched */
+
+	void *perf_private;                /* perf area (sys_perf.c): the vCPU's pmu state */
 };
 
 /* Options of a `pmusim exec` session that the guest layer obeys. */

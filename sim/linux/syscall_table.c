@@ -20,6 +20,7 @@
 #include "sim/linux/process.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/sys_handlers.h"
+#include "sim/linux/sys_perf.h"
 #include "sim/linux/thread.h"
 
 #define ROW(name, fn) [__NR_##name] = { #name, fn }
@@ -28,14 +29,14 @@
 
 const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	/* ---- files, pipes, sockets, poll (sys_file.c or host) ---- */
-	PASS(read), PASS(write), OWN(open), OWN(close), OWN(stat), PASS(fstat),
-	OWN(lstat), PASS(poll), PASS(lseek), PASS(ioctl), PASS(pread64),
+	ROW(read, sys_perf_read), PASS(write), OWN(open), ROW(close, sys_perf_close), OWN(stat), PASS(fstat),
+	OWN(lstat), ROW(poll, sys_perf_poll), PASS(lseek), ROW(ioctl, sys_perf_ioctl), PASS(pread64),
 	PASS(pwrite64), PASS(readv), PASS(writev), OWN(access), PASS(pipe),
-	PASS(select), PASS(dup), OWN(dup2), PASS(sendfile), PASS(socket),
+	PASS(select), ROW(dup, sys_perf_dup), ROW(dup2, sys_perf_dup2), PASS(sendfile), PASS(socket),
 	PASS(connect), PASS(accept), PASS(sendto), PASS(recvfrom), PASS(sendmsg),
 	PASS(recvmsg), PASS(shutdown), PASS(bind), PASS(listen), PASS(getsockname),
 	PASS(getpeername), PASS(socketpair), PASS(setsockopt), PASS(getsockopt),
-	OWN(fcntl), PASS(flock), PASS(fsync), PASS(fdatasync), PASS(truncate),
+	ROW(fcntl, sys_perf_fcntl), PASS(flock), PASS(fsync), PASS(fdatasync), PASS(truncate),
 	PASS(ftruncate), PASS(getdents), PASS(getcwd), PASS(chdir), PASS(fchdir),
 	PASS(rename), PASS(mkdir), PASS(rmdir), PASS(creat), PASS(link),
 	PASS(unlink), PASS(symlink), OWN(readlink), PASS(chmod), PASS(fchmod),
@@ -49,11 +50,11 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	PASS(inotify_rm_watch), OWN(openat), PASS(mkdirat), PASS(mknodat),
 	PASS(fchownat), PASS(futimesat), OWN(newfstatat), PASS(unlinkat),
 	PASS(renameat), PASS(linkat), PASS(symlinkat), OWN(readlinkat),
-	PASS(fchmodat), OWN(faccessat), PASS(pselect6), PASS(ppoll), PASS(splice),
+	PASS(fchmodat), OWN(faccessat), PASS(pselect6), ROW(ppoll, sys_perf_ppoll), PASS(splice),
 	PASS(tee), PASS(sync_file_range), PASS(vmsplice), PASS(utimensat),
 	PASS(epoll_pwait), PASS(timerfd_create), PASS(eventfd), PASS(fallocate),
 	PASS(timerfd_settime), PASS(timerfd_gettime), PASS(accept4), PASS(eventfd2),
-	PASS(epoll_create1), OWN(dup3), PASS(pipe2), PASS(inotify_init1),
+	PASS(epoll_create1), ROW(dup3, sys_perf_dup3), PASS(pipe2), PASS(inotify_init1),
 	PASS(preadv), PASS(pwritev), PASS(recvmmsg), PASS(fanotify_init),
 	PASS(fanotify_mark), PASS(name_to_handle_at), PASS(open_by_handle_at),
 	PASS(syncfs), PASS(sendmmsg), PASS(renameat2), PASS(memfd_create),
@@ -63,7 +64,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	PASS(mlockall), PASS(munlockall), PASS(mlock2),
 
 	/* ---- memory (sys_mem.c) ---- */
-	OWN(mmap), OWN(munmap), OWN(mprotect), OWN(mremap), OWN(brk), OWN(madvise),
+	ROW(mmap, sys_perf_mmap), ROW(munmap, sys_perf_munmap), OWN(mprotect), OWN(mremap), OWN(brk), OWN(madvise),
 	OWN(pkey_mprotect), OWN(shmat), OWN(shmdt),
 
 	/* ---- time (sys_time.c or host) ---- */
@@ -95,7 +96,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	PASS(mq_getsetattr), PASS(chroot), PASS(acct), PASS(unshare),
 	PASS(setns), PASS(mount), PASS(umount2), PASS(settimeofday),
 	PASS(clock_settime), PASS(vhangup), PASS(quotactl), PASS(ustat),
-	OWN(arch_prctl), OWN(prctl),
+	OWN(arch_prctl), ROW(prctl, sys_perf_prctl),
 	ROW(ptrace, sys_eperm), ROW(seccomp, sys_enosys), ROW(bpf, sys_enosys),
 	ROW(userfaultfd, sys_enosys), ROW(set_thread_area, sys_enosys),
 	ROW(get_thread_area, sys_enosys), ROW(io_uring_setup, sys_enosys),
@@ -117,6 +118,10 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	/* ---- processes (process*.c) ---- */
 	OWN(fork), OWN(vfork), OWN(execve), OWN(execveat), OWN(wait4), OWN(waitid),
 	OWN(exit_group),
+
+	/* ---- perf_event (sys_perf.c; the read, ioctl, close, dup*, fcntl,
+	 * mmap, munmap, poll, ppoll and prctl rows above go there too) ---- */
+	ROW(perf_event_open, sys_perf_event_open),
 };
 
 long sys_pass(struct guest_thread *t, const uint64_t a[6])

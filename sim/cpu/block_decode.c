@@ -1,0 +1,274 @@
+/*
+ * block_decode.c - decoding translated blocks into retired-instruction
+ * classes (block_decode.h), and the cache of those decodes.
+ */
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim/cpu/block_decode.h"
+
+struct bd_cache {
+	struct bdesc **e;
+	size_t mask, used;
+	csh cs;
+};
+
+struct bd_cache *bd_cache_new(void)
+{
+	struct bd_cache *bc = calloc(1, sizeof(*bc));
+
+	if (!bc)
+		return NULL;
+	bc->mask = 4095;
+	bc->e = calloc(bc->mask + 1, sizeof(*bc->e));
+	if (!bc->e)
+		goto err_free;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &bc->cs) != CS_ERR_OK)
+		goto err_e;
+	cs_option(bc->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	return bc;
+err_e:
+	free(bc->e);
+err_free:
+	free(bc);
+	return NULL;
+}
+
+void bd_cache_free(struct bd_cache *bc)
+{
+	if (!bc)
+		return;
+	for (size_t i = 0; i <= bc->mask; i++)
+		free(bc->e[i]);
+	cs_close(&bc->cs);
+	free(bc->e);
+	free(bc);
+}
+
+static size_t bd_hash(uint64_t a, uint32_t size)
+{
+	return (size_t)(((a ^ ((uint64_t)size << 48)) * UINT64_C(0x9E3779B97F4A7C15)) >> 22);
+}
+
+static bool is_string_op(unsigned id)
+{
+	switch (id) {
+	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
+	case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
+	case X86_INS_CMPSB: case X86_INS_CMPSW: case X86_INS_CMPSD: case X86_INS_CMPSQ:
+	case X86_INS_SCASB: case X86_INS_SCASW: case X86_INS_SCASD: case X86_INS_SCASQ:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Class bits and base cycles of one instruction. */
+static void classify(const cs_insn *in, struct bd_insn *out)
+{
+	const cs_x86 *x = &in->detail->x86;
+	uint8_t cls = 0;
+	unsigned cyc = BD_CYC_ALU;
+
+	for (unsigned g = 0; g < in->detail->groups_count; g++) {
+		switch (in->detail->groups[g]) {
+		case CS_GRP_JUMP:
+			cls |= BD_BRANCH;
+			if (in->id != X86_INS_JMP && in->id != X86_INS_LJMP)
+				cls |= BD_COND;
+			break;
+		case CS_GRP_CALL:
+			cls |= BD_BRANCH | BD_CALL | BD_STORE;
+			break;
+		case CS_GRP_RET:
+			cls |= BD_BRANCH | BD_RET | BD_LOAD | BD_INDIRECT;
+			break;
+		default:
+			break;
+		}
+	}
+	if ((cls & BD_BRANCH) && !(cls & BD_RET) && x->op_count &&
+	    x->operands[0].type != X86_OP_IMM)
+		cls |= BD_INDIRECT;
+	if (in->id != X86_INS_LEA && in->id != X86_INS_NOP) {
+		for (unsigned i = 0; i < x->op_count; i++) {
+			if (x->operands[i].type != X86_OP_MEM)
+				continue;
+			if (x->operands[i].access & CS_AC_READ)
+				cls |= BD_LOAD;
+			if (x->operands[i].access & CS_AC_WRITE)
+				cls |= BD_STORE;
+		}
+	}
+	switch (in->id) {
+	case X86_INS_PUSH: case X86_INS_PUSHFQ: case X86_INS_PUSHAW:
+		cls |= BD_STORE;
+		break;
+	case X86_INS_POP: case X86_INS_POPFQ: case X86_INS_LEAVE:
+		cls |= BD_LOAD;
+		break;
+	case X86_INS_IMUL: case X86_INS_MUL: case X86_INS_MULX:
+		cyc = BD_CYC_MUL;
+		break;
+	case X86_INS_DIV: case X86_INS_IDIV:
+		cyc = BD_CYC_DIV;
+		break;
+	default:
+		break;
+	}
+	if (is_string_op(in->id) &&
+	    (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE))
+		cls |= BD_REP;
+	if (cls & BD_LOAD)
+		cyc = cyc > BD_CYC_LOAD ? cyc : BD_CYC_LOAD;
+	out->cls = cls;
+	out->cycles = (uint8_t)cyc;
+}
+
+struct bdesc *bd_decode(void *cs_handle, uint64_t addr, uint32_t size)
+{
+	csh cs = *(csh *)cs_handle;
+	const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
+	size_t left = size;
+	uint64_t pc = addr;
+	unsigned cap = size ? size : 1;    /* at most one instruction per byte */
+	struct bdesc *b = calloc(1, sizeof(*b) + cap * sizeof(struct bd_insn));
+	cs_insn *in;
+
+	if (!b)
+		return NULL;
+	b->addr = addr;
+	b->size = size;
+	in = cs_malloc(cs);
+	if (!in) {
+		free(b);
+		return NULL;
+	}
+	while (left) {
+		uint64_t at = pc;
+		struct bd_insn *bi = &b->ins[b->n];
+
+		if (!cs_disasm_iter(cs, &code, &left, &pc, in)) {
+			/* undecodable tail: one instruction of no class */
+			bi->off = (uint16_t)(at - addr);
+			bi->len = (uint8_t)left;
+			bi->cycles = BD_CYC_ALU;
+			b->n++;
+			break;
+		}
+		bi->off = (uint16_t)(at - addr);
+		bi->len = (uint8_t)in->size;
+		classify(in, bi);
+		if ((bi->cls & BD_COND) && left == 0 && in->detail->x86.op_count &&
+		    in->detail->x86.operands[0].type == X86_OP_IMM)
+			b->cond_target = (uint64_t)in->detail->x86.operands[0].imm;
+		b->n++;
+	}
+	cs_free(in, 1);
+	for (unsigned i = 0; i < b->n; i++) {
+		uint8_t c = b->ins[i].cls;
+
+		b->t[BDT_INSNS]++;
+		b->t[BDT_BRANCHES] += !!(c & BD_BRANCH);
+		b->t[BDT_COND] += !!(c & BD_COND);
+		b->t[BDT_UNCOND_TAKEN] += (c & BD_BRANCH) && !(c & BD_COND);
+		b->t[BDT_CALLS] += !!(c & BD_CALL);
+		b->t[BDT_RETS] += !!(c & BD_RET);
+		b->t[BDT_LOADS] += !!(c & BD_LOAD);
+		b->t[BDT_STORES] += !!(c & BD_STORE);
+		b->t[BDT_CYCLES] += b->ins[i].cycles;
+	}
+	return b;
+}
+
+static int bd_grow(struct bd_cache *bc)
+{
+	size_t ncap = (bc->mask + 1) * 2;
+	struct bdesc **ne = calloc(ncap, sizeof(*ne));
+
+	if (!ne)
+		return -ENOMEM;
+	for (size_t i = 0; i <= bc->mask; i++) {
+		struct bdesc *b = bc->e[i];
+		size_t j;
+
+		if (!b)
+			continue;
+		j = bd_hash(b->addr, b->size) & (ncap - 1);
+		while (ne[j])
+			j = (j + 1) & (ncap - 1);
+		ne[j] = b;
+	}
+	free(bc->e);
+	bc->e = ne;
+	bc->mask = ncap - 1;
+	return 0;
+}
+
+const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size)
+{
+	size_t i = bd_hash(addr, size) & bc->mask;
+	struct bdesc *b;
+
+	while ((b = bc->e[i])) {
+		if (b->addr == addr && b->size == size)
+			return b;
+		i = (i + 1) & bc->mask;
+	}
+	b = bd_decode(&bc->cs, addr, size);
+	if (!b)
+		return NULL;
+	if ((bc->used + 1) * 2 > bc->mask + 1) {
+		if (bd_grow(bc)) {
+			free(b);
+			return NULL;
+		}
+		i = bd_hash(addr, size) & bc->mask;
+		while (bc->e[i])
+			i = (i + 1) & bc->mask;
+	}
+	bc->e[i] = b;
+	bc->used++;
+	return b;
+}
+
+/* Open addressing: removing entries means rebuilding the table. */
+void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end)
+{
+	bool any = false;
+
+	for (size_t i = 0; i <= bc->mask; i++) {
+		struct bdesc *b = bc->e[i];
+
+		if (b && b->addr < end && b->addr + b->size > start) {
+			free(b);
+			bc->e[i] = NULL;
+			bc->used--;
+			any = true;
+		}
+	}
+	if (any) {
+		/* reinsert what is left so probe chains stay unbroken */
+		struct bdesc **old = bc->e;
+		size_t cap = bc->mask + 1;
+
+		bc->e = calloc(cap, sizeof(*bc->e));
+		if (!bc->e) {
+			bc->e = old;    /* keep the holes: lookups may miss and re-decode */
+			return;
+		}
+		for (size_t i = 0; i < cap; i++) {
+			size_t j;
+
+			if (!old[i])
+				continue;
+			j = bd_hash(old[i]->addr, old[i]->size) & bc->mask;
+			while (bc->e[j])
+				j = (j + 1) & bc->mask;
+			bc->e[j] = old[i];
+		}
+		free(old);
+	}
+}

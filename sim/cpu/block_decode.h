@@ -1,0 +1,77 @@
+/*
+ * block_decode.h - what one translated block retires, decoded once with
+ * capstone: per instruction its length, class (branch kinds, loads, stores,
+ * REP string) and base cycle cost; per block the totals that become a
+ * struct sim_delta. A cache keyed by (address, size) keeps the decodes;
+ * code changes drop the entries of the changed range.
+ *
+ * Classes follow what Intel's architectural events count (SDM vol. 3,
+ * 20.2.1 and 19.x): INST_RETIRED counts a REP-prefixed string instruction
+ * once however many iterations it runs; BR_INST_RETIRED counts every
+ * branch (Jcc, JMP, CALL, RET, LOOP/JCXZ, indirect); loads/stores are
+ * instructions with a memory source/destination operand, including the
+ * implicit stack access of PUSH/POP/CALL/RET/LEAVE (MEM_INST_RETIRED).
+ */
+#ifndef PMUSIM_BLOCK_DECODE_H
+#define PMUSIM_BLOCK_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum bd_class {
+	BD_BRANCH   = 1 << 0,     /* any control transfer */
+	BD_COND     = 1 << 1,     /* Jcc, LOOPcc, JrCXZ */
+	BD_CALL     = 1 << 2,
+	BD_RET      = 1 << 3,
+	BD_INDIRECT = 1 << 4,     /* target from a register or memory */
+	BD_LOAD     = 1 << 5,
+	BD_STORE    = 1 << 6,
+	BD_REP      = 1 << 7,     /* REP/REPcc string instruction */
+};
+
+struct bd_insn {
+	uint16_t off;             /* from the block start */
+	uint8_t len;
+	uint8_t cls;              /* enum bd_class bits */
+	uint8_t cycles;           /* base cost (timing model, pmu_machine.c) */
+};
+
+/* Whole-block totals, indexed like enum bd_total. */
+enum bd_total {
+	BDT_INSNS, BDT_BRANCHES, BDT_COND, BDT_UNCOND_TAKEN, BDT_CALLS, BDT_RETS,
+	BDT_LOADS, BDT_STORES, BDT_CYCLES, BDT_NR
+};
+
+struct bdesc {
+	uint64_t addr;
+	uint32_t size;
+	uint16_t n;               /* instructions */
+	uint16_t pad;
+	uint64_t cond_target;     /* last insn a direct Jcc: its target, else 0 */
+	uint32_t t[BDT_NR];
+	struct bd_insn ins[];     /* n entries */
+};
+
+/* Base cycle costs of the first timing model (documented in
+ * docs/machine-counting.md). */
+#define BD_CYC_ALU     1
+#define BD_CYC_LOAD    2      /* L1 hit latency seen by a dependent op, amortised */
+#define BD_CYC_STORE   1
+#define BD_CYC_MUL     3
+#define BD_CYC_DIV     24
+#define BD_CYC_REP     1      /* per iteration of a REP string instruction */
+#define BD_CYC_BRANCH  1
+
+struct bd_cache;
+
+struct bd_cache *bd_cache_new(void);
+void bd_cache_free(struct bd_cache *bc);
+/* The decode of [addr, addr+size) (host readable), cached; NULL on
+ * allocation failure. */
+const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size);
+/* Decodes without the cache (tests); free() the result. */
+struct bdesc *bd_decode(void *cs_handle, uint64_t addr, uint32_t size);
+/* Drops cached blocks that overlap [start, end). */
+void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end);
+
+#endif

@@ -1,0 +1,644 @@
+/*
+ * pmu_machine.c - per-block accounting of executed guest code into the
+ * simulated perf core (pmu_machine.h), exact overflow, the branch
+ * predictor and LBR models, syscall kernel cost, RDPMC, and sample filling.
+ *
+ * Accounting happens at block entry (UC_HOOK_BLOCK runs before the block):
+ * the block's statically known counts are reported at once; what depends on
+ * the path (the previous block's conditional branch: taken or not, predicted
+ * or not) is resolved from this block's address and reported with it. A
+ * sampling counter that would cross its period inside the block gets the
+ * block split at the exact instruction (the per-instruction decode says
+ * which), so the overflow's sample carries that instruction's IP.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unicorn/unicorn.h>
+#include "sim/core/core_types.h"
+#include "sim/core/sample_data.h"
+#include "sim/cpu/block_decode.h"
+#include "sim/cpu/pmu_machine.h"
+#include "sim/cpu/vcpu.h"
+
+/* ---- acquiring the simulated CPU --------------------------------------- */
+
+void pmu_vcpu_acquire(struct pmu_vcpu *pv)
+{
+	if (!pv->locked) {
+		perf_core_lock(pv->core);
+		pv->locked = true;
+	}
+	/* perf_event_task_sched_in(): another task ran on this CPU meanwhile */
+	if (pv->cpu->task != pv->task)
+		perf_cpu_switch_to(pv->cpu, pv->task);
+}
+
+void pmu_vcpu_release(struct pmu_vcpu *pv)
+{
+	if (pv->locked) {
+		perf_core_unlock_all(pv->core);
+		pv->locked = false;
+	}
+}
+
+void pmu_vcpu_check_hooks(struct pmu_vcpu *pv)
+{
+	struct perf_cpu *cpu = pv->cpu;
+
+	if (pv->c->blocks_on || pv->c->want_blocks_pending)
+		return;
+	if (cpu->nr_slots || cpu->nr_sw_slots) {
+		/* installed at the next vcpu_run(): the engine stops after this
+		 * syscall's block so no block runs unaccounted */
+		pv->c->want_blocks_pending = true;
+		vcpu_stop(pv->c);
+	}
+}
+
+/* ---- predictor and LBR models ------------------------------------------ */
+
+/* Bimodal predictor: 4096 two-bit saturating counters indexed by address
+ * bits [12:1], initialised weakly not-taken. Returns whether it missed. */
+static bool bimodal_predict(struct pmu_vcpu *pv, uint64_t ip, bool taken)
+{
+	uint8_t *ctr = &pv->bimodal[(ip >> 1) & 4095];
+	bool pred = *ctr >= 2;
+
+	if (taken && *ctr < 3)
+		(*ctr)++;
+	else if (!taken && *ctr > 0)
+		(*ctr)--;
+	return pred != taken;
+}
+
+/* Indirect jumps and calls: a 1024-entry last-target table. */
+static bool btb_predict(struct pmu_vcpu *pv, uint64_t ip, uint64_t target)
+{
+	uint64_t *e = &pv->btb[(ip >> 1) & 1023];
+	bool miss = *e != target;
+
+	*e = target;
+	return miss;
+}
+
+static void lbr_record(struct pmu_vcpu *pv, uint64_t from, uint64_t to, bool mispred, uint8_t type)
+{
+	struct pmu_lbr_entry *e = &pv->lbr[pv->lbr_pos];
+
+	e->from = from;
+	e->to = to;
+	e->mispred = mispred;
+	e->type = type;
+	pv->lbr_pos = (pv->lbr_pos + 1) % PMU_LBR_DEPTH;
+	if (pv->lbr_nr < PMU_LBR_DEPTH)
+		pv->lbr_nr++;
+}
+
+/* ---- per-instruction values for splitting a block ----------------------- */
+
+static unsigned insn_value(const struct bd_insn *in, unsigned src, bool counts_insn)
+{
+	switch (src) {
+	case SIM_SRC_INSTRUCTIONS: return counts_insn;
+	case SIM_SRC_BRANCHES:     return counts_insn && (in->cls & BD_BRANCH);
+	case SIM_SRC_COND_BRANCHES: return counts_insn && (in->cls & BD_COND);
+	case SIM_SRC_TAKEN_BRANCHES:
+		return counts_insn && (in->cls & BD_BRANCH) && !(in->cls & BD_COND);
+	case SIM_SRC_CALLS:        return counts_insn && (in->cls & BD_CALL);
+	case SIM_SRC_RETURNS:      return counts_insn && (in->cls & BD_RET);
+	case SIM_SRC_LOADS:        return counts_insn && (in->cls & BD_LOAD);
+	case SIM_SRC_STORES:       return counts_insn && (in->cls & BD_STORE);
+	case SIM_SRC_CYCLES:       return counts_insn ? in->cycles : BD_CYC_REP;
+	default:                   return 0;
+	}
+}
+
+/* The sources the per-block delta fills. */
+static const unsigned filled[] = {
+	SIM_SRC_INSTRUCTIONS, SIM_SRC_BRANCHES, SIM_SRC_COND_BRANCHES,
+	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_CALLS, SIM_SRC_RETURNS, SIM_SRC_LOADS,
+	SIM_SRC_STORES, SIM_SRC_CYCLES, SIM_SRC_REF_CYCLES, SIM_SRC_BUS_CYCLES,
+	SIM_SRC_BRANCH_MISSES,
+};
+#define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
+
+/* Reference and bus cycles from core cycles: the TSC rate and a 100 MHz
+ * bus clock, remainders carried so long runs are exact. */
+static void derived_clocks(struct pmu_vcpu *pv, struct sim_delta *d)
+{
+	const struct pmu_model *m = pv->c->model;
+	uint64_t f = m && m->freq_hz ? m->freq_hz : 3000000000ull;
+	uint64_t tsc = m && m->tsc_hz ? m->tsc_hz : f;
+	unsigned __int128 x;
+
+	x = (unsigned __int128)d->v[SIM_SRC_CYCLES] * tsc + pv->ref_rem;
+	d->v[SIM_SRC_REF_CYCLES] = (uint64_t)(x / f);
+	pv->ref_rem = (unsigned)(x % f);
+	x = (unsigned __int128)d->v[SIM_SRC_CYCLES] * 100000000ull + pv->bus_rem;
+	d->v[SIM_SRC_BUS_CYCLES] = (uint64_t)(x / f);
+	pv->bus_rem = (unsigned)(x % f);
+}
+
+/* Reports d at user mode with the overflow IP set. */
+static void account(struct pmu_vcpu *pv, struct sim_delta *d, uint64_t ip)
+{
+	derived_clocks(pv, d);
+	pv->sample_ip = ip;
+	perf_cpu_account(pv->cpu, SIM_MODE_USER, d);
+}
+
+/*
+ * The earliest instruction index in [from, n) at which a sampling slot's
+ * count reaches its overflow point, given extra counts (resolved branch of
+ * the previous block) landing on the first instruction; n if none.
+ */
+static unsigned first_crossing(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
+			       const struct sim_delta *extra, bool rep_cont)
+{
+	struct perf_cpu *cpu = pv->cpu;
+	unsigned best = b->n;
+
+	for (unsigned s = 0; s < cpu->nr_slots; s++) {
+		const struct perf_count_slot *sl = &cpu->slots[s];
+		const struct perf_event *e = sl->event;
+		s64 left;
+		u64 acc;
+
+		if (!sl->sampling || !sl->mode_mask[SIM_MODE_USER])
+			continue;
+		left = e->period_left - e->overflow_at;
+		if (left <= 0)
+			return from;
+		acc = extra ? extra->v[sl->source] : 0;
+		if (sl->source == SIM_SRC_REF_CYCLES || sl->source == SIM_SRC_BUS_CYCLES ||
+		    sl->source == SIM_SRC_BRANCH_MISSES)
+			continue;   /* resolved at block granularity: see below */
+		for (unsigned i = from; i < best; i++) {
+			acc += insn_value(&b->ins[i], sl->source, !rep_cont);
+			if (acc >= (u64)left) {
+				best = i;
+				break;
+			}
+		}
+	}
+	return best;
+}
+
+/* Sum of [from, to) into d (only the sources per-instruction values give). */
+static void sum_range(const struct bdesc *b, unsigned from, unsigned to, bool rep_cont,
+		      struct sim_delta *d)
+{
+	for (unsigned i = from; i < to; i++) {
+		const struct bd_insn *in = &b->ins[i];
+
+		if (rep_cont) {
+			d->v[SIM_SRC_CYCLES] += BD_CYC_REP;
+			continue;
+		}
+		d->v[SIM_SRC_INSTRUCTIONS]++;
+		d->v[SIM_SRC_CYCLES] += in->cycles;
+		if (in->cls & BD_BRANCH) {
+			d->v[SIM_SRC_BRANCHES]++;
+			if (in->cls & BD_COND)
+				d->v[SIM_SRC_COND_BRANCHES]++;
+			else
+				d->v[SIM_SRC_TAKEN_BRANCHES]++;
+		}
+		d->v[SIM_SRC_CALLS] += !!(in->cls & BD_CALL);
+		d->v[SIM_SRC_RETURNS] += !!(in->cls & BD_RET);
+		d->v[SIM_SRC_LOADS] += !!(in->cls & BD_LOAD);
+		d->v[SIM_SRC_STORES] += !!(in->cls & BD_STORE);
+	}
+}
+
+static void clear_filled(struct sim_delta *d)
+{
+	for (unsigned i = 0; i < NR_FILLED; i++)
+		d->v[filled[i]] = 0;
+}
+
+/*
+ * The previous block ended in a branch: this block's address says where it
+ * went. Taken conditional branches, mispredicts and their penalty cycles,
+ * and the LBR entry are added to extra.
+ */
+static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *extra)
+{
+	const struct bdesc *p = pv->prev;
+	const struct bd_insn *last;
+	uint64_t from, fall;
+	bool miss = false, taken;
+	uint8_t type = PERF_BR_UNKNOWN;
+
+	if (!p || !p->n)
+		return;
+	last = &p->ins[p->n - 1];
+	if (!(last->cls & BD_BRANCH))
+		return;
+	from = p->addr + last->off;
+	fall = p->addr + p->size;
+	if (last->cls & BD_COND) {
+		taken = addr != fall;
+		miss = bimodal_predict(pv, from, taken);
+		extra->v[SIM_SRC_TAKEN_BRANCHES] += taken;
+		type = PERF_BR_COND;
+	} else {
+		taken = true;
+		if (last->cls & BD_RET) {
+			uint64_t pred = pv->ras[(pv->ras_top - 1) & 15];
+
+			pv->ras_top = (pv->ras_top - 1) & 15;
+			miss = pred != addr;
+			type = PERF_BR_RET;
+		} else if (last->cls & BD_INDIRECT) {
+			miss = btb_predict(pv, from, addr);
+			type = (last->cls & BD_CALL) ? PERF_BR_IND_CALL : PERF_BR_IND;
+		} else {
+			type = (last->cls & BD_CALL) ? PERF_BR_CALL : PERF_BR_UNCOND;
+		}
+		if (last->cls & BD_CALL) {
+			pv->ras[pv->ras_top] = fall;
+			pv->ras_top = (pv->ras_top + 1) & 15;
+		}
+	}
+	if (miss) {
+		extra->v[SIM_SRC_BRANCH_MISSES]++;
+		extra->v[SIM_SRC_CYCLES] += PMU_MISPREDICT_CYCLES;
+	}
+	if (taken)
+		lbr_record(pv, from, addr, miss, type);
+}
+
+/*
+ * One executed block: resolve the previous branch, then report this
+ * block, split at every instruction where a sampling counter overflows.
+ */
+void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
+{
+	struct sim_delta d, extra;
+	const struct bdesc *b;
+	unsigned from = 0, k;
+	bool rep_cont;
+
+	pmu_vcpu_acquire(pv);
+	if (perf_core_should_yield(pv->core)) {
+		perf_core_yield(pv->core);
+		pmu_vcpu_acquire(pv);
+	}
+	b = bd_get(pv->bc, addr, size);
+	if (!b)
+		return;
+	pv->blocks++;
+	/* QEMU runs each iteration of a REP string instruction as a block that
+	 * starts at the instruction again: only the first retires it. */
+	rep_cont = pv->prev && pv->prev->n && (pv->prev->ins[pv->prev->n - 1].cls & BD_REP) &&
+		   pv->prev->addr + pv->prev->ins[pv->prev->n - 1].off == addr;
+	clear_filled(&extra);
+	if (!rep_cont)
+		resolve_prev(pv, addr, &extra);
+	pv->prev = b;
+	pv->cur = b;
+	if (pv->skip_addr == addr) {   /* resumed after RDPMC mid-block */
+		from = pv->skip_n < b->n ? pv->skip_n : b->n;
+		pv->skip_addr = 0;
+	}
+	for (;;) {
+		k = first_crossing(pv, b, from, &extra, rep_cont);
+		clear_filled(&d);
+		for (unsigned i = 0; i < NR_FILLED; i++)
+			d.v[filled[i]] = extra.v[filled[i]];
+		clear_filled(&extra);
+		if (k >= b->n) {
+			sum_range(b, from, b->n, rep_cont, &d);
+			account(pv, &d, addr + b->ins[b->n ? b->n - 1 : 0].off);
+			return;
+		}
+		/* counts up to and including instruction k: its overflow */
+		sum_range(b, from, k + 1, rep_cont, &d);
+		account(pv, &d, addr + b->ins[k].off);
+		from = k + 1;
+		if (from >= b->n)
+			return;
+	}
+}
+
+/* ---- syscalls, clock, code changes -------------------------------------- */
+
+static void kernel_work(struct pmu_vcpu *pv, unsigned insns, unsigned branches)
+{
+	struct sim_delta d;
+
+	memset(&d, 0, sizeof(d));
+	d.v[SIM_SRC_INSTRUCTIONS] = insns;
+	d.v[SIM_SRC_BRANCHES] = branches;
+	d.v[SIM_SRC_CYCLES] = (uint64_t)insns * PMU_SYSCALL_CPI_MILLI / 1000;
+	derived_clocks(pv, &d);
+	pv->sample_ip = 0;
+	perf_cpu_account(pv->cpu, SIM_MODE_KERNEL, &d);
+}
+
+void pmu_syscall_enter(struct pmu_vcpu *pv)
+{
+	bool had = pv->locked;
+
+	pmu_vcpu_acquire(pv);
+	kernel_work(pv, PMU_SYSCALL_ENTRY_INSNS, PMU_SYSCALL_ENTRY_BRANCHES);
+	pv->prev = NULL;            /* SYSCALL ends the block; no branch to resolve */
+	(void)had;
+	pmu_vcpu_release(pv);
+}
+
+void pmu_syscall_exit(struct pmu_vcpu *pv)
+{
+	pmu_vcpu_acquire(pv);
+	kernel_work(pv, PMU_SYSCALL_EXIT_INSNS, PMU_SYSCALL_EXIT_BRANCHES);
+	pmu_vcpu_check_hooks(pv);
+	pmu_vcpu_release(pv);
+}
+
+/*
+ * The core CPU's cycles, what RDTSC and the virtual clocks read. Without
+ * block accounting a RDTSC adds its own cost, so the clock still moves
+ * between two reads.
+ */
+uint64_t pmu_cycles(struct pmu_vcpu *pv, bool rdtsc)
+{
+	uint64_t v;
+	bool had = pv->locked;
+
+	pmu_vcpu_acquire(pv);
+	if (rdtsc && !pv->c->blocks_on) {
+		struct sim_delta d;
+
+		memset(&d, 0, sizeof(d));
+		d.v[SIM_SRC_CYCLES] = PMU_RDTSC_CYCLES;
+		derived_clocks(pv, &d);
+		perf_cpu_account(pv->cpu, SIM_MODE_USER, &d);
+	}
+	v = pv->cpu->cycles;
+	if (!had)
+		pmu_vcpu_release(pv);
+	return v;
+}
+
+void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
+{
+	bd_invalidate(pv->bc, start, end);
+	pv->prev = NULL;
+	pv->cur = NULL;
+}
+
+/* ---- RDPMC ---------------------------------------------------------------- */
+
+/* Counts of source src (user mode) in the part of the current block after
+ * the instruction at ip: already reported at block entry, not yet run. */
+static u64 not_yet_run(struct pmu_vcpu *pv, uint64_t ip, unsigned src, unsigned *idx)
+{
+	const struct bdesc *b = pv->cur;
+	u64 v = 0;
+	unsigned i;
+
+	*idx = 0;
+	if (!b || ip < b->addr || ip >= b->addr + b->size)
+		return 0;
+	for (i = 0; i < b->n && b->addr + b->ins[i].off != ip; i++)
+		;
+	*idx = i;
+	for (i = i + 1; i < b->n; i++)
+		v += insn_value(&b->ins[i], src, true);
+	return v;
+}
+
+/*
+ * UC_HOOK_INSN_INVALID: RDPMC (0f 33) reads the counter ECX names
+ * (x86_pmu_event_idx: the mmap page's index - 1; bit 30 selects the fixed
+ * counters). With no event on that counter, or RDPMC not allowed for this
+ * task (no mapped event: CR4.PCE clear), the kernel's #GP gives SIGSEGV.
+ */
+static bool hook_invalid(uc_engine *uc, void *user)
+{
+	struct pmu_vcpu *pv = user;
+	uint64_t rip = 0, rcx = 0, v, val = 0;
+	const uint8_t *p;
+	struct perf_event *e = NULL;
+	unsigned idx;
+
+	uc_reg_read(uc, UC_X86_REG_RIP, &rip);
+	p = (const uint8_t *)(uintptr_t)rip;
+	if (!pv->access_ok || !pv->access_ok(pv->access_arg, rip, 2) || p[0] != 0x0f || p[1] != 0x33)
+		return false;
+	uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
+	pmu_vcpu_acquire(pv);
+	{
+		const struct pmu_model *m = pv->c->model;
+		unsigned counter = (unsigned)(rcx & 0x3fffffff);
+		bool fixed = rcx & (1u << 30);
+		int hwidx = fixed ? (int)(m->nr_gp_counters + counter) : (int)counter;
+
+		/* cpuc index layout: general counters first, then fixed */
+		if (hwidx >= 0 && hwidx < PMU_MAX_COUNTERS)
+			e = pv->cpu->counters[hwidx];
+		if (e && e->mmap_count == 0 && (!e->parent || e->parent->mmap_count == 0))
+			e = NULL;
+	}
+	if (!e || e->state != PERF_EVENT_STATE_ACTIVE) {
+		pmu_vcpu_release(pv);
+		return false;               /* #GP -> SIGSEGV (SI_KERNEL) */
+	}
+	val = perf_event_hw_value(e);
+	{
+		const struct perf_count_slot *sl = e->slot >= 0 ? &pv->cpu->slots[e->slot] : NULL;
+		u64 mask = e->hw_width >= 64 ? ~0ull : (1ull << e->hw_width) - 1;
+
+		if (sl && sl->mode_mask[SIM_MODE_USER])
+			val = (val - not_yet_run(pv, rip, sl->source, &idx)) & mask;
+	}
+	/* the rest of the block runs as a new block from rip+2: its first
+	 * instructions were reported already */
+	(void)not_yet_run(pv, rip, SIM_SRC_INSTRUCTIONS, &idx);
+	if (pv->cur) {
+		pv->skip_addr = rip + 2;
+		pv->skip_n = pv->cur->n - idx - 1;
+		if (!pv->skip_n)
+			pv->skip_addr = 0;
+	}
+	pv->prev = NULL;
+	v = (uint32_t)val;
+	uc_reg_write(uc, UC_X86_REG_RAX, &v);
+	v = (uint32_t)(val >> 32);
+	uc_reg_write(uc, UC_X86_REG_RDX, &v);
+	rip += 2;
+	uc_reg_write(uc, UC_X86_REG_RIP, &rip);
+	return true;
+}
+
+/* ---- samples -------------------------------------------------------------- */
+
+/* x86 perf_regs order (arch/x86/include/uapi/asm/perf_regs.h) */
+static const int perf_reg_uc[24] = {
+	UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX,
+	UC_X86_REG_RSI, UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_RSP,
+	UC_X86_REG_RIP, UC_X86_REG_EFLAGS, UC_X86_REG_CS, UC_X86_REG_SS,
+	UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_FS, UC_X86_REG_GS,
+	UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
+	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
+};
+
+static void read_regs(struct pmu_vcpu *pv, struct perf_sample_regs *r)
+{
+	for (int i = 0; i < 24; i++)
+		r->regs[i] = vcpu_reg(pv->c, perf_reg_uc[i]);
+	r->regs[8] = pv->sample_ip;
+	/* user-mode selectors of x86-64 Linux: __USER_CS 0x33, __USER_DS 0x2b;
+	 * perf_reg_value() gives 0 for DS/ES/FS/GS in 64-bit mode */
+	r->regs[10] = 0x33;
+	r->regs[11] = 0x2b;
+	r->regs[12] = r->regs[13] = r->regs[14] = r->regs[15] = 0;
+	r->abi = PERF_SAMPLE_REGS_ABI_64;
+}
+
+/* perf_callchain_user(): IP, then the frame-pointer chain. */
+static unsigned user_callchain(struct pmu_vcpu *pv, uint64_t ip, uint64_t fp, unsigned max)
+{
+	unsigned n = 0;
+
+	pv->cc[n++] = PERF_CONTEXT_USER;
+	pv->cc[n++] = ip;
+	while (n < max + 1 && n < 255) {
+		uint64_t frame[2];
+
+		if (fp & 7 || !pv->access_ok || !pv->access_ok(pv->access_arg, fp, 16))
+			break;
+		memcpy(frame, (const void *)(uintptr_t)fp, 16);
+		if (!frame[1])
+			break;
+		pv->cc[n++] = frame[1];
+		if (frame[0] <= fp)      /* the stack grows down: frames go up */
+			break;
+		fp = frame[0];
+	}
+	return n;
+}
+
+void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_sample_data *data)
+{
+	u64 st = event->attr.sample_type;
+	bool kernel = pv->sample_ip == 0;
+	uint64_t ip = pv->sample_ip;
+
+	if (kernel)  /* kernel-mode work of a syscall: the IP of the SYSCALL */
+		ip = vcpu_reg(pv->c, UC_X86_REG_RIP);
+	data->ip = kernel ? 0xffffffff81000000ull : ip;
+	data->cpumode = kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	data->exact_ip = !kernel && event->attr.precise_ip > 0;
+	if (pv->task) {
+		data->pid = (uint32_t)pv->task->pid;
+		data->tid = (uint32_t)pv->task->tid;
+	}
+	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN))
+		read_regs(pv, &data->regs_user);
+	if (st & PERF_SAMPLE_REGS_INTR) {
+		read_regs(pv, &data->regs_intr);
+		if (kernel)
+			data->regs_intr.regs[8] = data->ip;
+	}
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		unsigned max = event->attr.sample_max_stack ? event->attr.sample_max_stack : 127;
+
+		if (event->attr.exclude_callchain_user) {
+			data->callchain_nr = 0;
+		} else {
+			data->callchain_nr = user_callchain(pv, ip, data->regs_user.regs[6], max);
+		}
+		data->callchain = pv->cc;
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		uint64_t sp = data->regs_user.regs[7], n = 0;
+		uint64_t want = event->attr.sample_stack_user;
+
+		while (n < want && pv->access_ok &&
+		       pv->access_ok(pv->access_arg, sp + n, ((sp + n) | 4095) + 1 - (sp + n)))
+			n = ((sp + n) | 4095) + 1 - sp;
+		data->stack_user = (const void *)(uintptr_t)sp;
+		data->stack_user_size = n < want ? n : want;
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		u64 bst = event->attr.branch_sample_type;
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < pv->lbr_nr; i++) {
+			const struct pmu_lbr_entry *e =
+				&pv->lbr[(pv->lbr_pos + PMU_LBR_DEPTH - 1 - i) % PMU_LBR_DEPTH];
+			bool ok = (bst & PERF_SAMPLE_BRANCH_ANY) ||
+				  ((bst & PERF_SAMPLE_BRANCH_ANY_CALL) &&
+				   (e->type == PERF_BR_CALL || e->type == PERF_BR_IND_CALL)) ||
+				  ((bst & PERF_SAMPLE_BRANCH_ANY_RETURN) && e->type == PERF_BR_RET) ||
+				  ((bst & PERF_SAMPLE_BRANCH_IND_CALL) && e->type == PERF_BR_IND_CALL) ||
+				  ((bst & PERF_SAMPLE_BRANCH_COND) && e->type == PERF_BR_COND) ||
+				  ((bst & PERF_SAMPLE_BRANCH_CALL) && e->type == PERF_BR_CALL) ||
+				  ((bst & PERF_SAMPLE_BRANCH_IND_JUMP) && e->type == PERF_BR_IND);
+
+			if (!(bst & PERF_SAMPLE_BRANCH_USER) && !(bst & PERF_SAMPLE_BRANCH_PLM_ALL))
+				ok = ok && true;
+			if ((bst & PERF_SAMPLE_BRANCH_PLM_ALL) && !(bst & PERF_SAMPLE_BRANCH_USER))
+				ok = false;   /* only kernel branches asked: none recorded */
+			if (!ok)
+				continue;
+			memset(&pv->br[n], 0, sizeof(pv->br[n]));
+			pv->br[n].from = e->from;
+			pv->br[n].to = e->to;
+			pv->br[n].mispred = e->mispred;
+			pv->br[n].predicted = !e->mispred;
+			if (bst & PERF_SAMPLE_BRANCH_TYPE_SAVE)
+				pv->br[n].type = e->type;
+			n++;
+		}
+		data->branches = pv->br;
+		data->branches_nr = n;
+		data->branches_hw_idx = ~0ull;
+	}
+}
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned cpu,
+			      struct perf_task *task)
+{
+	struct pmu_vcpu *pv = calloc(1, sizeof(*pv));
+	uc_hook h;
+
+	if (!pv)
+		return NULL;
+	pv->bc = bd_cache_new();
+	if (!pv->bc)
+		goto err_free;
+	pv->c = c;
+	pv->core = core;
+	pv->cpu = perf_core_cpu(core, cpu);
+	pv->task = task;
+	memset(pv->bimodal, 1, sizeof(pv->bimodal));
+	if (uc_hook_add(c->uc, &h, UC_HOOK_INSN_INVALID, hook_invalid, pv, 1, 0) != UC_ERR_OK)
+		goto err_bc;
+	pv->h_invalid = h;
+	c->pmu = pv;
+	return pv;
+err_bc:
+	bd_cache_free(pv->bc);
+err_free:
+	free(pv);
+	return NULL;
+}
+
+void pmu_vcpu_free(struct pmu_vcpu *pv)
+{
+	if (!pv)
+		return;
+	pmu_vcpu_release(pv);
+	if (pv->c) {
+		uc_hook_del(pv->c->uc, (uc_hook)pv->h_invalid);
+		pv->c->pmu = NULL;
+	}
+	bd_cache_free(pv->bc);
+	free(pv);
+}

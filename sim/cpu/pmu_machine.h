@@ -1,0 +1,100 @@
+/*
+ * pmu_machine.h - the emulated CPU drives the simulated perf core: per-block
+ * accounting (instructions, branches, calls, returns, loads, stores, the
+ * first timing model, the branch predictor model, a modelled LBR), exact
+ * overflow at the instruction where a sampling counter crosses its period,
+ * the kernel-mode cost of each emulated syscall, RDPMC and the core clock
+ * behind RDTSC. One struct pmu_vcpu per vCPU (guest thread); it knows the
+ * core task it runs and the simulated CPU it runs on.
+ *
+ * Locking (perf_core.h): a vCPU takes the core lock at its first accounted
+ * block and keeps it while it runs guest code; at each block boundary it
+ * yields when another thread waits; it drops it at each syscall. Without
+ * events (no block hook) it takes the lock only for short accounting.
+ */
+#ifndef PMUSIM_PMU_MACHINE_H
+#define PMUSIM_PMU_MACHINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+struct vcpu;
+struct perf_core;
+struct perf_cpu;
+struct perf_task;
+struct perf_event;
+struct perf_sample_data;
+
+/* Kernel-mode work of one syscall (docs/machine-counting.md): entry path
+ * (before the handler runs) and exit path (after it). */
+#define PMU_SYSCALL_ENTRY_INSNS    120
+#define PMU_SYSCALL_ENTRY_BRANCHES 20
+#define PMU_SYSCALL_EXIT_INSNS     80
+#define PMU_SYSCALL_EXIT_BRANCHES  14
+#define PMU_SYSCALL_CPI_MILLI      1500   /* kernel paths run at CPI 1.5 */
+/* Branch predictor model: 4096 two-bit counters indexed by branch address
+ * bits [13:2]... see pmu_machine.c; a mispredict costs this many cycles. */
+#define PMU_MISPREDICT_CYCLES      15
+#define PMU_RDTSC_CYCLES           25
+#define PMU_LBR_DEPTH              32
+
+struct pmu_lbr_entry { uint64_t from, to; uint8_t mispred, type; };
+
+struct pmu_vcpu {
+	struct vcpu *c;
+	struct perf_core *core;
+	struct perf_cpu *cpu;
+	struct perf_task *task;
+	struct bd_cache *bc;
+	bool locked;                 /* this thread holds the core lock */
+
+	const struct bdesc *prev;    /* last block entered (branch resolution) */
+	const struct bdesc *cur;     /* block being executed (accounted at entry) */
+	uint64_t sample_ip;          /* IP of the instruction an overflow is at */
+	uint64_t skip_addr;          /* RDPMC resume: block starting here ... */
+	unsigned skip_n;             /* ... had its first skip_n insns accounted */
+	unsigned ref_rem, bus_rem;   /* remainders of the derived clocks */
+
+	uint8_t bimodal[4096];       /* 2-bit counters */
+	uint64_t btb[1024];          /* last target of indirect branches */
+	uint64_t ras[16];            /* return address stack */
+	unsigned ras_top;
+	struct pmu_lbr_entry lbr[PMU_LBR_DEPTH];
+	unsigned lbr_pos, lbr_nr;
+	bool last_mispred;
+
+	/* the machine layer's memory check for callchains and stacks */
+	bool (*access_ok)(void *arg, uint64_t addr, uint64_t len);
+	void *access_arg;
+	void *owner;                 /* the guest thread */
+
+	uint64_t cc[256];            /* callchain of the sample being written */
+	struct perf_branch_entry br[PMU_LBR_DEPTH];
+	uint64_t h_invalid;          /* RDPMC hook */
+	uint64_t blocks;             /* statistics */
+};
+
+struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned cpu,
+			      struct perf_task *task);
+void pmu_vcpu_free(struct pmu_vcpu *pv);
+
+/* Called by vcpu.c: */
+void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size);
+void pmu_syscall_enter(struct pmu_vcpu *pv);
+void pmu_syscall_exit(struct pmu_vcpu *pv);
+uint64_t pmu_cycles(struct pmu_vcpu *pv, bool rdtsc);
+void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end);
+
+/* Takes the CPU for pv's task (lock + context switch if another task ran
+ * there); pmu_vcpu_release gives the lock back. */
+void pmu_vcpu_acquire(struct pmu_vcpu *pv);
+void pmu_vcpu_release(struct pmu_vcpu *pv);
+/* Installs the block hook if an event scheduled on pv's CPU needs it. */
+void pmu_vcpu_check_hooks(struct pmu_vcpu *pv);
+
+/* fill_sample for the vCPU running on a CPU. */
+void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event,
+		     struct perf_sample_data *data);
+
+#endif

@@ -1,0 +1,571 @@
+/*
+ * sys_perf.c - the guest's perf_event interface (sys_perf.h): the session's
+ * core, core tasks for guest threads, the machine hooks the core calls
+ * (fill_sample, fasync), and the perf syscalls on guest fds.
+ *
+ * A perf file is a host memfd named "[perf_event]" in the guest's fd table,
+ * so close-on-exec, fork and the fd numbers work as for any fd; a table maps
+ * fds to core handles (dup and fork share the handle, as they share the
+ * struct file). O_ASYNC, F_SETOWN(_EX) and F_SETSIG are stored by the host
+ * on that fd; the core's fasync hook reads them back and queues the signal
+ * to the owner with si_code POLL_IN/POLL_HUP and si_fd (send_sigio_to_task).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "pmu_models/pmu_model.h"
+#include "sim/core/core_types.h"
+#include "sim/core/sample_data.h"
+#include "sim/cpu/pmu_machine.h"
+#include "sim/cpu/vcpu.h"
+#include "sim/linux/guest.h"
+#include "sim/linux/sys_handlers.h"
+#include "sim/linux/sys_perf.h"
+
+#define PERF_FD_MAX 4096
+#define PERF_MAPS_MAX 256
+
+struct ring_map { uint64_t addr, len; int handle; void *area; };
+
+static struct {
+	struct perf_core *core;
+	unsigned nr_cpus;
+	unsigned next_k;                  /* CPU of the next thread: k mod nr_cpus */
+	pthread_mutex_t lock;             /* fd2h, maps */
+	int fd2h[PERF_FD_MAX];            /* handle + 1, 0: not a perf fd */
+	struct ring_map maps[PERF_MAPS_MAX];
+	unsigned nr_maps;
+} S = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static __thread struct pmu_vcpu *cur_pv;
+
+static int fd_handle(long fd)
+{
+	int h;
+
+	if (fd < 0 || fd >= PERF_FD_MAX || !S.core)
+		return -1;
+	h = __atomic_load_n(&S.fd2h[fd], __ATOMIC_ACQUIRE) - 1;
+	return h;
+}
+
+static void fd_set_handle(long fd, int h)
+{
+	if (fd < 0 || fd >= PERF_FD_MAX)
+		return;
+	__atomic_store_n(&S.fd2h[fd], h + 1, __ATOMIC_RELEASE);
+}
+
+static struct perf_task *cur_task(struct guest_thread *t)
+{
+	struct pmu_vcpu *pv = t->perf_private;
+
+	return pv ? pv->task : NULL;
+}
+
+/* ---- guest memory for the core (copy_from_user / copy_to_user) --------- */
+
+static int ua_from(void *ctx, void *dst, uint64_t uaddr, size_t len)
+{
+	struct guest_thread *t = ctx;
+
+	if (!len)
+		return 0;
+	if (!uaddr || !guest_access_ok(t, uaddr, len, PROT_READ))
+		return -EFAULT;
+	memcpy(dst, (const void *)(uintptr_t)uaddr, len);
+	return 0;
+}
+
+static int ua_to(void *ctx, uint64_t uaddr, const void *src, size_t len)
+{
+	struct guest_thread *t = ctx;
+
+	if (!len)
+		return 0;
+	if (!uaddr || !guest_access_ok(t, uaddr, len, PROT_WRITE))
+		return -EFAULT;
+	memcpy((void *)(uintptr_t)uaddr, src, len);
+	return 0;
+}
+
+static bool pv_access_ok(void *arg, uint64_t addr, uint64_t len)
+{
+	return guest_access_ok(arg, addr, len, PROT_READ);
+}
+
+/* ---- machine hooks --------------------------------------------------------- */
+
+static void m_fill_sample(void *machine, struct perf_cpu *cpu, struct perf_event *event,
+			  struct perf_sample_data *data)
+{
+	(void)machine;
+	if (cur_pv && cur_pv->cpu == cpu && cur_pv->task) {
+		pmu_fill_sample(cur_pv, event, data);
+		return;
+	}
+	if (cpu->task) {
+		data->pid = (uint32_t)cpu->task->pid;
+		data->tid = (uint32_t)cpu->task->tid;
+	}
+	data->cpumode = PERF_RECORD_MISC_USER;
+}
+
+/* band_table[] of fs/fcntl.c, indexed by reason - POLL_IN */
+static const long band_table[6] = {
+	POLLIN | POLLRDNORM, POLLOUT | POLLWRNORM | POLLWRBAND,
+	POLLIN | POLLRDNORM | POLLMSG, POLLERR, POLLPRI | POLLRDBAND, POLLHUP | POLLERR,
+};
+
+/* kill_fasync() for every guest fd of the file with O_ASYNC: send_sigio()
+ * to the owner the host stored for that fd. */
+static void m_fasync(void *machine, int handle, int si_code)
+{
+	(void)machine;
+	for (int fd = 0; fd < PERF_FD_MAX; fd++) {
+		struct f_owner_ex own;
+		siginfo_t si;
+		int fl, sig;
+
+		if (S.fd2h[fd] != handle + 1)
+			continue;
+		fl = fcntl(fd, F_GETFL);
+		if (fl < 0 || !(fl & O_ASYNC))
+			continue;
+		if (fcntl(fd, F_GETOWN_EX, &own) < 0 || own.pid == 0)
+			continue;
+		sig = fcntl(fd, F_GETSIG);
+		memset(&si, 0, sizeof(si));
+		if (sig > 0) {
+			si.si_signo = sig;
+			si.si_code = si_code;
+			si.si_band = band_table[si_code - POLL_IN];
+			si.si_fd = fd;
+		} else {
+			/* plain SIGIO: SEND_SIG_PRIV (si_code SI_KERNEL) */
+			sig = SIGIO;
+			si.si_signo = SIGIO;
+			si.si_code = SI_KERNEL;
+		}
+		if (own.type == F_OWNER_TID)
+			syscall(SYS_rt_tgsigqueueinfo, getpid(), own.pid, sig, &si);
+		else if (own.type == F_OWNER_PGRP)
+			kill(-own.pid, sig);
+		else
+			syscall(SYS_rt_sigqueueinfo, own.pid, sig, &si);
+	}
+}
+
+static const struct perf_machine_ops guest_machine_ops = {
+	.fill_sample = m_fill_sample,
+	.fasync = m_fasync,
+};
+
+/* ---- session and tasks ------------------------------------------------------ */
+
+static struct pmu_vcpu *new_pv(struct guest_thread *t, struct perf_task *task)
+{
+	struct pmu_vcpu *pv = pmu_vcpu_new(t->cpu, S.core, S.next_k++ % S.nr_cpus, task);
+
+	if (!pv)
+		return NULL;
+	pv->access_ok = pv_access_ok;
+	pv->access_arg = t;
+	pv->owner = t;
+	t->perf_private = pv;
+	return pv;
+}
+
+/* fork(): the child's core (a copy of the parent's) gets the child task,
+ * inheriting the forking thread's events (perf_event_init_task). */
+static void atfork_child(void)
+{
+	struct perf_task *child = NULL;
+
+	if (!cur_pv || !S.core)
+		return;
+	cur_pv->locked = false;
+	if (perf_task_fork(S.core, cur_pv->task, getpid(), (pid_t)syscall(SYS_gettid), &child) == 0 &&
+	    child) {
+		cur_pv->task = child;
+		perf_core_lock(S.core);
+		perf_cpu_switch_to(cur_pv->cpu, child);
+		perf_core_unlock(S.core);
+	}
+}
+
+int perf_guest_start(struct guest_process *p, struct guest_thread *t,
+		     const struct pmu_model *model, unsigned nr_cpus, const char *comm)
+{
+	struct perf_core_config cfg = { 0 };
+	struct perf_machine machine = { .ops = &guest_machine_ops, .ctx = NULL };
+	struct perf_cred cred = { .uid = getuid(), .cap_perfmon = geteuid() == 0 };
+	struct perf_task *task;
+	int err;
+
+	(void)p;
+	cfg.model = model;
+	cfg.nr_cpus = nr_cpus ? nr_cpus : 1;
+	cfg.paranoid = perf_host_paranoid();
+	err = perf_core_create(&cfg, &machine, &S.core);
+	if (err)
+		return err;
+	S.nr_cpus = cfg.nr_cpus;
+	task = perf_task_create(S.core, getpid(), t->tid, cred);
+	if (!task)
+		goto err_core;
+	perf_task_exec(S.core, task, comm);
+	if (!new_pv(t, task))
+		goto err_core;
+	cur_pv = t->perf_private;
+	perf_core_lock(S.core);
+	perf_cpu_switch_to(cur_pv->cpu, task);
+	perf_core_unlock(S.core);
+	pthread_atfork(NULL, NULL, atfork_child);
+	return 0;
+err_core:
+	perf_core_destroy(S.core);
+	S.core = NULL;
+	return -ENOMEM;
+}
+
+/* Called by guest_thread_new() on the creating thread: the new thread's
+ * vCPU state, its task made when it starts (its tid is known then). */
+void perf_guest_thread_prepare(struct guest_thread *t)
+{
+	struct pmu_vcpu *pv;
+
+	if (!S.core || !cur_pv)
+		return;
+	pv = new_pv(t, NULL);
+	if (pv)
+		pv->access_arg = t;
+	/* remember the parent task until the child starts */
+	if (pv)
+		pv->sample_ip = (uint64_t)(uintptr_t)cur_pv->task;
+}
+
+int perf_guest_thread_start(struct guest_thread *t)
+{
+	struct pmu_vcpu *pv = t->perf_private;
+	struct perf_task *parent, *child = NULL;
+	int err;
+
+	if (!pv || !S.core)
+		return 0;
+	cur_pv = pv;
+	if (pv->task)
+		return 0;
+	parent = (struct perf_task *)(uintptr_t)pv->sample_ip;
+	pv->sample_ip = 0;
+	err = perf_task_fork(S.core, parent, getpid(), t->tid, &child);
+	if (err || !child) {
+		struct perf_cred cred = { .uid = getuid(), .cap_perfmon = geteuid() == 0 };
+
+		child = perf_task_create(S.core, getpid(), t->tid, cred);
+		if (!child)
+			return -ENOMEM;
+	}
+	pv->task = child;
+	perf_core_lock(S.core);
+	pmu_vcpu_check_hooks(pv);
+	perf_core_unlock(S.core);
+	return 0;
+}
+
+void perf_guest_thread_exit(struct guest_thread *t)
+{
+	struct pmu_vcpu *pv = t->perf_private;
+
+	if (!pv || !S.core || !pv->task)
+		return;
+	pmu_vcpu_release(pv);
+	perf_core_lock(S.core);
+	if (pv->cpu->task == pv->task)
+		perf_cpu_switch_to(pv->cpu, NULL);
+	perf_core_unlock(S.core);
+	perf_task_exit(S.core, pv->task);
+}
+
+/* ---- syscalls ------------------------------------------------------------------ */
+
+long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6])
+{
+	struct perf_uaccess ua = { ua_from, ua_to, t };
+	unsigned long flags = a[4];
+	int group = -1, h, fd;
+
+	if (!S.core)
+		return -ENOSYS;
+	if ((int)a[3] != -1) {
+		group = fd_handle((int)a[3]);
+		if (group < 0)
+			return -EBADF;       /* perf_fget_light(): not a perf file */
+	}
+	h = perf_sys_event_open(S.core, cur_task(t), &ua, a[0], (pid_t)a[1], (int)a[2],
+				group, flags);
+	if (h < 0)
+		return h;
+	fd = memfd_create("[perf_event]", (flags & PERF_FLAG_FD_CLOEXEC) ? MFD_CLOEXEC : 0);
+	if (fd < 0 || fd >= PERF_FD_MAX) {
+		int e = fd < 0 ? -errno : -EMFILE;
+
+		if (fd >= 0)
+			close(fd);
+		perf_file_put(S.core, h);
+		return e;
+	}
+	fd_set_handle(fd, h);
+	return fd;
+}
+
+long sys_perf_read(struct guest_thread *t, const uint64_t a[6])
+{
+	int h = fd_handle((long)a[0]);
+	char buf[4096];
+	size_t n = a[2] < sizeof(buf) ? a[2] : sizeof(buf);
+	ssize_t r;
+
+	if (h < 0)
+		return sys_pass(t, a);
+	r = perf_sys_read(S.core, h, buf, a[2] <= sizeof(buf) ? a[2] : n);
+	if (r <= 0)
+		return r;
+	if (!guest_access_ok(t, a[1], (uint64_t)r, PROT_WRITE))
+		return -EFAULT;
+	memcpy((void *)(uintptr_t)a[1], buf, (size_t)r);
+	return r;
+}
+
+long sys_perf_ioctl(struct guest_thread *t, const uint64_t a[6])
+{
+	struct perf_uaccess ua = { ua_from, ua_to, t };
+	int h = fd_handle((long)a[0]);
+	unsigned long arg = a[2];
+
+	if (h < 0)
+		return sys_pass(t, a);
+	if ((unsigned)a[1] == PERF_EVENT_IOC_SET_OUTPUT && arg != (unsigned long)-1) {
+		int oh = fd_handle((long)arg);
+
+		arg = oh < 0 ? (unsigned long)PERF_CORE_MAX_FILES : (unsigned long)oh;
+	}
+	return perf_sys_ioctl(S.core, cur_task(t), &ua, h, (unsigned)a[1], arg);
+}
+
+static void drop_fd(long fd)
+{
+	int h = fd_handle(fd);
+
+	if (h < 0)
+		return;
+	fd_set_handle(fd, -1);
+	perf_file_put(S.core, h);
+}
+
+long sys_perf_close(struct guest_thread *t, const uint64_t a[6])
+{
+	int h = fd_handle((long)a[0]);
+	long r = sys_close(t, a);
+
+	if (r == 0 && h >= 0)
+		drop_fd((long)a[0]);
+	return r;
+}
+
+static long dup_result(long r, long oldfd)
+{
+	int h = fd_handle(oldfd);
+
+	if (r >= 0 && r != oldfd && h >= 0) {
+		drop_fd(r);
+		perf_file_get(S.core, h);
+		fd_set_handle(r, h);
+	}
+	return r;
+}
+
+long sys_perf_dup(struct guest_thread *t, const uint64_t a[6])
+{
+	return dup_result(sys_pass(t, a), (long)a[0]);
+}
+
+long sys_perf_dup2(struct guest_thread *t, const uint64_t a[6])
+{
+	return dup_result(sys_dup2(t, a), (long)a[0]);
+}
+
+long sys_perf_dup3(struct guest_thread *t, const uint64_t a[6])
+{
+	return dup_result(sys_dup3(t, a), (long)a[0]);
+}
+
+long sys_perf_fcntl(struct guest_thread *t, const uint64_t a[6])
+{
+	int h = fd_handle((long)a[0]);
+	int before = 0;
+	long r;
+
+	if (h < 0)
+		return sys_fcntl(t, a);
+	if (a[1] == F_SETFL)
+		before = fcntl((int)a[0], F_GETFL);
+	r = sys_fcntl(t, a);
+	if (r < 0)
+		return r;
+	switch (a[1]) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		return dup_result(r, (long)a[0]);
+	case F_SETFL:
+		/* setfl(): a change of FASYNC calls f_op->fasync (perf_fasync) */
+		if ((before ^ (int)a[2]) & O_ASYNC)
+			perf_sys_fasync(S.core, h, a[2] & O_ASYNC);
+		return r;
+	default:
+		return r;
+	}
+}
+
+long sys_perf_mmap(struct guest_thread *t, const uint64_t a[6])
+{
+	int h = (a[3] & MAP_ANONYMOUS) ? -1 : fd_handle((long)(int)a[4]);
+	uint64_t b[6];
+	void *area = NULL;
+	int memfd = -1, err;
+	int64_t off;
+	long r;
+
+	if (h < 0)
+		return sys_mmap(t, a);
+	if (a[5] & 0xfff)
+		return -EINVAL;
+	err = perf_sys_mmap(S.core, cur_task(t), h, a[1], (int)a[2], (int)a[3], a[5] >> 12,
+			    &area, &memfd);
+	if (err)
+		return err;
+	off = perf_sys_mmap_offset(S.core, h);
+	memcpy(b, a, sizeof(b));
+	b[4] = (uint64_t)memfd;
+	b[5] = (uint64_t)off;
+	b[3] = (a[3] & ~(uint64_t)MAP_TYPE) | MAP_SHARED;
+	r = sys_mmap(t, b);
+	if (r < 0) {
+		perf_sys_munmap(S.core, h, area, a[1]);
+		return r;
+	}
+	pthread_mutex_lock(&S.lock);
+	if (S.nr_maps < PERF_MAPS_MAX)
+		S.maps[S.nr_maps++] = (struct ring_map){ (uint64_t)r, (a[1] + 4095) & ~4095ull, h, area };
+	pthread_mutex_unlock(&S.lock);
+	return r;
+}
+
+long sys_perf_munmap(struct guest_thread *t, const uint64_t a[6])
+{
+	long r = sys_munmap(t, a);
+	uint64_t len = (a[1] + 4095) & ~4095ull;
+
+	if (r || !S.core)
+		return r;
+	pthread_mutex_lock(&S.lock);
+	for (unsigned i = 0; i < S.nr_maps; i++) {
+		struct ring_map m = S.maps[i];
+
+		if (m.addr < a[0] || m.addr + m.len > a[0] + len)
+			continue;
+		S.maps[i--] = S.maps[--S.nr_maps];
+		pthread_mutex_unlock(&S.lock);
+		perf_sys_munmap(S.core, m.handle, m.area, m.len);
+		pthread_mutex_lock(&S.lock);
+	}
+	pthread_mutex_unlock(&S.lock);
+	return r;
+}
+
+/*
+ * poll() over a set with perf fds: perf fds answer from the core
+ * (perf_poll), others from the host with a zero timeout; without an answer
+ * the call sleeps in 1 ms host polls until the timeout (the simulated CPUs
+ * of other threads run meanwhile).
+ */
+static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, long timeout_ms)
+{
+	struct pollfd *pfd = (struct pollfd *)(uintptr_t)ufds;
+	bool any = false;
+	long waited = 0;
+
+	if (nfds > 4096)
+		return -EINVAL;
+	if (nfds && !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
+		return -EFAULT;
+	for (uint64_t i = 0; i < nfds; i++)
+		any |= fd_handle(pfd[i].fd) >= 0;
+	if (!any)
+		return -ENOSYS;
+	for (;;) {
+		int ready = 0;
+
+		for (uint64_t i = 0; i < nfds; i++) {
+			int h = fd_handle(pfd[i].fd);
+
+			pfd[i].revents = 0;
+			if (pfd[i].fd < 0)
+				continue;
+			if (h >= 0) {
+				unsigned m = perf_sys_poll(S.core, h);
+
+				pfd[i].revents = (short)(m & ((unsigned)pfd[i].events | POLLHUP | POLLERR));
+			} else {
+				struct pollfd one = pfd[i];
+
+				if (poll(&one, 1, 0) > 0)
+					pfd[i].revents = one.revents;
+			}
+			ready += pfd[i].revents != 0;
+		}
+		if (ready || (timeout_ms >= 0 && waited >= timeout_ms))
+			return ready;
+		poll(NULL, 0, 1);
+		waited++;
+	}
+}
+
+long sys_perf_poll(struct guest_thread *t, const uint64_t a[6])
+{
+	long r = poll_common(t, a[0], a[1], (long)(int)a[2]);
+
+	return r == -ENOSYS ? sys_pass(t, a) : r;
+}
+
+long sys_perf_ppoll(struct guest_thread *t, const uint64_t a[6])
+{
+	long ms = -1;
+	long r;
+
+	if (a[2]) {
+		const struct timespec *ts = (const struct timespec *)(uintptr_t)a[2];
+
+		if (!guest_access_ok(t, a[2], sizeof(*ts), PROT_READ))
+			return -EFAULT;
+		ms = ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
+	}
+	r = poll_common(t, a[0], a[1], ms);
+	return r == -ENOSYS ? sys_pass(t, a) : r;
+}
+
+long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6])
+{
+	if (S.core && (a[0] == PR_TASK_PERF_EVENTS_ENABLE || a[0] == PR_TASK_PERF_EVENTS_DISABLE))
+		return perf_sys_prctl_events(S.core, cur_task(t), a[0] == PR_TASK_PERF_EVENTS_ENABLE);
+	return sys_prctl(t, a);
+}

@@ -1,0 +1,47 @@
+/*
+ * sys_perf.h - the guest's perf_event interface under `pmusim exec`: one
+ * simulated perf core per pmusim process (sim/core), core tasks for the
+ * guest's threads, the vCPU accounting of each thread (sim/cpu/pmu_machine.h),
+ * and the perf syscalls (perf_event_open, read, ioctl, close, dup, mmap,
+ * munmap, poll, fcntl, prctl) on guest fds that are real host fds (a memfd
+ * per perf file) mapped to core file handles.
+ *
+ * CPU assignment: the k-th guest thread created in a process (k = 0 for the
+ * first) runs on simulated CPU k mod --cpus.
+ */
+#ifndef PMUSIM_SYS_PERF_H
+#define PMUSIM_SYS_PERF_H
+
+#include <stdint.h>
+
+struct guest_thread;
+struct guest_process;
+struct pmu_model;
+
+/* Creates the core (heap arena) for model with nr_cpus simulated CPUs, and
+ * the core task of the first guest thread t (comm: the program's name). */
+int perf_guest_start(struct guest_process *p, struct guest_thread *t,
+		     const struct pmu_model *model, unsigned nr_cpus, const char *comm);
+/* guest_thread_new() on the creating thread: t's vCPU gets its pmu state. */
+void perf_guest_thread_prepare(struct guest_thread *t);
+/* A new guest thread t (host thread running it, tid known): its core task
+ * inherits from the thread that created it (perf_event_init_task). */
+int perf_guest_thread_start(struct guest_thread *t);
+/* Thread t's guest code ended (exit, exit_group, death by signal). */
+void perf_guest_thread_exit(struct guest_thread *t);
+
+long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_read(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_ioctl(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_close(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_dup(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_dup2(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_dup3(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_fcntl(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_mmap(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_munmap(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_poll(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_ppoll(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6]);
+
+#endif
