@@ -21,15 +21,18 @@
 #include "sim/linux/loader.h"
 #include "sim/linux/process.h"
 #include "sim/linux/signal.h"
+#include "sim/linux/sys_perf.h"
 
 extern char **environ;
 
 static void exec_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmusim exec [--model M] [--virtual-time] [--no-fast-store] [-v]\n"
+		"usage: pmusim exec [--model M] [--cpus N] [--virtual-time] [--no-fast-store] [-v]\n"
 		"                   [--argv0 NAME] [--] PROGRAM [ARGS...]\n\n"
 		"Runs an x86-64 Linux program on the emulated CPU of model M (default: %s).\n"
+		"  --cpus N         simulated CPUs of the perf core (default 1); guest\n"
+		"                   thread k runs on CPU k mod N\n"
 		"  --virtual-time   clock_gettime/gettimeofday/time from the virtual clock\n"
 		"                   (default: host time)\n"
 		"  --no-fast-store  keep Unicorn's stock store path (slow, for comparison)\n"
@@ -105,6 +108,7 @@ int cmd_exec(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "model", required_argument, NULL, 'm' },
 		{ "virtual-time", no_argument, NULL, 'T' },
+		{ "cpus", required_argument, NULL, 'C' },
 		{ "no-fast-store", no_argument, NULL, 'S' },
 		{ "argv0", required_argument, NULL, '0' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -122,6 +126,7 @@ int cmd_exec(int argc, char **argv)
 	char **gargv = NULL;
 	char *pre[16];             /* "exec" and the options, for re-exec */
 	int npre = 0, c, r, first;
+	unsigned nr_cpus = 1;
 	enum guest_run_state st;
 
 	pre[npre++] = "exec";
@@ -141,6 +146,18 @@ int cmd_exec(int argc, char **argv)
 			pre[npre++] = "--attach-arena";
 			pre[npre++] = optarg;
 			break;
+		case 'C': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || !n || n > 256)
+				return cli_usage_error("exec: --cpus wants a number from 1 to 256, not '%s'",
+						       optarg);
+			nr_cpus = (unsigned)n;
+			pre[npre++] = "--cpus";
+			pre[npre++] = optarg;
+			break;
+		}
 		case 'T':
 			opt.virtual_time = true;
 			pre[npre++] = "--virtual-time";
@@ -245,6 +262,12 @@ int cmd_exec(int argc, char **argv)
 		const char *base = strrchr(path, '/');
 
 		prctl(PR_SET_NAME, base ? base + 1 : path, 0, 0, 0);
+		/* the simulated perf core this process's guest code drives */
+		r = perf_guest_start(&proc, t, model, nr_cpus, base ? base + 1 : path);
+		if (r) {
+			fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));
+			return 1;
+		}
 	}
 	if (opt.virtual_time) {
 		struct timespec ts;
