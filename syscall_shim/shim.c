@@ -225,8 +225,13 @@ static long sys_perf_event_open(long *a)
 			/* a host perf leader cannot hold a simulated event */
 			return in_range(group_fd) ? -EBADF : -EINVAL;
 	}
+	/* the core serves: the model's PMU; anything joining a core group;
+	 * software events on the simulated CPUs (pid -1: CPU-wide, side band)
+	 * and on tasks that will run emulated (monitored by the core, or named
+	 * with enable_on_exec: perf's forked workload before its exec) */
 	to_core = core_type(attr->type) || gh >= 0 ||
-		  (pid > 0 && !(flags & PERF_FLAG_PID_CGROUP) && task_monitored(pid));
+		  (attr->type == PERF_TYPE_SOFTWARE && !(flags & PERF_FLAG_PID_CGROUP) &&
+		   (pid == -1 || (pid > 0 && (attr->enable_on_exec || task_monitored(pid)))));
 	if (!to_core) {
 		long r = TSYS6(SYS_perf_event_open, a[0], a[1], a[2], a[3], a[4], 0);
 

@@ -1,0 +1,447 @@
+/*
+ * test_run.c - end-to-end tests of `pmusim run` and the seccomp shim:
+ * errors and exit statuses, the virtual sysfs/procfs, the perf fd
+ * contract as a native client sees it (shim_client), Debian's unmodified
+ * perf, and the shim leaving unmonitored work alone. Table-driven: each
+ * row carries its __LINE__ and the kernel (or bash) function its expected
+ * value comes from.
+ *
+ * Environment (set by meson.build): PMUSIM, the binary; SHIM_CLIENT.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+struct result {
+	int status;             /* waitpid status */
+	char out[1 << 20];
+	char err[16384];
+};
+
+static const char *pmusim(void)
+{
+	const char *p = getenv("PMUSIM");
+
+	return p ? p : "pmusim";
+}
+
+/* Runs argv with stdin from /dev/null, collecting stdout and stderr; kills
+ * it after timeout_s. */
+static void run(char *const argv[], int timeout_s, struct result *r)
+{
+	int po[2], pe[2];
+	size_t no = 0, ne = 0;
+	time_t end = time(NULL) + timeout_s;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(pipe2(po, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(pe, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit nocore = { 0, 0 };
+		int null = open("/dev/null", O_RDONLY);
+
+		setrlimit(RLIMIT_CORE, &nocore);
+		dup2(null, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	struct pollfd pf[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
+	int open_fds = 2;
+
+	while (open_fds && time(NULL) < end) {
+		if (poll(pf, 2, 1000) <= 0)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			char *buf = i ? r->err : r->out;
+			size_t *n = i ? &ne : &no, cap = i ? sizeof(r->err) : sizeof(r->out);
+			ssize_t k;
+
+			if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			k = read(pf[i].fd, buf + *n, cap - 1 - *n);
+			if (k <= 0) {
+				close(pf[i].fd);
+				pf[i].fd = -1;
+				open_fds--;
+			} else {
+				*n += (size_t)k;
+			}
+		}
+	}
+	if (open_fds)
+		kill(pid, SIGKILL);
+	waitpid(pid, &r->status, 0);
+	for (int i = 0; i < 2; i++)
+		if (pf[i].fd >= 0)
+			close(pf[i].fd);
+}
+
+static void dump(const struct result *r)
+{
+	print_message("--- status %#x\n--- stdout:\n%s--- stderr:\n%s", r->status, r->out, r->err);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* ---- errors: one line, exit 2, or the shell's 126/127 ---- */
+
+static const struct {
+	int line;
+	const char *name, *from;
+	const char *args[6];
+	int status;
+	const char *err;        /* the line starts with this */
+} error_rows[] = {
+	{ __LINE__, "unknown model", "cmd_run()", { "--model", "nosuch", "--", "true" }, 2,
+	  "pmusim: unknown model 'nosuch'" },
+	{ __LINE__, "unknown option", "getopt_long", { "--bogus", "--", "true" }, 2,
+	  "pmusim: run: unknown option '--bogus'" },
+	{ __LINE__, "no command", "cmd_run()", { "--" }, 2, "pmusim: run: no command" },
+	{ __LINE__, "missing argument", "getopt_long", { "--counters" }, 2,
+	  "pmusim: option '--counters' needs an argument" },
+	{ __LINE__, "zero counters", "cmd_run()", { "--counters", "0", "--", "true" }, 2,
+	  "pmusim: --counters: '0' is not a number" },
+	{ __LINE__, "bad frequency", "cmd_run()", { "--freq", "fast", "--", "true" }, 2,
+	  "pmusim: --freq: 'fast'" },
+	{ __LINE__, "bad paranoid", "cmd_run()", { "--paranoid", "9", "--", "true" }, 2,
+	  "pmusim: --paranoid: '9'" },
+	{ __LINE__, "path not found", "bash execute_disk_command()", { "--", "/nonexistent/x" }, 127,
+	  "pmusim: /nonexistent/x: No such file or directory" },
+	{ __LINE__, "command not found", "bash search_for_command()",
+	  { "--", "no-such-command-pmusim" }, 127, "pmusim: no-such-command-pmusim: command not found" },
+	{ __LINE__, "not executable", "bash shell_execve() EACCES", { "--", "/etc/passwd" }, 126,
+	  "pmusim: /etc/passwd: Permission denied" },
+	{ __LINE__, "directory", "bash shell_execve() EISDIR", { "--", "/tmp" }, 126,
+	  "pmusim: /tmp: Is a directory" },
+};
+
+static void test_errors(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(error_rows) / sizeof(error_rows[0]); i++) {
+		char *argv[10] = { (char *)pmusim(), (char *)"run" };
+		static struct result r;
+		int n = 2;
+
+		for (int j = 0; error_rows[i].args[j]; j++)
+			argv[n++] = (char *)error_rows[i].args[j];
+		run(argv, 20, &r);
+		if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != error_rows[i].status ||
+		    strncmp(r.err, error_rows[i].err, strlen(error_rows[i].err)) ||
+		    count_lines(r.err) != 1) {
+			dump(&r);
+			fail_msg("row at line %d (%s, %s)", error_rows[i].line, error_rows[i].name,
+				 error_rows[i].from);
+		}
+	}
+}
+
+/* ---- the command's exit status, or its death by signal ---- */
+
+static const struct {
+	int line;
+	const char *name, *script;
+	int exit_code, sig;
+} status_rows[] = {
+	{ __LINE__, "exit 0", "exit 0", 0, 0 },
+	{ __LINE__, "exit 7", "exit 7", 7, 0 },
+	{ __LINE__, "exit 255", "exit 255", 255, 0 },
+	{ __LINE__, "SIGTERM", "kill -TERM $$", 0, SIGTERM },
+	{ __LINE__, "SIGSEGV", "kill -SEGV $$", 0, SIGSEGV },
+	{ __LINE__, "SIGKILL", "kill -KILL $$", 0, SIGKILL },
+};
+
+static void test_status(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(status_rows) / sizeof(status_rows[0]); i++) {
+		char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
+				 (char *)"-c", (char *)status_rows[i].script, NULL };
+		static struct result r;
+		bool ok;
+
+		run(argv, 20, &r);
+		if (status_rows[i].sig)
+			ok = WIFSIGNALED(r.status) && WTERMSIG(r.status) == status_rows[i].sig;
+		else
+			ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == status_rows[i].exit_code;
+		if (!ok) {
+			dump(&r);
+			fail_msg("row at line %d (%s)", status_rows[i].line, status_rows[i].name);
+		}
+	}
+}
+
+/* ---- the virtual sysfs/procfs ---- */
+
+static const struct {
+	int line;
+	const char *from;
+	const char *opts[5];
+	const char *file, *content;
+} vfs_rows[] = {
+	{ __LINE__, "x86 perf_pmu_register(&pmu, \"cpu\", PERF_TYPE_RAW)", { NULL },
+	  "/sys/bus/event_source/devices/cpu/type", "4\n" },
+	{ __LINE__, "PMU_FORMAT_ATTR(event, \"config:0-7\")", { NULL },
+	  "/sys/bus/event_source/devices/cpu/format/event", "config:0-7\n" },
+	{ __LINE__, "PMU_FORMAT_ATTR(umask, \"config:8-15\")", { NULL },
+	  "/sys/bus/event_source/devices/cpu/format/umask", "config:8-15\n" },
+	{ __LINE__, "x86_event_sysfs_show(): INSTRUCTIONS is 0x00c0", { NULL },
+	  "/sys/bus/event_source/devices/cpu/events/instructions", "event=0xc0\n" },
+	{ __LINE__, "get_attr_rdpmc(): attr_rdpmc 1", { NULL },
+	  "/sys/bus/event_source/devices/cpu/rdpmc", "1\n" },
+	{ __LINE__, "perf_event_mux_interval_ms_show()", { "--mux-interval", "7", NULL },
+	  "/sys/bus/event_source/devices/cpu/perf_event_mux_interval_ms", "7\n" },
+	{ __LINE__, "intel_pmu_caps: max_precise of Skylake", { NULL },
+	  "/sys/bus/event_source/devices/cpu/caps/max_precise", "3\n" },
+	{ __LINE__, "proc_dointvec(perf_event_paranoid)", { "--paranoid", "-1", NULL },
+	  "/proc/sys/kernel/perf_event_paranoid", "-1\n" },
+	{ __LINE__, "proc_dointvec(perf_event_mlock_kb) default 512 + 4", { NULL },
+	  "/proc/sys/kernel/perf_event_mlock_kb", "516\n" },
+	{ __LINE__, "cpu_online_mask of --cpus 4", { "--cpus", "4", NULL },
+	  "/sys/devices/system/cpu/online", "0-3\n" },
+	{ __LINE__, "armv8 PMU: dynamic type of the model", { "--model", "pmuv3", NULL },
+	  "/sys/bus/event_source/devices/armv8_pmuv3_0/type", "10\n" },
+	{ __LINE__, "armpmu_cpumask_show()", { "--model", "pmuv3", "--cpus", "2", NULL },
+	  "/sys/bus/event_source/devices/armv8_pmuv3_0/cpus", "0-1\n" },
+	{ __LINE__, "ARMV8_EVENT_ATTR(inst_retired, 0x08): armv8pmu_events_sysfs_show()",
+	  { "--model", "pmuv3", NULL },
+	  "/sys/bus/event_source/devices/armv8_pmuv3_0/events/inst_retired", "event=0x0008\n" },
+	{ __LINE__, "the host's PMUs stay listed", { NULL },
+	  "/sys/bus/event_source/devices/software/type", "1\n" },
+};
+
+static void test_vfs(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(vfs_rows) / sizeof(vfs_rows[0]); i++) {
+		char *argv[12] = { (char *)pmusim(), (char *)"run" };
+		static struct result r;
+		int n = 2;
+
+		for (int j = 0; vfs_rows[i].opts[j]; j++)
+			argv[n++] = (char *)vfs_rows[i].opts[j];
+		argv[n++] = (char *)"--";
+		argv[n++] = (char *)"cat";
+		argv[n++] = (char *)vfs_rows[i].file;
+		run(argv, 20, &r);
+		if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) || strcmp(r.out, vfs_rows[i].content)) {
+			dump(&r);
+			fail_msg("row at line %d (%s): %s", vfs_rows[i].line, vfs_rows[i].from,
+				 vfs_rows[i].file);
+		}
+	}
+}
+
+/* ---- a native client's perf fds (shim_client) ---- */
+
+static const struct {
+	int line;
+	const char *mode, *from;
+} client_rows[] = {
+	{ __LINE__, "read", "perf_read_one(), perf_read_group(), perf_event__read_size()" },
+	{ __LINE__, "ioctl", "_perf_ioctl(), perf_event_set_output(), perf_event_task_disable()" },
+	{ __LINE__, "fdops", "perf_fops, dup_fd(), fput()" },
+	{ __LINE__, "passthrough", "a software event on a native task: the host's" },
+	{ __LINE__, "mmap", "perf_mmap(), perf_event_init_userpage()" },
+	{ __LINE__, "inherit", "copy_files() at fork" },
+	{ __LINE__, "range", "syscalls on other files in the fd range" },
+	{ __LINE__, "pollhup", "perf_poll(): is_event_hup() after the task exits" },
+};
+
+static void test_client(void **state)
+{
+	const char *client = getenv("SHIM_CLIENT");
+
+	(void)state;
+	if (!client)
+		skip();
+	for (size_t i = 0; i < sizeof(client_rows) / sizeof(client_rows[0]); i++) {
+		char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)client,
+				 (char *)client_rows[i].mode, NULL };
+		char want[64];
+		static struct result r;
+
+		run(argv, 60, &r);
+		snprintf(want, sizeof(want), "ok %s\n", client_rows[i].mode);
+		if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) || strcmp(r.out, want)) {
+			dump(&r);
+			fail_msg("row at line %d (%s: %s)", client_rows[i].line, client_rows[i].mode,
+				 client_rows[i].from);
+		}
+	}
+}
+
+/* ---- Debian's perf ---- */
+
+#define PERF "/usr/bin/perf"
+
+/* Splits one `perf stat -x,` line into fields (value, unit, event, ...). */
+static int csv_fields(char *line, char **f, int max)
+{
+	int n = 0;
+
+	f[n++] = line;
+	for (char *p = line; *p && n < max; p++) {
+		if (*p == ',') {
+			*p = 0;
+			f[n++] = p + 1;
+		}
+	}
+	return n;
+}
+
+static void test_perf_stat_sw(void **state)
+{
+	char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+			 (char *)"stat", (char *)"-x,", (char *)"-e",
+			 (char *)"task-clock,context-switches", (char *)"--", (char *)"true", NULL };
+	static const char *const names[] = { "task-clock", "context-switches" };
+	static struct result r;
+	char *save, *line;
+	int seen = 0;
+
+	(void)state;
+	if (access(PERF, X_OK))
+		skip();
+	run(argv, 60, &r);
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status)) {
+		dump(&r);
+		fail_msg("perf stat failed");
+	}
+	/* perf stat -x, prints to stderr: value,unit,event,run time,run%,... */
+	for (line = strtok_r(r.err, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[16];
+		int n = csv_fields(line, f, 16);
+
+		if (n < 5 || seen >= 2)
+			continue;
+		assert_string_equal(f[2], names[seen]);
+		assert_string_equal(f[1], seen == 0 ? "msec" : "");
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+}
+
+/* perf list: the model's sysfs events (Kernel PMU event) and, through
+ * PERF_CPUID, perf's own JSON table of the modelled CPU */
+static void test_perf_list(void **state)
+{
+	char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+			 (char *)"list", (char *)"pmu", NULL };
+	static struct result r;
+
+	(void)state;
+	if (access(PERF, X_OK))
+		skip();
+	run(argv, 60, &r);
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) ||
+	    !strstr(r.out, "cpu/instructions/") || !strstr(r.out, "[Kernel PMU event]") ||
+	    !strstr(r.out, "\n  inst_retired.any")) {
+		dump(&r);
+		fail_msg("perf list does not show the model's events");
+	}
+}
+
+/* `perf stat -e cpu/event=0xc0,umask=0x00/`: parsed through the virtual
+ * sysfs (type 4, format/event and umask) into a raw event the core opens. */
+static void test_perf_raw_syntax(void **state)
+{
+	char log[] = "/tmp/pmusim-test-run-XXXXXX";
+	int fd = mkstemp(log);
+	char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--log", log, (char *)"--",
+			 (char *)PERF, (char *)"stat", (char *)"-x,", (char *)"-e",
+			 (char *)"cpu/event=0xc0,umask=0x01/", (char *)"--", (char *)"true", NULL };
+	static struct result r;
+	char text[8192] = "";
+
+	(void)state;
+	if (access(PERF, X_OK))
+		skip();
+	assert_true(fd >= 0);
+	run(argv, 60, &r);
+	assert_true(read(fd, text, sizeof(text) - 1) >= 0);
+	close(fd);
+	unlink(log);
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) ||
+	    !strstr(text, "perf_event_open(type 4, config 0x1c0,") || !strstr(text, "-> core: 0")) {
+		dump(&r);
+		print_message("--- log:\n%s", text);
+		fail_msg("cpu/event=0xc0,umask=0x01/ did not reach the core as raw 0x1c0");
+	}
+}
+
+/* The shim leaves unmonitored work alone: same bytes, no perf traffic. */
+static void test_sha256_untouched(void **state)
+{
+	char file[] = "/tmp/pmusim-test-sha-XXXXXX", log[] = "/tmp/pmusim-test-log-XXXXXX";
+	int fd = mkstemp(file), lfd = mkstemp(log);
+	char *native[] = { (char *)"sha256sum", file, NULL };
+	char *under[] = { (char *)pmusim(), (char *)"run", (char *)"--log", log, (char *)"--",
+			  (char *)"sha256sum", file, NULL };
+	static struct result a, b;
+	char buf[65536], text[4096] = "";
+
+	(void)state;
+	assert_true(fd >= 0 && lfd >= 0);
+	for (int i = 0; i < 256; i++) {
+		memset(buf, i, sizeof(buf));
+		assert_int_equal(write(fd, buf, sizeof(buf)), (int)sizeof(buf));
+	}
+	close(fd);
+	run(native, 60, &a);
+	run(under, 60, &b);
+	assert_true(read(lfd, text, sizeof(text) - 1) >= 0);
+	close(lfd);
+	unlink(file);
+	unlink(log);
+	assert_true(WIFEXITED(b.status) && WEXITSTATUS(b.status) == 0);
+	assert_string_equal(a.out, b.out);
+	assert_null(strstr(text, "perf_event_open"));
+	assert_null(strstr(text, "execve"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_vfs),
+		cmocka_unit_test(test_client),
+		cmocka_unit_test(test_perf_stat_sw),
+		cmocka_unit_test(test_perf_list),
+		cmocka_unit_test(test_perf_raw_syntax),
+		cmocka_unit_test(test_sha256_untouched),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
