@@ -30,6 +30,7 @@
 #include "sim/linux/process.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/thread.h"
+#include "sim/linux/thread_lock.h"
 
 #define BINPRM_BUF_SIZE 256            /* include/uapi/linux/binfmts.h */
 #define MAX_EXEC_DEPTH 5               /* search_binary_handler() nesting */
@@ -128,6 +129,7 @@ long process_fork(struct guest_thread *t, uint64_t flags, uint64_t newsp,
 		}
 		pthread_mutex_unlock(&p->lock);
 		thread_set_leader();
+		thread_lock_after_fork_child();
 		signal_after_fork_child(t);
 		if (vfork_wr >= 0) {
 			close(vfork_wr);   /* a grandchild does not hold our parent */

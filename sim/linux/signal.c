@@ -26,6 +26,7 @@
 #include "sim/linux/guest.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/signal_frame.h"
+#include "sim/linux/thread_lock.h"
 
 #define SIGBIT(s) (1ull << ((s) - 1))
 #define KERNEL_ONLY (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
@@ -834,10 +835,23 @@ void signal_syscall_enter(struct guest_thread *t)
 {
 	if (st_of(t))
 		st_of(t)->in_syscall = true;
+	/* the kernel side runs outside the emulator lock (thread_lock.c),
+	 * except calls that change the address space: they update every
+	 * thread's engine, which must not be running meanwhile */
+	switch (t->syscall_nr) {
+	case SYS_mmap: case SYS_munmap: case SYS_mprotect: case SYS_mremap:
+	case SYS_brk: case SYS_madvise: case SYS_pkey_mprotect: case SYS_shmat:
+	case SYS_shmdt: case SYS_clone: case SYS_clone3: case SYS_fork:
+	case SYS_vfork:
+		break;
+	default:
+		thread_lock_release(t);
+	}
 }
 
 void signal_syscall_exit(struct guest_thread *t)
 {
+	thread_lock_acquire(t);
 	if (st_of(t))
 		st_of(t)->in_syscall = false;
 }

@@ -27,6 +27,7 @@
 #include "sim/linux/signal.h"
 #include "sim/linux/signal_frame.h"
 #include "sim/linux/thread.h"
+#include "sim/linux/thread_lock.h"
 
 /* The start of a cloned thread, handed from the parent's host thread. */
 struct thread_start {
@@ -110,6 +111,12 @@ long thread_clone(struct guest_thread *t, uint64_t flags, uint64_t newsp,
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 1u << 20);
 	guest_thread_attach(nt);
+	if (thread_lock_enable()) {
+		guest_thread_detach(nt);
+		pthread_attr_destroy(&attr);
+		ret = -EAGAIN;
+		goto err_sem;
+	}
 	/* the host thread inherits this thread's host mask = the guest mask */
 	e = pthread_create(&th, &attr, thread_main, ts);
 	pthread_attr_destroy(&attr);
@@ -138,19 +145,19 @@ static void *thread_main(void *arg)
 {
 	struct thread_start *ts = arg;
 	struct guest_thread *t = ts->t;
+	struct sig_regs *regs;
 	enum guest_run_state st;
 	int tid = (int)syscall(SYS_gettid);
 
 	t->tid = tid;
-	if (signal_thread_init(t)) {
+	regs = malloc(sizeof(*regs));
+	if (!regs || signal_thread_init(t)) {
+		free(regs);
 		ts->err = -ENOMEM;
 		sem_post(&ts->started);
 		thread_exit(t, 0);
 	}
-	signal_regs_write(t, &ts->regs);
-	vcpu_set_fs(t->cpu, t->fs_base);
-	vcpu_set_gs(t->cpu, t->gs_base);
-	guest_mm_sync(&t->proc->mm, t->cpu);
+	*regs = ts->regs;
 	/* copy_process(): parent_tid is written before the child runs;
 	 * schedule_tail(): the child writes child_tid itself */
 	if ((ts->flags & CLONE_PARENT_SETTID) &&
@@ -161,6 +168,16 @@ static void *thread_main(void *arg)
 		*(int *)(uintptr_t)ts->ctid = tid;
 	ts->tid = tid;
 	sem_post(&ts->started);   /* ts belongs to the parent from here */
+
+	/* the engine is set up under the emulator lock: address-space calls
+	 * of other threads change every engine, this one included (the
+	 * parent holds the lock until its clone returns) */
+	thread_lock_acquire(t);
+	signal_regs_write(t, regs);
+	free(regs);
+	vcpu_set_fs(t->cpu, t->fs_base);
+	vcpu_set_gs(t->cpu, t->gs_base);
+	guest_mm_sync(&t->proc->mm, t->cpu);
 
 	st = guest_thread_run(t);
 	thread_finish(t, st);
@@ -200,6 +217,7 @@ __attribute__((noreturn)) void thread_exit(struct guest_thread *t, int code)
 		process_exit_group(t, code);
 	guest_thread_detach(t);
 	signal_thread_fini(t);
+	thread_lock_release(t);
 	/* the engine is not freed: another thread may be reading p->threads */
 	if (leader_known && pthread_equal(pthread_self(), leader_thread))
 		for (;;)

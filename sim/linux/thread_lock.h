@@ -1,0 +1,17 @@
+/*
+ * thread_lock.h - the big emulator lock (thread_lock.c): one guest thread
+ * runs guest code at a time; syscalls run outside it.
+ */
+#ifndef PMUSIM_THREAD_LOCK_H
+#define PMUSIM_THREAD_LOCK_H
+
+struct guest_thread;
+
+/* Turns the lock on for the process (first thread clone). */
+int thread_lock_enable(void);
+/* No-ops while the lock is off or (acquire) already held by the caller. */
+void thread_lock_acquire(struct guest_thread *t);
+void thread_lock_release(struct guest_thread *t);
+void thread_lock_after_fork_child(void);
+
+#endif
