@@ -21,6 +21,7 @@
 #include "sim/linux/loader.h"
 #include "sim/linux/process.h"
 #include "sim/linux/signal.h"
+#include "sim/linux/thread.h"
 #include "sim/linux/sys_perf.h"
 
 extern char **environ;
@@ -293,6 +294,8 @@ int cmd_exec(int argc, char **argv)
 	case GUEST_KILLED:
 		signal_die(t->term_sig);
 	case GUEST_EXITED:
+		/* exit() of the leader: the process lives while other threads do */
+		thread_finish(t, st);
 	case GUEST_EXIT_GROUP:
 	default:
 		process_exit_group(t, t->exit_code);
