@@ -326,6 +326,18 @@ int cmd_run(int argc, char **argv)
 		else
 			snprintf(pl, sizeof(pl), "%s", shim);
 		setenv("LD_PRELOAD", pl, 1);
+#if defined(__SANITIZE_ADDRESS__)
+		/* an ASan pmusim re-executed for a monitored task gets the
+		 * (unsanitized) shim preloaded before its runtime */
+		{
+			const char *ao = getenv("ASAN_OPTIONS");
+			char aobuf[1024];
+
+			snprintf(aobuf, sizeof(aobuf), "%s%sverify_asan_link_order=0",
+				 ao ? ao : "", ao && *ao ? ":" : "");
+			setenv("ASAN_OPTIONS", aobuf, 1);
+		}
+#endif
 		if (model->cpu.pfm_name)
 			setenv("LIBPFM_FORCE_PMU", model->cpu.pfm_name, 1);
 		if (model->cpu.perf_cpuid)
