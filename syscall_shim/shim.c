@@ -101,21 +101,27 @@ static void file_put(int h)
 
 /* ---- tasks ---- */
 
-/* Credentials of a native task from /proc (uid, CAP_PERFMON/SYS_ADMIN). */
+/* Credentials of a native task from /proc (uid, CAP_PERFMON/SYS_ADMIN).
+ * Raw open/read, no stdio: this runs in the SIGSYS handler. */
 static int task_cred(pid_t tid, pid_t *tgid, struct perf_cred *cred)
 {
-	char path[64], line[256];
-	FILE *f;
+	char path[64], text[4096], *line, *save;
 	int found = 0;
+	long fd, n;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
+	fd = TSYS3(SYS_open, path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
 		return -ESRCH;
+	n = TSYS3(SYS_read, fd, text, sizeof(text) - 1);
+	TSYS1(SYS_close, fd);
+	if (n <= 0)
+		return -ESRCH;
+	text[n] = 0;
 	*tgid = tid;
 	cred->uid = 0;
 	cred->cap_perfmon = false;
-	while (fgets(line, sizeof(line), f)) {
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long caps;
 		unsigned ruid, euid;
 
@@ -127,7 +133,6 @@ static int task_cred(pid_t tid, pid_t *tgid, struct perf_cred *cred)
 			/* CAP_SYS_ADMIN (21) or CAP_PERFMON (38): perfmon_capable() */
 			cred->cap_perfmon = (caps >> 21 & 1) || (caps >> 38 & 1);
 	}
-	fclose(f);
 	return found ? 0 : -ESRCH;
 }
 
