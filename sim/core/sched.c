@@ -284,6 +284,10 @@ static void perf_event_sched_in(struct perf_cpu *cpu, struct perf_event *event)
 		cpu->nr_hw_active++;
 	}
 	perf_slot_add(cpu, event);
+	/* x86_pmu_start() / armpmu_add(): the mmap page gets the counter
+	 * index (RDPMC) and offset */
+	if (event->pmu == PERF_PMU_HW && event->rb)
+		perf_event_update_userpage(event);
 	if (event->attr.freq && event->attr.sample_freq)
 		ctx->nr_freq++;
 	if (event->attr.exclusive)
@@ -315,6 +319,9 @@ void perf_event_sched_out(struct perf_event *event)
 		state = PERF_EVENT_STATE_OFF;
 	}
 	perf_event_set_state(event, state);
+	/* x86_pmu_del() / armpmu_del(): index 0, the count in offset */
+	if (event->pmu == PERF_PMU_HW && event->rb)
+		perf_event_update_userpage(event);
 	if (event->attr.freq && event->attr.sample_freq)
 		ctx->nr_freq--;
 	if (event->attr.exclusive || !cpu->nr_hw_active)

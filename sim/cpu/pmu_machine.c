@@ -276,7 +276,7 @@ static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *e
  */
 void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 {
-	struct sim_delta d, extra;
+	struct sim_delta *dp = &pv->d, *xp = &pv->extra;
 	const struct bdesc *b;
 	unsigned from = 0, k;
 	bool rep_cont;
@@ -294,9 +294,9 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 	 * starts at the instruction again: only the first retires it. */
 	rep_cont = pv->prev && pv->prev->n && (pv->prev->ins[pv->prev->n - 1].cls & BD_REP) &&
 		   pv->prev->addr + pv->prev->ins[pv->prev->n - 1].off == addr;
-	clear_filled(&extra);
+	clear_filled(xp);
 	if (!rep_cont)
-		resolve_prev(pv, addr, &extra);
+		resolve_prev(pv, addr, xp);
 	pv->prev = b;
 	pv->cur = b;
 	if (pv->skip_addr == addr) {   /* resumed after RDPMC mid-block */
@@ -304,19 +304,18 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 		pv->skip_addr = 0;
 	}
 	for (;;) {
-		k = first_crossing(pv, b, from, &extra, rep_cont);
-		clear_filled(&d);
+		k = first_crossing(pv, b, from, xp, rep_cont);
 		for (unsigned i = 0; i < NR_FILLED; i++)
-			d.v[filled[i]] = extra.v[filled[i]];
-		clear_filled(&extra);
+			dp->v[filled[i]] = xp->v[filled[i]];
+		clear_filled(xp);
 		if (k >= b->n) {
-			sum_range(b, from, b->n, rep_cont, &d);
-			account(pv, &d, addr + b->ins[b->n ? b->n - 1 : 0].off);
+			sum_range(b, from, b->n, rep_cont, dp);
+			account(pv, dp, addr + b->ins[b->n ? b->n - 1 : 0].off);
 			return;
 		}
 		/* counts up to and including instruction k: its overflow */
-		sum_range(b, from, k + 1, rep_cont, &d);
-		account(pv, &d, addr + b->ins[k].off);
+		sum_range(b, from, k + 1, rep_cont, dp);
+		account(pv, dp, addr + b->ins[k].off);
 		from = k + 1;
 		if (from >= b->n)
 			return;
@@ -391,8 +390,9 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
 
 /* ---- RDPMC ---------------------------------------------------------------- */
 
-/* Counts of source src (user mode) in the part of the current block after
- * the instruction at ip: already reported at block entry, not yet run. */
+/* Counts of source src (user mode) in the part of the current block from
+ * the instruction at ip on: reported at block entry, not yet retired (RDPMC
+ * reads the counter before it retires itself). */
 static u64 not_yet_run(struct pmu_vcpu *pv, uint64_t ip, unsigned src, unsigned *idx)
 {
 	const struct bdesc *b = pv->cur;
@@ -405,7 +405,7 @@ static u64 not_yet_run(struct pmu_vcpu *pv, uint64_t ip, unsigned src, unsigned 
 	for (i = 0; i < b->n && b->addr + b->ins[i].off != ip; i++)
 		;
 	*idx = i;
-	for (i = i + 1; i < b->n; i++)
+	for (; i < b->n; i++)
 		v += insn_value(&b->ins[i], src, true);
 	return v;
 }
@@ -431,20 +431,20 @@ static bool hook_invalid(uc_engine *uc, void *user)
 	uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
 	pmu_vcpu_acquire(pv);
 	{
-		const struct pmu_model *m = pv->c->model;
 		unsigned counter = (unsigned)(rcx & 0x3fffffff);
 		bool fixed = rcx & (1u << 30);
-		int hwidx = fixed ? (int)(m->nr_gp_counters + counter) : (int)counter;
+		int hwidx = fixed ? PMU_IDX_FIXED + (int)counter : (int)counter;
 
-		/* cpuc index layout: general counters first, then fixed */
+		/* x86_pmu_event_idx(): bit 30 selects the fixed counters (INTEL_PMC_IDX_FIXED) */
 		if (hwidx >= 0 && hwidx < PMU_MAX_COUNTERS)
 			e = pv->cpu->counters[hwidx];
 		if (e && e->mmap_count == 0 && (!e->parent || e->parent->mmap_count == 0))
 			e = NULL;
 	}
 	if (!e || e->state != PERF_EVENT_STATE_ACTIVE) {
-		pmu_vcpu_release(pv);
-		return false;               /* #GP -> SIGSEGV (SI_KERNEL) */
+		/* #GP: the run loop's VCPU_EXIT_OTHER is SIGSEGV, SI_KERNEL */
+		pv->c->exit = VCPU_EXIT_OTHER;
+		return false;
 	}
 	val = perf_event_hw_value(e);
 	{

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
+#include "sim/core/sim_source.h"
 
 struct vcpu;
 struct perf_core;
@@ -69,6 +70,9 @@ struct pmu_vcpu {
 	void *access_arg;
 	void *owner;                 /* the guest thread */
 
+	/* the per-block report and the previous branch's resolution: only the
+	 * sources pmu_machine.c fills are ever written, the rest stay 0 */
+	struct sim_delta d, extra;
 	uint64_t cc[256];            /* callchain of the sample being written */
 	struct perf_branch_entry br[PMU_LBR_DEPTH];
 	uint64_t h_invalid;          /* RDPMC hook */

@@ -42,6 +42,9 @@ static struct {
 	unsigned next_k;                  /* CPU of the next thread: k mod nr_cpus */
 	pthread_mutex_t lock;             /* fd2h, maps */
 	int fd2h[PERF_FD_MAX];            /* handle + 1, 0: not a perf fd */
+	/* O_ASYNC of a file (the host keeps no FASYNC on a memfd): the fd
+	 * F_SETFL set it through (fasync_struct's fa_fd) + 1, 0: off */
+	int async_fd[PERF_CORE_MAX_FILES];
 	struct ring_map maps[PERF_MAPS_MAX];
 	unsigned nr_maps;
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -126,43 +129,39 @@ static const long band_table[6] = {
 	POLLIN | POLLRDNORM | POLLMSG, POLLERR, POLLPRI | POLLRDBAND, POLLHUP | POLLERR,
 };
 
-/* kill_fasync() for every guest fd of the file with O_ASYNC: send_sigio()
- * to the owner the host stored for that fd. */
+/* kill_fasync() of a file with O_ASYNC: send_sigio() to the owner the host
+ * stored with F_SETOWN(_EX), the signal of F_SETSIG. */
 static void m_fasync(void *machine, int handle, int si_code)
 {
-	(void)machine;
-	for (int fd = 0; fd < PERF_FD_MAX; fd++) {
-		struct f_owner_ex own;
-		siginfo_t si;
-		int fl, sig;
+	struct f_owner_ex own;
+	siginfo_t si;
+	int fd, sig;
 
-		if (S.fd2h[fd] != handle + 1)
-			continue;
-		fl = fcntl(fd, F_GETFL);
-		if (fl < 0 || !(fl & O_ASYNC))
-			continue;
-		if (fcntl(fd, F_GETOWN_EX, &own) < 0 || own.pid == 0)
-			continue;
-		sig = fcntl(fd, F_GETSIG);
-		memset(&si, 0, sizeof(si));
-		if (sig > 0) {
-			si.si_signo = sig;
-			si.si_code = si_code;
-			si.si_band = band_table[si_code - POLL_IN];
-			si.si_fd = fd;
-		} else {
-			/* plain SIGIO: SEND_SIG_PRIV (si_code SI_KERNEL) */
-			sig = SIGIO;
-			si.si_signo = SIGIO;
-			si.si_code = SI_KERNEL;
-		}
-		if (own.type == F_OWNER_TID)
-			syscall(SYS_rt_tgsigqueueinfo, getpid(), own.pid, sig, &si);
-		else if (own.type == F_OWNER_PGRP)
-			kill(-own.pid, sig);
-		else
-			syscall(SYS_rt_sigqueueinfo, own.pid, sig, &si);
+	(void)machine;
+	if (handle < 0 || handle >= PERF_CORE_MAX_FILES || !S.async_fd[handle])
+		return;
+	fd = S.async_fd[handle] - 1;
+	if (fcntl(fd, F_GETOWN_EX, &own) < 0 || own.pid == 0)
+		return;
+	sig = fcntl(fd, F_GETSIG);
+	memset(&si, 0, sizeof(si));
+	if (sig > 0) {
+		si.si_signo = sig;
+		si.si_code = si_code;
+		si.si_band = band_table[si_code - POLL_IN];
+		si.si_fd = fd;
+	} else {
+		/* plain SIGIO: SEND_SIG_PRIV (si_code SI_KERNEL) */
+		sig = SIGIO;
+		si.si_signo = SIGIO;
+		si.si_code = SI_KERNEL;
 	}
+	if (own.type == F_OWNER_TID)
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), own.pid, sig, &si);
+	else if (own.type == F_OWNER_PGRP)
+		kill(-own.pid, sig);
+	else
+		syscall(SYS_rt_sigqueueinfo, own.pid, sig, &si);
 }
 
 static const struct perf_machine_ops guest_machine_ops = {
@@ -369,6 +368,8 @@ static void drop_fd(long fd)
 	if (h < 0)
 		return;
 	fd_set_handle(fd, -1);
+	if (S.async_fd[h] == fd + 1)
+		S.async_fd[h] = 0;    /* fasync_helper() entry of that fd goes */
 	perf_file_put(S.core, h);
 }
 
@@ -418,7 +419,7 @@ long sys_perf_fcntl(struct guest_thread *t, const uint64_t a[6])
 	if (h < 0)
 		return sys_fcntl(t, a);
 	if (a[1] == F_SETFL)
-		before = fcntl((int)a[0], F_GETFL);
+		before = S.async_fd[h] ? O_ASYNC : 0;
 	r = sys_fcntl(t, a);
 	if (r < 0)
 		return r;
@@ -428,9 +429,13 @@ long sys_perf_fcntl(struct guest_thread *t, const uint64_t a[6])
 		return dup_result(r, (long)a[0]);
 	case F_SETFL:
 		/* setfl(): a change of FASYNC calls f_op->fasync (perf_fasync) */
-		if ((before ^ (int)a[2]) & O_ASYNC)
+		if ((before ^ (int)a[2]) & O_ASYNC) {
 			perf_sys_fasync(S.core, h, a[2] & O_ASYNC);
+			S.async_fd[h] = (a[2] & O_ASYNC) ? (int)a[0] + 1 : 0;
+		}
 		return r;
+	case F_GETFL:
+		return r | (S.async_fd[h] ? O_ASYNC : 0);
 	default:
 		return r;
 	}

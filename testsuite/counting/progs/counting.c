@@ -1,0 +1,470 @@
+/*
+ * counting.c - guest program of the counting tests (testsuite/counting).
+ * Each mode opens events on itself, runs a hand-written region whose
+ * counts are arithmetic, and prints "key=value" lines. The ENABLE and
+ * DISABLE ioctls of a region are raw SYSCALL instructions inside the asm,
+ * so the region holds no library code: its user-mode instructions are
+ *   (instructions after the ENABLE SYSCALL) + (the DISABLE SYSCALL itself).
+ *
+ * Modes:
+ *   loop N        instructions, branches, taken... of a dec/jnz loop
+ *   memloop N     a loop with one load and one store per iteration
+ *   rep N         REP MOVSB of N bytes and REP STOSQ of N qwords
+ *   kernel M      exclude_user count of M getppid syscalls
+ *   mux N         6 counting events on 4 counters over a long loop
+ *   sample P N    IPs of samples every P instructions over a loop of N
+ *   sample_notid P N  the same without PERF_SAMPLE_TID (same bytes every run)
+ *   signal P N    O_ASYNC+F_SETSIG signals, one per overflow
+ *   refresh P R   IOC_REFRESH(R): R-1 POLL_IN then one POLL_HUP
+ *   rdpmc N       RDPMC through the mmap page around a loop of N
+ *   rdpmc_fault   RDPMC with no mapped event: SIGSEGV
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int peo(struct perf_event_attr *a, int group)
+{
+	return (int)syscall(SYS_perf_event_open, a, 0, -1, group, 0);
+}
+
+static int open_ev(unsigned type, unsigned long long config, int group, int excl_kernel,
+		   int excl_user, unsigned long long read_format)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	a.config = config;
+	a.disabled = group == -1;
+	a.exclude_kernel = excl_kernel;
+	a.exclude_user = excl_user;
+	a.exclude_hv = 1;
+	a.read_format = read_format;
+	return peo(&a, group);
+}
+
+/* The region: ENABLE (fd in %r12) ... body ... DISABLE, as raw syscalls.
+ * Counted outside the body: the 4 setup instructions and the SYSCALL of
+ * DISABLE (5). */
+#define ENABLE_ASM \
+	"mov $16, %%eax\n\tmov %%r12d, %%edi\n\tmov $0x2400, %%esi\n\txor %%edx, %%edx\n\tsyscall\n\t"
+#define DISABLE_ASM \
+	"mov $16, %%eax\n\tmov %%r12d, %%edi\n\tmov $0x2401, %%esi\n\txor %%edx, %%edx\n\tsyscall\n\t"
+#define REGION_CLOBBERS "rax", "rcx", "rdx", "rsi", "rdi", "r11", "memory", "cc"
+
+/* mov $N,%rcx (1) + N x (dec, jnz) */
+static void loop_region(int fd, unsigned long n)
+{
+	register long r12 asm("r12") = fd;
+
+	asm volatile(ENABLE_ASM
+		     "mov %1, %%rcx\n"
+		     "1:\tdec %%rcx\n\tjnz 1b\n\t"
+		     DISABLE_ASM
+		     : "+r"(r12) : "r"(n) : REGION_CLOBBERS);
+}
+
+/* mov buf,%rsi... per iteration: load, store, dec, jnz */
+static void memloop_region(int fd, unsigned long n, long *buf)
+{
+	register long r12 asm("r12") = fd;
+	register long r13 asm("r13") = (long)buf;
+
+	asm volatile(ENABLE_ASM
+		     "mov %2, %%rcx\n"
+		     "1:\tmov (%%r13), %%rax\n\tmov %%rax, 8(%%r13)\n\tdec %%rcx\n\tjnz 1b\n\t"
+		     DISABLE_ASM
+		     : "+r"(r12), "+r"(r13) : "r"(n) : REGION_CLOBBERS);
+}
+
+/* lea src,rsi; lea dst,rdi; mov n,rcx; rep movsb; lea dst,rdi; mov n,rcx;
+ * rep stosq: 7 instructions whatever n */
+static void rep_region(int fd, unsigned long n, char *src, char *dst)
+{
+	register long r12 asm("r12") = fd;
+
+	asm volatile(ENABLE_ASM
+		     "mov %1, %%rsi\n\tmov %2, %%rdi\n\tmov %3, %%rcx\n\trep movsb\n\t"
+		     "mov %2, %%rdi\n\tmov %3, %%rcx\n\trep stosq\n\t"
+		     DISABLE_ASM
+		     : "+r"(r12) : "r"(src), "r"(dst), "r"(n) : REGION_CLOBBERS);
+}
+
+/* m getppid syscalls in a loop: per iteration mov, syscall, dec, jnz */
+static void kernel_region(int fd, unsigned long m)
+{
+	register long r12 asm("r12") = fd;
+	register long r13 asm("r13") = (long)m;
+
+	asm volatile(ENABLE_ASM
+		     "1:\tmov $110, %%eax\n\tsyscall\n\tdec %%r13\n\tjnz 1b\n\t"
+		     DISABLE_ASM
+		     : "+r"(r12), "+r"(r13) : : REGION_CLOBBERS);
+}
+
+static unsigned long long rd(int fd)
+{
+	unsigned long long v[4] = { 0 };
+
+	if (read(fd, v, sizeof(v)) < 0)
+		return ~0ull;
+	return v[0];
+}
+
+static void mode_loop(unsigned long n)
+{
+	int fi = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 1, 0, 0);
+	int fb = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, fi, 1, 0, 0);
+	int fm = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, fi, 1, 0, 0);
+	int fc = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, fi, 1, 0, 0);
+
+	loop_region(fi, n);
+	printf("instructions=%llu\nbranches=%llu\nbranch_misses=%llu\ncycles=%llu\n",
+	       rd(fi), rd(fb), rd(fm), rd(fc));
+}
+
+static void mode_memloop(unsigned long n)
+{
+	static long buf[4];
+	/* skylake raw: MEM_INST_RETIRED.ALL_LOADS 0x81d0, ALL_STORES 0x82d0 */
+	int fi = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 1, 0, 0);
+	int fl = open_ev(PERF_TYPE_RAW, 0x81d0, fi, 1, 0, 0);
+	int fs = open_ev(PERF_TYPE_RAW, 0x82d0, fi, 1, 0, 0);
+
+	memloop_region(fi, n, buf);
+	printf("instructions=%llu\nloads=%llu\nstores=%llu\n", rd(fi), rd(fl), rd(fs));
+}
+
+static void mode_rep(unsigned long n)
+{
+	char *src = calloc(n * 8, 1), *dst = calloc(n * 8, 1);
+	int fi = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 1, 0, 0);
+
+	rep_region(fi, n, src, dst);
+	printf("instructions=%llu\n", rd(fi));
+}
+
+static void mode_kernel(unsigned long m)
+{
+	int fk = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 0, 1, 0);
+	int fu = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, fk, 1, 0, 0);
+
+	kernel_region(fk, m);
+	printf("kernel_instructions=%llu\nuser_instructions=%llu\n", rd(fk), rd(fu));
+}
+
+static void mode_mux(unsigned long n)
+{
+	static const unsigned long long cfg[6] = {
+		PERF_COUNT_HW_BRANCH_INSTRUCTIONS, PERF_COUNT_HW_BRANCH_MISSES,
+		PERF_COUNT_HW_CACHE_REFERENCES, PERF_COUNT_HW_CACHE_MISSES,
+		PERF_COUNT_HW_BUS_CYCLES, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+	};
+	unsigned long long rf = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	int fd[7];
+
+	/* a software leader-less enable: each event on its own, enabled by
+	 * PR_TASK_PERF_EVENTS_ENABLE around the loop */
+	for (int i = 0; i < 6; i++) {
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = cfg[i];
+		a.disabled = 1;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		a.read_format = rf;
+		fd[i] = peo(&a, -1);
+	}
+	/* the instructions counter (fixed) drives ENABLE/DISABLE of the region */
+	fd[6] = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 1, 0, rf);
+	for (int i = 0; i < 6; i++)
+		ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
+	loop_region(fd[6], n);
+	for (int i = 0; i < 6; i++)
+		ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (int i = 0; i < 7; i++) {
+		unsigned long long v[3] = { 0 };
+
+		if (read(fd[i], v, sizeof(v)) != sizeof(v))
+			printf("ev%d=error\n", i);
+		else
+			printf("ev%d=%llu %llu %llu\n", i, v[0], v[1], v[2]);
+	}
+}
+
+/* ---- sampling ---- */
+
+static struct perf_event_mmap_page *ring;
+static size_t ring_len;
+static int no_tid;    /* sample_type without TID: ring bytes equal across runs */
+
+static int open_sampler(unsigned long long period, unsigned pages)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.sample_period = period;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+			(no_tid ? 0 : PERF_SAMPLE_TID);
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.precise_ip = 2;
+	a.wakeup_events = 1;
+	fd = peo(&a, -1);
+	if (fd < 0)
+		return fd;
+	ring_len = (1 + pages) * 4096;
+	ring = mmap(NULL, ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED)
+		ring = NULL;
+	return fd;
+}
+
+/* FNV-1a of the data area (determinism check) and the sample IPs. */
+static void dump_samples(void)
+{
+	const unsigned char *data;
+	unsigned long long head, tail = 0, h = 1469598103934665603ull, n = 0;
+
+	if (!ring)
+		return;
+	data = (const unsigned char *)ring + ring->data_offset;
+	head = __atomic_load_n(&ring->data_head, __ATOMIC_ACQUIRE);
+	for (unsigned long long i = 0; i < head && i < ring->data_size; i++)
+		h = (h ^ data[i]) * 1099511628211ull;
+	while (tail < head) {
+		const struct perf_event_header *eh = (const void *)(data + (tail % ring->data_size));
+
+		if (eh->type == PERF_RECORD_SAMPLE) {
+			const unsigned long long *p = (const void *)(eh + 1);
+
+			printf("sample ip=%llx misc=%x period=%llu\n", p[0], eh->misc, p[no_tid ? 2 : 3]);
+			n++;
+		} else {
+			printf("record type=%u\n", eh->type);
+		}
+		tail += eh->size;
+	}
+	printf("samples=%llu\nring_hash=0x%016llx\n", n, h);
+}
+
+static void mode_sample(unsigned long long p, unsigned long n)
+{
+	int fd = open_sampler(p, 64);
+
+	loop_region(fd, n);
+	printf("instructions=%llu\n", rd(fd));
+	dump_samples();
+}
+
+static volatile int sig_in, sig_hup, sig_badfd, sig_other;
+static int sig_fd;
+
+static void on_sig(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig; (void)uc;
+	if (si->si_fd != sig_fd)
+		sig_badfd++;
+	if (si->si_code == POLL_IN)
+		sig_in++;
+	else if (si->si_code == POLL_HUP)
+		sig_hup++;
+	else
+		sig_other++;
+}
+
+static int setup_async(int fd)
+{
+	struct sigaction sa;
+	struct f_owner_ex own = { F_OWNER_TID, (pid_t)syscall(SYS_gettid) };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sig;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGRTMIN + 2, &sa, NULL);
+	sig_fd = fd;
+	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) || fcntl(fd, F_SETSIG, SIGRTMIN + 2) ||
+	    fcntl(fd, F_SETOWN_EX, &own))
+		return -1;
+	return 0;
+}
+
+static void mode_signal(unsigned long long p, unsigned long n)
+{
+	int fd = open_sampler(p, 64);
+
+	setup_async(fd);
+	loop_region(fd, n);
+	printf("pollin=%d\npollhup=%d\nbadfd=%d\nother=%d\n", sig_in, sig_hup, sig_badfd, sig_other);
+}
+
+static void mode_refresh(unsigned long long p, int r)
+{
+	int fd = open_sampler(p, 64);
+	register long r12 asm("r12") = fd;
+
+	setup_async(fd);
+	/* IOC_REFRESH(r) enables the event with an overflow limit */
+	ioctl(fd, PERF_EVENT_IOC_REFRESH, r);
+	asm volatile("mov $1000000, %%rcx\n1:\tdec %%rcx\n\tjnz 1b\n\t"
+		     : "+r"(r12) : : REGION_CLOBBERS);
+	{
+		unsigned long long c1 = rd(fd), c2;
+
+		asm volatile("mov $1000, %%rcx\n1:\tdec %%rcx\n\tjnz 1b\n\t" ::: "rcx", "cc");
+		c2 = rd(fd);
+		printf("pollin=%d\npollhup=%d\nbadfd=%d\nstopped=%d\n", sig_in, sig_hup, sig_badfd,
+		       c1 == c2);
+	}
+}
+
+/* ---- RDPMC ---- */
+
+static unsigned long long rdpmc(unsigned c)
+{
+	unsigned lo, hi;
+
+	asm volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(c));
+	return ((unsigned long long)hi << 32) | lo;
+}
+
+/* The seqlock read of the mmap page (perf_event_mmap_page comment). */
+static unsigned long long mmap_read(struct perf_event_mmap_page *pc)
+{
+	unsigned long long count;
+	unsigned seq, idx;
+
+	do {
+		seq = pc->lock;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		idx = pc->index;
+		count = pc->offset;
+		if (pc->cap_user_rdpmc && idx) {
+			long long pmc = (long long)rdpmc(idx - 1);
+
+			pmc <<= 64 - pc->pmc_width;
+			pmc >>= 64 - pc->pmc_width;
+			count += (unsigned long long)pmc;
+		}
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	} while (pc->lock != seq);
+	return count;
+}
+
+static void mode_rdpmc(unsigned long n)
+{
+	int fd = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, -1, 1, 0, 0);
+	struct perf_event_mmap_page *pc = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	unsigned long long a, b;
+	unsigned idx;
+
+	if (pc == MAP_FAILED) {
+		printf("mmap=failed\n");
+		return;
+	}
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	a = mmap_read(pc);
+	asm volatile("mov %0, %%rcx\n1:\tdec %%rcx\n\tjnz 1b\n\t" :: "r"(n) : "rcx", "cc");
+	b = mmap_read(pc);
+	idx = pc->index;
+	{
+		/* two raw RDPMCs around N iterations: branches = N exactly,
+		 * instructions of the fixed counter 0 = 2N + 5 (the first RDPMC,
+		 * 3 movs, the loop, mov ecx; not the second RDPMC) */
+		unsigned lo1, hi1, lo2, hi2;
+
+		asm volatile("mov %4, %%ecx\n\trdpmc\n\tmov %%eax, %0\n\tmov %%edx, %1\n\t"
+			     "mov %5, %%r10\n1:\tdec %%r10\n\tjnz 1b\n\t"
+			     "mov %4, %%ecx\n\trdpmc\n\tmov %%eax, %2\n\tmov %%edx, %3\n\t"
+			     : "=&r"(lo1), "=&r"(hi1), "=&r"(lo2), "=&r"(hi2)
+			     : "r"(idx - 1), "r"(n) : "rax", "rcx", "rdx", "r10", "cc");
+		printf("raw_branch_delta=%llu\n",
+		       (((unsigned long long)hi2 << 32) | lo2) - (((unsigned long long)hi1 << 32) | lo1));
+	}
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	printf("cap_user_rdpmc=%u\ncap_user_time=%u\npmc_width=%u\nindex=%u\n",
+	       (unsigned)pc->cap_user_rdpmc, (unsigned)pc->cap_user_time,
+	       (unsigned)pc->pmc_width, idx);
+	printf("rdpmc_delta=%llu\nread_after=%llu\n", b - a, rd(fd));
+	{
+		int fi = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 1, 0, 0);
+		struct perf_event_mmap_page *pi = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fi, 0);
+		unsigned lo1, hi1, lo2, hi2, ii;
+
+		ioctl(fi, PERF_EVENT_IOC_ENABLE, 0);
+		ii = pi->index;
+		asm volatile("mov %4, %%ecx\n\trdpmc\n\tmov %%eax, %0\n\tmov %%edx, %1\n\t"
+			     "mov %5, %%r10\n1:\tdec %%r10\n\tjnz 1b\n\t"
+			     "mov %4, %%ecx\n\trdpmc\n\tmov %%eax, %2\n\tmov %%edx, %3\n\t"
+			     : "=&r"(lo1), "=&r"(hi1), "=&r"(lo2), "=&r"(hi2)
+			     : "r"(ii - 1), "r"(n) : "rax", "rcx", "rdx", "r10", "cc");
+		ioctl(fi, PERF_EVENT_IOC_DISABLE, 0);
+		printf("fixed_index=0x%x\nraw_insn_delta=%llu\n", ii,
+		       (((unsigned long long)hi2 << 32) | lo2) - (((unsigned long long)hi1 << 32) | lo1));
+	}
+}
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	printf("sigsegv=1\n");
+	fflush(stdout);
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long a1 = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
+	unsigned long a2 = argc > 3 ? strtoul(argv[3], NULL, 0) : 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		return 2;
+	if (!strcmp(argv[1], "loop"))
+		mode_loop(a1);
+	else if (!strcmp(argv[1], "memloop"))
+		mode_memloop(a1);
+	else if (!strcmp(argv[1], "rep"))
+		mode_rep(a1);
+	else if (!strcmp(argv[1], "kernel"))
+		mode_kernel(a1);
+	else if (!strcmp(argv[1], "mux"))
+		mode_mux(a1);
+	else if (!strcmp(argv[1], "sample"))
+		mode_sample(a1, a2);
+	else if (!strcmp(argv[1], "sample_notid")) {
+		no_tid = 1;
+		mode_sample(a1, a2);
+	}
+	else if (!strcmp(argv[1], "signal"))
+		mode_signal(a1, a2);
+	else if (!strcmp(argv[1], "refresh"))
+		mode_refresh(a1, (int)a2);
+	else if (!strcmp(argv[1], "rdpmc"))
+		mode_rdpmc(a1);
+	else if (!strcmp(argv[1], "rdpmc_fault")) {
+		signal(SIGSEGV, on_segv);
+		printf("value=%llu\n", rdpmc(0));
+	} else
+		return 2;
+	return 0;
+}

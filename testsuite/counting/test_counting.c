@@ -1,0 +1,310 @@
+/*
+ * test_counting.c - executed code drives the counters: guest programs run
+ * under `pmusim exec` and count their own hand-written regions, compared
+ * with the arithmetic of the region (the kernel's and the SDM's counting
+ * rules worked by hand) and with oracle_step, a ptrace single-stepper that
+ * runs the same binaries natively without pmusim.
+ *
+ * Usage (meson passes these): test_counting PMUSIM PROGDIR ORACLE
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <linux/perf_event.h>
+
+static const char *pmusim, *progdir, *oracle;
+
+/* glibc's string functions then take the same baseline (SSE2) variants
+ * natively and under the model's CPUID, so both runs execute the same code */
+#define SAME_IFUNCS "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW," \
+	"-AVX512DQ,-AVX2,-AVX,-BMI1,-BMI2,-ERMS,-FSRM,-SSSE3,-SSE4_1,-SSE4_2,-POPCNT," \
+	"-LZCNT,-MOVBE,-RTM,-FMA,-F16C,-XSAVE,-XSAVEC,-AVX_Fast_Unaligned_Load"
+
+/* Runs a shell command; returns its stdout (malloc'd) and sets *status. */
+static char *run(int *status, const char *fmt, ...)
+{
+	char cmd[4096];
+	size_t cap = 1 << 16, len = 0;
+	char *out = malloc(cap);
+	va_list ap;
+	FILE *p;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	for (;;) {
+		size_t n;
+
+		if (len + 4096 > cap)
+			out = realloc(out, cap *= 2);
+		n = fread(out + len, 1, cap - len - 1, p);
+		if (!n)
+			break;
+		len += n;
+	}
+	out[len] = 0;
+	*status = pclose(p);
+	return out;
+}
+
+static char *guest(const char *prog, const char *args)
+{
+	int st;
+	char *o = run(&st, "%s exec -- %s/%s %s 2>&1", pmusim, progdir, prog, args);
+
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("pmusim exec %s %s: status %d\n%s", prog, args, st, o);
+	return o;
+}
+
+/* The value of "key=..." in out (a number; base 0), or fails. */
+static unsigned long long val(const char *out, const char *key)
+{
+	char pat[128];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "%s=", key);
+	for (p = out; (p = strstr(p, pat)); p++)
+		if (p == out || p[-1] == '\n')
+			return strtoull(p + strlen(pat), NULL, 0);
+	fail_msg("no %s in:\n%s", key, out);
+	return 0;
+}
+
+/* ---- arithmetic of hand-written regions --------------------------------- */
+
+struct arith_row {
+	int line;
+	const char *rule;       /* where the expected value comes from */
+	const char *args;
+	const char *key;
+	unsigned long long expect;
+};
+
+#define N1 1000ull
+#define N2 123457ull
+/* the region outside its body: 4 setup instructions + DISABLE's SYSCALL,
+ * and the body's own "mov $N, %rcx" */
+#define LOOP_INSNS(n) (2 * (n) + 6)
+/* timing model: 1 cycle per ALU/branch instruction, and the bimodal
+ * predictor (weakly not-taken at start) misses the loop's first taken
+ * and its last not-taken jnz: 2 x 15 cycles */
+#define LOOP_CYCLES(n) (2 * (n) + 6 + 2 * 15)
+/* syscall cost table (docs/machine-counting.md): entry 120 + exit 80 */
+#define KERNEL_INSNS(m) (80 + (m) * (120 + 80) + 120)
+
+static const struct arith_row arith_rows[] = {
+	{ __LINE__, "INST_RETIRED.ANY: dec+jnz per iteration", "loop 1000", "instructions", LOOP_INSNS(N1) },
+	{ __LINE__, "INST_RETIRED.ANY", "loop 123457", "instructions", LOOP_INSNS(N2) },
+	{ __LINE__, "BR_INST_RETIRED.ALL_BRANCHES: one jnz per iteration", "loop 1000", "branches", N1 },
+	{ __LINE__, "BR_INST_RETIRED.ALL_BRANCHES", "loop 123457", "branches", N2 },
+	{ __LINE__, "bimodal predictor: first taken, last not taken", "loop 123457", "branch_misses", 2 },
+	{ __LINE__, "timing model: base cost + mispredict penalty", "loop 1000", "cycles", LOOP_CYCLES(N1) },
+	{ __LINE__, "timing model", "loop 123457", "cycles", LOOP_CYCLES(N2) },
+	{ __LINE__, "INST_RETIRED.ANY: load, store, dec, jnz", "memloop 1000", "instructions", 4 * N1 + 6 },
+	{ __LINE__, "MEM_INST_RETIRED.ALL_LOADS (raw 0x81d0)", "memloop 1000", "loads", N1 },
+	{ __LINE__, "MEM_INST_RETIRED.ALL_STORES (raw 0x82d0)", "memloop 1000", "stores", N1 },
+	{ __LINE__, "INST_RETIRED.ANY: a REP string instruction retires once", "rep 100", "instructions", 7 + 5 },
+	{ __LINE__, "INST_RETIRED.ANY: REP of 4096 iterations, still once", "rep 4096", "instructions", 7 + 5 },
+	{ __LINE__, "exclude_user: syscall cost table, ENABLE exit + M calls + DISABLE entry",
+	  "kernel 10", "kernel_instructions", KERNEL_INSNS(10) },
+	{ __LINE__, "exclude_user", "kernel 1000", "kernel_instructions", KERNEL_INSNS(1000) },
+	{ __LINE__, "exclude_kernel: mov, syscall, dec, jnz per call", "kernel 10", "user_instructions", 4 * 10 + 5 },
+	{ __LINE__, "RDPMC of a GP counter: the loop's N branches", "rdpmc 1000", "raw_branch_delta", N1 },
+	{ __LINE__, "RDPMC of fixed counter 0: the RDPMC itself is not counted, the next one is not yet",
+	  "rdpmc 1000", "raw_insn_delta", 2 * N1 + 5 },
+	{ __LINE__, "x86_pmu_event_idx(): fixed counter 0 is 1<<30 | 0, plus 1", "rdpmc 10", "fixed_index", (1u << 30) + 1 },
+	{ __LINE__, "arch_perf_update_userpage(): cap_user_rdpmc", "rdpmc 10", "cap_user_rdpmc", 1 },
+	{ __LINE__, "x86_pmu.cntval_bits", "rdpmc 10", "pmc_width", 48 },
+	{ __LINE__, "RDPMC without a mapped event: #GP, SIGSEGV", "rdpmc_fault", "sigsegv", 1 },
+	{ __LINE__, "perf_event_overflow(): one POLL_IN per overflow, (2N+6)/P", "signal 1000 10000", "pollin", 20 },
+	{ __LINE__, "send_sigio_to_task(): si_fd is the fd", "signal 1000 10000", "badfd", 0 },
+	{ __LINE__, "si_code is POLL_IN or POLL_HUP only", "signal 777 10000", "other", 0 },
+	{ __LINE__, "event_limit: REFRESH(3) gives 2 POLL_IN", "refresh 10000 3", "pollin", 2 },
+	{ __LINE__, "event_limit: then one POLL_HUP", "refresh 10000 3", "pollhup", 1 },
+	{ __LINE__, "event_limit: the event is disabled after the last", "refresh 10000 3", "stopped", 1 },
+	{ __LINE__, "REFRESH(1): only POLL_HUP", "refresh 10000 1", "pollhup", 1 },
+};
+
+static void test_arith(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(arith_rows) / sizeof(arith_rows[0]); i++) {
+		const struct arith_row *r = &arith_rows[i];
+		char *o = guest("counting", r->args);
+		unsigned long long v = val(o, r->key);
+
+		if (v != r->expect)
+			fail_msg("line %d (%s): %s %s = %llu, want %llu", r->line, r->rule, r->args,
+				 r->key, v, r->expect);
+		free(o);
+	}
+}
+
+/* ---- the perf_event_open(2) example against the single-step oracle ------ */
+
+static void test_man_example(void **state)
+{
+	int st;
+	char *n, *e;
+	unsigned long long native, emulated;
+
+	(void)state;
+	n = run(&st, "%s %s %s/perf_open_example", SAME_IFUNCS, oracle, progdir);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_non_null(strstr(n, "count "));
+	native = strtoull(strstr(n, "count ") + 6, NULL, 10);
+	e = run(&st, "%s %s exec -- %s/perf_open_example", SAME_IFUNCS, pmusim, progdir);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_non_null(strstr(e, "Used "));
+	emulated = strtoull(strstr(e, "Used ") + 5, NULL, 10);
+	if (native != emulated || native < 100)
+		fail_msg("perf_event_open(2) example: pmusim %llu, ptrace single-step %llu",
+			 emulated, native);
+	free(n);
+	free(e);
+}
+
+/* ---- sampling: floor(N/P) samples at the instructions of the trace ------- */
+
+struct sample_row {
+	int line;
+	unsigned long long period, n;
+};
+
+static const struct sample_row sample_rows[] = {
+	{ __LINE__, 1000, 10000 },  /* even period over a 2-instruction loop */
+	{ __LINE__, 999, 10000 },   /* odd: alternates dec and jnz */
+	{ __LINE__, 4099, 30000 },
+	{ __LINE__, 7, 200 },       /* several overflows inside one block run */
+	{ __LINE__, 2, 50 },        /* x86_perf_event_set_period(): the minimum 2 */
+};
+
+static void test_sample_ips(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(sample_rows) / sizeof(sample_rows[0]); i++) {
+		const struct sample_row *r = &sample_rows[i];
+		char args[64], *trace, *o, *p;
+		unsigned long long insns, nsamples, k = 0;
+		unsigned long long *ip;
+		size_t ntrace = 0;
+		int st;
+
+		snprintf(args, sizeof(args), "sample %llu %llu", r->period, r->n);
+		trace = run(&st, "%s -t %s/counting %s", oracle, progdir, args);
+		o = guest("counting", args);
+		insns = val(o, "instructions");
+		nsamples = val(o, "samples");
+		assert_int_equal(insns, 2 * r->n + 6);
+		if (nsamples != insns / r->period)
+			fail_msg("line %d: %llu samples, want floor(%llu/%llu)", r->line, nsamples, insns,
+				 r->period);
+		ip = calloc(insns + 1, sizeof(*ip));
+		for (p = trace; *p && strncmp(p, "count", 5); p = strchr(p, '\n') + 1)
+			ip[ntrace < insns ? ntrace++ : ntrace] = strtoull(p, NULL, 16);
+		assert_int_equal(ntrace, insns);
+		for (p = o; (p = strstr(p, "sample ip=")); p++, k++) {
+			unsigned long long s = strtoull(p + 10, NULL, 16);
+			unsigned long long want = ip[(k + 1) * r->period - 1];
+
+			if (s != want)
+				fail_msg("line %d: sample %llu at %llx, the trace's instruction %llu is %llx",
+					 r->line, k, s, (k + 1) * r->period, want);
+			/* PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP (precise_ip 2) */
+			assert_int_equal(strtoul(strstr(p, "misc=") + 5, NULL, 16),
+					 PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP);
+		}
+		assert_int_equal(k, nsamples);
+		free(ip);
+		free(trace);
+		free(o);
+	}
+}
+
+/* ---- determinism: the same run gives the same ring bytes ----------------- */
+
+static void test_determinism(void **state)
+{
+	char *first = NULL;
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		char *o = guest("counting", "sample_notid 997 50000");
+
+		if (!first)
+			first = o;
+		else {
+			assert_int_equal(val(o, "ring_hash"), val(first, "ring_hash"));
+			assert_string_equal(o, first);
+			free(o);
+		}
+	}
+	free(first);
+}
+
+/* ---- multiplexing: 6 GP events on 4 counters ------------------------------ */
+
+static void test_mux(void **state)
+{
+	const unsigned long long n = 30000000;  /* 60M cycles: 20 ms at 3 GHz */
+	char *o = guest("counting", "mux 30000000");
+	unsigned long long c[7], en[7], run_[7], sum_run = 0;
+
+	(void)state;
+	for (int i = 0; i < 7; i++) {
+		char key[8];
+		const char *p;
+
+		snprintf(key, sizeof(key), "ev%d=", i);
+		p = strstr(o, key);
+		assert_non_null(p);
+		assert_int_equal(sscanf(p + strlen(key), "%llu %llu %llu", &c[i], &en[i], &run_[i]), 3);
+	}
+	for (int i = 0; i < 6; i++) {
+		/* every event enabled over the whole loop (20 ms) plus syscalls */
+		assert_true(en[i] >= 20000000 && en[i] < 20010000);
+		assert_true(run_[i] < en[i]);
+		sum_run += run_[i];
+	}
+	/* 4 counters busy all the time: over the loop (20 ms), and at most
+	 * over the span from the first ENABLE to the last DISABLE (the six
+	 * ioctls take under 2 us each) */
+	assert_true(sum_run >= 4 * 20000000ull && sum_run <= 4 * (en[0] + 6 * 2000));
+	/* the two branch events: scaled counts within one mux interval's
+	 * worth (4 ms = 6M branches at 2 cycles/iteration) of N */
+	for (int i = 0; i < 6; i += 5) {
+		double scaled = (double)c[i] * (double)en[i] / (double)run_[i];
+
+		assert_true(scaled > (double)n - 6e6 && scaled < (double)n + 6e6);
+	}
+	free(o);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arith),
+		cmocka_unit_test(test_man_example),
+		cmocka_unit_test(test_sample_ips),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_mux),
+	};
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s PMUSIM PROGDIR ORACLE\n", argv[0]);
+		return 2;
+	}
+	pmusim = argv[1];
+	progdir = argv[2];
+	oracle = argv[3];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
