@@ -126,11 +126,16 @@ void shim_session_fasync(void *ctx, int handle, int si_code)
 	if (si_code >= POLL_IN && si_code <= POLL_HUP)
 		si.si_band = band_table[si_code - POLL_IN];
 	if (!f->sig) {
-		/* no F_SETSIG: a plain SIGIO (SEND_SIG_PRIV) */
-		if (f->sig_pid > 0)
+		/* no F_SETSIG: a plain SIGIO, SEND_SIG_PRIV (si_code SI_KERNEL),
+		 * which only a signal to ourselves can carry */
+		if (f->sig_pid == getpid()) {
+			memset(&si, 0, sizeof(si));
+			si.si_signo = SIGIO;
+			si.si_code = SI_KERNEL;
+			syscall(SYS_rt_sigqueueinfo, f->sig_pid, SIGIO, &si);
+		} else {
 			syscall(SYS_kill, f->sig_pid, SIGIO);
-		else
-			syscall(SYS_kill, f->sig_pid, SIGIO);
+		}
 		return;
 	}
 	/* rt_sigqueueinfo refuses si_code >= 0 towards another process: a

@@ -461,8 +461,8 @@ static long sys_execve(long *a)
 	pid_t tid = my_tid();
 
 	if (core && sess->exe[0] && task_monitored(tid)) {
+		char fdbuf[16], real[PATH_MAX];
 		struct stat st;
-		char fdbuf[16];
 
 		/* what execve would fail with, it fails with here (execvp goes
 		 * on along PATH after ENOENT/EACCES) */
@@ -479,6 +479,10 @@ static long sys_execve(long *a)
 		char *nargv[1024];
 		int n = 0, argc = 0;
 
+		/* /proc/self/... names this process: after the re-exec it would
+		 * name pmusim */
+		if (strncmp(path, "/proc/", 6) == 0 && realpath(path, real))
+			path = real;
 		while (argv && argv[argc])
 			argc++;
 		if (argc + 10 < 1024) {
@@ -593,6 +597,21 @@ int sigaction(int signum, const struct sigaction *act, struct sigaction *old)
 		return real(signum, NULL, old);
 	}
 	return real(signum, act, old);
+}
+
+sighandler_t signal(int signum, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	/* glibc's signal(): BSD semantics, SA_RESTART */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, signum);
+	if (sigaction(signum, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
 }
 
 static int mask_call(sigmask_fn real, int how, const sigset_t *set, sigset_t *old)

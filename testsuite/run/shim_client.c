@@ -6,12 +6,14 @@
  * the exit status is the number of failures.
  *
  * Modes: read, ioctl, fdops, passthrough, mmap, pollhup, inherit, range,
+ * threads, exec,
  * bench-read (timed trapped reads), bench-bare (a bare SIGSYS round trip,
  * run outside pmusim).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -337,6 +339,67 @@ static void mode_range(void)
 		printf("ok range\n");
 }
 
+/* Each thread is its own task (pid 0 means the calling thread). */
+static void *thread_main(void *arg)
+{
+	struct perf_event_attr a;
+	uint64_t v[2];
+	int fd;
+
+	(void)arg;
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS, PERF_FORMAT_ID);
+	fd = peo(&a, 0, -1, -1, 0);
+	if (!is_perf_fd(fd) || read(fd, v, sizeof(v)) != 16 || close(fd))
+		return (void *)1;
+	return NULL;
+}
+
+static void mode_threads(void)
+{
+	pthread_t th[8];
+	void *ret;
+
+	for (int i = 0; i < 8; i++)
+		CHECK(pthread_create(&th[i], NULL, thread_main, NULL) == 0, "pthread_create");
+	for (int i = 0; i < 8; i++) {
+		CHECK(pthread_join(th[i], &ret) == 0 && ret == NULL, "thread %d", i);
+	}
+	if (!failures)
+		printf("ok threads\n");
+}
+
+/* A perf fd without CLOEXEC survives exec (the new image finds it by its
+ * pipe); one with CLOEXEC does not (do_close_on_exec). */
+static void mode_exec(void)
+{
+	struct perf_event_attr a;
+	char keep[16], gone[16];
+	int fd, fdc;
+
+	/* CPU-wide events: this task is not monitored, its exec stays native
+	 * (an event on itself would make it run emulated) */
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS, 0);
+	fd = peo(&a, -1, 0, -1, 0);
+	fdc = peo(&a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(fd) && is_perf_fd(fdc), "fds %d %d", fd, fdc);
+	snprintf(keep, sizeof(keep), "%d", fd);
+	snprintf(gone, sizeof(gone), "%d", fdc);
+	execl("/proc/self/exe", "shim_client", "exec-after", keep, gone, (char *)NULL);
+	CHECK(0, "execl: %d", errno);
+}
+
+static int mode_exec_after(int fd, int gone)
+{
+	uint64_t v;
+
+	CHECK(read(fd, &v, 8) == 8, "read of the inherited perf fd: %d", errno);
+	CHECK(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0, "ioctl of the inherited perf fd");
+	CHECK(read(gone, &v, 8) == -1 && errno == EBADF, "the CLOEXEC fd is closed: %d", errno);
+	if (!failures)
+		printf("ok exec\n");
+	return failures;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -433,10 +496,13 @@ int main(int argc, char **argv)
 		{ "read", mode_read }, { "ioctl", mode_ioctl }, { "fdops", mode_fdops },
 		{ "passthrough", mode_passthrough }, { "mmap", mode_mmap },
 		{ "pollhup", mode_pollhup }, { "inherit", mode_inherit }, { "range", mode_range },
+		{ "threads", mode_threads }, { "exec", mode_exec },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && strcmp(argv[1], "exec-after") == 0)
+		return mode_exec_after(atoi(argv[2]), atoi(argv[3]));
 	if (argc != 2) {
 		fprintf(stderr, "usage: shim_client MODE\n");
 		return 2;
