@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,14 +39,21 @@ static const struct perf_machine session_machine = { .ops = &session_ops };
 int shim_session_join(const struct perf_machine *machine, struct perf_core **core)
 {
 	const char *fd_s = getenv(PMUSIM_ENV_ARENA);
+
+	if (!fd_s)
+		return -ENOENT;
+	return shim_session_join_fd(atoi(fd_s), machine, core);
+}
+
+int shim_session_join_fd(int fd, const struct perf_machine *machine, struct perf_core **core)
+{
 	const char *ss = getenv(PMUSIM_ENV_SESSION);
 	struct perf_arena *arena;
 	struct shim_session *s;
-	int fd, err;
+	int err;
 
-	if (!fd_s || !ss)
+	if (!ss || fd < 0)
 		return -ENOENT;
-	fd = atoi(fd_s);
 	s = (struct shim_session *)(uintptr_t)strtoull(ss, NULL, 0);
 	err = perf_arena_attach(fd, &arena);
 	if (err == -EEXIST && perf_arena_root(PMUSIM_ARENA_ADDR))
@@ -59,6 +67,24 @@ int shim_session_join(const struct perf_machine *machine, struct perf_core **cor
 		return -EINVAL;
 	session = s;
 	return 0;
+}
+
+bool shim_session_owns(int handle)
+{
+	return session && handle >= 0 && handle < PERF_CORE_MAX_FILES &&
+	       session->files[handle].ino != 0;
+}
+
+int shim_session_handle_of_fd(int fd)
+{
+	struct stat st;
+
+	if (!session || fstat(fd, &st) || !S_ISFIFO(st.st_mode))
+		return -1;
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++)
+		if (session->files[h].ino == st.st_ino)
+			return h;
+	return -1;
 }
 
 /* Opens a write end of the pipe behind the perf fd of f, or -errno. */

@@ -72,6 +72,16 @@ struct shim_session *shim_session_get(void);
  * core with machine (NULL: the shim's own hooks). Returns 0 or -errno;
  * -ENOENT when there is no session in the environment. */
 int shim_session_join(const struct perf_machine *machine, struct perf_core **core);
+/* The same for `pmusim exec --attach-arena FD`: the arena's memfd named
+ * by the option (the session struct still comes from the environment). */
+int shim_session_join_fd(int arena_fd, const struct perf_machine *machine,
+			 struct perf_core **core);
+/* Whether a core handle is a native client's file (a pipe of the shim):
+ * its wakeups and signals go through shim_session_wakeup/_fasync. */
+bool shim_session_owns(int handle);
+/* The handle of a perf fd a process inherited from a native client (the
+ * read end of a session pipe, found by inode), or -1. */
+int shim_session_handle_of_fd(int fd);
 /* Machine hooks for processes attached to a session (the shim and, for
  * emulated workloads, `pmusim exec --attach-arena`): a wakeup writes a
  * byte to the file's pipe (POLLIN); fasync sends the owner's signal. */
