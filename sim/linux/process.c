@@ -78,6 +78,8 @@ static int hide_fd(struct guest_process *p, int fd)
 {
 	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, p->fd_reserved_lo);
 
+	if (nfd < 0)
+		return fd;   /* a low RLIMIT_NOFILE: keep it where it is */
 	close(fd);
 	return nfd;
 }
@@ -452,8 +454,10 @@ static long do_execve(struct guest_thread *t, const char *path, uint64_t uargv,
 	nargv[k] = NULL;
 
 	fflush(NULL);
+	signal_before_exec(t);
 	execve("/proc/self/exe", nargv, envp);
 	ret = -errno;
+	signal_exec_failed(t);
 out:
 	free(nargv);
 	strv_free(argv);

@@ -306,6 +306,35 @@ void signal_exec(struct guest_thread *t)
 	}
 }
 
+/*
+ * Pending signals survive execve (the kernel keeps them on the task). The
+ * ones pmusim caught but has not delivered (blocked by the guest) go back
+ * to the host as pending signals of this thread, blocked, for the new
+ * pmusim to find; their siginfo is not kept.
+ */
+void signal_before_exec(struct guest_thread *t)
+{
+	struct sig_thread *st = st_of(t);
+	uint64_t old;
+	int tid = (int)syscall(SYS_gettid);
+
+	if (!st)
+		return;
+	old = q_lock();
+	for (int i = 0; i < st->nq; i++)
+		syscall(SYS_tgkill, getpid(), tid, st->q[i].si_signo);
+	st->nq = 0;
+	(void)old;
+	/* the new image starts with the guest's mask (the host's is inherited) */
+	host_setmask(st->blocked, NULL);
+}
+
+void signal_exec_failed(struct guest_thread *t)
+{
+	/* the re-raised signals come back through the catcher */
+	host_setmask(st_of(t) ? st_of(t)->blocked : 0, NULL);
+}
+
 __attribute__((noreturn)) void signal_die(int sig)
 {
 	struct host_ksa dfl = { .handler = SIG_DFL, .flags = K_SA_RESTORER,

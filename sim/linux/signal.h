@@ -87,6 +87,11 @@ void signal_syscall_exit(struct guest_thread *t);
 /* At the end of the SYSCALL hook, RAX written: delivers what is pending. */
 void signal_syscall_return(struct guest_thread *t);
 
+/* Around pmusim's re-exec for execve: caught, undelivered signals become
+ * host-pending again; after a failed exec they come back. */
+void signal_before_exec(struct guest_thread *t);
+void signal_exec_failed(struct guest_thread *t);
+
 /* Kills the pmusim process by sig as the guest would die: the host handler
  * reset to SIG_DFL, the signal unblocked, raised. Never returns. */
 __attribute__((noreturn)) void signal_die(int sig);

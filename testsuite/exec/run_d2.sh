@@ -25,6 +25,7 @@ die_segv	force_sig_fault+do_coredump	sh -c '$RUN $PROGS/d2_diesig segv; echo $?'
 die_resethand	get_signal(SA_ONESHOT)	sh -c '$RUN $PROGS/d2_diesig usr1; echo $?'
 die_blocked_segv	force_sig_info_to_task(blocked)	sh -c '$RUN $PROGS/d2_diesig blocked-segv; echo $?'
 die_ignored_segv	force_sig_info_to_task(ignored)	sh -c '$RUN $PROGS/d2_diesig ignored-segv; echo $?'
+pending_across_exec	flush_signal_handlers+pending kept by exec	sh -c '$RUN $PROGS/d2_diesig pending-exec; echo $?'
 exit_code	do_group_exit(3)	sh -c '$RUN $PROGS/d2_diesig exit; echo $?'
 shell_sees_signal	wait4 status of a killed child	$RUN /bin/sh -c '$PROGS/d2_diesig segv; echo $?; $PROGS/d2_diesig term; echo $?'
 host_sigint_sigchld	complete_signal+do_notify_parent	$RUN $PROGS/d2_hostsig & p=$!; while [ ! -e ready ]; do sleep 0.05; done; kill -INT $p; while [ ! -e ready2 ]; do sleep 0.05; done; kill -INT $p; wait $p; echo status $?

@@ -60,6 +60,36 @@ int main(int argc, char **argv)
 		*bad_ptr(8) = 1;
 	} else if (!strcmp(how, "exit")) {
 		exit(3);
+	} else if (!strcmp(how, "pending-exec")) {
+		/* pending and blocked signals, SIG_IGN and the mask survive
+		 * execve; handlers do not (flush_signal_handlers()) */
+		sigset_t s;
+
+		signal(SIGUSR2, once);
+		signal(SIGHUP, SIG_IGN);
+		sigemptyset(&s);
+		sigaddset(&s, SIGUSR1);
+		sigaddset(&s, SIGQUIT);
+		sigprocmask(SIG_BLOCK, &s, NULL);
+		raise(SIGUSR1);
+		execl("/proc/self/exe", "d2_diesig", "pending-child", (char *)NULL);
+		printf("exec failed\n");
+	} else if (!strcmp(how, "pending-child")) {
+		sigset_t s, p;
+		struct sigaction sa;
+
+		sigprocmask(SIG_BLOCK, NULL, &s);
+		sigpending(&p);
+		printf("after exec: USR1 blocked %d pending %d, QUIT blocked %d\n",
+		       sigismember(&s, SIGUSR1), sigismember(&p, SIGUSR1), sigismember(&s, SIGQUIT));
+		sigaction(SIGUSR2, NULL, &sa);
+		printf("USR2 handler reset to SIG_DFL: %d\n", sa.sa_handler == SIG_DFL);
+		sigaction(SIGHUP, NULL, &sa);
+		printf("HUP still ignored: %d\n", sa.sa_handler == SIG_IGN);
+		fflush(stdout);
+		sigemptyset(&s);
+		sigaddset(&s, SIGUSR1);
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
 	}
 	printf("still alive\n");
 	return 0;
