@@ -452,13 +452,90 @@ static long sys_close_range(long *a)
 	return r;
 }
 
+/* ---- execve ---- */
+
+/* The session's environment as this process got it ("NAME=value"). */
+static char env_shim[PATH_MAX];                 /* the library's path */
+static char env_arena[64], env_session[64], env_exe[PATH_MAX + 16];
+
+#define MAX_ENV 4096
+
+static bool env_is(const char *e, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(e, name, n) == 0 && e[n] == '=';
+}
+
+/*
+ * The session's environment sticks to the tree: a program that clears its
+ * environment (env -i, a CI runner) would otherwise exec images without
+ * the shim, which the inherited filter kills at their first trapped
+ * syscall. Copies envp into out with LD_PRELOAD leading with the shim and
+ * the PMUSIM_* variables restored; returns out, or envp when it cannot.
+ */
+static char **sticky_env(char **envp, char **out, char *preload, size_t plen)
+{
+	bool had_preload = false;
+	size_t n = 0;
+
+	if (!env_shim[0] || !env_arena[0])
+		return envp;
+	for (char **e = envp; e && *e; e++) {
+		if (n + 5 >= MAX_ENV)
+			return envp;
+		if (env_is(*e, PMUSIM_ENV_ARENA) || env_is(*e, PMUSIM_ENV_SESSION) ||
+		    env_is(*e, PMUSIM_ENV_EXE))
+			continue;
+		if (env_is(*e, "LD_PRELOAD")) {
+			had_preload = true;
+			if (!strstr(*e, "libpmusim_shim")) {
+				const char *v = *e + strlen("LD_PRELOAD=");
+
+				snprintf(preload, plen, "LD_PRELOAD=%s%s%s", env_shim, *v ? ":" : "", v);
+				out[n++] = preload;
+				continue;
+			}
+		}
+		out[n++] = *e;
+	}
+	if (!had_preload) {
+		snprintf(preload, plen, "LD_PRELOAD=%s", env_shim);
+		out[n++] = preload;
+	}
+	out[n++] = env_arena;
+	out[n++] = env_session;
+	if (env_exe[0])
+		out[n++] = env_exe;
+	out[n] = NULL;
+	return out;
+}
+
+static void env_capture(void)
+{
+	const char *v;
+	Dl_info di;
+
+	if (dladdr((void *)env_capture, &di) && di.dli_fname && di.dli_fname[0] == '/')
+		snprintf(env_shim, sizeof(env_shim), "%s", di.dli_fname);
+	if ((v = getenv(PMUSIM_ENV_ARENA)))
+		snprintf(env_arena, sizeof(env_arena), PMUSIM_ENV_ARENA "=%s", v);
+	if ((v = getenv(PMUSIM_ENV_SESSION)))
+		snprintf(env_session, sizeof(env_session), PMUSIM_ENV_SESSION "=%s", v);
+	if ((v = getenv(PMUSIM_ENV_EXE)))
+		snprintf(env_exe, sizeof(env_exe), PMUSIM_ENV_EXE "=%s", v);
+}
+
 /* execve of a monitored task: re-exec the program in the same pid under
- * the emulator attached to this session's core. */
+ * the emulator attached to this session's core. Any other execve runs
+ * natively, with the session's environment kept. */
 static long sys_execve(long *a)
 {
 	const char *path = (const char *)a[0];
 	char **argv = (char **)a[1];
 	pid_t tid = my_tid();
+	char *nenv[MAX_ENV], preload[PATH_MAX * 2];
+	char **envp = sticky_env((char **)a[2], nenv, preload, sizeof(preload));
 
 	if (core && sess->exe[0] && task_monitored(tid)) {
 		char fdbuf[16], real[PATH_MAX];
@@ -500,12 +577,12 @@ static long sys_execve(long *a)
 				nargv[n++] = argv[i];
 			nargv[n] = NULL;
 			shim_log("execve(%s): monitored task %d runs emulated", path, (int)tid);
-			long r = TSYS3(SYS_execve, sess->exe, nargv, a[2]);
+			long r = TSYS3(SYS_execve, sess->exe, nargv, envp);
 
 			shim_log("re-exec under %s failed: %ld", sess->exe, r);
 		}
 	}
-	return TSYS3(SYS_execve, a[0], a[1], a[2]);
+	return TSYS3(SYS_execve, a[0], a[1], envp);
 }
 
 /* ---- the SIGSYS handler ---- */
@@ -529,7 +606,20 @@ static long dispatch(long nr, long *a)
 {
 	int h;
 
-	if (passive || !core)
+	if (passive)
+		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	switch (nr) {
+	case SYS_execve:
+		return sys_execve(a);
+	case SYS_execveat: {
+		char *nenv[MAX_ENV], preload[PATH_MAX * 2];
+
+		/* fexecve and friends: native, the environment kept */
+		return TSYS6(SYS_execveat, a[0], a[1], a[2],
+			     sticky_env((char **)a[3], nenv, preload, sizeof(preload)), a[4], 0);
+	}
+	}
+	if (!core)      /* no session core: the host's syscalls */
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	switch (nr) {
 	case SYS_perf_event_open:
@@ -540,8 +630,6 @@ static long dispatch(long nr, long *a)
 		return cur ? perf_sys_prctl_events(core, cur, a[0] == PR_TASK_PERF_EVENTS_ENABLE)
 			   : -ENOMEM;
 	}
-	case SYS_execve:
-		return sys_execve(a);
 	case SYS_dup2:
 	case SYS_dup3:
 		return sys_dup23(nr, a);
@@ -737,6 +825,7 @@ static void __attribute__((constructor)) shim_init(void)
 	if (passive) {
 		strip_preload();
 	} else {
+		env_capture();
 		err = shim_session_join(NULL, &core);
 		if (err) {
 			fprintf(stderr, "pmusim shim: cannot join the session: %s\n", strerror(-err));

@@ -178,6 +178,10 @@ static const struct {
 	{ __LINE__, "SIGTERM", "kill -TERM $$", 0, SIGTERM },
 	{ __LINE__, "SIGSEGV", "kill -SEGV $$", 0, SIGSEGV },
 	{ __LINE__, "SIGKILL", "kill -KILL $$", 0, SIGKILL },
+	/* a tree that clears its environment keeps the shim (sticky_env):
+	 * without it the inherited filter would kill the shell's exec */
+	{ __LINE__, "env -i", "env -i /bin/sh -c '/bin/true; exit 3'", 3, 0 },
+	{ __LINE__, "unset LD_PRELOAD", "unset LD_PRELOAD; /bin/sh -c '/bin/true; exit 4'", 4, 0 },
 };
 
 static void test_status(void **state)
