@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -119,8 +121,26 @@ void shim_session_wakeup(void *ctx, int handle)
 	fd = open_write_end(f);
 	if (fd < 0)
 		return;
-	if (write(fd, &b, 1) < 0) {
-		/* full pipe (EAGAIN): already readable */
+	int queued = 0;
+
+	/* one byte is enough: POLLIN is level (docs/shim.md) */
+	if (ioctl(fd, FIONREAD, &queued) == 0 && queued == 0) {
+		sigset_t pipe_set, old, pending;
+		bool was_pending;
+
+		/* a pipe whose perf fds are all closed has no reader: EPIPE,
+		 * never a SIGPIPE for the process that happens to run the core */
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+		sigpending(&pending);
+		was_pending = sigismember(&pending, SIGPIPE);
+		if (write(fd, &b, 1) < 0 && errno == EPIPE && !was_pending) {
+			struct timespec zero = { 0, 0 };
+
+			sigtimedwait(&pipe_set, NULL, &zero);
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	close(fd);
 }

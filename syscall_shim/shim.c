@@ -196,6 +196,8 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 		perf_file_put(core, h);
 		return fd;
 	}
+	/* the write end never blocks a waker (session.c writes one byte) */
+	TSYS3(SYS_fcntl, p[1], F_SETFL, O_NONBLOCK);
 	TSYS2(SYS_fstat, fd, &st);
 	f->owner = getpid();
 	f->owner_fd = (int)fd;
@@ -396,11 +398,11 @@ static long fd_syscall(long nr, int h, long *a)
 	case SYS_fcntl:
 		return sys_fcntl(h, a);
 	case SYS_close:
-		r = TSYS1(SYS_close, a[0]);
+		/* the reference goes first: a release that wakes the file
+		 * (ring detach) still finds its pipe with a reader */
 		fd_forget(a[0]);
-		if (r == 0)
-			file_put(h);
-		return r;
+		file_put(h);
+		return TSYS1(SYS_close, a[0]);
 	case SYS_dup:
 		r = TSYS3(SYS_fcntl, a[0], F_DUPFD, SHIM_FD_BASE);
 		if (r >= 0)

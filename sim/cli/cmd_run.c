@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -350,6 +351,22 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	if (child == 0) {
+		/* the tree sees the simulated CPUs only: host CPUs numbered
+		 * beyond them would reach sched_getcpu() (perf's probes open
+		 * events on that CPU) */
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+			cpu_set_t sim;
+			unsigned n = vc.nr_cpus;
+
+			CPU_ZERO(&sim);
+			for (unsigned c = 0; c < n && c < CPU_SETSIZE; c++)
+				if (CPU_ISSET(c, &set))
+					CPU_SET(c, &sim);
+			if (CPU_COUNT(&sim))
+				sched_setaffinity(0, sizeof(sim), &sim);
+		}
 		execv(cmd, argv + optind);
 		st = errno == ENOENT ? 127 : 126;
 		fprintf(stderr, "pmusim: %s: %s\n", argv[optind], strerror(errno));

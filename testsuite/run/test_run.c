@@ -405,6 +405,49 @@ static void test_perf_stat_exact(void **state)
 	assert_int_equal(seen, 2);
 }
 
+/* perf record runs to completion: its probes (cloexec on sched_getcpu()'s
+ * CPU, precise_ip fallbacks), per-CPU rings with SET_OUTPUT, side-band
+ * dummies, and its poll loop ending on POLLHUP or the child's exit. */
+static const struct {
+	int line;
+	const char *name;
+	const char *args[8];
+} record_rows[] = {
+	{ __LINE__, "per task, -c", { "-e", "instructions:u", "-c", "10000", NULL } },
+	{ __LINE__, "per task, -F -g", { "-F", "1000", "-g", NULL } },
+	{ __LINE__, "system-wide", { "-a", "-e", "instructions:u", "-c", "10000", NULL } },
+};
+
+static void test_perf_record(void **state)
+{
+	const char *loop = getenv("RUN_LOOP");
+
+	(void)state;
+	if (access(PERF, X_OK) || !loop)
+		skip();
+	for (size_t i = 0; i < sizeof(record_rows) / sizeof(record_rows[0]); i++) {
+		char data[] = "/tmp/pmusim-test-rec-XXXXXX";
+		char *argv[24] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+				   (char *)"record", (char *)"-o", data };
+		static struct result r;
+		int n = 7, fd = mkstemp(data);
+
+		assert_true(fd >= 0);
+		close(fd);
+		for (int j = 0; record_rows[i].args[j]; j++)
+			argv[n++] = (char *)record_rows[i].args[j];
+		argv[n++] = (char *)"--";
+		argv[n++] = (char *)loop;
+		run(argv, 60, &r);
+		unlink(data);
+		if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) ||
+		    strstr(r.err, "unexpected") || !strstr(r.err, "Captured and wrote")) {
+			dump(&r);
+			fail_msg("row at line %d (%s)", record_rows[i].line, record_rows[i].name);
+		}
+	}
+}
+
 /* perf list: the model's sysfs events (Kernel PMU event) and, through
  * PERF_CPUID, perf's own JSON table of the modelled CPU */
 static void test_perf_list(void **state)
@@ -492,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_client),
 		cmocka_unit_test(test_perf_stat_sw),
 		cmocka_unit_test(test_perf_stat_exact),
+		cmocka_unit_test(test_perf_record),
 		cmocka_unit_test(test_perf_list),
 		cmocka_unit_test(test_perf_raw_syntax),
 		cmocka_unit_test(test_sha256_untouched),
