@@ -26,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <pthread.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -46,6 +48,7 @@ static struct shim_session *sess;
 static const struct pmu_model *model;
 static bool passive;            /* inside pmusim: pass everything through */
 static bool active;             /* handler installed */
+static __thread ucontext_t *cur_uc; /* the trapped context (its signal mask) */
 
 /* This process's view of its perf fds: fd - SHIM_FD_BASE -> handle, valid
  * while the pipe inode matches (fds may be closed behind our back). */
@@ -211,6 +214,12 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 	__atomic_store_n(&f->ino, (uint64_t)st.st_ino, __ATOMIC_RELEASE);
 	fd_cache[fd - SHIM_FD_BASE].ino = st.st_ino;
 	fd_cache[fd - SHIM_FD_BASE].handle = h;
+	/* this process holds perf fds now: its poll() answers as perf_poll */
+	if (!tramp_poll_filter_present()) {
+		int err = tramp_poll_filter_install();
+
+		shim_log("poll filter: %s", err ? strerror(-err) : "installed");
+	}
 	return fd;
 }
 
@@ -604,6 +613,109 @@ static void drop_adopted_write_ends(void)
 	}
 }
 
+/* ---- poll ---- */
+
+#define POLL_MAX 1024
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Empties a perf file's pipe: its bytes only say "a wakeup happened". */
+static void drain(int fd)
+{
+	char buf[256];
+	int n = 0;
+
+	while (TSYS3(SYS_ioctl, fd, FIONREAD, &n) == 0 && n > 0)
+		if (TSYS3(SYS_read, fd, buf, n < (int)sizeof(buf) ? n : (int)sizeof(buf)) <= 0)
+			break;
+}
+
+/*
+ * poll/ppoll over a set with perf fds: each perf fd answers what
+ * perf_poll() returns (EPOLLHUP for an event without a ring, its ring's
+ * consumed poll state otherwise, EPOLLHUP once the monitored task is gone:
+ * the pipe's last writer closed); other fds answer as the host says. The
+ * wait itself is the host's ppoll on the pipes, under the mask of the
+ * interrupted context (or ppoll's own), so signals end it with EINTR.
+ */
+static long sys_poll(long nr, long *a)
+{
+	struct pollfd *fds = (struct pollfd *)a[0];
+	unsigned long n = (unsigned long)a[1];
+	const sigset_t *mask = NULL;
+	int64_t timeout = -1, deadline = 0;
+	int hs[POLL_MAX];
+	bool any = false;
+
+	if (!fds || n > POLL_MAX)
+		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	for (unsigned long i = 0; i < n; i++) {
+		hs[i] = fds[i].fd >= 0 ? fd_handle(fds[i].fd) : -1;
+		any |= hs[i] >= 0;
+	}
+	if (!any)
+		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (nr == SYS_poll) {
+		if ((int)a[2] >= 0)
+			timeout = (int64_t)(int)a[2] * 1000000;
+		mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
+	} else {
+		const struct timespec *ts = (const struct timespec *)a[2];
+
+		if (ts) {
+			if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+				return -EINVAL;
+			timeout = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+		}
+		mask = a[3] ? (const sigset_t *)a[3] : cur_uc ? &cur_uc->uc_sigmask : NULL;
+	}
+	if (timeout > 0)
+		deadline = mono_ns() + timeout;
+	for (;;) {
+		struct timespec zero = { 0, 0 }, rem, *tsp = NULL;
+		int count = 0;
+		long r;
+
+		r = TSYS6(SYS_ppoll, fds, n, &zero, NULL, 8, 0);
+		if (r < 0)
+			return r;
+		for (unsigned long i = 0; i < n; i++) {
+			unsigned ev;
+
+			if (hs[i] < 0) {
+				count += fds[i].revents != 0;
+				continue;
+			}
+			drain(fds[i].fd);
+			ev = perf_sys_poll(core, hs[i]);        /* perf_poll() */
+			if (fds[i].revents & POLLHUP)
+				ev |= POLLHUP;
+			fds[i].revents = (short)(ev & ((unsigned)fds[i].events | POLLERR | POLLHUP));
+			count += fds[i].revents != 0;
+		}
+		if (count || timeout == 0)
+			return count;
+		if (timeout > 0) {
+			int64_t left = deadline - mono_ns();
+
+			if (left <= 0)
+				return 0;
+			rem.tv_sec = left / 1000000000;
+			rem.tv_nsec = left % 1000000000;
+			tsp = &rem;
+		}
+		r = TSYS6(SYS_ppoll, fds, n, tsp, mask, 8, 0);
+		if (r < 0)
+			return r;       /* EINTR: a signal came */
+	}
+}
+
 static long dispatch(long nr, long *a)
 {
 	int h;
@@ -624,6 +736,9 @@ static long dispatch(long nr, long *a)
 	if (!core)      /* no session core: the host's syscalls */
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	switch (nr) {
+	case SYS_poll:
+	case SYS_ppoll:
+		return sys_poll(nr, a);
 	case SYS_perf_event_open:
 		return sys_perf_event_open(a);
 	case SYS_prctl: {
@@ -660,6 +775,7 @@ static void sigsys_handler(int sig, siginfo_t *si, void *ucv)
 	}
 	if (si->si_code != 1 /* SYS_SECCOMP */)
 		return;
+	cur_uc = uc;
 	a[0] = g[REG_RDI];
 	a[1] = g[REG_RSI];
 	a[2] = g[REG_RDX];

@@ -117,6 +117,77 @@ static void trap_rule(struct prog *p, int sysno)
 	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
 }
 
+/* The poll filter: traps poll and ppoll, nothing else. A process adds it
+ * to itself when it first holds a perf fd (shim.c), so perf_poll's
+ * semantics reach poll() without costing processes that hold none. */
+bool tramp_poll_filter_present(void)
+{
+	return syscall(SYS_close, SHIM_PROBE_FD + 1) == -1 && errno == SHIM_PROBE_ERRNO + 1;
+}
+
+static long install(struct prog *p)
+{
+	struct sock_fprog fprog;
+	long r;
+
+	fprog.len = (unsigned short)p->n;
+	fprog.filter = p->f;
+	/* root (CAP_SYS_ADMIN) may install without no_new_privs, which keeps
+	 * setuid programs working; others need it */
+	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog);
+	if (r && errno == EACCES) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+			return -errno;
+		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog);
+	}
+	return r ? -errno : 0;
+}
+
+/* arch check, then the trampoline page passes; leaves nr loaded */
+static void prologue(struct prog *p)
+{
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	/* the trampoline page passes: ip >> 12 == TRAMP >> 12 */
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				offsetof(struct seccomp_data, instruction_pointer) + 4));
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				(unsigned)(PMUSIM_TRAMP_ADDR >> 32), 0, 4));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				offsetof(struct seccomp_data, instruction_pointer)));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~(unsigned)(PMUSIM_TRAMP_SIZE - 1)));
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				(unsigned)(PMUSIM_TRAMP_ADDR & 0xffffffffUL), 0, 1));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+}
+
+/* close(probe) answers errno */
+static void probe_rule(struct prog *p, unsigned fd, unsigned err)
+{
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_close, 0, 4));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, fd, 0, 1));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+}
+
+int tramp_poll_filter_install(void)
+{
+	static struct prog p;
+
+	p.n = 0;
+	prologue(&p);
+	probe_rule(&p, SHIM_PROBE_FD + 1, SHIM_PROBE_ERRNO + 1);
+	trap_rule(&p, SYS_poll);
+	trap_rule(&p, SYS_ppoll);
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	if (p.n > MAX_INSNS)
+		return -E2BIG;
+	return (int)install(&p);
+}
+
 int tramp_filter_install(void)
 {
 	static const int a0[] = { 0 }, a01[] = { 0, 1 }, a4[] = { 4 };
@@ -126,32 +197,11 @@ int tramp_filter_install(void)
 		SYS_fcntl, SYS_dup, SYS_lseek, SYS_ftruncate, SYS_fsync, SYS_fdatasync,
 	};
 	static struct prog p;
-	struct sock_fprog fprog;
-	long r;
 
 	p.n = 0;
 	/* other ABIs pass (x32, i386 int 0x80 of a 64-bit process) */
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-	/* the trampoline page passes: ip >> 12 == TRAMP >> 12 */
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-				offsetof(struct seccomp_data, instruction_pointer) + 4));
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-				(unsigned)(PMUSIM_TRAMP_ADDR >> 32), 0, 4));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-				offsetof(struct seccomp_data, instruction_pointer)));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~(unsigned)(PMUSIM_TRAMP_SIZE - 1)));
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-				(unsigned)(PMUSIM_TRAMP_ADDR & 0xffffffffUL), 0, 1));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
-	/* the probe: close(SHIM_PROBE_FD) */
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_close, 0, 4));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SHIM_PROBE_FD, 0, 1));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | SHIM_PROBE_ERRNO));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+	prologue(&p);
+	probe_rule(&p, SHIM_PROBE_FD, SHIM_PROBE_ERRNO);
 	trap_rule(&p, SYS_perf_event_open);
 	trap_rule(&p, SYS_execve);
 	trap_rule(&p, SYS_execveat);
@@ -172,15 +222,5 @@ int tramp_filter_install(void)
 	if (p.n > MAX_INSNS)
 		return -E2BIG;
 
-	fprog.len = (unsigned short)p.n;
-	fprog.filter = p.f;
-	/* root (CAP_SYS_ADMIN) may install without no_new_privs, which keeps
-	 * setuid programs working; others need it */
-	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog);
-	if (r && errno == EACCES) {
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-			return -errno;
-		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog);
-	}
-	return r ? -errno : 0;
+	return (int)install(&p);
 }

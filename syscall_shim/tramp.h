@@ -23,6 +23,10 @@ long tramp_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6
 bool tramp_filter_present(void);
 /* Installs the filter on every thread. Returns 0 or -errno. */
 int tramp_filter_install(void);
+/* The second filter, trapping poll and ppoll, for processes that hold perf
+ * fds (they answer poll as perf_poll does). Same conventions. */
+bool tramp_poll_filter_present(void);
+int tramp_poll_filter_install(void);
 
 #define TSYS0(nr) tramp_syscall((nr), 0, 0, 0, 0, 0, 0)
 #define TSYS1(nr, a) tramp_syscall((nr), (long)(a), 0, 0, 0, 0, 0)

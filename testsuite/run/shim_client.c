@@ -274,16 +274,36 @@ static void mode_pollhup(void)
 		_exit(127);
 	}
 	close(go[0]);
+	/* perf_poll(): an event without a ring is EPOLLHUP at once */
 	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS, 0);
+	fd = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	CHECK(poll(&pfd, 1, 0) == 1 && pfd.revents == POLLHUP, "ring-less: %#x", pfd.revents);
+	close(fd);
+	/* perf record's event: a ring on the child, enabled at its exec, on
+	 * CPU 0 (perf_mmap() refuses an inherited per-task event on cpu -1) */
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS, 0);
+	a.sample_period = 1000000;
 	a.enable_on_exec = 1;
 	a.inherit = 1;
 	fd = peo(&a, child, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	CHECK(is_perf_fd(fd), "fd %d", fd);
+	CHECK(mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED &&
+	      errno == EINVAL, "mmap of an inherited cpu -1 event: %d", errno);
+	close(fd);
+	fd = peo(&a, child, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(fd), "fd %d", fd);
+	CHECK(mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) != MAP_FAILED,
+	      "mmap: %d", errno);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	pfd.revents = 0;
-	/* before the task ran: nothing to report */
+	/* the ring's poll state is empty, the task lives: nothing, and a
+	 * timed wait times out */
 	CHECK(poll(&pfd, 1, 0) == 0, "poll before exec: %#x", pfd.revents);
+	CHECK(poll(&pfd, 1, 50) == 0, "timed poll before exec: %#x", pfd.revents);
 	CHECK(write(go[1], "x", 1) == 1, "go");
 	CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	      "child status %#x", st);

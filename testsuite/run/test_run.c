@@ -279,7 +279,7 @@ static const struct {
 	{ __LINE__, "mmap", "perf_mmap(), perf_event_init_userpage()" },
 	{ __LINE__, "inherit", "copy_files() at fork" },
 	{ __LINE__, "range", "syscalls on other files in the fd range" },
-	{ __LINE__, "pollhup", "perf_poll(): is_event_hup() after the task exits" },
+	{ __LINE__, "pollhup", "perf_poll(): EPOLLHUP without a ring; is_event_hup() after the task exits" },
 	{ __LINE__, "threads", "find_lively_task_by_vpid(0): each thread its own task" },
 	{ __LINE__, "exec", "do_close_on_exec(): CLOEXEC perf fds go, others stay" },
 };
