@@ -167,6 +167,10 @@ struct bdesc *bd_decode(void *cs_handle, uint64_t addr, uint32_t size)
 		b->n++;
 	}
 	cs_free(in, 1);
+	if (b->n) {
+		b->last_cls = b->ins[b->n - 1].cls;
+		b->last_off = b->ins[b->n - 1].off;
+	}
 	for (unsigned i = 0; i < b->n; i++) {
 		uint8_t c = b->ins[i].cls;
 

@@ -46,7 +46,9 @@ struct bdesc {
 	uint64_t addr;
 	uint32_t size;
 	uint16_t n;               /* instructions */
-	uint16_t pad;
+	uint8_t last_cls;         /* class of the last instruction */
+	uint8_t pad;
+	uint32_t last_off;        /* its offset */
 	uint64_t cond_target;     /* last insn a direct Jcc: its target, else 0 */
 	uint32_t t[BDT_NR];
 	struct bd_insn ins[];     /* n entries */

@@ -23,11 +23,14 @@
 
 /* ---- acquiring the simulated CPU --------------------------------------- */
 
+static void flush(struct pmu_vcpu *pv);
+
 void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 {
 	if (!pv->locked) {
 		perf_core_lock(pv->core);
 		pv->locked = true;
+		pv->lim_valid = false;
 	}
 	/* perf_event_task_sched_in(): another task ran on this CPU meanwhile */
 	if (pv->cpu->task != pv->task)
@@ -36,6 +39,8 @@ void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 
 void pmu_vcpu_release(struct pmu_vcpu *pv)
 {
+	flush(pv);
+	pv->lim_valid = false;
 	if (pv->locked) {
 		perf_core_unlock_all(pv->core);
 		pv->locked = false;
@@ -58,11 +63,17 @@ void pmu_vcpu_check_hooks(struct pmu_vcpu *pv)
 
 /* ---- predictor and LBR models ------------------------------------------ */
 
-/* Bimodal predictor: 4096 two-bit saturating counters indexed by address
- * bits [12:1], initialised weakly not-taken. Returns whether it missed. */
+/*
+ * Branch predictor model: a bimodal predictor of 4096 two-bit saturating
+ * counters indexed by the branch address bits [11:0], starting weakly
+ * not-taken; indirect jumps and calls predict the last target seen at
+ * their index (1024 entries); returns use a 16-entry return stack. The
+ * indexes are page offsets, which address randomisation leaves alone, so a
+ * program predicts the same way on every run. Returns whether it missed.
+ */
 static bool bimodal_predict(struct pmu_vcpu *pv, uint64_t ip, bool taken)
 {
-	uint8_t *ctr = &pv->bimodal[(ip >> 1) & 4095];
+	uint8_t *ctr = &pv->bimodal[ip & 4095];
 	bool pred = *ctr >= 2;
 
 	if (taken && *ctr < 3)
@@ -72,10 +83,9 @@ static bool bimodal_predict(struct pmu_vcpu *pv, uint64_t ip, bool taken)
 	return pred != taken;
 }
 
-/* Indirect jumps and calls: a 1024-entry last-target table. */
 static bool btb_predict(struct pmu_vcpu *pv, uint64_t ip, uint64_t target)
 {
-	uint64_t *e = &pv->btb[(ip >> 1) & 1023];
+	uint64_t *e = &pv->btb[ip & 1023];
 	bool miss = *e != target;
 
 	*e = target;
@@ -124,20 +134,22 @@ static const unsigned filled[] = {
 #define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
 
 /* Reference and bus cycles from core cycles: the TSC rate and a 100 MHz
- * bus clock, remainders carried so long runs are exact. */
+ * bus clock, remainders carried so long runs are exact. 64-bit: a report's
+ * cycles times a rate stays far below 2^64. */
 static void derived_clocks(struct pmu_vcpu *pv, struct sim_delta *d)
 {
-	const struct pmu_model *m = pv->c->model;
-	uint64_t f = m && m->freq_hz ? m->freq_hz : 3000000000ull;
-	uint64_t tsc = m && m->tsc_hz ? m->tsc_hz : f;
-	unsigned __int128 x;
+	uint64_t c = d->v[SIM_SRC_CYCLES], x;
 
-	x = (unsigned __int128)d->v[SIM_SRC_CYCLES] * tsc + pv->ref_rem;
-	d->v[SIM_SRC_REF_CYCLES] = (uint64_t)(x / f);
-	pv->ref_rem = (unsigned)(x % f);
-	x = (unsigned __int128)d->v[SIM_SRC_CYCLES] * 100000000ull + pv->bus_rem;
-	d->v[SIM_SRC_BUS_CYCLES] = (uint64_t)(x / f);
-	pv->bus_rem = (unsigned)(x % f);
+	if (pv->tsc_hz == pv->freq_hz) {
+		d->v[SIM_SRC_REF_CYCLES] = c;
+	} else {
+		x = c * pv->tsc_hz + pv->ref_rem;
+		d->v[SIM_SRC_REF_CYCLES] = x / pv->freq_hz;
+		pv->ref_rem = x % pv->freq_hz;
+	}
+	x = c * 100000000ull + pv->bus_rem;
+	d->v[SIM_SRC_BUS_CYCLES] = x / pv->freq_hz;
+	pv->bus_rem = x % pv->freq_hz;
 }
 
 /* Reports d at user mode with the overflow IP set. */
@@ -226,38 +238,29 @@ static void clear_filled(struct sim_delta *d)
 static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *extra)
 {
 	const struct bdesc *p = pv->prev;
-	const struct bd_insn *last;
-	uint64_t from, fall;
+	uint8_t cls = p->last_cls;
+	uint64_t from = p->addr + p->last_off, fall = p->addr + p->size;
 	bool miss = false, taken;
-	uint8_t type = PERF_BR_UNKNOWN;
+	uint8_t type;
 
-	if (!p || !p->n)
-		return;
-	last = &p->ins[p->n - 1];
-	if (!(last->cls & BD_BRANCH))
-		return;
-	from = p->addr + last->off;
-	fall = p->addr + p->size;
-	if (last->cls & BD_COND) {
+	if (cls & BD_COND) {
 		taken = addr != fall;
 		miss = bimodal_predict(pv, from, taken);
 		extra->v[SIM_SRC_TAKEN_BRANCHES] += taken;
 		type = PERF_BR_COND;
 	} else {
 		taken = true;
-		if (last->cls & BD_RET) {
-			uint64_t pred = pv->ras[(pv->ras_top - 1) & 15];
-
+		if (cls & BD_RET) {
 			pv->ras_top = (pv->ras_top - 1) & 15;
-			miss = pred != addr;
+			miss = pv->ras[pv->ras_top] != addr;
 			type = PERF_BR_RET;
-		} else if (last->cls & BD_INDIRECT) {
+		} else if (cls & BD_INDIRECT) {
 			miss = btb_predict(pv, from, addr);
-			type = (last->cls & BD_CALL) ? PERF_BR_IND_CALL : PERF_BR_IND;
+			type = (cls & BD_CALL) ? PERF_BR_IND_CALL : PERF_BR_IND;
 		} else {
-			type = (last->cls & BD_CALL) ? PERF_BR_CALL : PERF_BR_UNCOND;
+			type = (cls & BD_CALL) ? PERF_BR_CALL : PERF_BR_UNCOND;
 		}
-		if (last->cls & BD_CALL) {
+		if (cls & BD_CALL) {
 			pv->ras[pv->ras_top] = fall;
 			pv->ras_top = (pv->ras_top + 1) & 15;
 		}
@@ -271,37 +274,180 @@ static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *e
 }
 
 /*
+ * Batching: blocks add to pv->acc, which reaches the core only when it must
+ * (the core cannot tell): before a block that would bring a sampling
+ * counter to its overflow point or the clock to its next timer, and before
+ * anything else looks at the core (syscalls, RDPMC, RDTSC, a yield). Every
+ * counter and timer then sees exactly what per-block reports would give:
+ * the report that reaches a limit is the same single block.
+ */
+static void flush(struct pmu_vcpu *pv)
+{
+	struct sim_delta *a = &pv->acc;
+
+	if (!pv->acc_dirty)
+		return;
+	pv->acc_dirty = false;
+	pv->lim_valid = false;
+	account(pv, a, pv->acc_ip);
+	clear_filled(a);
+}
+
+/* The value a block (plus the previous branch's resolution) adds to src,
+ * or ~0 for a source the batch cannot bound. */
+static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, unsigned src)
+{
+	switch (src) {
+	case SIM_SRC_INSTRUCTIONS: return b->t[BDT_INSNS];
+	case SIM_SRC_BRANCHES: return b->t[BDT_BRANCHES];
+	case SIM_SRC_COND_BRANCHES: return b->t[BDT_COND];
+	case SIM_SRC_TAKEN_BRANCHES: return b->t[BDT_UNCOND_TAKEN] + x->v[src];
+	case SIM_SRC_CALLS: return b->t[BDT_CALLS];
+	case SIM_SRC_RETURNS: return b->t[BDT_RETS];
+	case SIM_SRC_LOADS: return b->t[BDT_LOADS];
+	case SIM_SRC_STORES: return b->t[BDT_STORES];
+	case SIM_SRC_CYCLES: return b->t[BDT_CYCLES] + x->v[src];
+	case SIM_SRC_BRANCH_MISSES: return x->v[src];
+	default: return 0;    /* never fed by this machine: never reaches a limit */
+	}
+}
+
+/* What the accumulated blocks may reach before a report is due: each
+ * user-mode sampling slot's overflow point, and the next timer in cycles.
+ * Derived clocks (ref/bus cycles) are bounded through cycles, which they
+ * never exceed. */
+static void compute_limits(struct pmu_vcpu *pv)
+{
+	struct perf_cpu *cpu = pv->cpu;
+	unsigned n = 0;
+
+	pv->lim[n].src = SIM_SRC_CYCLES;
+	pv->lim[n++].left = cpu->next_timer_cycles > cpu->cycles ?
+			    cpu->next_timer_cycles - cpu->cycles : 0;
+	pv->no_batch = false;
+	for (unsigned s = 0; s < cpu->nr_slots; s++) {
+		const struct perf_count_slot *sl = &cpu->slots[s];
+		s64 left;
+
+		if (!sl->sampling || !sl->mode_mask[SIM_MODE_USER])
+			continue;
+		left = sl->event->period_left - sl->event->overflow_at;
+		if (n == PMU_MAX_LIMITS) {
+			pv->no_batch = true;
+			break;
+		}
+		pv->lim[n].src = sl->source == SIM_SRC_REF_CYCLES || sl->source == SIM_SRC_BUS_CYCLES ?
+				 SIM_SRC_CYCLES : sl->source;
+		pv->lim[n++].left = left > 0 ? (u64)left : 0;
+	}
+	pv->nlim = n;
+	pv->lim_valid = true;
+}
+
+/* Whether a sampling slot counts at user mode (the split is needed). */
+static bool any_user_sampling(const struct perf_cpu *cpu)
+{
+	for (unsigned s = 0; s < cpu->nr_slots; s++)
+		if (cpu->slots[s].sampling && cpu->slots[s].mode_mask[SIM_MODE_USER])
+			return true;
+	return false;
+}
+
+/* The decode of a block: a direct-mapped front cache, then the table. */
+static const struct bdesc *block_of(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
+{
+	const struct bdesc **slot = &pv->front[(addr ^ (addr >> 12)) & (PMU_FRONT_CACHE - 1)];
+	const struct bdesc *b = *slot;
+
+	if (b && b->addr == addr && b->size == size)
+		return b;
+	b = bd_get(pv->bc, addr, size);
+	*slot = b;
+	return b;
+}
+
+/*
  * One executed block: resolve the previous branch, then report this
  * block, split at every instruction where a sampling counter overflows.
  */
 void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 {
 	struct sim_delta *dp = &pv->d, *xp = &pv->extra;
-	const struct bdesc *b;
+	const struct bdesc *b, *p = pv->prev;
 	unsigned from = 0, k;
-	bool rep_cont;
+	bool rep_cont = false;
 
-	pmu_vcpu_acquire(pv);
-	if (perf_core_should_yield(pv->core)) {
+	/* while this thread holds the lock no one else switches its CPU */
+	if (!pv->locked)
+		pmu_vcpu_acquire(pv);
+	if (!(++pv->blocks & 63) && perf_core_should_yield(pv->core)) {
+		flush(pv);
 		perf_core_yield(pv->core);
+		pv->lim_valid = false;
 		pmu_vcpu_acquire(pv);
 	}
-	b = bd_get(pv->bc, addr, size);
-	if (!b)
+	b = block_of(pv, addr, size);
+	if (!b || !b->n)
 		return;
-	pv->blocks++;
-	/* QEMU runs each iteration of a REP string instruction as a block that
-	 * starts at the instruction again: only the first retires it. */
-	rep_cont = pv->prev && pv->prev->n && (pv->prev->ins[pv->prev->n - 1].cls & BD_REP) &&
-		   pv->prev->addr + pv->prev->ins[pv->prev->n - 1].off == addr;
-	clear_filled(xp);
-	if (!rep_cont)
-		resolve_prev(pv, addr, xp);
+	/* resolve_prev() writes only these */
+	xp->v[SIM_SRC_TAKEN_BRANCHES] = 0;
+	xp->v[SIM_SRC_CYCLES] = 0;
+	xp->v[SIM_SRC_BRANCH_MISSES] = 0;
+	if (p && p->n) {
+		/* QEMU runs each iteration of a REP string instruction as a block
+		 * that starts at the instruction again: only the first retires it */
+		if ((p->last_cls & BD_REP) && p->addr + p->last_off == addr)
+			rep_cont = true;
+		else if (p->last_cls & BD_BRANCH)
+			resolve_prev(pv, addr, xp);
+	}
 	pv->prev = b;
 	pv->cur = b;
 	if (pv->skip_addr == addr) {   /* resumed after RDPMC mid-block */
 		from = pv->skip_n < b->n ? pv->skip_n : b->n;
 		pv->skip_addr = 0;
+	}
+	if (!rep_cont && !from) {
+		struct sim_delta *a = &pv->acc;
+		bool fits = true;
+
+		if (!pv->lim_valid)
+			compute_limits(pv);
+		for (unsigned i = 0; i < pv->nlim && fits; i++)
+			fits = a->v[pv->lim[i].src] + block_value(b, xp, pv->lim[i].src) < pv->lim[i].left;
+		if (fits && !pv->no_batch) {
+			/* the common case: the whole block into the batch */
+			a->v[SIM_SRC_INSTRUCTIONS] += b->t[BDT_INSNS];
+			a->v[SIM_SRC_BRANCHES] += b->t[BDT_BRANCHES];
+			a->v[SIM_SRC_COND_BRANCHES] += b->t[BDT_COND];
+			a->v[SIM_SRC_TAKEN_BRANCHES] += b->t[BDT_UNCOND_TAKEN] + xp->v[SIM_SRC_TAKEN_BRANCHES];
+			a->v[SIM_SRC_CALLS] += b->t[BDT_CALLS];
+			a->v[SIM_SRC_RETURNS] += b->t[BDT_RETS];
+			a->v[SIM_SRC_LOADS] += b->t[BDT_LOADS];
+			a->v[SIM_SRC_STORES] += b->t[BDT_STORES];
+			a->v[SIM_SRC_CYCLES] += b->t[BDT_CYCLES] + xp->v[SIM_SRC_CYCLES];
+			a->v[SIM_SRC_BRANCH_MISSES] += xp->v[SIM_SRC_BRANCH_MISSES];
+			pv->acc_ip = addr + b->last_off;
+			pv->acc_dirty = true;
+			return;
+		}
+	}
+	flush(pv);
+	pv->lim_valid = false;
+	if (!rep_cont && !from && !any_user_sampling(pv->cpu)) {
+		/* the whole block at once from its totals */
+		dp->v[SIM_SRC_INSTRUCTIONS] = b->t[BDT_INSNS];
+		dp->v[SIM_SRC_BRANCHES] = b->t[BDT_BRANCHES];
+		dp->v[SIM_SRC_COND_BRANCHES] = b->t[BDT_COND];
+		dp->v[SIM_SRC_TAKEN_BRANCHES] = b->t[BDT_UNCOND_TAKEN] + xp->v[SIM_SRC_TAKEN_BRANCHES];
+		dp->v[SIM_SRC_CALLS] = b->t[BDT_CALLS];
+		dp->v[SIM_SRC_RETURNS] = b->t[BDT_RETS];
+		dp->v[SIM_SRC_LOADS] = b->t[BDT_LOADS];
+		dp->v[SIM_SRC_STORES] = b->t[BDT_STORES];
+		dp->v[SIM_SRC_CYCLES] = b->t[BDT_CYCLES] + xp->v[SIM_SRC_CYCLES];
+		dp->v[SIM_SRC_BRANCH_MISSES] = xp->v[SIM_SRC_BRANCH_MISSES];
+		account(pv, dp, addr + b->ins[b->n - 1].off);
+		return;
 	}
 	for (;;) {
 		k = first_crossing(pv, b, from, xp, rep_cont);
@@ -342,6 +488,7 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 	bool had = pv->locked;
 
 	pmu_vcpu_acquire(pv);
+	flush(pv);
 	kernel_work(pv, PMU_SYSCALL_ENTRY_INSNS, PMU_SYSCALL_ENTRY_BRANCHES);
 	pv->prev = NULL;            /* SYSCALL ends the block; no branch to resolve */
 	(void)had;
@@ -367,6 +514,7 @@ uint64_t pmu_cycles(struct pmu_vcpu *pv, bool rdtsc)
 	bool had = pv->locked;
 
 	pmu_vcpu_acquire(pv);
+	flush(pv);
 	if (rdtsc && !pv->c->blocks_on) {
 		struct sim_delta d;
 
@@ -383,6 +531,7 @@ uint64_t pmu_cycles(struct pmu_vcpu *pv, bool rdtsc)
 
 void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
 {
+	memset(pv->front, 0, sizeof(pv->front));
 	bd_invalidate(pv->bc, start, end);
 	pv->prev = NULL;
 	pv->cur = NULL;
@@ -430,6 +579,8 @@ static bool hook_invalid(uc_engine *uc, void *user)
 		return false;
 	uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
 	pmu_vcpu_acquire(pv);
+	flush(pv);
+	pv->lim_valid = false;
 	{
 		unsigned counter = (unsigned)(rcx & 0x3fffffff);
 		bool fixed = rcx & (1u << 30);
@@ -618,6 +769,8 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 	pv->cpu = perf_core_cpu(core, cpu);
 	pv->task = task;
 	memset(pv->bimodal, 1, sizeof(pv->bimodal));
+	pv->freq_hz = c->model && c->model->freq_hz ? c->model->freq_hz : 3000000000ull;
+	pv->tsc_hz = c->model && c->model->tsc_hz ? c->model->tsc_hz : pv->freq_hz;
 	if (uc_hook_add(c->uc, &h, UC_HOOK_INSN_INVALID, hook_invalid, pv, 1, 0) != UC_ERR_OK)
 		goto err_bc;
 	pv->h_invalid = h;

@@ -34,11 +34,13 @@ struct perf_sample_data;
 #define PMU_SYSCALL_EXIT_INSNS     80
 #define PMU_SYSCALL_EXIT_BRANCHES  14
 #define PMU_SYSCALL_CPI_MILLI      1500   /* kernel paths run at CPI 1.5 */
-/* Branch predictor model: 4096 two-bit counters indexed by branch address
- * bits [13:2]... see pmu_machine.c; a mispredict costs this many cycles. */
+/* Branch predictor model (pmu_machine.c): a mispredict costs this many
+ * cycles. */
 #define PMU_MISPREDICT_CYCLES      15
 #define PMU_RDTSC_CYCLES           25
 #define PMU_LBR_DEPTH              32
+#define PMU_FRONT_CACHE            1024
+#define PMU_MAX_LIMITS             8
 
 struct pmu_lbr_entry { uint64_t from, to; uint8_t mispred, type; };
 
@@ -55,9 +57,11 @@ struct pmu_vcpu {
 	uint64_t sample_ip;          /* IP of the instruction an overflow is at */
 	uint64_t skip_addr;          /* RDPMC resume: block starting here ... */
 	unsigned skip_n;             /* ... had its first skip_n insns accounted */
-	unsigned ref_rem, bus_rem;   /* remainders of the derived clocks */
+	uint64_t ref_rem, bus_rem;   /* remainders of the derived clocks */
+	uint64_t freq_hz, tsc_hz;    /* the model's core and TSC clocks */
+	const struct bdesc *front[PMU_FRONT_CACHE]; /* decode lookup, direct mapped */
 
-	uint8_t bimodal[4096];       /* 2-bit counters */
+	uint8_t bimodal[4096];       /* 2-bit counters, by branch address [11:0] */
 	uint64_t btb[1024];          /* last target of indirect branches */
 	uint64_t ras[16];            /* return address stack */
 	unsigned ras_top;
@@ -73,6 +77,12 @@ struct pmu_vcpu {
 	/* the per-block report and the previous branch's resolution: only the
 	 * sources pmu_machine.c fills are ever written, the rest stay 0 */
 	struct sim_delta d, extra;
+	/* the batch (see flush() in pmu_machine.c) */
+	struct sim_delta acc;
+	uint64_t acc_ip;
+	bool acc_dirty, lim_valid, no_batch;
+	unsigned nlim;
+	struct { uint32_t src; uint64_t left; } lim[PMU_MAX_LIMITS];
 	uint64_t cc[256];            /* callchain of the sample being written */
 	struct perf_branch_entry br[PMU_LBR_DEPTH];
 	uint64_t h_invalid;          /* RDPMC hook */

@@ -187,7 +187,7 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 		if (t->state == GUEST_RUNNING)
 			guest_signal_pending(t);
 	}
-	if (t->state != GUEST_EXEC)
+	if (t->state == GUEST_EXITED)     /* one thread: its events go (POLLHUP) */
 		perf_guest_thread_exit(t);
 	return t->state;
 }
