@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -613,6 +614,20 @@ static void drop_adopted_write_ends(void)
 	}
 }
 
+/* Whether path names the pmusim binary (PMUSIM_EXE, or /proc/self/exe
+ * inside pmusim). */
+static bool is_pmusim(const char *path)
+{
+	char real[PATH_MAX];
+	const char *exe = env_exe[0] ? env_exe + strlen(PMUSIM_ENV_EXE "=") : NULL;
+
+	if (!exe)
+		return false;
+	if (strcmp(path, exe) == 0)
+		return true;
+	return realpath(path, real) && strcmp(real, exe) == 0;
+}
+
 /* ---- poll ---- */
 
 #define POLL_MAX 1024
@@ -720,8 +735,18 @@ static long dispatch(long nr, long *a)
 {
 	int h;
 
-	if (passive)
+	if (passive) {
+		/* pmusim re-executing itself (a guest's execve) must keep the
+		 * shim: the filter follows; its guests never see it
+		 * (strip_preload) */
+		if (nr == SYS_execve && a[0] && is_pmusim((const char *)a[0])) {
+			char *nenv[MAX_ENV], preload[PATH_MAX * 2];
+
+			return TSYS3(SYS_execve, a[0], a[1],
+				     sticky_env((char **)a[2], nenv, preload, sizeof(preload)));
+		}
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	}
 	switch (nr) {
 	case SYS_execve:
 		return sys_execve(a);
@@ -759,6 +784,32 @@ static long dispatch(long nr, long *a)
 	return fd_syscall(nr, h, a);
 }
 
+/* The SIGSYS disposition the program asked for; the shim's handler stays
+ * installed and passes it the signals that are not the filter's. */
+static struct sigaction app_sigsys = { .sa_handler = SIG_DFL };
+
+static void chain_sigsys(int sig, siginfo_t *si, void *ucv)
+{
+	struct sigaction sa = app_sigsys;
+
+	if (sa.sa_handler == SIG_IGN)
+		return;
+	if (sa.sa_handler == SIG_DFL) {
+		/* the default action: die of SIGSYS (with a core); raw
+		 * calls, past the shim's own syscall() */
+		uint64_t kdfl[4] = { 0 }, m = 1ull << (SIGSYS - 1);
+
+		TSYS4(SYS_rt_sigaction, SIGSYS, kdfl, NULL, 8);
+		TSYS4(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, NULL, 8);
+		TSYS3(SYS_tgkill, getpid(), TSYS0(SYS_gettid), SIGSYS);
+		return;
+	}
+	if (sa.sa_flags & SA_SIGINFO)
+		sa.sa_sigaction(sig, si, ucv);
+	else
+		sa.sa_handler(sig);
+}
+
 static void sigsys_handler(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -773,8 +824,13 @@ static void sigsys_handler(int sig, siginfo_t *si, void *ucv)
 		errno = saved_errno;
 		return;
 	}
-	if (si->si_code != 1 /* SYS_SECCOMP */)
+	if (si->si_code != 1 /* SYS_SECCOMP */ || si->si_errno) {
+		/* not the filter's (si_errno is the SECCOMP_RET_DATA: 0 for
+		 * ours): the program's own SIGSYS */
+		chain_sigsys(sig, si, ucv);
+		errno = saved_errno;
 		return;
+	}
 	cur_uc = uc;
 	a[0] = g[REG_RDI];
 	a[1] = g[REG_RSI];
@@ -797,12 +853,78 @@ int sigaction(int signum, const struct sigaction *act, struct sigaction *old)
 
 	if (!real)
 		real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-	if (signum == SIGSYS && active && act) {
-		/* the program's SIGSYS handler is not installed: the shim needs
-		 * it for the filter (docs/shim.md) */
-		return real(signum, NULL, old);
+	if (signum == SIGSYS && active) {
+		/* the shim's handler stays; the program's is recorded and gets
+		 * the SIGSYS that are not the filter's (chain_sigsys) */
+		if (old)
+			*old = app_sigsys;
+		if (act)
+			app_sigsys = *act;
+		return 0;
 	}
 	return real(signum, act, old);
+}
+
+/* The kernel's struct sigaction (rt_sigaction with an 8-byte mask). */
+struct shim_ksa {
+	void *handler;
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+typedef long (*syscall_fn)(long, ...);
+
+/*
+ * Raw syscall(2) of the two signal calls that would break the shim: a
+ * program setting its own SIGSYS action, or blocking SIGSYS (a blocked
+ * SIGSYS from seccomp kills), through syscall() rather than glibc's
+ * wrappers (pmusim's own signal layer does). Everything else goes to
+ * glibc's syscall() unchanged, through the filter.
+ */
+long syscall(long nr, ...)
+{
+	static syscall_fn real;
+	long a1, a2, a3, a4, a5, a6;
+	va_list ap;
+
+	va_start(ap, nr);
+	a1 = va_arg(ap, long);
+	a2 = va_arg(ap, long);
+	a3 = va_arg(ap, long);
+	a4 = va_arg(ap, long);
+	a5 = va_arg(ap, long);
+	a6 = va_arg(ap, long);
+	va_end(ap);
+	if (!real)
+		real = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
+	if (active && nr == SYS_rt_sigaction && a1 == SIGSYS) {
+		struct shim_ksa *act = (void *)a2, *old = (void *)a3;
+
+		if (old) {
+			old->handler = (void *)app_sigsys.sa_handler;
+			old->flags = (unsigned long)app_sigsys.sa_flags;
+			old->restorer = NULL;
+			memcpy(&old->mask, &app_sigsys.sa_mask, sizeof(old->mask));
+		}
+		if (act) {
+			memset(&app_sigsys, 0, sizeof(app_sigsys));
+			app_sigsys.sa_handler = (sighandler_t)act->handler;
+			app_sigsys.sa_flags = (int)act->flags;
+			memcpy(&app_sigsys.sa_mask, &act->mask, sizeof(act->mask));
+		}
+		return 0;
+	}
+	if (active && nr == SYS_rt_sigprocmask && a2 &&
+	    ((int)a1 == SIG_BLOCK || (int)a1 == SIG_SETMASK)) {
+		uint64_t m = *(const uint64_t *)a2;
+
+		if (m & (1ull << (SIGSYS - 1))) {
+			m &= ~(1ull << (SIGSYS - 1));
+			return real(nr, a1, (long)&m, a3, a4, a5, a6);
+		}
+	}
+	return real(nr, a1, a2, a3, a4, a5, a6);
 }
 
 sighandler_t signal(int signum, sighandler_t handler)
@@ -941,6 +1063,7 @@ static void __attribute__((constructor)) shim_init(void)
 	}
 	active = true;
 	if (passive) {
+		env_capture();
 		strip_preload();
 	} else {
 		env_capture();

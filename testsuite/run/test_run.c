@@ -182,6 +182,10 @@ static const struct {
 	 * without it the inherited filter would kill the shell's exec */
 	{ __LINE__, "env -i", "env -i /bin/sh -c '/bin/true; exit 3'", 3, 0 },
 	{ __LINE__, "unset LD_PRELOAD", "unset LD_PRELOAD; /bin/sh -c '/bin/true; exit 4'", 4, 0 },
+	/* a SIGSYS that is not the filter's reaches the program's action
+	 * (chain_sigsys): here the default, death by SIGSYS */
+	{ __LINE__, "kill -SYS", "kill -SYS $$", 0, SIGSYS },
+	{ __LINE__, "trap SYS", "trap 'exit 6' SYS; kill -SYS $$; exit 1", 6, 0 },
 };
 
 static void test_status(void **state)
@@ -448,6 +452,28 @@ static void test_perf_record(void **state)
 	}
 }
 
+/* An emulated workload that forks and execs (a shell running a program)
+ * under perf stat: it runs to its end in the emulator with the session's
+ * filter inherited, and perf stat exits with its status (as natively). */
+static void test_perf_workload_status(void **state)
+{
+	char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+			 (char *)"stat", (char *)"-x,", (char *)"-e", (char *)"instructions:u",
+			 (char *)"--", (char *)"/bin/sh", (char *)"-c",
+			 (char *)"/bin/true && echo ran; exit 5", NULL };
+	static struct result r;
+
+	(void)state;
+	if (access(PERF, X_OK))
+		skip();
+	run(argv, 120, &r);
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 5 || strcmp(r.out, "ran\n") ||
+	    strstr(r.err, "Bad system call")) {
+		dump(&r);
+		fail_msg("perf stat of a forking, exec'ing emulated shell");
+	}
+}
+
 /* perf list: the model's sysfs events (Kernel PMU event) and, through
  * PERF_CPUID, perf's own JSON table of the modelled CPU */
 static void test_perf_list(void **state)
@@ -536,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_perf_stat_sw),
 		cmocka_unit_test(test_perf_stat_exact),
 		cmocka_unit_test(test_perf_record),
+		cmocka_unit_test(test_perf_workload_status),
 		cmocka_unit_test(test_perf_list),
 		cmocka_unit_test(test_perf_raw_syntax),
 		cmocka_unit_test(test_sha256_untouched),
