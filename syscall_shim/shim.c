@@ -731,6 +731,24 @@ static long sys_poll(long nr, long *a)
 	}
 }
 
+/* A syscall on a file that is not a perf file (in the range by chance):
+ * the host's, under the interrupted context's signal mask, so a read that
+ * blocks can be interrupted (and restarted) as it would be natively. */
+static long host_syscall(long nr, long *a)
+{
+	uint64_t mask, handler_mask;
+	long r;
+
+	if (!cur_uc)
+		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	memcpy(&mask, &cur_uc->uc_sigmask, sizeof(mask));
+	mask &= ~(1ull << (SIGSYS - 1));
+	TSYS4(SYS_rt_sigprocmask, SIG_SETMASK, &mask, &handler_mask, 8);
+	r = tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	TSYS4(SYS_rt_sigprocmask, SIG_SETMASK, &handler_mask, NULL, 8);
+	return r;
+}
+
 static long dispatch(long nr, long *a)
 {
 	int h;
@@ -780,7 +798,7 @@ static long dispatch(long nr, long *a)
 	}
 	h = fd_handle(nr == SYS_mmap ? a[4] : a[0]);
 	if (h < 0)      /* not a perf file: the host's syscall */
-		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		return host_syscall(nr, a);
 	return fd_syscall(nr, h, a);
 }
 

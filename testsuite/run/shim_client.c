@@ -342,6 +342,14 @@ static void mode_inherit(void)
 		printf("ok inherit\n");
 }
 
+static volatile sig_atomic_t alarm_seen;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarm_seen = 1;
+}
+
 /* A non-perf file in the range is the host's: the shim passes it on. */
 static void mode_range(void)
 {
@@ -354,6 +362,12 @@ static void mode_range(void)
 	c = 0;
 	CHECK(read(1500, &c, 1) == 1 && c == 'q', "read on a range fd");
 	CHECK(fcntl(1500, F_GETFD) == 0, "fcntl");
+	/* a blocking read on it is interrupted by a signal as natively:
+	 * SA_RESTART off, EINTR */
+	struct sigaction sa = { .sa_handler = on_alarm };
+	sigaction(SIGALRM, &sa, NULL);
+	ualarm(100000, 0);
+	CHECK(read(1500, &c, 1) == -1 && errno == EINTR && alarm_seen, "interrupted read: %d", errno);
 	CHECK(close(1500) == 0 && close(1501) == 0, "close");
 	if (!failures)
 		printf("ok range\n");
