@@ -816,6 +816,8 @@ long signal_syscall_restart(struct guest_thread *t, unsigned long nr,
 	uint64_t old;
 	int sig;
 
+	if (ret == -SIG_ERESTARTNOINTR)
+		goto restart;   /* not run: always again after the handler */
 	if (ret != -EINTR || !st)
 		return ret;
 	cls = restart_class(nr, a);
@@ -835,7 +837,8 @@ long signal_syscall_restart(struct guest_thread *t, unsigned long nr,
 		}
 	}
 	/* no handler runs: the kernel restarts the call transparently */
-	if (st->in_syscall)
+restart:
+	if (st && st->in_syscall)
 		vcpu_syscall_set_rip(t->cpu, vcpu_reg(t->cpu, UC_X86_REG_RIP));
 	else
 		vcpu_set_reg(t->cpu, UC_X86_REG_RIP, vcpu_reg(t->cpu, UC_X86_REG_RIP) - 2);
@@ -860,10 +863,13 @@ void signal_syscall_return(struct guest_thread *t)
 }
 
 /* Called by the dispatcher around each syscall (the hook context). */
-void signal_syscall_enter(struct guest_thread *t)
+int signal_syscall_enter(struct guest_thread *t)
 {
-	if (st_of(t))
-		st_of(t)->in_syscall = true;
+	struct sig_thread *st = st_of(t);
+	int sig = 0;
+
+	if (st)
+		st->in_syscall = true;
 	/* the kernel side runs outside the emulator lock (thread_lock.c),
 	 * except calls that change the address space: they update every
 	 * thread's engine, which must not be running meanwhile */
@@ -876,6 +882,20 @@ void signal_syscall_enter(struct guest_thread *t)
 	default:
 		thread_lock_release(t);
 	}
+	/*
+	 * A signal caught since the last return to the guest (its stop may
+	 * have been dropped with a RIP write) would otherwise wait while this
+	 * call sleeps in the host: take it first. (A signal caught between
+	 * this check and the host call's sleep still waits for the call to
+	 * return: the host cannot be told about it.)
+	 */
+	if (st && st->nq && t->syscall_nr != SYS_rt_sigreturn) {
+		uint64_t old = q_lock();
+
+		sig = q_pick(st, ~st->blocked);
+		q_unlock(old);
+	}
+	return sig != 0;
 }
 
 void signal_syscall_exit(struct guest_thread *t)

@@ -82,7 +82,12 @@ long signal_syscall_restart(struct guest_thread *t, unsigned long nr,
 
 /* The dispatcher brackets each syscall handler with these (the SYSCALL hook
  * context: RIP there is the SYSCALL's own address, see vcpu_syscall_set_rip). */
-void signal_syscall_enter(struct guest_thread *t);
+/* Returns nonzero when a deliverable signal is already queued: the call is
+ * then not run; the dispatcher returns -SIG_ERESTARTNOINTR, which always
+ * restarts it after the handler (the kernel would have delivered the
+ * signal before the SYSCALL executed). */
+int signal_syscall_enter(struct guest_thread *t);
+#define SIG_ERESTARTNOINTR 513             /* include/linux/errno.h */
 void signal_syscall_exit(struct guest_thread *t);
 /* At the end of the SYSCALL hook, RAX written: delivers what is pending. */
 void signal_syscall_return(struct guest_thread *t);

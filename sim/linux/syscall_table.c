@@ -168,8 +168,11 @@ long guest_syscall(struct guest_thread *t, unsigned long nr, const uint64_t a[6]
 
 	t->syscall_nr = nr;
 	if (nr < GUEST_NR_SYSCALLS && guest_syscall_table[nr].fn) {
-		signal_syscall_enter(t);
-		ret = guest_syscall_table[nr].fn(t, a);
+		/* a signal already queued is taken before the call runs */
+		if (signal_syscall_enter(t))
+			ret = -SIG_ERESTARTNOINTR;
+		else
+			ret = guest_syscall_table[nr].fn(t, a);
 		signal_syscall_exit(t);
 	} else {
 		/* one warning per syscall number and process */
