@@ -132,6 +132,10 @@ static const struct arith_row arith_rows[] = {
 	{ __LINE__, "event_limit: then one POLL_HUP", "refresh 10000 3", "pollhup", 1 },
 	{ __LINE__, "event_limit: the event is disabled after the last", "refresh 10000 3", "stopped", 1 },
 	{ __LINE__, "REFRESH(1): only POLL_HUP", "refresh 10000 1", "pollhup", 1 },
+	{ __LINE__, "perf_output_sample(): full samples, floor((2N+6)/P)", "full 1001 20000", "full_samples", 39 },
+	{ __LINE__, "perf_callchain_user() (PERF_CONTEXT_USER, IP, frame-pointer return address), "
+	  "LBR from/to of the loop's jnz, perf_reg_value() order, perf_output_sample_ustack() "
+	  "size and dyn_size, REGS_INTR IP", "full 1001 20000", "full_bad", 0 },
 };
 
 static void test_arith(void **state)

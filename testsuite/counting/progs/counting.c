@@ -17,6 +17,8 @@
  *   signal P N    O_ASYNC+F_SETSIG signals, one per overflow
  *   refresh P R   IOC_REFRESH(R): R-1 POLL_IN then one POLL_HUP
  *   rdpmc N       RDPMC through the mmap page around a loop of N
+ *   full P N      samples with CALLCHAIN, REGS_USER, REGS_INTR, STACK_USER and
+ *                 BRANCH_STACK from a loop called through two frames
  *   rdpmc_fault   RDPMC with no mapped event: SIGSEGV
  */
 #define _GNU_SOURCE
@@ -337,6 +339,112 @@ static void mode_refresh(unsigned long long p, int r)
 	}
 }
 
+/* ---- samples with everything the machine fills ---- */
+
+static unsigned long long full_loop_ip_lo, full_loop_ip_hi;
+
+/* The loop in a function with a standard frame (push rbp; mov rsp, rbp),
+ * so the frame-pointer walk finds the return address into full_outer. */
+void full_inner(int fd, unsigned long n);
+asm(".text\n"
+    ".globl full_inner\n"
+    "full_inner:\n\t"
+    "push %rbp\n\tmov %rsp, %rbp\n\tpush %r12\n\tmov %edi, %r12d\n\t"
+    "mov %rsi, %r8\n\tmov $16, %eax\n\tmov %r12d, %edi\n\tmov $0x2400, %esi\n\t"
+    "xor %edx, %edx\n\tsyscall\n\t"
+    "mov %r8, %rcx\n"
+    "1:\tdec %rcx\n\tjnz 1b\n\t"
+    "mov $16, %eax\n\tmov %r12d, %edi\n\tmov $0x2401, %esi\n\txor %edx, %edx\n\tsyscall\n\t"
+    "pop %r12\n\tpop %rbp\n\tret\n");
+
+__attribute__((noinline)) static void full_outer(int fd, unsigned long n)
+{
+	full_inner(fd, n);
+	asm volatile("" ::: "memory");
+}
+
+static void mode_full(unsigned long long p, unsigned long n)
+{
+	struct perf_event_attr a;
+	int fd;
+	const unsigned char *data;
+	unsigned long long head, tail = 0, nsamp = 0, bad = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.sample_period = p;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			PERF_SAMPLE_STACK_USER | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_INTR;
+	/* every x86-64 perf reg but DS, ES, FS, GS (REG_NOSUPPORT): 20 */
+	a.sample_regs_user = ((1ull << 24) - 1) & ~(0xfull << 12);
+	a.sample_regs_intr = 1ull << 8;          /* IP */
+	a.sample_stack_user = 512;
+	a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.precise_ip = 2;
+	fd = peo(&a, -1);
+	printf("open=%d\n", fd >= 0);
+	if (fd < 0)
+		perror("perf_event_open");
+	ring = mmap(NULL, 65 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED)
+		ring = NULL;
+	full_outer(fd, n);
+	if (!ring)
+		return;
+	data = (const unsigned char *)ring + ring->data_offset;
+	head = __atomic_load_n(&ring->data_head, __ATOMIC_ACQUIRE);
+	while (tail < head) {
+		const struct perf_event_header *eh = (const void *)(data + (tail % ring->data_size));
+		const unsigned long long *q = (const void *)(eh + 1);
+		unsigned long long ip, nr, abi, nbr, size, dyn;
+
+		tail += eh->size;
+		if (eh->type != PERF_RECORD_SAMPLE)
+			continue;
+		nsamp++;
+		ip = *q++;
+		nr = *q++;
+		/* PERF_CONTEXT_USER, the IP, then return addresses: inside
+		 * full_outer (the call of full_inner) and main's caller chain */
+		if (nr < 3 || q[0] != (unsigned long long)PERF_CONTEXT_USER || q[1] != ip ||
+		    q[2] < (unsigned long long)(uintptr_t)full_outer ||
+		    q[2] > (unsigned long long)(uintptr_t)full_outer + 64)
+			bad |= 1;
+		q += nr;
+		nbr = *q++;
+		/* the loop's jnz: every entry from the jnz back to the loop head */
+		for (unsigned long long i = 0; i < nbr; i++, q += 3)
+			if (q[1] != q[0] - 2)   /* jnz rel8 is 2 bytes, dec rcx 3: to = from - 3 */
+				bad |= (q[1] != q[0] - 3) ? 2 : 0;
+		abi = *q++;
+		if (abi != PERF_SAMPLE_REGS_ABI_64)
+			bad |= 4;
+		if (q[8] != ip)            /* regs[PERF_REG_X86_IP] */
+			bad |= 8;
+		if (q[10] != 0x33 || q[11] != 0x2b)   /* CS, SS */
+			bad |= 16;
+		q += 20;
+		size = *q++;
+		if (size != 512)
+			bad |= 32;
+		/* the dump starts at regs' SP: our frame's saved rbp is in it */
+		q += size / 8;
+		dyn = *q++;
+		if (dyn != 512)
+			bad |= 64;
+		abi = *q++;
+		if (abi != PERF_SAMPLE_REGS_ABI_64 || *q != ip)
+			bad |= 128;
+	}
+	printf("full_samples=%llu\nfull_bad=%llu\n", nsamp, bad);
+	(void)full_loop_ip_lo; (void)full_loop_ip_hi;
+}
+
 /* ---- RDPMC ---- */
 
 static unsigned long long rdpmc(unsigned c)
@@ -459,6 +567,8 @@ int main(int argc, char **argv)
 		mode_signal(a1, a2);
 	else if (!strcmp(argv[1], "refresh"))
 		mode_refresh(a1, (int)a2);
+	else if (!strcmp(argv[1], "full"))
+		mode_full(a1, a2);
 	else if (!strcmp(argv[1], "rdpmc"))
 		mode_rdpmc(a1);
 	else if (!strcmp(argv[1], "rdpmc_fault")) {
