@@ -51,6 +51,7 @@ struct shim_file {
 	int wfd;                /* owner's write end, -1 once it is handed over */
 	pid_t holder;           /* process holding the write end now */
 	bool adopted;           /* the monitored task took a write end */
+	bool async;             /* O_ASYNC (kept here: the pipe never has it) */
 	/* F_SETOWN/F_SETSIG as set on the perf fd (for the fasync signal) */
 	pid_t sig_pid;          /* >0 process, <0 process group, 0 none */
 	bool sig_tid;           /* F_OWNER_TID */

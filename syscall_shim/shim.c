@@ -6,10 +6,11 @@
  * execve and every syscall on a perf fd from the core, in this process.
  *
  * A perf file is the read end of a pipe, at a number in [SHIM_FD_BASE,
- * SHIM_FD_END): poll/select/epoll work natively on it (a wakeup writes a
- * byte: POLLIN; the last write end closing: POLLHUP). The write end stays
- * with the opener until the monitored task takes its own (at its exec into
- * the emulator) and tells the opener to drop it.
+ * SHIM_FD_END): a wakeup writes a byte, the last write end closing is
+ * POLLHUP. poll/ppoll (a second filter, in processes holding perf fds)
+ * answer as perf_poll; select/epoll see the pipe. The write end stays with
+ * the opener until the monitored task takes its own (at its exec into the
+ * emulator) and tells the opener to drop it.
  *
  * Events the host kernel serves for native tasks (software, tracepoint,
  * breakpoint, the host's other PMUs) pass through to it unchanged, unless
@@ -209,6 +210,7 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 	f->wfd = p[1];
 	f->holder = getpid();
 	f->adopted = false;
+	f->async = false;
 	f->sig_pid = 0;
 	f->sig = 0;
 	f->sig_fd = (int)fd;
@@ -293,7 +295,13 @@ static long sys_ioctl(int h, long *a)
 	if (cmd == FIOASYNC) {  /* ioctl_fioasync() -> perf_fasync() */
 		const int *on = (const int *)arg;
 
-		return on ? perf_sys_fasync(core, h, *on != 0) : -EFAULT;
+		if (!on)
+			return -EFAULT;
+		if ((*on != 0) != sess->files[h].async) {
+			perf_sys_fasync(core, h, *on != 0);
+			sess->files[h].async = *on != 0;
+		}
+		return 0;
 	}
 	return perf_sys_ioctl(core, cur, &perf_uaccess_direct, h, cmd, arg);
 }
@@ -307,24 +315,30 @@ static long sys_fcntl(int h, long *a)
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
 		r = TSYS3(SYS_fcntl, a[0], cmd, a[2] < SHIM_FD_BASE ? SHIM_FD_BASE : a[2]);
+		if (r >= SHIM_FD_END) {
+			/* out of the range the filter watches */
+			TSYS1(SYS_close, r);
+			return -EMFILE;
+		}
 		if (r >= 0)
 			perf_file_get(core, h);
 		return r;
 	case F_SETFL: {
-		long old = TSYS2(SYS_fcntl, a[0], F_GETFL);
+		bool on = (a[2] & O_ASYNC) != 0;
 
+		/* setfl(): O_ASYNC changes call ->fasync (perf_fasync); it lives
+		 * in the core and the session, never on the pipe */
 		r = TSYS3(SYS_fcntl, a[0], F_SETFL, a[2] & ~O_ASYNC);
-		if (r >= 0 && old >= 0 && ((old ^ a[2]) & O_ASYNC))
-			perf_sys_fasync(core, h, (a[2] & O_ASYNC) != 0); /* perf_fasync() */
+		if (r >= 0 && on != sess->files[h].async) {
+			perf_sys_fasync(core, h, on);
+			sess->files[h].async = on;
+		}
 		return r;
 	}
 	case F_GETFL: {
 		long fl = TSYS2(SYS_fcntl, a[0], F_GETFL);
-		struct shim_file *f = &sess->files[h];
 
-		/* O_ASYNC lives in the core, not on the pipe */
-		(void)f;
-		return fl;
+		return fl < 0 ? fl : fl | (sess->files[h].async ? O_ASYNC : 0);
 	}
 	case F_SETOWN:
 		sess->files[h].sig_pid = (pid_t)a[2];

@@ -179,6 +179,14 @@ static void mode_fdops(void)
 	fl = fcntl(fd, F_GETFL);
 	CHECK(fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0 && (fcntl(fd, F_GETFL) & O_NONBLOCK),
 	      "O_NONBLOCK");
+	/* setfl(): O_ASYNC on and off, as F_GETFL reports it */
+	CHECK(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) == 0 &&
+	      (fcntl(fd, F_GETFL) & O_ASYNC), "O_ASYNC on");
+	CHECK(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_ASYNC) == 0 &&
+	      !(fcntl(fd, F_GETFL) & O_ASYNC), "O_ASYNC off");
+	CHECK(fcntl(fd, F_SETOWN, getpid()) == 0 && fcntl(fd, F_GETOWN) == getpid(), "F_SETOWN");
+	CHECK(fcntl(fd, F_SETSIG, SIGRTMIN + 1) == 0 && fcntl(fd, F_GETSIG) == SIGRTMIN + 1,
+	      "F_SETSIG");
 	d = dup(fd);
 	CHECK(is_perf_fd(d), "dup: %d", d);
 	CHECK(fcntl(d, F_GETFD) == 0, "dup clears CLOEXEC");
