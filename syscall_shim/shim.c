@@ -97,6 +97,7 @@ static void file_put(int h)
 	if (!perf_file_event(core, h)) {
 		struct shim_file *f = &sess->files[h];
 
+		shim_log("file %d released (perf_release)", h);
 		if (f->owner == getpid() && f->wfd >= 0)
 			TSYS1(SYS_close, f->wfd);
 		memset(f, 0, sizeof(*f));
@@ -303,7 +304,10 @@ static long sys_ioctl(int h, long *a)
 		}
 		return 0;
 	}
-	return perf_sys_ioctl(core, cur, &perf_uaccess_direct, h, cmd, arg);
+	long r = perf_sys_ioctl(core, cur, &perf_uaccess_direct, h, cmd, arg);
+
+	shim_log("ioctl(fd %ld = file %d, %#x, %#lx) -> %ld", a[0], h, cmd, arg, r);
+	return r;
 }
 
 static long sys_fcntl(int h, long *a)
@@ -377,13 +381,19 @@ static long sys_mmap(int h, long *a)
 
 	r = perf_sys_mmap(core, cur, h, (size_t)a[1], (int)a[2], (int)a[3], (uint64_t)a[5],
 			  &area, &memfd);
-	if (r)
+	if (r) {
+		shim_log("mmap(fd %ld = file %d, %ld bytes) -> %d", a[4], h, a[1], r);
 		return r;
+	}
 	off = perf_sys_mmap_offset(core, h);
 	if (off < 0)
 		return off;
 	(void)area;
-	return TSYS6(SYS_mmap, a[0], a[1], a[2], (a[3] & ~MAP_PRIVATE) | MAP_SHARED, memfd, off);
+	long p = TSYS6(SYS_mmap, a[0], a[1], a[2], (a[3] & ~MAP_PRIVATE) | MAP_SHARED, memfd, off);
+
+	shim_log("mmap(fd %ld = file %d, %ld bytes) -> ring at arena offset %#llx, mapped at %#lx",
+		 a[4], h, a[1], (unsigned long long)off, p);
+	return p;
 }
 
 static long fd_syscall(long nr, int h, long *a)
@@ -589,7 +599,8 @@ static long sys_execve(long *a)
 		while (argv && argv[argc])
 			argc++;
 		if (argc + 10 < 1024) {
-			shim_session_adopt(tid);
+			int adopted = shim_session_adopt(tid);
+
 			snprintf(fdbuf, sizeof(fdbuf), "%d", sess->arena_fd);
 			nargv[n++] = sess->exe;
 			nargv[n++] = (char *)"exec";
@@ -602,7 +613,8 @@ static long sys_execve(long *a)
 			for (int i = 1; i < argc; i++)
 				nargv[n++] = argv[i];
 			nargv[n] = NULL;
-			shim_log("execve(%s): monitored task %d runs emulated", path, (int)tid);
+			shim_log("execve(%s): monitored task %d runs emulated (took %d write ends)",
+				 path, (int)tid, adopted);
 			long r = TSYS3(SYS_execve, sess->exe, nargv, envp);
 
 			shim_log("re-exec under %s failed: %ld", sess->exe, r);
@@ -801,8 +813,12 @@ static long dispatch(long nr, long *a)
 	case SYS_prctl: {
 		struct perf_task *cur = native_task(my_tid());
 
-		return cur ? perf_sys_prctl_events(core, cur, a[0] == PR_TASK_PERF_EVENTS_ENABLE)
-			   : -ENOMEM;
+		long r = cur ? perf_sys_prctl_events(core, cur, a[0] == PR_TASK_PERF_EVENTS_ENABLE)
+			     : -ENOMEM;
+
+		shim_log("prctl(PR_TASK_PERF_EVENTS_%s) -> %ld",
+			 a[0] == PR_TASK_PERF_EVENTS_ENABLE ? "ENABLE" : "DISABLE", r);
+		return r;
 	}
 	case SYS_dup2:
 	case SYS_dup3:

@@ -300,6 +300,18 @@ int cmd_run(int argc, char **argv)
 	vc.mlock_kb = 516;
 	vc.mux_interval_ms = cfg.mux_interval_ms;
 	err = vfs_setup(&vc, tmpdir, sizeof(tmpdir), why, sizeof(why));
+	if (s->log[0]) {
+		FILE *f = fopen(s->log, "ae");
+
+		if (f) {
+			fprintf(f, "[%d] session: model %s, %u CPU(s), arena %zu MiB at %p (fd %d)\n",
+				(int)getpid(), model->name, vc.nr_cpus, perf_arena_size(arena) >> 20,
+				(void *)arena, fd);
+			if (!err)
+				fprintf(f, "[%d] virtual sysfs/procfs under %s\n", (int)getpid(), tmpdir);
+			fclose(f);
+		}
+	}
 	if (err) {
 		fprintf(stderr, "pmusim: note: no virtual sysfs/procfs: %s\n", why);
 		if (s->log[0]) {
@@ -384,5 +396,18 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	vfs_cleanup(tmpdir);
+	if (s->log[0]) {
+		FILE *f = fopen(s->log, "ae");
+
+		if (f) {
+			if (WIFSIGNALED(status))
+				fprintf(f, "[%d] %s killed by signal %d\n", (int)getpid(), argv[optind],
+					WTERMSIG(status));
+			else
+				fprintf(f, "[%d] %s exited with %d\n", (int)getpid(), argv[optind],
+					WEXITSTATUS(status));
+			fclose(f);
+		}
+	}
 	return reproduce_status(status);
 }
