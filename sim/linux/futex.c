@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "sim/linux/futex.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/signal.h"
 
 /* Does op read or write the second address (uaddr2)? (do_futex()) */
 static bool futex_uses_uaddr2(int cmd)
@@ -62,8 +63,8 @@ long sys_futex(struct guest_thread *t, const uint64_t a[6])
 	if (futex_has_timeout(cmd) && a[3] &&
 	    !guest_mm_access_ok(&t->proc->mm, a[3], 16, PROT_READ))
 		return -EFAULT;
-	r = syscall(SYS_futex, a[0], a[1], a[2], a[3], a[4], a[5]);
-	return r < 0 ? -errno : r;
+	r = signal_host_syscall(t, SYS_futex, a);
+	return r;
 }
 
 /* set_tid_address(tidptr): remembered for the thread's exit; returns the tid. */

@@ -517,20 +517,16 @@ long sys_wait4(struct guest_thread *t, const uint64_t a[6])
 {
 	long r;
 
-	(void)t;
-	r = syscall(SYS_wait4, (pid_t)a[0], (void *)(uintptr_t)a[1], (int)a[2],
-		    (void *)(uintptr_t)a[3]);
-	return r < 0 ? -errno : r;
+	r = signal_host_syscall(t, SYS_wait4, a);
+	return r;
 }
 
 long sys_waitid(struct guest_thread *t, const uint64_t a[6])
 {
 	long r;
 
-	(void)t;
-	r = syscall(SYS_waitid, (int)a[0], (id_t)a[1], (void *)(uintptr_t)a[2],
-		    (int)a[3], (void *)(uintptr_t)a[4]);
-	return r < 0 ? -errno : r;
+	r = signal_host_syscall(t, SYS_waitid, a);
+	return r;
 }
 
 __attribute__((noreturn)) void process_exit_group(struct guest_thread *t, int code)

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include <unicorn/unicorn.h>
 #include "sim/cpu/vcpu.h"
@@ -59,6 +60,7 @@ struct sig_thread {
 	bool restore_mask;                /* sigsuspend: saved_mask goes in the frame */
 	uint64_t saved_mask;
 	bool in_syscall;                  /* in the SYSCALL hook: RIP is the insn's */
+	volatile int kick;                /* the catcher queued since syscall entry */
 };
 
 /* The raw kernel sigaction for the host (bypasses glibc's filtering of
@@ -84,6 +86,48 @@ __asm__(".text\n"
 	"\tsyscall\n"
 	"\thlt\n"
 	".size pmusim_sig_restorer, .-pmusim_sig_restorer\n");
+
+/*
+ * The host side of a guest syscall that may sleep, after qemu-user's
+ * safe_syscall: if the catcher runs while the thread is between the check
+ * of its kick flag and the SYSCALL instruction, it moves the interrupted PC
+ * to pmusim_safe_syscall_interrupted, so the call is not run and returns
+ * -ERESTARTNOINTR (the signal is delivered first, the call runs after the
+ * handler, as when the kernel finds a signal pending before a syscall)
+ * instead of sleeping with a signal waiting in pmusim's queue. A signal
+ * during the sleep interrupts it as usual (the catcher has no SA_RESTART).
+ *   long pmusim_safe_syscall(volatile int *kick, long nr, a1..a6)
+ */
+long pmusim_safe_syscall(volatile int *kick, long nr, long a1, long a2, long a3,
+			 long a4, long a5, long a6);
+extern const char pmusim_safe_syscall_start[], pmusim_safe_syscall_end[],
+	pmusim_safe_syscall_interrupted[];
+__asm__(".text\n"
+	".align 16\n"
+	".globl pmusim_safe_syscall\n"
+	".type pmusim_safe_syscall,@function\n"
+	"pmusim_safe_syscall:\n"
+	"\tmovq %rdi, %r11\n"
+	"\tmovq %rsi, %rax\n"
+	"\tmovq %rdx, %rdi\n"
+	"\tmovq %rcx, %rsi\n"
+	"\tmovq %r8, %rdx\n"
+	"\tmovq %r9, %r10\n"
+	"\tmovq 8(%rsp), %r8\n"
+	"\tmovq 16(%rsp), %r9\n"
+	".globl pmusim_safe_syscall_start\n"
+	"pmusim_safe_syscall_start:\n"
+	"\tcmpl $0, (%r11)\n"
+	"\tjnz pmusim_safe_syscall_interrupted\n"
+	"\tsyscall\n"
+	".globl pmusim_safe_syscall_end\n"
+	"pmusim_safe_syscall_end:\n"
+	"\tret\n"
+	".globl pmusim_safe_syscall_interrupted\n"
+	"pmusim_safe_syscall_interrupted:\n"
+	"\tmovq $-513, %rax\n"    /* -ERESTARTNOINTR: not run, restart after the handler */
+	"\tret\n"
+	".size pmusim_safe_syscall, .-pmusim_safe_syscall\n");
 
 static long host_sigaction(int sig, const struct host_ksa *act, struct host_ksa *old)
 {
@@ -167,7 +211,6 @@ static void sig_catch(int sig, siginfo_t *si, void *uctx)
 	struct guest_thread *t = sig_cur;
 	struct sig_thread *st;
 
-	(void)uctx;
 	if ((SIGBIT(sig) & SYNC_MASK) && si->si_code > 0) {
 		struct host_ksa dfl = { .handler = SIG_DFL };
 
@@ -189,6 +232,17 @@ static void sig_catch(int sig, siginfo_t *si, void *uctx)
 		st->nq = st->nq + 1;
 	}
 kick:
+	st->kick = 1;
+	{
+		/* about to sleep in pmusim_safe_syscall: return -EINTR instead */
+		ucontext_t *uc = uctx;
+		uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+
+		if (pc >= (uintptr_t)pmusim_safe_syscall_start &&
+		    pc < (uintptr_t)pmusim_safe_syscall_end)
+			uc->uc_mcontext.gregs[REG_RIP] =
+				(greg_t)(uintptr_t)pmusim_safe_syscall_interrupted;
+	}
 	if (t->cpu && t->cpu->uc)
 		uc_emu_stop(t->cpu->uc);
 	errno = saved_errno;
@@ -889,6 +943,8 @@ int signal_syscall_enter(struct guest_thread *t)
 	 * this check and the host call's sleep still waits for the call to
 	 * return: the host cannot be told about it.)
 	 */
+	if (st)
+		st->kick = 0;
 	if (st && st->nq && t->syscall_nr != SYS_rt_sigreturn) {
 		uint64_t old = q_lock();
 
@@ -903,6 +959,15 @@ void signal_syscall_exit(struct guest_thread *t)
 	thread_lock_acquire(t);
 	if (st_of(t))
 		st_of(t)->in_syscall = false;
+}
+
+long signal_host_syscall(struct guest_thread *t, long nr, const uint64_t a[6])
+{
+	static volatile int never;
+	struct sig_thread *st = st_of(t);
+
+	return pmusim_safe_syscall(st ? &st->kick : &never, nr, (long)a[0], (long)a[1],
+				   (long)a[2], (long)a[3], (long)a[4], (long)a[5]);
 }
 
 /* ---- syscalls -------------------------------------------------------- */
@@ -1142,9 +1207,12 @@ long sys_rt_sigtimedwait(struct guest_thread *t, const uint64_t a[6])
 			return -EFAULT;
 		return sig;
 	}
-	r = syscall(SYS_rt_sigtimedwait, &these, (void *)(uintptr_t)a[1],
-		    (void *)(uintptr_t)a[2], 8);
-	return r < 0 ? -errno : r;
+	{
+		uint64_t args[6] = { (uint64_t)(uintptr_t)&these, a[1], a[2], 8, 0, 0 };
+
+		r = signal_host_syscall(t, SYS_rt_sigtimedwait, args);
+	}
+	return r;
 }
 
 static long host_ret(long r)

@@ -105,6 +105,11 @@ __attribute__((noreturn)) void signal_die(int sig);
 enum sig_default { SIGDFL_TERM, SIGDFL_CORE, SIGDFL_IGN, SIGDFL_STOP };
 enum sig_default signal_default_action(int sig);
 
+/* A host syscall for the guest that may sleep: not run, returning
+ * -SIG_ERESTARTNOINTR, when a signal was caught since the syscall began
+ * (qemu's safe_syscall). Returns the raw result (negative errno). */
+long signal_host_syscall(struct guest_thread *t, long nr, const uint64_t a[6]);
+
 /* The guest registers of t (RIP as the guest sees it, FP/SSE as FXSAVE)
  * and their inverse; used to start a cloned thread. */
 struct sig_regs;

@@ -126,9 +126,8 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 
 long sys_pass(struct guest_thread *t, const uint64_t a[6])
 {
-	long r = syscall((long)t->syscall_nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-
-	return r == -1 ? -errno : r;
+	/* signal.c's safe host call: no sleep with a caught signal waiting */
+	return signal_host_syscall(t, (long)t->syscall_nr, a);
 }
 
 bool guest_access_ok(struct guest_thread *t, uint64_t addr, uint64_t len, int prot)
