@@ -338,28 +338,6 @@ void signal_after_fork_child(struct guest_thread *t)
 	q_unlock(old);
 }
 
-void signal_exec(struct guest_thread *t)
-{
-	struct sig_thread *st = st_of(t);
-
-	pthread_mutex_lock(&sig_lock);
-	for (int sig = 1; sig <= GUEST_NSIG; sig++) {
-		/* flush_signal_handlers(t, 1): handlers -> SIG_DFL */
-		if (sig_act[sig].handler != K_SIG_IGN)
-			sig_act[sig].handler = K_SIG_DFL;
-		sig_act[sig].flags = 0;
-		sig_act[sig].mask = 0;
-		sig_act[sig].restorer = 0;
-		mirror_host_action(sig);
-	}
-	pthread_mutex_unlock(&sig_lock);
-	if (st) {
-		st->as.sp = 0;
-		st->as.size = 0;
-		st->as.flags = SS_DISABLE;
-	}
-}
-
 /*
  * Pending signals survive execve (the kernel keeps them on the task). The
  * ones pmusim caught but has not delivered (blocked by the guest) go back

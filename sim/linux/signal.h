@@ -67,10 +67,6 @@ void signal_thread_fini(struct guest_thread *t);
 /* After fork in the child: only t survives. */
 void signal_after_fork_child(struct guest_thread *t);
 
-/* execve of a new image (flush_signal_handlers()): handlers -> SIG_DFL,
- * SIG_IGN kept, altstack cleared, mask and pending kept. */
-void signal_exec(struct guest_thread *t);
-
 /*
  * After a syscall handler returned ret for syscall nr: if ret is -EINTR from
  * an interrupted host call, decide per the kernel's restart rules. Returns
