@@ -23,6 +23,7 @@
 #include "sim/linux/signal.h"
 #include "sim/linux/thread.h"
 #include "sim/linux/sys_perf.h"
+#include "syscall_shim/session.h"
 
 extern char **environ;
 
@@ -263,8 +264,24 @@ int cmd_exec(int argc, char **argv)
 		const char *base = strrchr(path, '/');
 
 		prctl(PR_SET_NAME, base ? base + 1 : path, 0, 0, 0);
-		/* the simulated perf core this process's guest code drives */
-		r = perf_guest_start(&proc, t, model, nr_cpus, base ? base + 1 : path);
+		/* the simulated perf core this process's guest code drives: its
+		 * own, or the one of the `pmusim run` session it belongs to */
+		if (exec_attach_arena_fd >= 0) {
+			static const struct perf_guest_session_hooks hooks = {
+				.owns = shim_session_owns,
+				.wakeup = shim_session_wakeup,
+				.fasync = shim_session_fasync,
+				.adopt = shim_session_adopt,
+			};
+			struct perf_core *core = NULL;
+
+			perf_guest_set_session(&hooks);
+			r = shim_session_join_fd(exec_attach_arena_fd, perf_guest_machine(), &core);
+			if (!r)
+				r = perf_guest_start_core(&proc, t, core, base ? base + 1 : path);
+		} else {
+			r = perf_guest_start(&proc, t, model, nr_cpus, base ? base + 1 : path);
+		}
 		if (r) {
 			fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));
 			return 1;

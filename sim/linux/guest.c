@@ -187,7 +187,9 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 		if (t->state == GUEST_RUNNING)
 			guest_signal_pending(t);
 	}
-	if (t->state == GUEST_EXITED)     /* one thread: its events go (POLLHUP) */
+	/* its events go (POLLHUP); a process's own core ends with it, a
+	 * session's core is told */
+	if (t->state == GUEST_EXITED || (t->state != GUEST_EXEC && perf_guest_shared()))
 		perf_guest_thread_exit(t);
 	return t->state;
 }

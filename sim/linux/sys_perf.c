@@ -50,6 +50,7 @@ static struct {
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static __thread struct pmu_vcpu *cur_pv;
+static struct perf_guest_session_hooks SH;   /* a `pmusim run` session, or zeros */
 
 static int fd_handle(long fd)
 {
@@ -137,7 +138,10 @@ static void m_fasync(void *machine, int handle, int si_code)
 	siginfo_t si;
 	int fd, sig;
 
-	(void)machine;
+	if (SH.owns && SH.owns(handle)) {   /* a native client's file */
+		SH.fasync(machine, handle, si_code);
+		return;
+	}
 	if (handle < 0 || handle >= PERF_CORE_MAX_FILES || !S.async_fd[handle])
 		return;
 	fd = S.async_fd[handle] - 1;
@@ -164,10 +168,31 @@ static void m_fasync(void *machine, int handle, int si_code)
 		syscall(SYS_rt_sigqueueinfo, own.pid, sig, &si);
 }
 
+/* Pollers of a guest perf fd poll the core (sys_perf_poll); a native
+ * client's file is woken through its session pipe. */
+static void m_wakeup(void *machine, int handle)
+{
+	if (SH.owns && SH.owns(handle))
+		SH.wakeup(machine, handle);
+}
+
 static const struct perf_machine_ops guest_machine_ops = {
 	.fill_sample = m_fill_sample,
+	.wakeup = m_wakeup,
 	.fasync = m_fasync,
 };
+
+static const struct perf_machine guest_machine = { .ops = &guest_machine_ops, .ctx = NULL };
+
+const struct perf_machine *perf_guest_machine(void)
+{
+	return &guest_machine;
+}
+
+void perf_guest_set_session(const struct perf_guest_session_hooks *hooks)
+{
+	SH = *hooks;
+}
 
 /* ---- session and tasks ------------------------------------------------------ */
 
@@ -206,35 +231,59 @@ int perf_guest_start(struct guest_process *p, struct guest_thread *t,
 		     const struct pmu_model *model, unsigned nr_cpus, const char *comm)
 {
 	struct perf_core_config cfg = { 0 };
-	struct perf_machine machine = { .ops = &guest_machine_ops, .ctx = NULL };
-	struct perf_cred cred = { .uid = getuid(), .cap_perfmon = geteuid() == 0 };
-	struct perf_task *task;
+	struct perf_core *core;
 	int err;
 
-	(void)p;
 	cfg.model = model;
 	cfg.nr_cpus = nr_cpus ? nr_cpus : 1;
 	cfg.paranoid = perf_host_paranoid();
-	err = perf_core_create(&cfg, &machine, &S.core);
+	err = perf_core_create(&cfg, &guest_machine, &core);
 	if (err)
 		return err;
-	S.nr_cpus = cfg.nr_cpus;
-	task = perf_task_create(S.core, getpid(), t->tid, cred);
+	err = perf_guest_start_core(p, t, core, comm);
+	if (err) {
+		perf_core_destroy(core);
+		S.core = NULL;
+	}
+	return err;
+}
+
+int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
+			  struct perf_core *core, const char *comm)
+{
+	struct perf_cred cred = { .uid = getuid(), .cap_perfmon = geteuid() == 0 };
+	struct perf_task *task;
+
+	(void)p;
+	S.core = core;
+	S.nr_cpus = core->nr_cpus ? core->nr_cpus : 1;
+	/* a task a session already knows (a native profiler opened events on
+	 * this pid before the exec), else a new one */
+	task = perf_task_find(core, t->tid);
 	if (!task)
-		goto err_core;
-	perf_task_exec(S.core, task, comm);
+		task = perf_task_create(core, getpid(), t->tid, cred);
+	if (!task)
+		return -ENOMEM;
+	/* begin_new_exec(): enable_on_exec events start, COMM with exec */
+	perf_task_exec(core, task, comm);
+	if (SH.adopt)
+		SH.adopt(t->tid);    /* its exit gives the session's fds POLLHUP */
 	if (!new_pv(t, task))
-		goto err_core;
+		return -ENOMEM;
 	cur_pv = t->perf_private;
-	perf_core_lock(S.core);
+	perf_core_lock(core);
 	perf_cpu_switch_to(cur_pv->cpu, task);
-	perf_core_unlock(S.core);
+	/* events enabled by the exec count from the first instruction */
+	if (cur_pv->cpu->nr_slots || cur_pv->cpu->nr_sw_slots)
+		t->cpu->want_blocks_pending = true;
+	perf_core_unlock(core);
 	pthread_atfork(NULL, NULL, atfork_child);
 	return 0;
-err_core:
-	perf_core_destroy(S.core);
-	S.core = NULL;
-	return -ENOMEM;
+}
+
+bool perf_guest_shared(void)
+{
+	return SH.owns != NULL;
 }
 
 /* Called by guest_thread_new() on the creating thread: the new thread's

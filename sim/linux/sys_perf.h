@@ -12,9 +12,13 @@
 #ifndef PMUSIM_SYS_PERF_H
 #define PMUSIM_SYS_PERF_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct guest_thread;
+struct perf_core;
+struct perf_machine;
 struct guest_process;
 struct pmu_model;
 
@@ -22,6 +26,27 @@ struct pmu_model;
  * the core task of the first guest thread t (comm: the program's name). */
 int perf_guest_start(struct guest_process *p, struct guest_thread *t,
 		     const struct pmu_model *model, unsigned nr_cpus, const char *comm);
+/* The same over a core that exists (a `pmusim run` session's, joined by
+ * the caller with perf_guest_machine()): the task of t's tid if the core
+ * knows it (enable_on_exec events then start), else a new one. */
+int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
+			  struct perf_core *core, const char *comm);
+/* The machine hooks of this process's guest (fill_sample, wakeup, fasync). */
+const struct perf_machine *perf_guest_machine(void);
+
+/* A `pmusim run` session's pieces, which live in the pmusim executable
+ * (syscall_shim/session.c): files of native clients are woken and signalled
+ * through the session; adopt makes the task's exit POLLHUP their fds. */
+struct perf_guest_session_hooks {
+	bool (*owns)(int handle);
+	void (*wakeup)(void *ctx, int handle);
+	void (*fasync)(void *ctx, int handle, int si_code);
+	int (*adopt)(pid_t tid);
+};
+void perf_guest_set_session(const struct perf_guest_session_hooks *hooks);
+/* Whether the core is a session's (shared with other processes). */
+bool perf_guest_shared(void);
+
 /* guest_thread_new() on the creating thread: t's vCPU gets its pmu state. */
 void perf_guest_thread_prepare(struct guest_thread *t);
 /* A new guest thread t (host thread running it, tid known): its core task

@@ -9,7 +9,10 @@
  * ioctl's SYSCALL returns, up to and including the DISABLE ioctl's
  * SYSCALL instruction. With -t it also prints the address of every
  * counted instruction (one hex address per line), for sampling tests.
- * Usage: oracle_step [-t] [-n NTH] PROGRAM [ARGS...]: NTH picks the n-th
+ * With -a, the region is the whole program instead: every user-mode
+ * instruction from the first one after the exec to the exit_group
+ * SYSCALL (what `perf stat -e instructions:u` counts with enable_on_exec).
+ * Usage: oracle_step [-a] [-t] [-n NTH] PROGRAM [ARGS...]: NTH picks the n-th
  * ENABLE/DISABLE pair (default 1). Prints "count N" on stdout and kills
  * the program after the region.
  */
@@ -65,14 +68,16 @@ static bool is_rep_string(const unsigned char *b)
 int main(int argc, char **argv)
 {
 	struct user_regs_struct r;
-	bool trace = false, in_sys = false, stepping = false;
+	bool trace = false, in_sys = false, stepping = false, all = false;
 	unsigned long long count = 0, cur = 0;
 	unsigned char cur_b[8];
 	int nth = 1, seen = 0, st, opt;
 	pid_t pid;
 
-	while ((opt = getopt(argc, argv, "+tn:")) != -1) {
-		if (opt == 't')
+	while ((opt = getopt(argc, argv, "+atn:")) != -1) {
+		if (opt == 'a')
+			all = true;
+		else if (opt == 't')
 			trace = true;
 		else if (opt == 'n')
 			nth = atoi(optarg);
@@ -89,7 +94,43 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	waitpid(pid, &st, 0);
-	ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL);
+	ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL |
+	       (all ? PTRACE_O_TRACEEXEC : 0));
+	if (all) {
+		/* run to the exec, then step everything to the end */
+		ptrace(PTRACE_CONT, pid, 0, 0);
+		waitpid(pid, &st, 0);
+		if (!WIFSTOPPED(st) || st >> 8 != (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
+			fprintf(stderr, "oracle_step: no exec\n");
+			return 1;
+		}
+		for (;;) {
+			ptrace(PTRACE_GETREGS, pid, 0, &r);
+			{
+				long w = ptrace(PTRACE_PEEKTEXT, pid, r.rip, 0);
+
+				memcpy(cur_b, &w, 8);
+			}
+			if (cur_b[0] == 0x0f && cur_b[1] == 0x05 && r.rax == SYS_exit_group) {
+				count++;
+				break;
+			}
+			cur = r.rip;
+			ptrace(PTRACE_SINGLESTEP, pid, 0, 0);
+			waitpid(pid, &st, 0);
+			if (!WIFSTOPPED(st)) {
+				fprintf(stderr, "oracle_step: program ended without exit_group\n");
+				return 1;
+			}
+			ptrace(PTRACE_GETREGS, pid, 0, &r);
+			if (!(r.rip == cur && is_rep_string(cur_b)))
+				count++;
+		}
+		printf("count %llu\n", count);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return 0;
+	}
 	ptrace(PTRACE_SYSCALL, pid, 0, 0);
 	for (;;) {
 		if (waitpid(pid, &st, 0) < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
