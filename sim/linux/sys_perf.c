@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
@@ -32,6 +33,8 @@
 #include "sim/linux/sys_perf.h"
 
 #define PERF_FD_MAX 4096
+/* mmap returns an address or -errno */
+#define IS_ERR_VALUE_GUEST(r) ((unsigned long)(r) >= (unsigned long)-4095)
 #define PERF_MAPS_MAX 256
 
 struct ring_map { uint64_t addr, len; int handle; void *area; };
@@ -194,6 +197,47 @@ void perf_guest_set_session(const struct perf_guest_session_hooks *hooks)
 	SH = *hooks;
 }
 
+/* ---- side band: the guest's mappings (perf_event_mmap) ------------------ */
+
+/*
+ * PERF_RECORD_MMAP/MMAP2 for the guest mappings of t's process that lie in
+ * [start, end) (all of them with end 0), as perf_event_mmap() reports each
+ * new VMA: file path, offset, device, inode, protection and flags.
+ */
+static void report_mappings(struct guest_thread *t, uint64_t start, uint64_t end)
+{
+	struct guest_mm *mm = &t->proc->mm;
+	struct perf_task *task = cur_task(t);
+	struct perf_mmap_info *info;
+	size_t n = 0;
+
+	if (!S.core || !task)
+		return;
+	pthread_mutex_lock(&mm->lock);
+	info = calloc(mm->nr ? mm->nr : 1, sizeof(*info));
+	for (size_t i = 0; info && i < mm->nr; i++) {
+		const struct guest_vma *v = &mm->vma[i];
+
+		if (end && (v->end <= start || v->start >= end))
+			continue;
+		info[n].addr = v->start;
+		info[n].len = v->end - v->start;
+		info[n].pgoff = v->off;
+		info[n].maj = major((dev_t)v->dev);
+		info[n].min = minor((dev_t)v->dev);
+		info[n].ino = v->ino;
+		info[n].prot = (uint32_t)v->prot;
+		info[n].flags = (uint32_t)v->flags;
+		info[n].filename = v->name ? v->name : "//anon";
+		info[n].exec = v->prot & PROT_EXEC;
+		n++;
+	}
+	pthread_mutex_unlock(&mm->lock);
+	for (size_t i = 0; i < n; i++)
+		perf_event_mmap(S.core, task, &info[i]);
+	free(info);
+}
+
 /* ---- session and tasks ------------------------------------------------------ */
 
 static struct pmu_vcpu *new_pv(struct guest_thread *t, struct perf_task *task)
@@ -271,6 +315,7 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 	if (!new_pv(t, task))
 		return -ENOMEM;
 	cur_pv = t->perf_private;
+	report_mappings(t, 0, 0);     /* the image and interpreter the exec mapped */
 	perf_core_lock(core);
 	perf_cpu_switch_to(cur_pv->cpu, task);
 	/* events enabled by the exec count from the first instruction */
@@ -499,8 +544,13 @@ long sys_perf_mmap(struct guest_thread *t, const uint64_t a[6])
 	int64_t off;
 	long r;
 
-	if (h < 0)
-		return sys_mmap(t, a);
+	if (h < 0) {
+		long r = sys_mmap(t, a);
+
+		if (r >= 0 && !IS_ERR_VALUE_GUEST(r))
+			report_mappings(t, (uint64_t)r, (uint64_t)r + a[1]);
+		return r;
+	}
 	if (a[5] & 0xfff)
 		return -EINVAL;
 	err = perf_sys_mmap(S.core, cur_task(t), h, a[1], (int)a[2], (int)a[3], a[5] >> 12,

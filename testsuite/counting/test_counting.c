@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
 
 static const char *pmusim, *progdir, *oracle;
@@ -293,6 +294,53 @@ static void test_mux(void **state)
 	free(o);
 }
 
+/* ---- a pmusim run session: the native perf profiles the emulated program --- */
+
+static void test_session_perf(void **state)
+{
+	char data[] = "/tmp/pmusim-counting-XXXXXX";
+	int st, fd = mkstemp(data);
+	char *o, *r;
+	double pct = 0;
+	const char *p;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	if (system("perf --version > /dev/null 2>&1")) {
+		unlink(data);
+		skip();
+	}
+	/* perf stat: enable_on_exec on the exec'd (emulated) program; the whole
+	 * program's instructions include the loop's 2N+6 */
+	o = run(&st, "%s run -- perf stat -x, -e instructions:u,branches:u -- %s/counting loop 1000000 2>&1",
+		pmusim, progdir);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	p = strstr(o, ",,instructions:u");
+	assert_non_null(p);
+	while (p > o && p[-1] != '\n')
+		p--;
+	if (strtoull(p, NULL, 10) < 2000006 || strtoull(p, NULL, 10) > 2000006 + 200000)
+		fail_msg("perf stat under pmusim run:\n%s", o);
+	free(o);
+	/* perf record: samples with MMAP2 records, so perf report finds the
+	 * loop's symbol */
+	o = run(&st, "%s run -- perf record -q -e instructions:u -c 100000 -o %s -- %s/counting loop 1000000 2>&1",
+		pmusim, data, progdir);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	r = run(&st, "perf report -i %s --stdio --sort sym 2>&1", data);
+	p = strstr(r, "[.] loop_region");
+	assert_non_null(p);
+	while (p > r && p[-1] != '\n')
+		p--;
+	pct = strtod(p, NULL);
+	if (pct < 90.0)
+		fail_msg("loop_region has %.2f%% of the samples:\n%s", pct, r);
+	free(o);
+	free(r);
+	unlink(data);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +349,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sample_ips),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_mux),
+		cmocka_unit_test(test_session_perf),
 	};
 
 	if (argc < 4) {
