@@ -186,6 +186,10 @@ static const struct {
 	 * (chain_sigsys): here the default, death by SIGSYS */
 	{ __LINE__, "kill -SYS", "kill -SYS $$", 0, SIGSYS },
 	{ __LINE__, "trap SYS", "trap 'exit 6' SYS; kill -SYS $$; exit 1", 6, 0 },
+	/* static native programs: one that makes no trapped syscall runs; one
+	 * that execs dies of the filter's SIGSYS (docs/shim.md, Limits) */
+	{ __LINE__, "static, no trapped syscall", "exec \"$RUN_LOOP\"", 0, 0 },
+	{ __LINE__, "static, execve", "exec \"$RUN_STATIC_EXEC\"", 0, SIGSYS },
 };
 
 static void test_status(void **state)
