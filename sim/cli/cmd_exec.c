@@ -129,6 +129,7 @@ int cmd_exec(int argc, char **argv)
 	char *pre[16];             /* "exec" and the options, for re-exec */
 	int npre = 0, c, r, first;
 	unsigned nr_cpus = 1;
+	struct perf_core *own_core = NULL;
 	enum guest_run_state st;
 
 	pre[npre++] = "exec";
@@ -200,6 +201,22 @@ int cmd_exec(int argc, char **argv)
 	else if (opt.verbose)
 		fprintf(stderr, "pmusim: note: fast store path %s\n",
 			tlb_fast_on() ? "on" : "off (--no-fast-store)");
+	/* One simulated kernel for the whole emulated tree: a core in a shared
+	 * arena that fork shares and execve re-attaches (--attach-arena), unless
+	 * a `pmusim run` session or an ancestor gave one. */
+	if (exec_attach_arena_fd < 0) {
+		static char fdarg[16];
+
+		r = perf_guest_arena_create(model, nr_cpus, PMUSIM_ARENA_ADDR, PMUSIM_ARENA_SIZE,
+					    2000, &own_core, &exec_attach_arena_fd);
+		if (r) {
+			fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));
+			return 1;
+		}
+		snprintf(fdarg, sizeof(fdarg), "%d", exec_attach_arena_fd);
+		pre[npre++] = "--attach-arena";
+		pre[npre++] = fdarg;
+	}
 	if (process_set_reexec(npre, pre))
 		return 1;
 
@@ -266,7 +283,9 @@ int cmd_exec(int argc, char **argv)
 		prctl(PR_SET_NAME, base ? base + 1 : path, 0, 0, 0);
 		/* the simulated perf core this process's guest code drives: its
 		 * own, or the one of the `pmusim run` session it belongs to */
-		if (exec_attach_arena_fd >= 0) {
+		if (own_core) {
+			r = perf_guest_start_core(&proc, t, own_core, base ? base + 1 : path);
+		} else if (getenv(PMUSIM_ENV_SESSION)) {
 			static const struct perf_guest_session_hooks hooks = {
 				.owns = shim_session_owns,
 				.wakeup = shim_session_wakeup,
@@ -280,7 +299,12 @@ int cmd_exec(int argc, char **argv)
 			if (!r)
 				r = perf_guest_start_core(&proc, t, core, base ? base + 1 : path);
 		} else {
-			r = perf_guest_start(&proc, t, model, nr_cpus, base ? base + 1 : path);
+			/* an emulated ancestor's core, across execve */
+			struct perf_core *core = NULL;
+
+			r = perf_guest_arena_attach(exec_attach_arena_fd, PMUSIM_ARENA_ADDR, &core);
+			if (!r)
+				r = perf_guest_start_core(&proc, t, core, base ? base + 1 : path);
 		}
 		if (r) {
 			fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));

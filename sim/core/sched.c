@@ -76,7 +76,8 @@ static void perf_event_update_sibling_time(struct perf_event *leader)
 	struct perf_event *sibling;
 
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
-		perf_event_update_time(sibling);
+		if (sibling->ctx)   /* perf_task_exit may have taken it off already */
+			perf_event_update_time(sibling);
 }
 
 /* perf_event_set_state(): times are settled under the old state first. */

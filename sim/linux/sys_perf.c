@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -24,12 +25,15 @@
 #include <time.h>
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
+#include "sim/core/arena.h"
 #include "sim/core/core_types.h"
 #include "sim/core/sample_data.h"
 #include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/process.h"
 #include "sim/linux/sys_handlers.h"
+#include "sim/linux/thread.h"
 #include "sim/linux/sys_perf.h"
 
 #define PERF_FD_MAX 4096
@@ -253,24 +257,6 @@ static struct pmu_vcpu *new_pv(struct guest_thread *t, struct perf_task *task)
 	return pv;
 }
 
-/* fork(): the child's core (a copy of the parent's) gets the child task,
- * inheriting the forking thread's events (perf_event_init_task). */
-static void atfork_child(void)
-{
-	struct perf_task *child = NULL;
-
-	if (!cur_pv || !S.core)
-		return;
-	cur_pv->locked = false;
-	if (perf_task_fork(S.core, cur_pv->task, getpid(), (pid_t)syscall(SYS_gettid), &child) == 0 &&
-	    child) {
-		cur_pv->task = child;
-		perf_core_lock(S.core);
-		perf_cpu_switch_to(cur_pv->cpu, child);
-		perf_core_unlock(S.core);
-	}
-}
-
 int perf_guest_start(struct guest_process *p, struct guest_thread *t,
 		     const struct pmu_model *model, unsigned nr_cpus, const char *comm)
 {
@@ -290,6 +276,50 @@ int perf_guest_start(struct guest_process *p, struct guest_thread *t,
 		S.core = NULL;
 	}
 	return err;
+}
+
+int perf_guest_arena_create(const struct pmu_model *model, unsigned nr_cpus, void *addr,
+			    size_t size, int fd_min, struct perf_core **core, int *fd)
+{
+	struct perf_core_config cfg = { 0 };
+	struct perf_arena *arena;
+	int err;
+
+	err = perf_arena_create(size, addr, &arena);
+	if (err)
+		return err;
+	cfg.model = model;
+	cfg.nr_cpus = nr_cpus ? nr_cpus : 1;
+	cfg.paranoid = perf_host_paranoid();
+	cfg.arena = arena;
+	err = perf_core_create(&cfg, &guest_machine, core);
+	if (err)
+		goto err_arena;
+	/* inherited by exec at a number the guest never sees */
+	*fd = fcntl(perf_arena_memfd(arena), F_DUPFD, fd_min);
+	if (*fd < 0) {
+		err = -errno;
+		goto err_core;
+	}
+	return 0;
+err_core:
+	perf_core_destroy(*core);
+err_arena:
+	perf_arena_detach(arena);
+	return err;
+}
+
+int perf_guest_arena_attach(int fd, void *addr, struct perf_core **core)
+{
+	struct perf_arena *arena;
+	int err = perf_arena_attach(fd, &arena);
+
+	if (err == -EEXIST && perf_arena_root(addr))
+		arena = addr;             /* already mapped (fork without exec) */
+	else if (err)
+		return err;
+	*core = perf_core_attach(arena, &guest_machine);
+	return *core ? 0 : -EINVAL;
 }
 
 int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
@@ -322,13 +352,12 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 	if (cur_pv->cpu->nr_slots || cur_pv->cpu->nr_sw_slots)
 		t->cpu->want_blocks_pending = true;
 	perf_core_unlock(core);
-	pthread_atfork(NULL, NULL, atfork_child);
 	return 0;
 }
 
 bool perf_guest_shared(void)
 {
-	return SH.owns != NULL;
+	return S.core && perf_arena_size(S.core->arena) != 0;
 }
 
 /* Called by guest_thread_new() on the creating thread: the new thread's
@@ -665,6 +694,72 @@ long sys_perf_ppoll(struct guest_thread *t, const uint64_t a[6])
 	}
 	r = poll_common(t, a[0], a[1], ms);
 	return r == -ENOSYS ? sys_pass(t, a) : r;
+}
+
+/*
+ * fork/vfork/clone of a process: the child's task inherits the parent's
+ * events (perf_event_init_task). Parent and child share the core (a shared
+ * arena), and either may get there first: whoever does creates the task,
+ * under the core lock. Thread clones get their task when they start.
+ */
+static void fork_task(struct guest_thread *t, struct perf_task *parent, pid_t pid)
+{
+	struct perf_task *child = NULL;
+
+	if (!S.core || !parent)
+		return;
+	perf_core_lock(S.core);
+	child = perf_task_find(S.core, pid);
+	if (!child)
+		perf_task_fork(S.core, parent, pid, pid, &child);
+	perf_core_unlock(S.core);
+	(void)t;
+}
+
+static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
+{
+	struct pmu_vcpu *pv = t->perf_private;
+
+	if (r > 0) {
+		fork_task(t, parent, (pid_t)r);
+	} else if (r == 0 && pv && S.core) {
+		/* the child: its own task, on the CPU from now on */
+		pid_t me = getpid();
+
+		fork_task(t, parent, me);
+		pv->locked = false;
+		pv->task = perf_task_find(S.core, me);
+		if (!pv->task)
+			pv->task = parent;
+		perf_core_lock(S.core);
+		perf_cpu_switch_to(pv->cpu, pv->task);
+		perf_core_unlock(S.core);
+	}
+	return r;
+}
+
+long sys_perf_fork(struct guest_thread *t, const uint64_t a[6])
+{
+	struct perf_task *parent = cur_task(t);
+
+	return after_fork(t, parent, sys_fork(t, a));
+}
+
+long sys_perf_vfork(struct guest_thread *t, const uint64_t a[6])
+{
+	struct perf_task *parent = cur_task(t);
+
+	return after_fork(t, parent, sys_vfork(t, a));
+}
+
+long sys_perf_clone(struct guest_thread *t, const uint64_t a[6])
+{
+	struct perf_task *parent = cur_task(t);
+	long r = sys_clone(t, a);
+
+	if (a[0] & CLONE_VM)       /* a thread (or a CLONE_VM sibling): thread start */
+		return r;
+	return after_fork(t, parent, r);
 }
 
 long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6])

@@ -13,6 +13,7 @@
 #define PMUSIM_SYS_PERF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -31,6 +32,13 @@ int perf_guest_start(struct guest_process *p, struct guest_thread *t,
  * knows it (enable_on_exec events then start), else a new one. */
 int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 			  struct perf_core *core, const char *comm);
+/* A core in a shared arena at addr (every process of the emulated tree
+ * maps it there: fork shares it, execve re-attaches through the memfd
+ * duplicated at *fd >= fd_min, inheritable). */
+int perf_guest_arena_create(const struct pmu_model *model, unsigned nr_cpus, void *addr,
+			    size_t size, int fd_min, struct perf_core **core, int *fd);
+/* A process after execve: the core of the arena whose memfd is fd. */
+int perf_guest_arena_attach(int fd, void *addr, struct perf_core **core);
 /* The machine hooks of this process's guest (fill_sample, wakeup, fasync). */
 const struct perf_machine *perf_guest_machine(void);
 
@@ -68,5 +76,8 @@ long sys_perf_munmap(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_poll(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_ppoll(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_fork(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_vfork(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_clone(struct guest_thread *t, const uint64_t a[6]);
 
 #endif

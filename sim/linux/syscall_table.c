@@ -112,11 +112,11 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	OWN(signalfd4), OWN(signalfd),
 
 	/* ---- threads and futexes (thread*.c, futex*.c) ---- */
-	OWN(exit), OWN(clone), OWN(clone3), OWN(gettid), OWN(futex),
+	OWN(exit), ROW(clone, sys_perf_clone), OWN(clone3), OWN(gettid), OWN(futex),
 	OWN(set_tid_address), PASS(set_robust_list), PASS(get_robust_list),
 
 	/* ---- processes (process*.c) ---- */
-	OWN(fork), OWN(vfork), OWN(execve), OWN(execveat), OWN(wait4), OWN(waitid),
+	ROW(fork, sys_perf_fork), ROW(vfork, sys_perf_vfork), OWN(execve), OWN(execveat), OWN(wait4), OWN(waitid),
 	OWN(exit_group),
 
 	/* ---- perf_event (sys_perf.c; the read, ioctl, close, dup*, fcntl,
