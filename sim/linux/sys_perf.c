@@ -764,7 +764,22 @@ long sys_perf_clone(struct guest_thread *t, const uint64_t a[6])
 
 long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6])
 {
+	struct perf_task *task = cur_task(t);
+	long r;
+
 	if (S.core && (a[0] == PR_TASK_PERF_EVENTS_ENABLE || a[0] == PR_TASK_PERF_EVENTS_DISABLE))
-		return perf_sys_prctl_events(S.core, cur_task(t), a[0] == PR_TASK_PERF_EVENTS_ENABLE);
-	return sys_prctl(t, a);
+		return perf_sys_prctl_events(S.core, task, a[0] == PR_TASK_PERF_EVENTS_ENABLE);
+	r = sys_prctl(t, a);
+	if (r == 0 && a[0] == PR_SET_NAME && S.core && task) {
+		/* __set_task_comm() -> perf_event_comm(tsk, false) */
+		char name[16] = { 0 };
+
+		if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0) {
+			perf_core_lock(S.core);
+			memcpy(task->comm, name, sizeof(task->comm));
+			perf_event_comm(S.core, task, false);
+			perf_core_unlock(S.core);
+		}
+	}
+	return r;
 }
