@@ -33,8 +33,9 @@ static void exec_usage(FILE *out)
 		"usage: pmusim exec [--model M] [--cpus N] [--virtual-time] [--no-fast-store] [-v]\n"
 		"                   [--argv0 NAME] [--] PROGRAM [ARGS...]\n\n"
 		"Runs an x86-64 Linux program on the emulated CPU of model M (default: %s).\n"
-		"  --cpus N         simulated CPUs of the perf core (default 1); guest\n"
-		"                   thread k runs on CPU k mod N\n"
+		"  --cpus N         simulated CPUs of the perf core (default: the host's\n"
+		"                   online CPUs, as the guest sees them); the k-th guest\n"
+		"                   thread of a process runs on CPU k mod N\n"
 		"  --virtual-time   clock_gettime/gettimeofday/time from the virtual clock\n"
 		"                   (default: host time)\n"
 		"  --no-fast-store  keep Unicorn's stock store path (slow, for comparison)\n"
@@ -128,7 +129,10 @@ int cmd_exec(int argc, char **argv)
 	char **gargv = NULL;
 	char *pre[16];             /* "exec" and the options, for re-exec */
 	int npre = 0, c, r, first;
-	unsigned nr_cpus = 1;
+	/* the guest sees the host's online CPUs (sysfs, /proc/cpuinfo): the
+	 * simulated kernel has as many unless --cpus says otherwise */
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned nr_cpus = online > 0 && online <= 256 ? (unsigned)online : 1;
 	struct perf_core *own_core = NULL;
 	enum guest_run_state st;
 
