@@ -133,6 +133,10 @@ static const struct arith_row arith_rows[] = {
 	{ __LINE__, "event_limit: then one POLL_HUP", "refresh 10000 3", "pollhup", 1 },
 	{ __LINE__, "event_limit: the event is disabled after the last", "refresh 10000 3", "stopped", 1 },
 	{ __LINE__, "REFRESH(1): only POLL_HUP", "refresh 10000 1", "pollhup", 1 },
+	{ __LINE__, "perf_event_init_task() inherit + perf_event_exit_task() sync: the child's region",
+	  "fork_inherit 1000", "inherited_instructions", LOOP_INSNS(N1) },
+	{ __LINE__, "perf_event_enable_on_exec(): nolibc_loop from its first instruction to exit_group",
+	  "exec_child @PROGDIR@/nolibc_loop", "exec_instructions", 2 * 100000 + 4 },
 	{ __LINE__, "perf_output_sample(): full samples, floor((2N+6)/P)", "full 1001 20000", "full_samples", 39 },
 	{ __LINE__, "perf_callchain_user() (PERF_CONTEXT_USER, IP, frame-pointer return address), "
 	  "LBR from/to of the loop's jnz, perf_reg_value() order, perf_output_sample_ustack() "
@@ -144,7 +148,16 @@ static void test_arith(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(arith_rows) / sizeof(arith_rows[0]); i++) {
 		const struct arith_row *r = &arith_rows[i];
-		char *o = guest("counting", r->args);
+		char args[512];
+		const char *at = strstr(r->args, "@PROGDIR@");
+		char *o;
+
+		if (at)
+			snprintf(args, sizeof(args), "%.*s%s%s", (int)(at - r->args), r->args, progdir,
+				 at + strlen("@PROGDIR@"));
+		else
+			snprintf(args, sizeof(args), "%s", r->args);
+		o = guest("counting", args);
 		unsigned long long v = val(o, r->key);
 
 		if (v != r->expect)

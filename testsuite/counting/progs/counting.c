@@ -20,6 +20,9 @@
  *   full P N      samples with CALLCHAIN, REGS_USER, REGS_INTR, STACK_USER and
  *                 BRANCH_STACK from a loop called through two frames
  *   rdpmc_fault   RDPMC with no mapped event: SIGSEGV
+ *   fork_inherit N  an inherited counter: the child's region counted by the
+ *                 parent's event after the child exits
+ *   exec_child PATH  enable_on_exec on a child that execs PATH
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -531,6 +534,82 @@ static void mode_rdpmc(unsigned long n)
 	}
 }
 
+/* ---- fork and exec ---- */
+
+#include <sys/wait.h>
+#include <time.h>
+
+static void mode_fork_inherit(unsigned long n)
+{
+	struct perf_event_attr a;
+	unsigned long long v[3] = { 0 };
+	int fd, st;
+	pid_t pid;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.disabled = 1;
+	a.inherit = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	fd = peo(&a, -1);
+	pid = fork();
+	if (pid == 0) {
+		/* the parent sits in wait4 (kernel mode) meanwhile */
+		struct timespec ts = { 0, 20000000 };
+
+		nanosleep(&ts, NULL);
+		loop_region(fd, n);      /* enables the parent event and its children */
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	if (read(fd, v, sizeof(v)) != sizeof(v))
+		printf("read=failed\n");
+	printf("inherited_instructions=%llu\nchild_status=%d\n", v[0], st);
+}
+
+static void mode_exec_child(const char *path)
+{
+	struct perf_event_attr a;
+	unsigned long long v = 0;
+	int fd, st, p[2];
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(p))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		char *argv[] = { (char *)path, NULL };
+
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(3);
+		execv(path, argv);
+		_exit(4);
+	}
+	close(p[0]);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.disabled = 1;
+	a.enable_on_exec = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, 0);
+	printf("open_child=%d\n", fd >= 0);
+	if (write(p[1], &c, 1) != 1)
+		return;
+	waitpid(pid, &st, 0);
+	if (fd >= 0 && read(fd, &v, sizeof(v)) != sizeof(v))
+		printf("read=failed\n");
+	printf("exec_instructions=%llu\nchild_status=%d\n", v, st);
+}
+
 static void on_segv(int sig)
 {
 	(void)sig;
@@ -567,6 +646,10 @@ int main(int argc, char **argv)
 		mode_signal(a1, a2);
 	else if (!strcmp(argv[1], "refresh"))
 		mode_refresh(a1, (int)a2);
+	else if (!strcmp(argv[1], "fork_inherit"))
+		mode_fork_inherit(a1);
+	else if (!strcmp(argv[1], "exec_child") && argc > 2)
+		mode_exec_child(argv[2]);
 	else if (!strcmp(argv[1], "full"))
 		mode_full(a1, a2);
 	else if (!strcmp(argv[1], "rdpmc"))
