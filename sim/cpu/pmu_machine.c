@@ -24,6 +24,7 @@
 /* ---- acquiring the simulated CPU --------------------------------------- */
 
 static void flush(struct pmu_vcpu *pv);
+static void kernel_work(struct pmu_vcpu *pv, unsigned insns, unsigned branches);
 
 void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 {
@@ -462,6 +463,8 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 		/* counts up to and including instruction k: its overflow */
 		sum_range(b, from, k + 1, rep_cont, dp);
 		account(pv, dp, addr + b->ins[k].off);
+		/* the PMI handler's work (perf_event_nmi_handler) */
+		kernel_work(pv, PMU_PMI_INSNS, PMU_PMI_BRANCHES);
 		from = k + 1;
 		if (from >= b->n)
 			return;

@@ -34,6 +34,10 @@ struct perf_sample_data;
 #define PMU_SYSCALL_EXIT_INSNS     80
 #define PMU_SYSCALL_EXIT_BRANCHES  14
 #define PMU_SYSCALL_CPI_MILLI      1500   /* kernel paths run at CPI 1.5 */
+/* Kernel-mode work of one counter overflow interrupt (NMI entry, the x86
+ * PMU handler, the sample, NMI exit), at the same CPI. */
+#define PMU_PMI_INSNS              1500
+#define PMU_PMI_BRANCHES           250
 /* Branch predictor model (pmu_machine.c): a mispredict costs this many
  * cycles. */
 #define PMU_MISPREDICT_CYCLES      15

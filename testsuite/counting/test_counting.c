@@ -133,6 +133,22 @@ static const struct arith_row arith_rows[] = {
 	{ __LINE__, "event_limit: then one POLL_HUP", "refresh 10000 3", "pollhup", 1 },
 	{ __LINE__, "event_limit: the event is disabled after the last", "refresh 10000 3", "stopped", 1 },
 	{ __LINE__, "REFRESH(1): only POLL_HUP", "refresh 10000 1", "pollhup", 1 },
+	{ __LINE__, "perf_output_begin(): a 4096-byte data area holds 170 24-byte samples",
+	  "lost 30000 3000000", "first_samples", 170 },
+	{ __LINE__, "PERF_FORMAT_LOST: (2N+6)/P = 200 overflows, 30 did not fit", "lost 30000 3000000", "format_lost", 30 },
+	{ __LINE__, "perf_output_begin(): the LOST record carries them once space frees", "lost 30000 3000000",
+	  "lost_record", 30 },
+	{ __LINE__, "every overflow is a sample or counted lost", "lost 30000 3000000", "accounted", 1 },
+	{ __LINE__, "__perf_event_account_interrupt(): max_samples_per_tick = 100000/HZ(250) = 400, "
+	  "the 401st throttles", "throttle 1000 1000000", "samples", 401 },
+	{ __LINE__, "perf_event_throttle(): counting stops at the throttling overflow", "throttle 1000 1000000",
+	  "counted", 401000 },
+	{ __LINE__, "perf_log_throttle(): one THROTTLE", "throttle 1000 1000000", "throttle", 1 },
+	{ __LINE__, "no tick within 2M cycles: no UNTHROTTLE", "throttle 1000 1000000", "unthrottle", 0 },
+	{ __LINE__, "perf_event_task_tick() at 4 ms unthrottles: two windows of 401", "throttle 1000 10000000",
+	  "samples", 802 },
+	{ __LINE__, "two THROTTLE", "throttle 1000 10000000", "throttle", 2 },
+	{ __LINE__, "one UNTHROTTLE", "throttle 1000 10000000", "unthrottle", 1 },
 	{ __LINE__, "perf_event_init_task() inherit + perf_event_exit_task() sync: the child's region",
 	  "fork_inherit 1000", "inherited_instructions", LOOP_INSNS(N1) },
 	{ __LINE__, "perf_event_enable_on_exec(): nolibc_loop from its first instruction to exit_group",
@@ -323,6 +339,24 @@ static void test_mux(void **state)
 	free(o);
 }
 
+/* ---- freq mode ---------------------------------------------------------------- */
+
+static void test_freq(void **state)
+{
+	/* perf_adjust_period() converges on the instructions of one 1/F
+	 * second: the loop retires 1 instruction per cycle at 3 GHz, less the
+	 * modelled PMI (1500 kernel instructions at CPI 1.5 = 2250 cycles) per
+	 * sample: (3e9 - 2250 x 10000) / 10000 = 297750 */
+	char *o = guest("counting", "freq 10000 10000000");
+	double p = (double)val(o, "freq_last_period");
+
+	(void)state;
+	if (p < 297750 * 0.99 || p > 297750 * 1.01)
+		fail_msg("freq 10000: last period %.0f, want 297750 within 1%%", p);
+	assert_true(val(o, "freq_samples") > 50);
+	free(o);
+}
+
 /* ---- a pmusim run session: the native perf profiles the emulated program --- */
 
 static void test_session_perf(void **state)
@@ -378,6 +412,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sample_ips),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_mux),
+		cmocka_unit_test(test_freq),
 		cmocka_unit_test(test_session_perf),
 	};
 

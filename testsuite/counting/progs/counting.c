@@ -20,6 +20,11 @@
  *   full P N      samples with CALLCHAIN, REGS_USER, REGS_INTR, STACK_USER and
  *                 BRANCH_STACK from a loop called through two frames
  *   rdpmc_fault   RDPMC with no mapped event: SIGSEGV
+ *   lost P N      a 1-page ring too small for the samples: FORMAT_LOST and
+ *                 the LOST record account for every one that did not fit
+ *   throttle P N  more overflows than the per-tick limit: THROTTLE
+ *   freq F N      freq mode at F samples per simulated second: the last
+ *                 sample's period
  *   fork_inherit N  an inherited counter: the child's region counted by the
  *                 parent's event after the child exits
  *   exec_child PATH  enable_on_exec on a child that execs PATH
@@ -534,6 +539,137 @@ static void mode_rdpmc(unsigned long n)
 	}
 }
 
+/* ---- throttling, LOST records, freq mode ---- */
+
+/* Walks the ring from *tail to head: record counts by type. */
+struct ring_counts { unsigned long long samples, lost, thr, unthr; };
+
+static void ring_walk(unsigned long long *tail, struct ring_counts *c)
+{
+	const unsigned char *data = (const unsigned char *)ring + ring->data_offset;
+	unsigned long long head = __atomic_load_n(&ring->data_head, __ATOMIC_ACQUIRE);
+
+	while (*tail < head) {
+		/* a record may wrap at the end of the data area: copy it out */
+		unsigned long long rec[8];
+		unsigned char *r = (unsigned char *)rec;
+		const struct perf_event_header *eh = (const void *)rec;
+		const unsigned long long *q = rec + 1;
+
+		for (unsigned i = 0; i < sizeof(rec); i++)
+			r[i] = data[(*tail + i) % ring->data_size];
+		if (eh->type == PERF_RECORD_SAMPLE)
+			c->samples++;
+		else if (eh->type == PERF_RECORD_LOST)
+			c->lost += q[1];
+		else if (eh->type == PERF_RECORD_THROTTLE)
+			c->thr++;
+		else if (eh->type == PERF_RECORD_UNTHROTTLE)
+			c->unthr++;
+		*tail += eh->size;
+	}
+}
+
+static int open_ring_sampler(unsigned long long p, unsigned pages)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.sample_period = p;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+	a.read_format = PERF_FORMAT_LOST;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = peo(&a, -1);
+	ring = mmap(NULL, (1 + pages) * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED)
+		ring = NULL;
+	return fd;
+}
+
+/* A 1-page ring overflows: the samples that did not fit are counted
+ * (PERF_FORMAT_LOST), and once the reader frees the ring the next output
+ * starts with a LOST record carrying them. */
+static void mode_lost(unsigned long long p, unsigned long n)
+{
+	int fd = open_ring_sampler(p, 1);
+	unsigned long long v[2] = { 0 }, tail = 0;
+	struct ring_counts c1 = { 0 }, c2 = { 0 };
+
+	if (!ring)
+		return;
+	loop_region(fd, n);
+	if (read(fd, v, sizeof(v)) != sizeof(v))
+		return;
+	ring_walk(&tail, &c1);
+	__atomic_store_n(&ring->data_tail, tail, __ATOMIC_RELEASE);
+	loop_region(fd, 2 * p);           /* two more overflows at least */
+	ring_walk(&tail, &c2);
+	printf("counted=%llu\nfirst_samples=%llu\nformat_lost=%llu\nlost_record=%llu\n"
+	       "accounted=%d\n", v[0], c1.samples, v[1], c2.lost,
+	       c1.samples + v[1] == v[0] / p && c2.lost == v[1]);
+}
+
+/* More overflows than perf_event_max_sample_rate / HZ in one tick: the
+ * event is throttled (THROTTLE record, counting stops) until the tick. */
+static void mode_throttle(unsigned long long p, unsigned long n)
+{
+	int fd = open_ring_sampler(p, 64);
+	unsigned long long v[2] = { 0 }, tail = 0;
+	struct ring_counts c = { 0 };
+
+	if (!ring)
+		return;
+	loop_region(fd, n);
+	if (read(fd, v, sizeof(v)) != sizeof(v))
+		return;
+	ring_walk(&tail, &c);
+	printf("counted=%llu\nsamples=%llu\nthrottle=%llu\nunthrottle=%llu\nlost=%llu\n",
+	       v[0], c.samples, c.thr, c.unthr, v[1]);
+}
+
+static void mode_freq(unsigned long long f, unsigned long n)
+{
+	struct perf_event_attr a;
+	unsigned long long last_period = 0, samples = 0;
+	const unsigned char *data;
+	unsigned long long head, tail;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.freq = 1;
+	a.sample_freq = f;
+	a.sample_type = PERF_SAMPLE_PERIOD;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = peo(&a, -1);
+	ring = mmap(NULL, 65 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED)
+		return;
+	loop_region(fd, n);
+	data = (const unsigned char *)ring + ring->data_offset;
+	head = __atomic_load_n(&ring->data_head, __ATOMIC_ACQUIRE);
+	for (tail = 0; tail < head;) {
+		const struct perf_event_header *eh = (const void *)(data + (tail % ring->data_size));
+
+		if (eh->type == PERF_RECORD_SAMPLE) {
+			last_period = *(const unsigned long long *)(eh + 1);
+			samples++;
+		}
+		tail += eh->size;
+	}
+	printf("freq_samples=%llu\nfreq_last_period=%llu\n", samples, last_period);
+}
+
 /* ---- fork and exec ---- */
 
 #include <sys/wait.h>
@@ -646,6 +782,12 @@ int main(int argc, char **argv)
 		mode_signal(a1, a2);
 	else if (!strcmp(argv[1], "refresh"))
 		mode_refresh(a1, (int)a2);
+	else if (!strcmp(argv[1], "lost"))
+		mode_lost(a1, a2);
+	else if (!strcmp(argv[1], "throttle"))
+		mode_throttle(a1, a2);
+	else if (!strcmp(argv[1], "freq"))
+		mode_freq(a1, a2);
 	else if (!strcmp(argv[1], "fork_inherit"))
 		mode_fork_inherit(a1);
 	else if (!strcmp(argv[1], "exec_child") && argc > 2)
