@@ -357,6 +357,44 @@ static void test_freq(void **state)
 	free(o);
 }
 
+/* ---- PAPI inside the guest ------------------------------------------------------ */
+
+static void test_papi(void **state)
+{
+	char path[4096];
+	int st;
+	char *o;
+	const char *p;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/papi_overflow", progdir);
+	if (access(path, X_OK) || access("/usr/bin/papi_avail", X_OK))
+		skip();
+	/* libpfm4 detects the modelled CPU from CPUID: the presets are there */
+	o = run(&st, "%s exec -- papi_avail 2>/dev/null", pmusim);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	for (const char *const *e = (const char *const[]){ "PAPI_TOT_INS", "PAPI_BR_INS", "PAPI_TOT_CYC", NULL };
+	     *e; e++) {
+		p = strstr(o, *e);
+		assert_non_null(p);
+		if (strncmp(strchr(p, ' ') + strspn(strchr(p, ' '), " 0x123456789abcdef"), "Yes", 3))
+			fail_msg("%s not available:\n%.200s", *e, p);
+	}
+	free(o);
+	o = run(&st, "%s exec -- papi_command_line PAPI_TOT_INS PAPI_BR_INS PAPI_TOT_CYC 2>/dev/null", pmusim);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	p = strstr(o, "PAPI_TOT_INS : ");
+	assert_non_null(p);
+	assert_true(strtoull(p + 15, NULL, 10) > 1000000);
+	free(o);
+	/* PAPI_overflow: sample_period, O_ASYNC + F_SETSIG, IOC_REFRESH(1) per
+	 * signal: one handler call per threshold instructions */
+	o = guest("papi_overflow", "100000 10000000");
+	assert_int_equal(val(o, "papi_overflows"), val(o, "papi_expected"));
+	assert_int_equal(val(o, "papi_expected"), 200);
+	free(o);
+}
+
 /* ---- a pmusim run session: the native perf profiles the emulated program --- */
 
 static void test_session_perf(void **state)
@@ -413,6 +451,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_mux),
 		cmocka_unit_test(test_freq),
+		cmocka_unit_test(test_papi),
 		cmocka_unit_test(test_session_perf),
 	};
 
