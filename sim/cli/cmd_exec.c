@@ -105,6 +105,8 @@ static int report_load_error(const char *path, const struct loader_error *e, boo
 
 /* --attach-arena FD, or -1 */
 int exec_attach_arena_fd = -1;
+/* --attach-core FD: the core of an emulated ancestor (not a session), or -1 */
+static int exec_attach_core_fd = -1;
 
 int cmd_exec(int argc, char **argv)
 {
@@ -116,6 +118,7 @@ int cmd_exec(int argc, char **argv)
 		{ "argv0", required_argument, NULL, '0' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attach-arena", required_argument, NULL, 'A' },
+		{ "attach-core", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -144,6 +147,12 @@ int cmd_exec(int argc, char **argv)
 		case 'm':
 			model_name = optarg;
 			pre[npre++] = "--model";
+			pre[npre++] = optarg;
+			break;
+		case 'K':
+			/* the emulated tree's own core, across execve */
+			exec_attach_core_fd = atoi(optarg);
+			pre[npre++] = "--attach-core";
 			pre[npre++] = optarg;
 			break;
 		case 'A':
@@ -206,20 +215,26 @@ int cmd_exec(int argc, char **argv)
 		fprintf(stderr, "pmusim: note: fast store path %s\n",
 			tlb_fast_on() ? "on" : "off (--no-fast-store)");
 	/* One simulated kernel for the whole emulated tree: a core in a shared
-	 * arena that fork shares and execve re-attaches (--attach-arena), unless
+	 * arena that fork shares and execve re-attaches (--attach-core), unless
 	 * a `pmusim run` session or an ancestor gave one. */
-	if (exec_attach_arena_fd < 0) {
+	if (exec_attach_arena_fd < 0 && exec_attach_core_fd < 0) {
 		static char fdarg[16];
 
 		r = perf_guest_arena_create(model, nr_cpus, PMUSIM_ARENA_ADDR, PMUSIM_ARENA_SIZE,
-					    2000, &own_core, &exec_attach_arena_fd);
-		if (r) {
+					    2000, &own_core, &exec_attach_core_fd);
+		if (r == -EEXIST && getenv(PMUSIM_ENV_SESSION) && getenv(PMUSIM_ENV_ARENA)) {
+			/* a session's arena is mapped here already: join it */
+			exec_attach_arena_fd = atoi(getenv(PMUSIM_ENV_ARENA));
+			pre[npre++] = "--attach-arena";
+			pre[npre++] = getenv(PMUSIM_ENV_ARENA);
+		} else if (r) {
 			fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));
 			return 1;
+		} else {
+			snprintf(fdarg, sizeof(fdarg), "%d", exec_attach_core_fd);
+			pre[npre++] = "--attach-core";
+			pre[npre++] = fdarg;
 		}
-		snprintf(fdarg, sizeof(fdarg), "%d", exec_attach_arena_fd);
-		pre[npre++] = "--attach-arena";
-		pre[npre++] = fdarg;
 	}
 	if (process_set_reexec(npre, pre))
 		return 1;
@@ -289,7 +304,7 @@ int cmd_exec(int argc, char **argv)
 		 * own, or the one of the `pmusim run` session it belongs to */
 		if (own_core) {
 			r = perf_guest_start_core(&proc, t, own_core, base ? base + 1 : path);
-		} else if (getenv(PMUSIM_ENV_SESSION)) {
+		} else if (exec_attach_arena_fd >= 0) {
 			static const struct perf_guest_session_hooks hooks = {
 				.owns = shim_session_owns,
 				.wakeup = shim_session_wakeup,
@@ -306,7 +321,7 @@ int cmd_exec(int argc, char **argv)
 			/* an emulated ancestor's core, across execve */
 			struct perf_core *core = NULL;
 
-			r = perf_guest_arena_attach(exec_attach_arena_fd, PMUSIM_ARENA_ADDR, &core);
+			r = perf_guest_arena_attach(exec_attach_core_fd, PMUSIM_ARENA_ADDR, &core);
 			if (!r)
 				r = perf_guest_start_core(&proc, t, core, base ? base + 1 : path);
 		}
