@@ -30,14 +30,14 @@ struct perf_sample_data;
 /* Kernel-mode work of one syscall (docs/machine-counting.md): entry path
  * (before the handler runs) and exit path (after it). */
 #define PMU_SYSCALL_ENTRY_INSNS    120
-#define PMU_SYSCALL_ENTRY_BRANCHES 20
+#define PMU_SYSCALL_ENTRY_BRANCHES 24
 #define PMU_SYSCALL_EXIT_INSNS     80
-#define PMU_SYSCALL_EXIT_BRANCHES  14
+#define PMU_SYSCALL_EXIT_BRANCHES  16
 #define PMU_SYSCALL_CPI_MILLI      1500   /* kernel paths run at CPI 1.5 */
 /* Kernel-mode work of one counter overflow interrupt (NMI entry, the x86
  * PMU handler, the sample, NMI exit), at the same CPI. */
 #define PMU_PMI_INSNS              1500
-#define PMU_PMI_BRANCHES           250
+#define PMU_PMI_BRANCHES           260
 /* Branch predictor model (pmu_machine.c): a mispredict costs this many
  * cycles. */
 #define PMU_MISPREDICT_CYCLES      15

@@ -173,6 +173,10 @@ static void m_fasync(void *machine, int handle, int si_code)
 		kill(-own.pid, sig);
 	else
 		syscall(SYS_rt_sigqueueinfo, own.pid, sig, &si);
+	/* the overflow's signal is taken after the current block, as the
+	 * kernel's irq_work delivers it on the return to user mode */
+	if (cur_pv && cur_pv->c && (own.pid == getpid() || own.pid == (pid_t)syscall(SYS_gettid)))
+		vcpu_stop(cur_pv->c);
 }
 
 /* Pollers of a guest perf fd poll the core (sys_perf_poll); a native
