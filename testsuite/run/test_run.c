@@ -478,6 +478,181 @@ static void test_perf_workload_status(void **state)
 	}
 }
 
+/* ---- multiplexing, as perf stat shows it ----
+ *
+ * The oracle replays the kernel's rotation by hand for the task context's
+ * flexible groups (ctx_flexible_sched_in -> merge_sched_in, and
+ * perf_rotate_context -> rotate_ctx): each interval, groups are tried in
+ * list order; a group goes on if every hardware group before it went on
+ * (can_add_hw) and its general-purpose events fit in the counters left;
+ * instructions, cycles and ref-cycles take their fixed counters (x86
+ * __perf_sched_find_counter prefers them); at the interval's end the first
+ * group moves to the list's end. The enabled time comes from task-clock, a
+ * software event that never multiplexes.
+ */
+#define MUX_MS 1
+
+struct mux_group {
+	const char *events[3];
+	bool fixed;             /* on a fixed counter (never short of one) */
+};
+
+#define GP(...) { { __VA_ARGS__ }, false }
+#define FX(e) { { e }, true }
+
+static const struct {
+	int line;
+	const char *name;
+	const char *counters;   /* --counters, or NULL */
+	unsigned gp;            /* general-purpose counters that means */
+	struct mux_group groups[8];
+	unsigned ng;
+} mux_rows[] = {
+	{ __LINE__, "5 GP + 3 fixed events, 4 counters", NULL, 4,
+	  { GP("branches:u"), GP("branch-misses:u"), GP("cache-references:u"),
+	    GP("cache-misses:u"), GP("bus-cycles:u"), FX("instructions:u"),
+	    FX("cycles:u"), FX("ref-cycles:u") }, 8 },
+	{ __LINE__, "the same with --counters 2", "2", 2,
+	  { GP("branches:u"), GP("branch-misses:u"), GP("cache-references:u"),
+	    GP("cache-misses:u"), GP("bus-cycles:u"), FX("instructions:u"),
+	    FX("cycles:u"), FX("ref-cycles:u") }, 8 },
+	{ __LINE__, "a group that fits is never split", "2", 2,
+	  { GP("branches:u"), GP("branch-misses:u"),
+	    GP("cache-references:u", "cache-misses:u"), FX("instructions:u") }, 4 },
+};
+
+static unsigned group_size(const struct mux_group *g)
+{
+	unsigned n = 0;
+
+	while (n < 3 && g->events[n])
+		n++;
+	return n;
+}
+
+/* Running time of each group over enabled ns of 1 ms intervals. */
+static void mux_oracle(const struct mux_group *groups, unsigned ng, unsigned gp,
+		       uint64_t enabled, uint64_t *run)
+{
+	unsigned order[8];
+
+	for (unsigned i = 0; i < ng; i++) {
+		order[i] = i;
+		run[i] = 0;
+	}
+	for (uint64_t t = 0; t < enabled; t += MUX_MS * 1000000ull) {
+		uint64_t len = enabled - t < MUX_MS * 1000000ull ? enabled - t : MUX_MS * 1000000ull;
+		unsigned left = gp, first;
+		bool can_add_hw = true;
+
+		for (unsigned k = 0; k < ng; k++) {
+			const struct mux_group *g = &groups[order[k]];
+			bool fits = can_add_hw && (g->fixed || group_size(g) <= left);
+
+			if (fits) {
+				run[order[k]] += len;
+				if (!g->fixed)
+					left -= group_size(g);
+			} else {
+				can_add_hw = false;
+			}
+		}
+		first = order[0];
+		memmove(order, order + 1, (ng - 1) * sizeof(order[0]));
+		order[ng - 1] = first;
+	}
+}
+
+static void test_perf_mux(void **state)
+{
+	const char *loop = getenv("RUN_LOOP_MUX");
+
+	(void)state;
+	if (access(PERF, X_OK) || !loop)
+		skip();
+	for (size_t i = 0; i < sizeof(mux_rows) / sizeof(mux_rows[0]); i++) {
+		char events[512] = "task-clock", *argv[24], *save, *line;
+		uint64_t want[8], got_run[8][3] = { { 0 } }, enabled = 0;
+		static struct result r;
+		unsigned n = 0;
+
+		for (unsigned g = 0; g < mux_rows[i].ng; g++) {
+			const struct mux_group *mg = &mux_rows[i].groups[g];
+
+			strcat(events, group_size(mg) > 1 ? ",{" : ",");
+			for (unsigned e = 0; e < group_size(mg); e++) {
+				if (e)
+					strcat(events, ",");
+				strcat(events, mg->events[e]);
+			}
+			if (group_size(mg) > 1)
+				strcat(events, "}");
+		}
+		argv[n++] = (char *)pmusim();
+		argv[n++] = (char *)"run";
+		argv[n++] = (char *)"--mux-interval";
+		argv[n++] = (char *)"1";
+		if (mux_rows[i].counters) {
+			argv[n++] = (char *)"--counters";
+			argv[n++] = (char *)mux_rows[i].counters;
+		}
+		argv[n++] = (char *)"--";
+		argv[n++] = (char *)PERF;
+		argv[n++] = (char *)"stat";
+		argv[n++] = (char *)"-x,";
+		argv[n++] = (char *)"-e";
+		argv[n++] = events;
+		argv[n++] = (char *)"--";
+		argv[n++] = (char *)loop;
+		argv[n] = NULL;
+		run(argv, 60, &r);
+		if (!WIFEXITED(r.status) || WEXITSTATUS(r.status)) {
+			dump(&r);
+			fail_msg("row at line %d (%s): perf stat failed", mux_rows[i].line,
+				 mux_rows[i].name);
+		}
+		/* value,unit,event,run time (ns),run%,... */
+		for (line = strtok_r(r.err, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *f[16];
+
+			if (csv_fields(line, f, 16) < 5)
+				continue;
+			if (strcmp(f[2], "task-clock") == 0) {
+				enabled = strtoull(f[3], NULL, 10);
+				continue;
+			}
+			for (unsigned g = 0; g < mux_rows[i].ng; g++)
+				for (unsigned e = 0; e < group_size(&mux_rows[i].groups[g]); e++)
+					if (strcmp(f[2], mux_rows[i].groups[g].events[e]) == 0)
+						got_run[g][e] = strtoull(f[3], NULL, 10);
+		}
+		if (enabled < 3 * MUX_MS * 1000000ull) {
+			dump(&r);
+			fail_msg("row at line %d (%s): enabled %llu ns, too short to rotate",
+				 mux_rows[i].line, mux_rows[i].name, (unsigned long long)enabled);
+		}
+		mux_oracle(mux_rows[i].groups, mux_rows[i].ng, mux_rows[i].gp, enabled, want);
+		for (unsigned g = 0; g < mux_rows[i].ng; g++) {
+			for (unsigned e = 0; e < group_size(&mux_rows[i].groups[g]); e++) {
+				uint64_t got = got_run[g][e];
+				/* rotations fall on block boundaries of the emulated
+				 * code: allow 0.1% of the enabled time */
+				uint64_t tol = enabled / 1000;
+
+				if (got + tol < want[g] || got > want[g] + tol) {
+					dump(&r);
+					fail_msg("row at line %d (%s): %s ran %llu ns, the rotation gives "
+						 "%llu of %llu", mux_rows[i].line, mux_rows[i].name,
+						 mux_rows[i].groups[g].events[e], (unsigned long long)got,
+						 (unsigned long long)want[g], (unsigned long long)enabled);
+				}
+				/* a group is never split: its members run together */
+				assert_int_equal(got, got_run[g][0]);
+			}
+		}
+	}
+}
+
 /* perf list: the model's sysfs events (Kernel PMU event) and, through
  * PERF_CPUID, perf's own JSON table of the modelled CPU */
 static void test_perf_list(void **state)
@@ -571,6 +746,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest perf_tests[] = {
 		cmocka_unit_test(test_perf_stat_sw),
 		cmocka_unit_test(test_perf_stat_exact),
+		cmocka_unit_test(test_perf_mux),
 		cmocka_unit_test(test_perf_record),
 		cmocka_unit_test(test_perf_workload_status),
 		cmocka_unit_test(test_perf_list),
