@@ -139,6 +139,19 @@ static int find_shim(const char *exe, char *out, size_t len)
 	return -ENOENT;
 }
 
+/* Whether the model's CPU is of the architecture pmusim runs on. */
+static bool model_is_host_arch(const struct pmu_model *m)
+{
+#if defined(__x86_64__)
+	return m->arch == PMU_ARCH_X86_INTEL || m->arch == PMU_ARCH_X86_AMD;
+#elif defined(__aarch64__)
+	return m->arch == PMU_ARCH_ARM_PMUV3;
+#else
+	(void)m;
+	return false;
+#endif
+}
+
 /* Exits as the child did: its status, or death by its signal. */
 static int reproduce_status(int status)
 {
@@ -353,7 +366,10 @@ int cmd_run(int argc, char **argv)
 #endif
 		if (model->cpu.pfm_name)
 			setenv("LIBPFM_FORCE_PMU", model->cpu.pfm_name, 1);
-		if (model->cpu.perf_cpuid)
+		/* perf parses PERF_CPUID in its own architecture's format
+		 * (x86: vendor-family-model-stepping, arm64: MIDR) and has only
+		 * that architecture's tables: a model of the other one gets none */
+		if (model->cpu.perf_cpuid && model_is_host_arch(model))
 			setenv("PERF_CPUID", model->cpu.perf_cpuid, 1);
 	}
 
