@@ -763,9 +763,9 @@ static void test_sha256_untouched(void **state)
 	assert_null(strstr(text, "execve"));
 }
 
-/* Three groups, each its own meson test so each stays well under its time
- * budget: "shim" (pmusim run itself and a native client), "stat" and
- * "record" (Debian's perf). No argument runs all. */
+/* Four groups, each its own meson test so each stays well under its time
+ * budget: "shim" (pmusim run itself and a native client), "stat", "raw"
+ * and "record" (Debian's perf). No argument runs all. */
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest shim_tests[] = {
@@ -779,12 +779,14 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_perf_stat_sw),
 		cmocka_unit_test(test_perf_stat_exact),
 		cmocka_unit_test(test_perf_mux),
+	};
+	const struct CMUnitTest raw_tests[] = {
 		cmocka_unit_test(test_perf_raw_syntax),
+		cmocka_unit_test(test_perf_list),
 	};
 	const struct CMUnitTest record_tests[] = {
 		cmocka_unit_test(test_perf_record),
 		cmocka_unit_test(test_perf_workload_status),
-		cmocka_unit_test(test_perf_list),
 	};
 	const char *group = argc > 1 ? argv[1] : "all";
 	bool all = strcmp(group, "all") == 0;
@@ -794,6 +796,8 @@ int main(int argc, char **argv)
 		fails += cmocka_run_group_tests_name("shim", shim_tests, NULL, NULL);
 	if (all || strcmp(group, "stat") == 0)
 		fails += cmocka_run_group_tests_name("stat", stat_tests, NULL, NULL);
+	if (all || strcmp(group, "raw") == 0)
+		fails += cmocka_run_group_tests_name("raw", raw_tests, NULL, NULL);
 	if (all || strcmp(group, "record") == 0)
 		fails += cmocka_run_group_tests_name("record", record_tests, NULL, NULL);
 	return fails;
