@@ -653,6 +653,172 @@ static void test_perf_mux(void **state)
 	}
 }
 
+/* ---- perf record, then perf report / script / annotate ---- */
+
+/* Records prog under pmusim run into a fresh file; returns its name in
+ * data (removed by the caller). Period 100000: 30k samples a second of
+ * virtual time, under perf_event_max_sample_rate (no throttling). */
+static void record(const char *prog, bool callchain, char *data)
+{
+	char *argv[20] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+			   (char *)"record", (char *)"-q", (char *)"-e", (char *)"instructions:u",
+			   (char *)"-c", (char *)"100000", (char *)"-o", data };
+	static struct result r;
+	int n = 12, fd = mkstemp(data);
+
+	assert_true(fd >= 0);
+	close(fd);
+	if (callchain)
+		argv[n++] = (char *)"-g";
+	argv[n++] = (char *)"--";
+	argv[n++] = (char *)prog;
+	argv[n] = NULL;
+	run(argv, 60, &r);
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status)) {
+		dump(&r);
+		unlink(data);
+		fail_msg("perf record of %s", prog);
+	}
+}
+
+/* Runs a perf tool on data (natively: reading a file needs no session). */
+static void perf_tool(struct result *r, const char *data, const char *const *args)
+{
+	char *argv[20] = { (char *)PERF };
+	int n = 1;
+
+	for (; *args; args++)
+		argv[n++] = (char *)*args;
+	argv[n++] = (char *)"-i";
+	argv[n++] = (char *)data;
+	argv[n] = NULL;
+	run(argv, 60, r);
+	if (!WIFEXITED(r->status) || WEXITSTATUS(r->status)) {
+		dump(r);
+		fail_msg("perf %s failed", argv[1]);
+	}
+}
+
+/* perf report's overhead per function against the arithmetic of funcs.S
+ * (1/6, 2/6, 3/6 within 1 percentage point); perf script's comm, pid, tid
+ * and symbols; perf annotate of the hot function. */
+static void test_perf_report(void **state)
+{
+	static const char *const report[] = { "report", "--stdio", "--sort", "sym", NULL };
+	static const char *const script[] = { "script", "-F", "comm,pid,tid,ip,sym", NULL };
+	static const char *const annotate[] = { "annotate", "--stdio", "-s", "f3", NULL };
+	static const struct { const char *sym; double share; } rows[] = {
+		{ "f1", 100.0 * 2000001 / 12000013 },
+		{ "f2", 100.0 * 4000001 / 12000013 },
+		{ "f3", 100.0 * 6000001 / 12000013 },
+	};
+	const char *prog = getenv("RUN_FUNCS");
+	char data[] = "/tmp/pmusim-test-report-XXXXXX", *save, *line;
+	static struct result r;
+	int samples = 0, pid = -1;
+	double pct[3] = { -1, -1, -1 };
+
+	(void)state;
+	if (access(PERF, X_OK) || !prog)
+		skip();
+	record(prog, false, data);
+
+	perf_tool(&r, data, report);
+	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		double p;
+		char sym[64];
+
+		if (sscanf(line, " %lf%% [.] %63s", &p, sym) != 2)
+			continue;
+		for (int i = 0; i < 3; i++)
+			if (strcmp(sym, rows[i].sym) == 0)
+				pct[i] = p;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (pct[i] < rows[i].share - 1 || pct[i] > rows[i].share + 1) {
+			dump(&r);
+			unlink(data);
+			fail_msg("%s: %.2f%% in perf report, %.2f%% by arithmetic", rows[i].sym,
+				 pct[i], rows[i].share);
+		}
+	}
+
+	perf_tool(&r, data, script);
+	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char comm[32], sym[64];
+		unsigned long long ip;
+		int p, t;
+
+		if (sscanf(line, " %31s %d/%d %llx %63s", comm, &p, &t, &ip, sym) != 5)
+			continue;
+		assert_string_equal(comm, "funcs");     /* COMM of the exec */
+		assert_int_equal(p, t);                 /* a single-threaded process */
+		if (pid < 0)
+			pid = p;
+		assert_int_equal(p, pid);
+		assert_true(sym[0] == 'f' && sym[1] >= '1' && sym[1] <= '3' && !sym[2]);
+		samples++;
+	}
+	/* 12000013 instructions, one sample each 100000 */
+	assert_int_equal(samples, 120);
+
+	perf_tool(&r, data, annotate);
+	unlink(data);
+	if (!strstr(r.out, "dec") || !strstr(r.out, "jne")) {
+		dump(&r);
+		fail_msg("perf annotate of f3");
+	}
+}
+
+/* perf record -g: the frame-pointer callchains name main as the caller of
+ * both workers (perf script), and perf report -g caller shows it. */
+static void test_perf_callchain(void **state)
+{
+	static const char *const script[] = { "script", "-F", "ip,sym", NULL };
+	static const char *const report[] = { "report", "--stdio", "--no-children", "-g",
+					      "caller", "--sort", "sym", NULL };
+	const char *prog = getenv("RUN_CALLERS");
+	char data[] = "/tmp/pmusim-test-chain-XXXXXX", *save, *line;
+	static struct result r;
+	int in_worker = 0, with_main = 0;
+	bool expect_caller = false;
+
+	(void)state;
+	if (access(PERF, X_OK) || !prog)
+		skip();
+	record(prog, true, data);
+	perf_tool(&r, data, script);
+	/* each sample: its IP's line, then one line per caller */
+	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		bool worker = strstr(line, "work_a") || strstr(line, "work_b");
+
+		if (expect_caller) {
+			size_t len = strlen(line);
+
+			with_main += len > 5 && strcmp(line + len - 5, " main") == 0;
+			expect_caller = false;
+			continue;
+		}
+		if (worker) {
+			in_worker++;
+			expect_caller = true;
+		}
+	}
+	/* a sample at a worker's first instruction (before its frame is
+	 * built) skips main, as the kernel's walk does */
+	if (in_worker < 50 || with_main * 100 < in_worker * 95) {
+		dump(&r);
+		unlink(data);
+		fail_msg("%d of %d worker samples have main as their caller", with_main, in_worker);
+	}
+	perf_tool(&r, data, report);
+	unlink(data);
+	if (!strstr(r.out, "main") || !strstr(r.out, "work_a") || !strstr(r.out, "work_b")) {
+		dump(&r);
+		fail_msg("perf report -g caller");
+	}
+}
+
 /* perf list: the model's sysfs events (Kernel PMU event) and, through
  * PERF_CPUID, perf's own JSON table of the modelled CPU */
 static void test_perf_list(void **state)
@@ -763,9 +929,9 @@ static void test_sha256_untouched(void **state)
 	assert_null(strstr(text, "execve"));
 }
 
-/* Four groups, each its own meson test so each stays well under its time
- * budget: "shim" (pmusim run itself and a native client), "stat", "raw"
- * and "record" (Debian's perf). No argument runs all. */
+/* Five groups, each its own meson test so each stays well under its time
+ * budget: "shim" (pmusim run itself and a native client), "stat", "raw",
+ * "record" and "report" (Debian's perf). No argument runs all. */
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest shim_tests[] = {
@@ -788,6 +954,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_perf_record),
 		cmocka_unit_test(test_perf_workload_status),
 	};
+	const struct CMUnitTest report_tests[] = {
+		cmocka_unit_test(test_perf_report),
+		cmocka_unit_test(test_perf_callchain),
+	};
 	const char *group = argc > 1 ? argv[1] : "all";
 	bool all = strcmp(group, "all") == 0;
 	int fails = 0;
@@ -800,5 +970,7 @@ int main(int argc, char **argv)
 		fails += cmocka_run_group_tests_name("raw", raw_tests, NULL, NULL);
 	if (all || strcmp(group, "record") == 0)
 		fails += cmocka_run_group_tests_name("record", record_tests, NULL, NULL);
+	if (all || strcmp(group, "report") == 0)
+		fails += cmocka_run_group_tests_name("report", report_tests, NULL, NULL);
 	return fails;
 }
