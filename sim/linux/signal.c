@@ -61,6 +61,9 @@ struct sig_thread {
 	uint64_t saved_mask;
 	bool in_syscall;                  /* in the SYSCALL hook: RIP is the insn's */
 	volatile int kick;                /* the catcher queued since syscall entry */
+	volatile unsigned long syscalls;  /* syscalls entered (the watchdog's progress) */
+	unsigned long wd_seen;            /* watchdog: syscalls at its last look */
+	bool wd_armed;
 };
 
 /* The raw kernel sigaction for the host (bypasses glibc's filtering of
@@ -243,9 +246,71 @@ kick:
 			uc->uc_mcontext.gregs[REG_RIP] =
 				(greg_t)(uintptr_t)pmusim_safe_syscall_interrupted;
 	}
-	if (t->cpu && t->cpu->uc)
-		uc_emu_stop(t->cpu->uc);
+	/* No uc_emu_stop() here: see the watchdog below. */
 	errno = saved_errno;
+}
+
+/*
+ * The watchdog. Unicorn 2.0.1 resumes wrongly after an asynchronous
+ * uc_emu_stop() now and then: a standalone test (recursive calls, a thread
+ * calling uc_emu_stop() every 30 us, restart at the reported RIP) went
+ * wrong after 100-200 stops, in the way a re-executed push would. Stops
+ * from the SYSCALL hook are exact. So a caught signal waits for the
+ * thread's next syscall, where it is delivered exactly (signal_syscall_
+ * enter()/return()). Only a thread that has made no syscall for a whole
+ * watchdog period while a deliverable signal waits is stopped
+ * asynchronously (a compute loop waiting for SIGALRM or SIGINT): late and
+ * rare, instead of on every signal.
+ */
+#define WATCHDOG_NS 50000000L          /* 50 ms */
+
+static pthread_t wd_thread;
+static bool wd_started;
+static struct guest_process *wd_proc;
+
+static void *watchdog_main(void *arg)
+{
+	struct guest_process *p = arg;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		struct timespec ts = { 0, WATCHDOG_NS };
+		struct guest_thread *t;
+
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&p->lock);
+		list_for_each_entry(t, &p->threads, node) {
+			struct sig_thread *st = st_of(t);
+			unsigned long seen;
+
+			if (!st || !st->nq || !t->cpu || !t->cpu->uc)
+				continue;
+			seen = st->syscalls;
+			if (seen == st->wd_seen && st->wd_armed)
+				uc_emu_stop(t->cpu->uc);
+			st->wd_seen = seen;
+			st->wd_armed = true;
+		}
+		pthread_mutex_unlock(&p->lock);
+	}
+	return NULL;
+}
+
+static void watchdog_start(struct guest_process *p)
+{
+	sigset_t all, old;
+
+	if (!p)
+		return;
+	wd_proc = p;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	wd_started = pthread_create(&wd_thread, NULL, watchdog_main, p) == 0;
+	if (wd_started)
+		pthread_detach(wd_thread);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Makes the host disposition of sig follow the guest's (caller holds sig_lock). */
@@ -289,6 +354,7 @@ int signal_process_init(struct guest_process *p)
 	pthread_mutex_unlock(&sig_lock);
 	if (p)
 		p->sig_private = sig_act;
+	watchdog_start(p);
 	return 0;
 }
 
@@ -336,6 +402,8 @@ void signal_after_fork_child(struct guest_thread *t)
 	st->nq = 0;
 	sig_cur = t;
 	q_unlock(old);
+	/* the watchdog thread did not survive the fork */
+	watchdog_start(wd_proc);
 }
 
 /*
@@ -921,8 +989,11 @@ int signal_syscall_enter(struct guest_thread *t)
 	 * this check and the host call's sleep still waits for the call to
 	 * return: the host cannot be told about it.)
 	 */
-	if (st)
+	if (st) {
 		st->kick = 0;
+		st->syscalls++;
+		st->wd_armed = false;
+	}
 	if (st && st->nq && t->syscall_nr != SYS_rt_sigreturn) {
 		uint64_t old = q_lock();
 
