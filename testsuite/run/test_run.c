@@ -366,6 +366,45 @@ static void test_perf_stat_sw(void **state)
 	assert_int_equal(seen, 2);
 }
 
+/* `perf stat -e instructions:u,branches:u -- forker loop`: a workload that
+ * forks a child which execs loop.S; the child's counts reach perf's events
+ * through inheritance (perf_event_exit_task -> sync_child_event), the exec
+ * keeps them (no remove_on_exec): forker.S's 13 + 7 instructions and 2
+ * branches, plus loop.S's 2N+4 and N. */
+static void test_perf_stat_inherit(void **state)
+{
+	const char *forker = getenv("RUN_FORKER"), *loop = getenv("RUN_LOOP");
+	char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+			 (char *)"stat", (char *)"-x,", (char *)"-e",
+			 (char *)"instructions:u,branches:u", (char *)"--", (char *)forker,
+			 (char *)loop, NULL };
+	static const unsigned long long want[] = { 13 + 7 + 2000004, 2 + 1000000 };
+	static struct result r;
+	char *save, *line;
+	int seen = 0;
+
+	(void)state;
+	if (access(PERF, X_OK) || !forker || !loop)
+		skip();
+	run(argv, 60, &r);
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status)) {
+		dump(&r);
+		fail_msg("perf stat of forker");
+	}
+	for (line = strtok_r(r.err, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[16];
+
+		if (csv_fields(line, f, 16) < 5 || seen >= 2)
+			continue;
+		if (strtoull(f[0], NULL, 10) != want[seen]) {
+			dump(&r);
+			fail_msg("%s: %s, by arithmetic %llu", f[2], f[0], want[seen]);
+		}
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+}
+
 /* `perf stat -e instructions:u,branches:u -- loop`: exact counts of a
  * workload that runs emulated in perf's forked child (loop.S: 2N+4
  * instructions, N branches, N = 1000000). Needs the emulator's join of the
@@ -819,6 +858,73 @@ static void test_perf_callchain(void **state)
 	}
 }
 
+/* perf record of forker: the side band tells the story the kernel's
+ * would (COMM exec of forker, FORK of the child, COMM exec of loop, EXITs)
+ * and every sample lands on the child, comm loop, 20 of them (its 2000011
+ * instructions at one sample each 100000). */
+static void test_perf_record_inherit(void **state)
+{
+	static const char *const script[] = { "script", "--show-task-events", "-F",
+					      "comm,pid,tid", NULL };
+	const char *forker = getenv("RUN_FORKER"), *loop = getenv("RUN_LOOP");
+	char data[] = "/tmp/pmusim-test-fork-XXXXXX", *save, *line, want[64];
+	char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+			 (char *)"record", (char *)"-q", (char *)"-e", (char *)"instructions:u",
+			 (char *)"-c", (char *)"100000", (char *)"-o", data, (char *)"--",
+			 (char *)forker, (char *)loop, NULL };
+	static struct result r;
+	int parent = -1, child = -1, samples = 0, exits = 0;
+	bool comm_loop = false;
+
+	(void)state;
+	if (access(PERF, X_OK) || !forker || !loop)
+		skip();
+	int fd = mkstemp(data);
+
+	assert_true(fd >= 0);
+	close(fd);
+	run(argv, 60, &r);
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status)) {
+		dump(&r);
+		unlink(data);
+		fail_msg("perf record of forker");
+	}
+	perf_tool(&r, data, script);
+	unlink(data);
+	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *f = strstr(line, "PERF_RECORD_FORK(");
+		int c, ct, p, pt;
+
+		if (f && sscanf(f, "PERF_RECORD_FORK(%d:%d):(%d:%d)", &c, &ct, &p, &pt) == 4) {
+			child = c;
+			parent = p;
+			continue;
+		}
+		snprintf(want, sizeof(want), "COMM exec: loop:%d/%d", child, child);
+		if (child > 0 && strstr(line, want))
+			comm_loop = true;
+		else if (strstr(line, "PERF_RECORD_EXIT"))
+			exits++;
+		else if (!strstr(line, "PERF_RECORD")) {
+			char comm[32];
+			int sp, st;
+
+			if (sscanf(line, " %31s %d/%d", comm, &sp, &st) == 3) {
+				assert_string_equal(comm, "loop");
+				assert_int_equal(sp, child);
+				assert_int_equal(st, child);
+				samples++;
+			}
+		}
+	}
+	if (parent <= 0 || child <= 0 || child == parent || !comm_loop || samples != 20 ||
+	    exits < 2) {
+		dump(&r);
+		fail_msg("fork %d -> %d, COMM exec loop %d, %d samples, %d exits", parent, child,
+			 comm_loop, samples, exits);
+	}
+}
+
 /* perf list: the model's sysfs events (Kernel PMU event) and, through
  * PERF_CPUID, perf's own JSON table of the modelled CPU */
 static void test_perf_list(void **state)
@@ -944,6 +1050,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest stat_tests[] = {
 		cmocka_unit_test(test_perf_stat_sw),
 		cmocka_unit_test(test_perf_stat_exact),
+		cmocka_unit_test(test_perf_stat_inherit),
 		cmocka_unit_test(test_perf_mux),
 	};
 	const struct CMUnitTest raw_tests[] = {
@@ -957,6 +1064,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest report_tests[] = {
 		cmocka_unit_test(test_perf_report),
 		cmocka_unit_test(test_perf_callchain),
+		cmocka_unit_test(test_perf_record_inherit),
 	};
 	const char *group = argc > 1 ? argv[1] : "all";
 	bool all = strcmp(group, "all") == 0;
