@@ -493,6 +493,7 @@ static long sys_close_range(long *a)
 /* The session's environment as this process got it ("NAME=value"). */
 static char env_shim[PATH_MAX];                 /* the library's path */
 static char env_arena[64], env_session[64], env_exe[PATH_MAX + 16];
+static char env_asan[256];      /* an ASan pmusim's tolerance of the shim (cmd_run.c) */
 
 #define MAX_ENV 4096
 
@@ -512,7 +513,7 @@ static bool env_is(const char *e, const char *name)
  */
 static char **sticky_env(char **envp, char **out, char *preload, size_t plen)
 {
-	bool had_preload = false;
+	bool had_preload = false, had_asan = false;
 	size_t n = 0;
 
 	if (!env_shim[0] || !env_arena[0])
@@ -523,6 +524,8 @@ static char **sticky_env(char **envp, char **out, char *preload, size_t plen)
 		if (env_is(*e, PMUSIM_ENV_ARENA) || env_is(*e, PMUSIM_ENV_SESSION) ||
 		    env_is(*e, PMUSIM_ENV_EXE))
 			continue;
+		if (env_is(*e, "ASAN_OPTIONS"))
+			had_asan = true;
 		if (env_is(*e, "LD_PRELOAD")) {
 			had_preload = true;
 			if (!strstr(*e, "libpmusim_shim")) {
@@ -539,6 +542,8 @@ static char **sticky_env(char **envp, char **out, char *preload, size_t plen)
 		snprintf(preload, plen, "LD_PRELOAD=%s", env_shim);
 		out[n++] = preload;
 	}
+	if (!had_asan && env_asan[0])
+		out[n++] = env_asan;
 	out[n++] = env_arena;
 	out[n++] = env_session;
 	if (env_exe[0])
@@ -560,6 +565,8 @@ static void env_capture(void)
 		snprintf(env_session, sizeof(env_session), PMUSIM_ENV_SESSION "=%s", v);
 	if ((v = getenv(PMUSIM_ENV_EXE)))
 		snprintf(env_exe, sizeof(env_exe), PMUSIM_ENV_EXE "=%s", v);
+	if ((v = getenv("ASAN_OPTIONS")) && strstr(v, "verify_asan_link_order=0"))
+		snprintf(env_asan, sizeof(env_asan), "ASAN_OPTIONS=%s", v);
 }
 
 /* execve of a monitored task: re-exec the program in the same pid under
