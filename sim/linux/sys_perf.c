@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/time.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -643,7 +645,8 @@ static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, lo
 
 	if (nfds > 4096)
 		return -EINVAL;
-	if (nfds && !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
+	/* guest memory, or pmusim's own array (select_common) */
+	if (t && nfds && !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
 		return -EFAULT;
 	for (uint64_t i = 0; i < nfds; i++)
 		any |= fd_handle(pfd[i].fd) >= 0;
@@ -764,6 +767,102 @@ long sys_perf_clone(struct guest_thread *t, const uint64_t a[6])
 	if (a[0] & CLONE_VM)       /* a thread (or a CLONE_VM sibling): thread start */
 		return r;
 	return after_fork(t, parent, r);
+}
+
+/*
+ * select() and pselect6() over sets holding perf fds: the same readiness as
+ * poll (perf_poll's mask: POLLIN/POLLHUP make a fd readable, as the
+ * kernel's select maps EPOLLIN|EPOLLHUP|EPOLLERR to the read set). The
+ * timeout is kept in milliseconds; pselect6's signal mask is not applied.
+ */
+static long select_common(struct guest_thread *t, const uint64_t a[6], long ms)
+{
+	int nfds = (int)a[0];
+	fd_set *sets[3] = { (fd_set *)(uintptr_t)a[1], (fd_set *)(uintptr_t)a[2],
+			    (fd_set *)(uintptr_t)a[3] };
+	struct pollfd pfd[FD_SETSIZE];
+	unsigned n = 0;
+	bool any = false;
+	long r;
+
+	if (nfds < 0 || nfds > FD_SETSIZE)
+		return -EINVAL;
+	for (int k = 0; k < 3; k++)
+		if (sets[k] && !guest_access_ok(t, a[1 + k], (uint64_t)(nfds + 7) / 8,
+						 PROT_READ | PROT_WRITE))
+			return -EFAULT;
+	for (int fd = 0; fd < nfds; fd++) {
+		short ev = 0;
+
+		if (sets[0] && FD_ISSET(fd, sets[0]))
+			ev |= POLLIN;
+		if (sets[1] && FD_ISSET(fd, sets[1]))
+			ev |= POLLOUT;
+		if (sets[2] && FD_ISSET(fd, sets[2]))
+			ev |= POLLPRI;
+		if (!ev)
+			continue;
+		any |= fd_handle(fd) >= 0;
+		pfd[n].fd = fd;
+		pfd[n].events = ev;
+		pfd[n++].revents = 0;
+	}
+	if (!any)
+		return -ENOSYS;
+	r = poll_common(NULL, (uint64_t)(uintptr_t)pfd, n, ms);
+	if (r < 0)
+		return r;
+	r = 0;
+	for (int k = 0; k < 3; k++)
+		if (sets[k])
+			memset(sets[k], 0, (size_t)(nfds + 7) / 8);
+	for (unsigned i = 0; i < n; i++) {
+		short re = pfd[i].revents;
+
+		if (sets[0] && (pfd[i].events & POLLIN) && (re & (POLLIN | POLLHUP | POLLERR))) {
+			FD_SET(pfd[i].fd, sets[0]);
+			r++;
+		}
+		if (sets[1] && (pfd[i].events & POLLOUT) && (re & (POLLOUT | POLLERR))) {
+			FD_SET(pfd[i].fd, sets[1]);
+			r++;
+		}
+		if (sets[2] && (pfd[i].events & POLLPRI) && (re & POLLPRI)) {
+			FD_SET(pfd[i].fd, sets[2]);
+			r++;
+		}
+	}
+	return r;
+}
+
+long sys_perf_select(struct guest_thread *t, const uint64_t a[6])
+{
+	long ms = -1, r;
+
+	if (a[4]) {
+		const struct timeval *tv = (const struct timeval *)(uintptr_t)a[4];
+
+		if (!guest_access_ok(t, a[4], sizeof(*tv), PROT_READ))
+			return -EFAULT;
+		ms = tv->tv_sec * 1000 + tv->tv_usec / 1000;
+	}
+	r = select_common(t, a, ms);
+	return r == -ENOSYS ? sys_pass(t, a) : r;
+}
+
+long sys_perf_pselect6(struct guest_thread *t, const uint64_t a[6])
+{
+	long ms = -1, r;
+
+	if (a[4]) {
+		const struct timespec *ts = (const struct timespec *)(uintptr_t)a[4];
+
+		if (!guest_access_ok(t, a[4], sizeof(*ts), PROT_READ))
+			return -EFAULT;
+		ms = ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
+	}
+	r = select_common(t, a, ms);
+	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
 
 long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6])

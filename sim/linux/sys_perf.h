@@ -75,6 +75,8 @@ long sys_perf_mmap(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_munmap(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_poll(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_ppoll(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_select(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_pselect6(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_fork(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_vfork(struct guest_thread *t, const uint64_t a[6]);

@@ -25,6 +25,7 @@
  *   throttle P N  more overflows than the per-tick limit: THROTTLE
  *   freq F N      freq mode at F samples per simulated second: the last
  *                 sample's period
+ *   pollsel       poll and select readiness of a sampling fd (perf_poll)
  *   fork_inherit N  an inherited counter: the child's region counted by the
  *                 parent's event after the child exits
  *   exec_child PATH  enable_on_exec on a child that execs PATH
@@ -670,6 +671,37 @@ static void mode_freq(unsigned long long f, unsigned long n)
 	printf("freq_samples=%llu\nfreq_last_period=%llu\n", samples, last_period);
 }
 
+/* ---- poll and select ---- */
+
+#include <poll.h>
+#include <sys/select.h>
+
+static void mode_pollsel(void)
+{
+	int fd = open_sampler(1000, 8);
+	struct pollfd pf = { fd, POLLIN, 0 };
+	struct timeval tv = { 0, 0 };
+	fd_set rs;
+	int r0, r1, r2, s1;
+	int nomap = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 1, 0, 0);
+	struct pollfd pn = { nomap, POLLIN, 0 };
+
+	r0 = poll(&pf, 1, 0);                /* nothing written yet */
+	loop_region(fd, 10000);              /* 20 samples, wakeup_events 1 */
+	r1 = poll(&pf, 1, 0);
+	printf("poll_after=%d revents=%d\n", r1, pf.revents);
+	r2 = poll(&pf, 1, 0);                /* perf_poll consumed rb->poll */
+	loop_region(fd, 10000);
+	FD_ZERO(&rs);
+	FD_SET(fd, &rs);
+	s1 = select(fd + 1, &rs, NULL, NULL, &tv);
+	printf("poll_before=%d\npoll_again=%d\nselect_after=%d\nselect_set=%d\n", r0, r2, s1,
+	       FD_ISSET(fd, &rs) ? 1 : 0);
+	/* no ring buffer: perf_poll() answers EPOLLHUP */
+	poll(&pn, 1, 0);
+	printf("nomap_revents=%d\n", pn.revents);
+}
+
 /* ---- fork and exec ---- */
 
 #include <sys/wait.h>
@@ -788,6 +820,8 @@ int main(int argc, char **argv)
 		mode_throttle(a1, a2);
 	else if (!strcmp(argv[1], "freq"))
 		mode_freq(a1, a2);
+	else if (!strcmp(argv[1], "pollsel"))
+		mode_pollsel();
 	else if (!strcmp(argv[1], "fork_inherit"))
 		mode_fork_inherit(a1);
 	else if (!strcmp(argv[1], "exec_child") && argc > 2)
