@@ -925,6 +925,58 @@ static void test_perf_record_inherit(void **state)
 	}
 }
 
+/* perf record of a workload with two threads (inherit to threads,
+ * perf_event_init_task on clone): each thread's spin() holds 60 samples
+ * on its own tid, none land on the main thread, and the side band has a
+ * FORK and an EXIT per thread. */
+static void test_perf_record_threads(void **state)
+{
+	static const char *const script[] = { "script", "--show-task-events", "-F",
+					      "comm,pid,tid,ip,sym", NULL };
+	const char *prog = getenv("RUN_THREADS");
+	char data[] = "/tmp/pmusim-test-thr-XXXXXX", *save, *line;
+	int tids[2] = { 0, 0 }, count[2] = { 0, 0 }, forks = 0, exits = 0, pid = -1, other = 0;
+	static struct result r;
+
+	(void)state;
+	if (access(PERF, X_OK) || !prog)
+		skip();
+	record(prog, false, data);
+	perf_tool(&r, data, script);
+	unlink(data);
+	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char comm[32], sym[64];
+		unsigned long long ip;
+		int p, t, k;
+
+		if (strstr(line, "PERF_RECORD_FORK"))
+			forks++;
+		if (strstr(line, "PERF_RECORD_EXIT"))
+			exits++;
+		if (strstr(line, "PERF_RECORD") ||
+		    sscanf(line, " %31s %d/%d %llx %63s", comm, &p, &t, &ip, sym) != 5)
+			continue;
+		assert_string_equal(comm, "threads");
+		if (pid < 0)
+			pid = p;
+		assert_int_equal(p, pid);
+		if (strcmp(sym, "spin") != 0 || t == p) {
+			other++;
+			continue;
+		}
+		for (k = 0; k < 2 && tids[k] && tids[k] != t; k++)
+			;
+		assert_true(k < 2);
+		tids[k] = t;
+		count[k]++;
+	}
+	if (count[0] != 60 || count[1] != 60 || other || forks != 2 || exits != 3) {
+		dump(&r);
+		fail_msg("threads %d:%d %d:%d, %d other samples, %d forks, %d exits", tids[0],
+			 count[0], tids[1], count[1], other, forks, exits);
+	}
+}
+
 /* perf list: the model's sysfs events (Kernel PMU event) and, through
  * PERF_CPUID, perf's own JSON table of the modelled CPU */
 static void test_perf_list(void **state)
@@ -1065,6 +1117,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_perf_report),
 		cmocka_unit_test(test_perf_callchain),
 		cmocka_unit_test(test_perf_record_inherit),
+		cmocka_unit_test(test_perf_record_threads),
 	};
 	const char *group = argc > 1 ? argv[1] : "all";
 	bool all = strcmp(group, "all") == 0;
