@@ -498,15 +498,58 @@ static void kernel_work(struct pmu_vcpu *pv, unsigned insns, unsigned branches)
 	perf_cpu_account(pv->cpu, SIM_MODE_KERNEL, &d);
 }
 
+/*
+ * Syscalls that put the task to sleep: the task leaves its CPU (a voluntary
+ * context switch: context-switches counts, SWITCH records, its events
+ * stop) and comes back when the syscall returns. A documented, deterministic
+ * rule instead of the host's actual sleeping: sleeps, waits, pause,
+ * sigsuspend, sched_yield, FUTEX_WAIT(_BITSET), and poll/select/epoll
+ * waits with a timeout other than 0.
+ */
+static bool syscall_blocks(struct pmu_vcpu *pv)
+{
+	struct vcpu *c = pv->c;
+	uint64_t nr = vcpu_reg(c, UC_X86_REG_RAX);
+
+	switch (nr) {
+	case 35: case 230: case 34: case 130: case 61: case 247: case 24:
+		/* nanosleep clock_nanosleep pause rt_sigsuspend wait4 waitid sched_yield */
+		return true;
+	case 202: {  /* futex */
+		uint64_t op = vcpu_reg(c, UC_X86_REG_RSI) & 0x7f;
+
+		return op == 0 || op == 9;
+	}
+	case 7:      /* poll(fds, n, timeout) */
+		return (int)vcpu_reg(c, UC_X86_REG_RDX) != 0;
+	case 232: case 281:  /* epoll_wait, epoll_pwait(epfd, ev, n, timeout) */
+		return (int)vcpu_reg(c, UC_X86_REG_R10) != 0;
+	case 23: case 270: case 271: {  /* select, pselect6 (5th arg), ppoll (3rd) */
+		uint64_t tp = vcpu_reg(c, nr == 271 ? UC_X86_REG_RDX : UC_X86_REG_R8);
+		const uint64_t *p = (const uint64_t *)(uintptr_t)tp;
+
+		/* a NULL timeout waits; a zero one does not (only the
+		 * emulated program's own memory is read, as the syscall will) */
+		if (tp && (!pv->access_ok || !pv->access_ok(pv->access_arg, tp, 16)))
+			return false;     /* the syscall will fail with EFAULT */
+		return !tp || p[0] || p[1];
+	}
+	default:
+		return false;
+	}
+}
+
 void pmu_syscall_enter(struct pmu_vcpu *pv)
 {
-	bool had = pv->locked;
-
 	pmu_vcpu_acquire(pv);
 	flush(pv);
 	kernel_work(pv, PMU_SYSCALL_ENTRY_INSNS, PMU_SYSCALL_ENTRY_BRANCHES);
 	pv->prev = NULL;            /* SYSCALL ends the block; no branch to resolve */
-	(void)had;
+	if (pv->task && syscall_blocks(pv)) {
+		/* schedule(): off the CPU until the syscall returns (acquire) */
+		pv->task->runnable = false;
+		perf_cpu_switch_to(pv->cpu, NULL);
+	}
 	pmu_vcpu_release(pv);
 }
 

@@ -25,6 +25,7 @@
  *   throttle P N  more overflows than the per-tick limit: THROTTLE
  *   freq F N      freq mode at F samples per simulated second: the last
  *                 sample's period
+ *   switches M    context switches over M nanosleeps (software event)
  *   pollsel       poll and select readiness of a sampling fd (perf_poll)
  *   fork_inherit N  an inherited counter: the child's region counted by the
  *                 parent's event after the child exits
@@ -41,6 +42,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static int peo(struct perf_event_attr *a, int group)
@@ -671,6 +673,32 @@ static void mode_freq(unsigned long long f, unsigned long n)
 	printf("freq_samples=%llu\nfreq_last_period=%llu\n", samples, last_period);
 }
 
+/* ---- software events ---- */
+
+static void mode_switches(unsigned long m)
+{
+	struct perf_event_attr a;
+	struct timespec ts = { 0, 1000 };
+	unsigned long long cs = 0, tc = 0;
+	int fd, fc;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a.disabled = 1;
+	fd = peo(&a, -1);
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	fc = peo(&a, fd);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	for (unsigned long i = 0; i < m; i++)
+		nanosleep(&ts, NULL);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	if (read(fd, &cs, sizeof(cs)) != sizeof(cs) || read(fc, &tc, sizeof(tc)) != sizeof(tc))
+		printf("read=failed\n");
+	printf("context_switches=%llu\ntask_clock_positive=%d\n", cs, tc > 0);
+}
+
 /* ---- poll and select ---- */
 
 #include <poll.h>
@@ -820,6 +848,8 @@ int main(int argc, char **argv)
 		mode_throttle(a1, a2);
 	else if (!strcmp(argv[1], "freq"))
 		mode_freq(a1, a2);
+	else if (!strcmp(argv[1], "switches"))
+		mode_switches(a1);
 	else if (!strcmp(argv[1], "pollsel"))
 		mode_pollsel();
 	else if (!strcmp(argv[1], "fork_inherit"))
