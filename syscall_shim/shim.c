@@ -170,6 +170,16 @@ static bool task_monitored(pid_t tid)
 	return false;
 }
 
+/* Whether pid holds CPU-wide core events: its children's programs run on
+ * the simulated CPUs (perf stat -a / perf record -a -- WORKLOAD). */
+static bool owns_cpu_wide(pid_t pid)
+{
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++)
+		if (sess->files[h].ino && sess->files[h].target == 0 && sess->files[h].owner == pid)
+			return true;
+	return false;
+}
+
 /* ---- perf_event_open ---- */
 
 static bool core_type(uint32_t type)
@@ -580,7 +590,9 @@ static long sys_execve(long *a)
 	char *nenv[MAX_ENV], preload[PATH_MAX * 2];
 	char **envp = sticky_env((char **)a[2], nenv, preload, sizeof(preload));
 
-	if (core && sess->exe[0] && task_monitored(tid)) {
+	/* a task with events runs emulated, to be counted; so does a child of
+	 * a process counting the simulated CPUs system-wide */
+	if (core && sess->exe[0] && (task_monitored(tid) || owns_cpu_wide(getppid()))) {
 		char fdbuf[16], real[PATH_MAX];
 		struct stat st;
 
@@ -620,7 +632,7 @@ static long sys_execve(long *a)
 			for (int i = 1; i < argc; i++)
 				nargv[n++] = argv[i];
 			nargv[n] = NULL;
-			shim_log("execve(%s): monitored task %d runs emulated (took %d write ends)",
+			shim_log("execve(%s): task %d runs emulated (took %d write ends)",
 				 path, (int)tid, adopted);
 			long r = TSYS3(SYS_execve, sess->exe, nargv, envp);
 

@@ -405,6 +405,42 @@ static void test_perf_stat_inherit(void **state)
 	assert_int_equal(seen, 2);
 }
 
+/* `perf stat -a -- loop`: system-wide events on the simulated CPUs; the
+ * workload, a child of the process counting them, runs emulated there and
+ * the CPU events count it exactly. */
+static void test_perf_stat_system_wide(void **state)
+{
+	const char *loop = getenv("RUN_LOOP");
+	char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+			 (char *)"stat", (char *)"-x,", (char *)"-a", (char *)"-e",
+			 (char *)"instructions:u,branches:u", (char *)"--", (char *)loop, NULL };
+	static const unsigned long long want[] = { 2000004, 1000000 };
+	static struct result r;
+	char *save, *line;
+	int seen = 0;
+
+	(void)state;
+	if (access(PERF, X_OK) || !loop)
+		skip();
+	run(argv, 60, &r);
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status)) {
+		dump(&r);
+		fail_msg("perf stat -a");
+	}
+	for (line = strtok_r(r.err, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[16];
+
+		if (csv_fields(line, f, 16) < 5 || seen >= 2)
+			continue;
+		if (strtoull(f[0], NULL, 10) != want[seen]) {
+			dump(&r);
+			fail_msg("%s: %s, by arithmetic %llu", f[2], f[0], want[seen]);
+		}
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+}
+
 /* `perf stat -e instructions:u,branches:u -- loop`: exact counts of a
  * workload that runs emulated in perf's forked child (loop.S: 2N+4
  * instructions, N branches, N = 1000000). Needs the emulator's join of the
@@ -1103,6 +1139,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_perf_stat_sw),
 		cmocka_unit_test(test_perf_stat_exact),
 		cmocka_unit_test(test_perf_stat_inherit),
+		cmocka_unit_test(test_perf_stat_system_wide),
 		cmocka_unit_test(test_perf_mux),
 	};
 	const struct CMUnitTest raw_tests[] = {
