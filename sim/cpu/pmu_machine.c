@@ -270,7 +270,7 @@ static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *e
 		extra->v[SIM_SRC_BRANCH_MISSES]++;
 		extra->v[SIM_SRC_CYCLES] += PMU_MISPREDICT_CYCLES;
 	}
-	if (taken)
+	if (taken && pv->want_lbr)
 		lbr_record(pv, from, addr, miss, type);
 }
 
@@ -326,9 +326,13 @@ static void compute_limits(struct pmu_vcpu *pv)
 	pv->lim[n++].left = cpu->next_timer_cycles > cpu->cycles ?
 			    cpu->next_timer_cycles - cpu->cycles : 0;
 	pv->no_batch = false;
+	pv->want_lbr = false;
 	for (unsigned s = 0; s < cpu->nr_slots; s++) {
 		const struct perf_count_slot *sl = &cpu->slots[s];
 		s64 left;
+
+		if (sl->event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+			pv->want_lbr = true;
 
 		if (!sl->sampling || !sl->mode_mask[SIM_MODE_USER])
 			continue;

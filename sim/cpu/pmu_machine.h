@@ -49,48 +49,48 @@ struct perf_sample_data;
 struct pmu_lbr_entry { uint64_t from, to; uint8_t mispred, type; };
 
 struct pmu_vcpu {
-	struct vcpu *c;
+	/* --- hot: touched by every block (kept together) --- */
+	bool locked;                 /* this thread holds the core lock */
+	bool acc_dirty, lim_valid, no_batch;
+	bool want_lbr;               /* a scheduled event samples BRANCH_STACK */
+	unsigned nlim;
+	uint64_t blocks;             /* blocks seen (yield check every 64) */
 	struct perf_core *core;
+	const struct bdesc *prev;    /* last block entered (branch resolution) */
+	const struct bdesc *cur;     /* block being executed (accounted at entry) */
+	uint64_t skip_addr;          /* RDPMC resume: block starting here ... */
+	unsigned skip_n;             /* ... had its first skip_n insns accounted */
+	uint64_t acc_ip;
+	struct { uint32_t src; uint64_t left; } lim[PMU_MAX_LIMITS];
+	/* the batch (see flush() in pmu_machine.c) and the previous branch's
+	 * resolution: only the sources pmu_machine.c fills are ever written */
+	struct sim_delta acc, extra;
+	uint64_t ras[16];            /* return address stack */
+	unsigned ras_top;
+
+	/* --- the rest --- */
+	struct vcpu *c;
 	struct perf_cpu *cpu;
 	struct perf_task *task;
 	struct bd_cache *bc;
-	bool locked;                 /* this thread holds the core lock */
-
-	const struct bdesc *prev;    /* last block entered (branch resolution) */
-	const struct bdesc *cur;     /* block being executed (accounted at entry) */
 	uint64_t sample_ip;          /* IP of the instruction an overflow is at */
-	uint64_t skip_addr;          /* RDPMC resume: block starting here ... */
-	unsigned skip_n;             /* ... had its first skip_n insns accounted */
 	uint64_t ref_rem, bus_rem;   /* remainders of the derived clocks */
 	uint64_t freq_hz, tsc_hz;    /* the model's core and TSC clocks */
+	struct sim_delta d;          /* a report being built (split blocks) */
 	const struct bdesc *front[PMU_FRONT_CACHE]; /* decode lookup, direct mapped */
-
 	uint8_t bimodal[4096];       /* 2-bit counters, by branch address [11:0] */
 	uint64_t btb[1024];          /* last target of indirect branches */
-	uint64_t ras[16];            /* return address stack */
-	unsigned ras_top;
 	struct pmu_lbr_entry lbr[PMU_LBR_DEPTH];
 	unsigned lbr_pos, lbr_nr;
-	bool last_mispred;
 
 	/* the machine layer's memory check for callchains and stacks */
 	bool (*access_ok)(void *arg, uint64_t addr, uint64_t len);
 	void *access_arg;
 	void *owner;                 /* the guest thread */
 
-	/* the per-block report and the previous branch's resolution: only the
-	 * sources pmu_machine.c fills are ever written, the rest stay 0 */
-	struct sim_delta d, extra;
-	/* the batch (see flush() in pmu_machine.c) */
-	struct sim_delta acc;
-	uint64_t acc_ip;
-	bool acc_dirty, lim_valid, no_batch;
-	unsigned nlim;
-	struct { uint32_t src; uint64_t left; } lim[PMU_MAX_LIMITS];
 	uint64_t cc[256];            /* callchain of the sample being written */
 	struct perf_branch_entry br[PMU_LBR_DEPTH];
 	uint64_t h_invalid;          /* RDPMC hook */
-	uint64_t blocks;             /* statistics */
 };
 
 struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned cpu,
