@@ -1041,6 +1041,27 @@ int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 
 /* ---- fork and exit: references of inherited perf fds ---- */
 
+/* After exec: the perf fds this image inherited (not CLOEXEC) join the
+ * cache, so a fork takes their references. One zero-timeout ppoll over
+ * the range tells which fds are open (POLLNVAL: not), then only those are
+ * looked at. */
+static void scan_inherited_fds(void)
+{
+	static struct pollfd pfd[SHIM_FD_END - SHIM_FD_BASE];
+	struct timespec zero = { 0, 0 };
+
+	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
+		pfd[i].fd = (int)(SHIM_FD_BASE + i);
+		pfd[i].events = 0;
+		pfd[i].revents = 0;
+	}
+	if (TSYS6(SYS_ppoll, pfd, SHIM_FD_END - SHIM_FD_BASE, &zero, NULL, 8, 0) < 0)
+		return;
+	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++)
+		if (!(pfd[i].revents & POLLNVAL))
+			fd_handle(SHIM_FD_BASE + i);    /* fills fd_cache */
+}
+
 static void atfork_child(void)
 {
 	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
@@ -1141,6 +1162,7 @@ static void __attribute__((constructor)) shim_init(void)
 		} else {
 			sess = shim_session_get();
 			model = perf_core_model(core);
+			scan_inherited_fds();
 			pthread_atfork(NULL, NULL, atfork_child);
 		}
 	}

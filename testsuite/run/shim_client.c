@@ -433,10 +433,28 @@ static void mode_exec(void)
 static int mode_exec_after(int fd, int gone)
 {
 	uint64_t v;
+	/* before this image touches the fd: a child closing its copy must
+	 * leave ours (the fork took a reference: the fd was found at start) */
+	pid_t c0 = fork();
+	int st0;
 
+	if (c0 == 0)
+		_exit(close(fd) == 0 ? 0 : 1);
+	CHECK(waitpid(c0, &st0, 0) == c0 && WIFEXITED(st0) && WEXITSTATUS(st0) == 0,
+	      "first child close");
 	CHECK(read(fd, &v, 8) == 8, "read of the inherited perf fd: %d", errno);
 	CHECK(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0, "ioctl of the inherited perf fd");
 	CHECK(read(gone, &v, 8) == -1 && errno == EBADF, "the CLOEXEC fd is closed: %d", errno);
+	/* the inherited file's references: a child closing its copy leaves
+	 * ours (dup_fd at fork, although this image never used the fd before) */
+	pid_t c = fork();
+
+	if (c == 0)
+		_exit(close(fd) == 0 ? 0 : 1);
+	int st;
+
+	CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child close");
+	CHECK(read(fd, &v, 8) == 8, "read after the child's close: %d", errno);
 	if (!failures)
 		printf("ok exec\n");
 	return failures;
