@@ -145,10 +145,10 @@ static const struct arith_row arith_rows[] = {
 	  "counted", 401000 },
 	{ __LINE__, "perf_log_throttle(): one THROTTLE", "throttle 1000 1000000", "throttle", 1 },
 	{ __LINE__, "no tick within 2M cycles: no UNTHROTTLE", "throttle 1000 1000000", "unthrottle", 0 },
-	{ __LINE__, "perf_event_task_tick() at 4 ms unthrottles: two windows of 401", "throttle 1000 10000000",
+	{ __LINE__, "perf_event_task_tick() at 4 ms unthrottles: two windows of 401", "throttle 1000 7000000",
 	  "samples", 802 },
-	{ __LINE__, "two THROTTLE", "throttle 1000 10000000", "throttle", 2 },
-	{ __LINE__, "one UNTHROTTLE", "throttle 1000 10000000", "unthrottle", 1 },
+	{ __LINE__, "two THROTTLE", "throttle 1000 7000000", "throttle", 2 },
+	{ __LINE__, "one UNTHROTTLE", "throttle 1000 7000000", "unthrottle", 1 },
 	{ __LINE__, "perf_event_task_sched_out(): one voluntary switch per nanosleep", "switches 5",
 	  "context_switches", 5 },
 	{ __LINE__, "task-clock counts simulated time on the CPU", "switches 5", "task_clock_positive", 1 },
@@ -314,9 +314,10 @@ static void test_determinism(void **state)
 
 static void test_mux(void **state)
 {
-	const unsigned long long n = 30000000;  /* 60M cycles: 20 ms at 3 GHz */
-	char *o = guest("counting", "mux 30000000");
+	const unsigned long long n = 15000000;  /* 30M cycles: 10 ms at 3 GHz */
+	char *o = guest("counting", "mux 15000000");
 	unsigned long long c[7], en[7], run_[7], sum_run = 0;
+	int muxed = 0;
 
 	(void)state;
 	for (int i = 0; i < 7; i++) {
@@ -329,15 +330,18 @@ static void test_mux(void **state)
 		assert_int_equal(sscanf(p + strlen(key), "%llu %llu %llu", &c[i], &en[i], &run_[i]), 3);
 	}
 	for (int i = 0; i < 6; i++) {
-		/* every event enabled over the whole loop (20 ms) plus syscalls */
-		assert_true(en[i] >= 20000000 && en[i] < 20010000);
-		assert_true(run_[i] < en[i]);
+		/* every event enabled over the whole loop (10 ms) plus syscalls */
+		assert_true(en[i] >= 10000000 && en[i] < 10010000);
+		assert_true(run_[i] <= en[i]);
+		muxed += run_[i] < en[i];
 		sum_run += run_[i];
 	}
-	/* 4 counters busy all the time: over the loop (20 ms), and at most
+	/* 6 events on 4 counters: at least 2 were waiting at some time */
+	assert_true(muxed >= 2);
+	/* 4 counters busy all the time: over the loop (10 ms), and at most
 	 * over the span from the first ENABLE to the last DISABLE (the six
 	 * ioctls take under 2 us each) */
-	assert_true(sum_run >= 4 * 20000000ull && sum_run <= 4 * (en[0] + 6 * 2000));
+	assert_true(sum_run >= 4 * 10000000ull && sum_run <= 4 * (en[0] + 6 * 2000));
 	/* the two branch events: scaled counts within one mux interval's
 	 * worth (4 ms = 6M branches at 2 cycles/iteration) of N */
 	for (int i = 0; i < 6; i += 5) {
@@ -398,9 +402,9 @@ static void test_papi(void **state)
 	free(o);
 	/* PAPI_overflow: sample_period, O_ASYNC + F_SETSIG, IOC_REFRESH(1) per
 	 * signal: one handler call per threshold instructions */
-	o = guest("papi_overflow", "100000 10000000");
+	o = guest("papi_overflow", "100000 5000000");
 	assert_int_equal(val(o, "papi_overflows"), val(o, "papi_expected"));
-	assert_int_equal(val(o, "papi_expected"), 200);
+	assert_int_equal(val(o, "papi_expected"), 100);
 	free(o);
 }
 
