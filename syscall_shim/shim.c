@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <time.h>
 #include <sys/ioctl.h>
+#include <sys/select.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/prctl.h>
@@ -704,39 +705,13 @@ static void drain(int fd)
  * wait itself is the host's ppoll on the pipes, under the mask of the
  * interrupted context (or ppoll's own), so signals end it with EINTR.
  */
-static long sys_poll(long nr, long *a)
+/* The loop of sys_poll over fds (hs[i]: the handle of fds[i], or -1):
+ * returns the count, or -errno. timeout in ns, -1: none. */
+static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t timeout,
+		     const sigset_t *mask)
 {
-	struct pollfd *fds = (struct pollfd *)a[0];
-	unsigned long n = (unsigned long)a[1];
-	const sigset_t *mask = NULL;
-	int64_t timeout = -1, deadline = 0;
-	int hs[POLL_MAX];
-	bool any = false;
+	int64_t deadline = timeout > 0 ? mono_ns() + timeout : 0;
 
-	if (!fds || n > POLL_MAX)
-		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-	for (unsigned long i = 0; i < n; i++) {
-		hs[i] = fds[i].fd >= 0 ? fd_handle(fds[i].fd) : -1;
-		any |= hs[i] >= 0;
-	}
-	if (!any)
-		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-	if (nr == SYS_poll) {
-		if ((int)a[2] >= 0)
-			timeout = (int64_t)(int)a[2] * 1000000;
-		mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
-	} else {
-		const struct timespec *ts = (const struct timespec *)a[2];
-
-		if (ts) {
-			if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
-				return -EINVAL;
-			timeout = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
-		}
-		mask = a[3] ? (const sigset_t *)a[3] : cur_uc ? &cur_uc->uc_sigmask : NULL;
-	}
-	if (timeout > 0)
-		deadline = mono_ns() + timeout;
 	for (;;) {
 		struct timespec zero = { 0, 0 }, rem, *tsp = NULL;
 		int count = 0;
@@ -774,6 +749,169 @@ static long sys_poll(long nr, long *a)
 		if (r < 0)
 			return r;       /* EINTR: a signal came */
 	}
+}
+
+static long sys_poll(long nr, long *a)
+{
+	struct pollfd *fds = (struct pollfd *)a[0];
+	unsigned long n = (unsigned long)a[1];
+	const sigset_t *mask = NULL;
+	int64_t timeout = -1;
+	int hs[POLL_MAX];
+	bool any = false;
+
+	if (!fds || n > POLL_MAX)
+		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	for (unsigned long i = 0; i < n; i++) {
+		hs[i] = fds[i].fd >= 0 ? fd_handle(fds[i].fd) : -1;
+		any |= hs[i] >= 0;
+	}
+	if (!any)
+		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (nr == SYS_poll) {
+		if ((int)a[2] >= 0)
+			timeout = (int64_t)(int)a[2] * 1000000;
+		mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
+	} else {
+		const struct timespec *ts = (const struct timespec *)a[2];
+
+		if (ts) {
+			if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+				return -EINVAL;
+			timeout = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+		}
+		mask = a[3] ? (const sigset_t *)a[3] : cur_uc ? &cur_uc->uc_sigmask : NULL;
+	}
+	return poll_fds(fds, n, hs, timeout, mask);
+}
+
+/*
+ * select/pselect6 over a set with perf fds: the same as poll (do_select()
+ * reads each file's poll mask: readable on POLLIN_SET = IN|RDNORM|RDBAND|
+ * HUP|ERR, writable on POLLOUT_SET, exceptional on POLLEX_SET = PRI); an
+ * fd that is not open is EBADF. select updates its timeval with the time
+ * left (poll_select_finish), pselect6 its timespec.
+ */
+#define LONG_BITS (8 * sizeof(unsigned long))
+#define BITS_BYTES(n) ((((size_t)(n) + LONG_BITS - 1) / LONG_BITS) * sizeof(unsigned long))
+
+static bool bit_isset(const unsigned long *set, int fd)
+{
+	return set[(unsigned)fd / LONG_BITS] >> ((unsigned)fd % LONG_BITS) & 1;
+}
+
+static void bit_set(unsigned long *set, int fd)
+{
+	set[(unsigned)fd / LONG_BITS] |= 1ul << ((unsigned)fd % LONG_BITS);
+}
+
+static long sys_select(long nr, long *a)
+{
+	static __thread struct pollfd fds[SHIM_FD_END];
+	static __thread int hs[SHIM_FD_END];
+	int nfds = (int)a[0];
+	unsigned long *rs = (unsigned long *)a[1], *ws = (unsigned long *)a[2],
+		      *es = (unsigned long *)a[3];
+	const sigset_t *mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
+	int64_t timeout = -1, start = mono_ns();
+	unsigned long n = 0;
+	bool any = false;
+	long r;
+
+	if (nfds < 0)
+		return -EINVAL;
+	if (nfds > SHIM_FD_END)
+		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	for (int fd = SHIM_FD_BASE; fd < nfds && !any; fd++)
+		if ((rs && bit_isset(rs, fd)) || (ws && bit_isset(ws, fd)) || (es && bit_isset(es, fd)))
+			any = fd_handle(fd) >= 0;
+	if (!any)
+		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (nr == SYS_select) {
+		const struct timeval *tv = (const struct timeval *)a[4];
+
+		if (tv) {
+			if (tv->tv_sec < 0 || tv->tv_usec < 0)
+				return -EINVAL;
+			timeout = (int64_t)tv->tv_sec * 1000000000 + (int64_t)tv->tv_usec * 1000;
+		}
+	} else {
+		const struct timespec *ts = (const struct timespec *)a[4];
+		const struct { const sigset_t *ss; size_t len; } *sm = (const void *)a[5];
+
+		if (ts) {
+			if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+				return -EINVAL;
+			timeout = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+		}
+		if (sm && sm->ss)
+			mask = sm->ss;
+	}
+	for (int fd = 0; fd < nfds; fd++) {
+		short ev = 0;
+
+		if (rs && bit_isset(rs, fd))
+			ev |= POLLIN | POLLRDNORM | POLLRDBAND;
+		if (ws && bit_isset(ws, fd))
+			ev |= POLLOUT | POLLWRNORM | POLLWRBAND;
+		if (es && bit_isset(es, fd))
+			ev |= POLLPRI;
+		if (!ev)
+			continue;
+		fds[n].fd = fd;
+		fds[n].events = ev;
+		fds[n].revents = 0;
+		hs[n] = fd_handle(fd);
+		n++;
+	}
+	r = poll_fds(fds, n, hs, timeout, mask);
+	if (r < 0)
+		return r;
+	for (unsigned long i = 0; i < n; i++)
+		if (fds[i].revents & POLLNVAL)
+			return -EBADF;
+	r = 0;
+	/* the user's bitmaps are nfds bits long (core_sys_select) */
+	if (rs)
+		memset(rs, 0, BITS_BYTES(nfds));
+	if (ws)
+		memset(ws, 0, BITS_BYTES(nfds));
+	if (es)
+		memset(es, 0, BITS_BYTES(nfds));
+	for (unsigned long i = 0; i < n; i++) {
+		short ev = fds[i].revents, want = fds[i].events;
+
+		if ((want & POLLIN) && (ev & (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR))) {
+			bit_set(rs, fds[i].fd);
+			r++;
+		}
+		if ((want & POLLOUT) && (ev & (POLLOUT | POLLWRNORM | POLLWRBAND | POLLERR))) {
+			bit_set(ws, fds[i].fd);
+			r++;
+		}
+		if ((want & POLLPRI) && (ev & POLLPRI)) {
+			bit_set(es, fds[i].fd);
+			r++;
+		}
+	}
+	if (timeout > 0) {
+		int64_t left = timeout - (mono_ns() - start);
+
+		if (left < 0)
+			left = 0;
+		if (nr == SYS_select) {
+			struct timeval *tv = (struct timeval *)a[4];
+
+			tv->tv_sec = left / 1000000000;
+			tv->tv_usec = left % 1000000000 / 1000;
+		} else {
+			struct timespec *ts = (struct timespec *)a[4];
+
+			ts->tv_sec = left / 1000000000;
+			ts->tv_nsec = left % 1000000000;
+		}
+	}
+	return r;
 }
 
 /* A syscall on a file that is not a perf file (in the range by chance):
@@ -827,6 +965,9 @@ static long dispatch(long nr, long *a)
 	case SYS_poll:
 	case SYS_ppoll:
 		return sys_poll(nr, a);
+	case SYS_select:
+	case SYS_pselect6:
+		return sys_select(nr, a);
 	case SYS_perf_event_open:
 		return sys_perf_event_open(a);
 	case SYS_prctl: {

@@ -117,7 +117,7 @@ static void trap_rule(struct prog *p, int sysno)
 	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
 }
 
-/* The poll filter: traps poll and ppoll, nothing else. A process adds it
+/* The poll filter: traps poll, ppoll, select and pselect6, nothing else. A process adds it
  * to itself when it first holds a perf fd (shim.c), so perf_poll's
  * semantics reach poll() without costing processes that hold none. */
 bool tramp_poll_filter_present(void)
@@ -182,6 +182,8 @@ int tramp_poll_filter_install(void)
 	probe_rule(&p, SHIM_PROBE_FD + 1, SHIM_PROBE_ERRNO + 1);
 	trap_rule(&p, SYS_poll);
 	trap_rule(&p, SYS_ppoll);
+	trap_rule(&p, SYS_select);
+	trap_rule(&p, SYS_pselect6);
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	if (p.n > MAX_INSNS)
 		return -E2BIG;

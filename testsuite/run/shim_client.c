@@ -6,7 +6,7 @@
  * the exit status is the number of failures.
  *
  * Modes: read, ioctl, fdops, passthrough, mmap, pollhup, inherit, range,
- * threads, exec,
+ * threads, exec, select,
  * bench-read (timed trapped reads), bench-bare (a bare SIGSYS round trip,
  * run outside pmusim).
  */
@@ -34,6 +34,14 @@
 #include <sys/wait.h>
 
 static int failures;
+
+/* select() bitmaps that reach the perf fd range (glibc's fd_set stops at
+ * 1024): the kernel takes nfds bits of unsigned longs */
+#define SHIM_SET_LONGS (2048 / (8 * sizeof(unsigned long)))
+#define SET_BIT(set, fd) ((set)[(fd) / (8 * sizeof(unsigned long))] |= \
+			  1ul << ((fd) % (8 * sizeof(unsigned long))))
+#define IS_BIT(set, fd) (((set)[(fd) / (8 * sizeof(unsigned long))] >> \
+			  ((fd) % (8 * sizeof(unsigned long)))) & 1)
 
 #define CHECK(cond, ...) do { \
 	if (!(cond)) { \
@@ -324,6 +332,46 @@ static void mode_pollhup(void)
 		printf("ok pollhup\n");
 }
 
+/* do_select(): a perf fd is readable when perf_poll's mask meets
+ * POLLIN_SET (EPOLLHUP included): at once without a ring, not while a
+ * ring is empty and its task lives; other fds answer as the host's. */
+static void mode_select(void)
+{
+	struct perf_event_attr a;
+	struct timeval tv;
+	unsigned long rs[SHIM_SET_LONGS];
+	int hup, ring, p[2], nfds;
+
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS, 0);
+	hup = peo(&a, 0, -1, -1, 0);
+	a.sample_period = 100000;
+	ring = peo(&a, 0, -1, -1, 0);
+	CHECK(is_perf_fd(hup) && is_perf_fd(ring), "fds %d %d", hup, ring);
+	CHECK(mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ring, 0) != MAP_FAILED,
+	      "mmap");
+	CHECK(pipe(p) == 0 && write(p[1], "x", 1) == 1, "pipe");
+	nfds = (hup > ring ? hup : ring) + 1;
+	memset(rs, 0, sizeof(rs));
+	SET_BIT(rs, hup);
+	SET_BIT(rs, ring);
+	SET_BIT(rs, p[0]);
+	tv.tv_sec = 5;
+	tv.tv_usec = 0;
+	CHECK(syscall(SYS_select, nfds, rs, NULL, NULL, &tv) == 2, "select: %d", errno);
+	CHECK(IS_BIT(rs, hup) && !IS_BIT(rs, ring) && IS_BIT(rs, p[0]), "readable set");
+	memset(rs, 0, sizeof(rs));
+	SET_BIT(rs, ring);
+	tv.tv_sec = 0;
+	tv.tv_usec = 50000;
+	CHECK(syscall(SYS_select, nfds, rs, NULL, NULL, &tv) == 0 && !IS_BIT(rs, ring) &&
+	      tv.tv_sec == 0 && tv.tv_usec < 50000, "timed select: %ld.%06ld", (long)tv.tv_sec,
+	      (long)tv.tv_usec);
+	close(hup);
+	close(ring);
+	if (!failures)
+		printf("ok select\n");
+}
+
 /* fork shares the file (dup_fd): the child closing it keeps the parent's */
 static void mode_inherit(void)
 {
@@ -556,7 +604,7 @@ int main(int argc, char **argv)
 		{ "read", mode_read }, { "ioctl", mode_ioctl }, { "fdops", mode_fdops },
 		{ "passthrough", mode_passthrough }, { "mmap", mode_mmap },
 		{ "pollhup", mode_pollhup }, { "inherit", mode_inherit }, { "range", mode_range },
-		{ "threads", mode_threads }, { "exec", mode_exec },
+		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },
 	};
 

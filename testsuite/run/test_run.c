@@ -290,6 +290,7 @@ static const struct {
 	{ __LINE__, "pollhup", "perf_poll(): EPOLLHUP without a ring; is_event_hup() after the task exits" },
 	{ __LINE__, "threads", "find_lively_task_by_vpid(0): each thread its own task" },
 	{ __LINE__, "exec", "do_close_on_exec(): CLOEXEC perf fds go, others stay" },
+	{ __LINE__, "select", "do_select() over perf_poll(): POLLIN_SET, timeval left" },
 };
 
 static void test_client(void **state)
