@@ -342,6 +342,28 @@ static void test_mux(void **state)
 	 * over the span from the first ENABLE to the last DISABLE (the six
 	 * ioctls take under 2 us each) */
 	assert_true(sum_run >= 4 * 10000000ull && sum_run <= 4 * (en[0] + 6 * 2000));
+	/*
+	 * The schedule worked by hand (perf_rotate_context, merge_sched_in:
+	 * after the first group that does not fit, no later hardware group is
+	 * tried). The loop lasts 30M cycles = 10 ms at 3 GHz; the mux interval
+	 * of the model is 4 ms, the flexible list is ev0..ev5 then ev6 (the
+	 * fixed instructions counter, opened last):
+	 *   [0, 4) ms   ev0 ev1 ev2 ev3 on the 4 GP counters; ev4 does not
+	 *               fit, so ev5 and ev6 are not tried
+	 *   [4, 8) ms   rotated: ev1 ev2 ev3 ev4; ev5 fails, ev6 and ev0 wait
+	 *   [8, 10] ms  rotated: ev2 ev3 ev4 ev5, and ev6 fits on the fixed
+	 *               counter; ev0 and ev1 fail
+	 * Running: ev0 4, ev1 8, ev2 10, ev3 10, ev4 6, ev5 2, ev6 2 ms; the
+	 * ioctls around the loop move the edges by microseconds.
+	 */
+	{
+		static const unsigned long long want_ms[7] = { 4, 8, 10, 10, 6, 2, 2 };
+
+		for (int i = 0; i < 7; i++)
+			if (run_[i] + 20000 < want_ms[i] * 1000000 || run_[i] > want_ms[i] * 1000000 + 20000)
+				fail_msg("ev%d ran %llu ns, the hand schedule says %llu ms", i, run_[i],
+					 want_ms[i]);
+	}
 	/* the two branch events: scaled counts within one mux interval's
 	 * worth (4 ms = 6M branches at 2 cycles/iteration) of N */
 	for (int i = 0; i < 6; i += 5) {
