@@ -25,6 +25,7 @@
  *   throttle P N  more overflows than the per-tick limit: THROTTLE
  *   freq F N      freq mode at F samples per simulated second: the last
  *                 sample's period
+ *   efault        bad guest pointers to the perf syscalls: EFAULT
  *   switches M    context switches over M nanosleeps (software event)
  *   pollsel       poll and select readiness of a sampling fd (perf_poll)
  *   fork_inherit N  an inherited counter: the child's region counted by the
@@ -673,6 +674,34 @@ static void mode_freq(unsigned long long f, unsigned long n)
 	printf("freq_samples=%llu\nfreq_last_period=%llu\n", samples, last_period);
 }
 
+/* ---- bad pointers ---- */
+
+#include <errno.h>
+
+static void mode_efault(void)
+{
+	struct perf_event_attr a;
+	int fd, r;
+
+	errno = 0;
+	r = (int)syscall(SYS_perf_event_open, (void *)16, 0, -1, -1, 0);
+	printf("open_bad_attr=%d\n", r < 0 ? errno : 0);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	fd = peo(&a, -1);
+	errno = 0;
+	r = (int)syscall(SYS_read, fd, (void *)16, 8);
+	printf("read_bad_buf=%d\n", r < 0 ? errno : 0);
+	errno = 0;
+	r = ioctl(fd, PERF_EVENT_IOC_ID, (void *)16);
+	printf("ioctl_id_bad=%d\n", r < 0 ? errno : 0);
+	errno = 0;
+	r = (int)syscall(SYS_perf_event_open, &a, 0, -1, 0, 0);   /* group fd 0: not perf */
+	printf("open_bad_group=%d\n", r < 0 ? errno : 0);
+}
+
 /* ---- software events ---- */
 
 static void mode_switches(unsigned long m)
@@ -848,6 +877,8 @@ int main(int argc, char **argv)
 		mode_throttle(a1, a2);
 	else if (!strcmp(argv[1], "freq"))
 		mode_freq(a1, a2);
+	else if (!strcmp(argv[1], "efault"))
+		mode_efault();
 	else if (!strcmp(argv[1], "switches"))
 		mode_switches(a1);
 	else if (!strcmp(argv[1], "pollsel"))
