@@ -336,6 +336,7 @@ void perf_event_read_times(struct perf_event *event, u64 *enabled, u64 *running)
 u64 perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running);
 void perf_event_read_group_times(struct perf_event *leader);
 void perf_cpu_sync_time(struct perf_cpu *cpu);
+void perf_core_catch_up(struct perf_core *core, struct perf_cpu *also);
 void perf_cpu_update_next_timer(struct perf_cpu *cpu);
 u64 perf_event_count(const struct perf_event *event);
 /* The counter register's value now (what RDPMC reads), for ACTIVE events. */

@@ -146,6 +146,32 @@ void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode, const struct sim
 }
 
 /*
+ * The session's clock is its busiest CPU's: a CPU that runs nothing keeps
+ * time with it, as an idle CPU's clock runs on in a real machine. Brings
+ * every CPU that is behind and idle (or, when `also` is given, that CPU
+ * too, about to run a task) up to it, running the timers that fall due.
+ * Time never goes back for a task that moves to another CPU.
+ */
+void perf_core_catch_up(struct perf_core *core, struct perf_cpu *also)
+{
+	u64 now = 0;
+	unsigned i;
+
+	for (i = 0; i < core->nr_cpus; i++)
+		if (core->cpus[i].cycles > now)
+			now = core->cpus[i].cycles;
+	for (i = 0; i < core->nr_cpus; i++) {
+		struct perf_cpu *cpu = &core->cpus[i];
+
+		if (cpu->cycles >= now || (cpu->task && cpu != also))
+			continue;
+		cpu->cycles = now;
+		if (cpu->cycles >= cpu->next_timer_cycles)
+			perf_cpu_timers(cpu);
+	}
+}
+
+/*
  * perf_event_read() for one event: settle its context's time if the
  * context runs, and the event's times. Counts are always current (the
  * hot path adds directly).

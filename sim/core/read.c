@@ -113,6 +113,7 @@ ssize_t perf_sys_read(struct perf_core *core, int handle, void *buf, size_t coun
 
 	if (!event)
 		return -EBADF;
+	perf_core_catch_up(core, NULL); /* idle CPUs' clocks run on */
 	/* end-of-file for a pinned event that could not be scheduled */
 	if (event->state == PERF_EVENT_STATE_ERROR)
 		return 0;

@@ -565,6 +565,8 @@ void perf_cpu_switch_to(struct perf_cpu *cpu, struct perf_task *next)
 
 	if (prev == next)
 		return;
+	if (next)
+		perf_core_catch_up(cpu->core, cpu); /* a CPU waking from idle */
 	/* perf_event_task_sched_out(): the switch counts and its records go
 	 * out while prev's context is still on (the idle task too) */
 	if (prev)

@@ -192,6 +192,36 @@ static void test_switches_and_migrations(void **state)
 	fixture_fini(&f);
 }
 
+/* An idle CPU's clock runs on with the session's: a CPU-wide event there
+ * is enabled and running all along, counting nothing; a task moving to
+ * it does not go back in time (perf_core_catch_up). */
+static void test_idle_cpu_keeps_time(void **state)
+{
+	struct fixture f;
+	struct perf_event_attr a = raw_attr(0x00c4);
+	uint64_t v[3];
+	int h;
+
+	(void)state;
+	fixture_init(&f, "skylake", 0, 2);
+	h = fixture_open(&f, &a, 1, -1); /* CPU-wide on cpu1, which stays idle */
+	assert_true(h >= 0);
+	synthetic_run_until(&f.sm, 0, 4 * MS);
+	fixture_read3(&f, h, v);
+	assert_int_equal(v[0], 0);
+	assert_int_equal(v[1], 4 * MS);
+	assert_int_equal(v[2], 4 * MS);
+	/* the task moves to cpu1 and runs 1 ms there: it counts from 4 ms on */
+	perf_cpu_switch_to(perf_core_cpu(f.core, 0), NULL);
+	perf_cpu_switch_to(perf_core_cpu(f.core, 1), f.task);
+	assert_int_equal(perf_cpu_time_ns(perf_core_cpu(f.core, 1)), 4 * MS);
+	synthetic_run_until(&f.sm, 1, 5 * MS);
+	fixture_read3(&f, h, v);
+	assert_int_equal(v[0], 3000 * 160);
+	assert_int_equal(v[1], 5 * MS);
+	fixture_fini(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_exit_state),
 		cmocka_unit_test(test_close_leader),
 		cmocka_unit_test(test_switches_and_migrations),
+		cmocka_unit_test(test_idle_cpu_keeps_time),
 	};
 	return cmocka_run_group_tests_name("core_task", tests, NULL, NULL);
 }
