@@ -110,7 +110,7 @@ static void file_put(int h)
 
 /* Credentials of a native task from /proc (uid, CAP_PERFMON/SYS_ADMIN).
  * Raw open/read, no stdio: this runs in the SIGSYS handler. */
-static int task_cred(pid_t tid, pid_t *tgid, struct perf_cred *cred)
+static int task_cred(pid_t tid, pid_t *tgid, pid_t *ppid, struct perf_cred *cred)
 {
 	char path[64], text[4096], *line, *save;
 	int found = 0;
@@ -134,6 +134,8 @@ static int task_cred(pid_t tid, pid_t *tgid, struct perf_cred *cred)
 
 		if (sscanf(line, "Tgid: %d", tgid) == 1)
 			found++;
+		else if (sscanf(line, "PPid: %d", ppid) == 1)
+			;
 		else if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2)
 			cred->uid = euid;
 		else if (sscanf(line, "CapEff: %llx", &caps) == 1)
@@ -148,13 +150,16 @@ static struct perf_task *native_task(pid_t tid)
 {
 	struct perf_task *t = perf_task_find(core, tid);
 	struct perf_cred cred;
-	pid_t tgid;
+	pid_t tgid, ppid = 0;
 
 	if (t)
 		return t;
-	if (task_cred(tid, &tgid, &cred))
+	if (task_cred(tid, &tgid, &ppid, &cred))
 		return NULL;
-	return perf_task_create(core, tgid, tid, cred);
+	t = perf_task_create(core, tgid, tid, cred);
+	if (t)
+		perf_task_set_parent(core, t, ppid); /* FORK/EXIT records name it */
+	return t;
 }
 
 static pid_t my_tid(void)

@@ -111,6 +111,8 @@ void perf_core_relock(struct perf_core *core, unsigned depth);
 struct perf_task *perf_task_create(struct perf_core *core, pid_t pid, pid_t tid,
 				   struct perf_cred cred);
 struct perf_task *perf_task_find(struct perf_core *core, pid_t tid);
+/* The parent of a task the core did not see forked (by its pid, if known). */
+void perf_task_set_parent(struct perf_core *core, struct perf_task *task, pid_t ppid);
 /* fork/clone: inherit events as perf_event_init_task does. */
 int perf_task_fork(struct perf_core *core, struct perf_task *parent,
 		   pid_t child_pid, pid_t child_tid, struct perf_task **child);

@@ -52,6 +52,22 @@ static void perf_ctx_init_task(struct perf_event_context *ctx, struct perf_task 
 	list_init(&ctx->event_list);
 }
 
+/* A task the core first meets grown up (a native process, a program a
+ * session re-executed) gets its parent by pid, if the core knows it: the
+ * thread group leader of ppid. */
+void perf_task_set_parent(struct perf_core *core, struct perf_task *task, pid_t ppid)
+{
+	PERF_CORE_GUARD(core);
+	struct perf_task *p;
+
+	list_for_each_entry(p, &core->tasks, task_entry) {
+		if (p->tid == ppid && p->pid == ppid && !p->exited && p != task) {
+			task->parent = p;
+			return;
+		}
+	}
+}
+
 /* The task's context, created on first use (find_get_context()). */
 struct perf_event_context *perf_task_ctx(struct perf_task *task)
 {
