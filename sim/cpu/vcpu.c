@@ -262,6 +262,26 @@ static void hook_rdtsc_post(uc_engine *uc, uint64_t addr, uint32_t size, void *u
 
 /* ---- life cycle ---------------------------------------------------------- */
 
+/*
+ * CR4 as Linux leaves it for user space: OSFXSR and OSXMMEXCPT set. Without
+ * OSFXSR, TCG's FXSAVE/FXRSTOR skip the XMM registers (helper_fxsave), so
+ * glibc's lazy-binding trampoline (_dl_runtime_resolve_fxsave) loses the
+ * caller's XMM arguments: printf("%f") and strtod went wrong in every
+ * dynamically linked program.
+ */
+#define X86_CR4_OSFXSR     (1u << 9)
+#define X86_CR4_OSXMMEXCPT (1u << 10)
+
+static int vcpu_set_cr4_as_linux(struct vcpu *c)
+{
+	uint64_t cr4;
+
+	if (uc_reg_read(c->uc, UC_X86_REG_CR4, &cr4) != UC_ERR_OK)
+		return -1;
+	cr4 |= X86_CR4_OSFXSR | X86_CR4_OSXMMEXCPT;
+	return uc_reg_write(c->uc, UC_X86_REG_CR4, &cr4) == UC_ERR_OK ? 0 : -1;
+}
+
 struct vcpu *vcpu_new(const struct pmu_model *m, const struct vcpu_ops *ops, void *opaque)
 {
 	struct vcpu *c = calloc(1, sizeof(*c));
@@ -276,6 +296,8 @@ struct vcpu *vcpu_new(const struct pmu_model *m, const struct vcpu_ops *ops, voi
 	c->clk.tsc_hz = m && m->tsc_hz ? m->tsc_hz : c->clk.freq_hz;
 	if (uc_open(UC_ARCH_X86, UC_MODE_64, &c->uc) != UC_ERR_OK)
 		goto err_free;
+	if (vcpu_set_cr4_as_linux(c))
+		goto err_close;
 	if (bcache_new(c))
 		goto err_close;
 	/* Hooks first: they reach only code translated after they exist. */

@@ -23,6 +23,8 @@ auxv_dynamic	$RUN $PROGS/auxv_dynamic one two
 auxv_static	$RUN $PROGS/auxv_static one two
 smc_jit	$RUN $PROGS/smc
 sysv_shm	$RUN $PROGS/shm
+float_libc	$RUN $PROGS/float_libc 10; $RUN $PROGS/float_libc 0.5e-3
+python_int_float	$RUN /usr/bin/python3 -c 'import math; print(int("5"), math.log(10), float("2.5") * 4, "%.3f" % math.pi)'
 ls	$RUN ls -la /usr/bin
 sort	$RUN sort data.txt
 sha256sum	$RUN sha256sum data.txt tree/linux/perf_event.h
