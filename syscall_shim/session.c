@@ -145,61 +145,146 @@ void shim_session_wakeup(void *ctx, int handle)
 	close(fd);
 }
 
-/* kill_fasync() -> send_sigio_to_task(): si_signo is F_SETSIG's signal (or
- * SIGIO), si_code the reason, si_fd the fd, si_band the reason's band. */
+/*
+ * kill_fasync() -> send_sigio_to_task(): si_signo is F_SETSIG's signal,
+ * si_code the reason, si_fd the fd, si_band the reason's band; without
+ * F_SETSIG a plain SIGIO (SEND_SIG_PRIV: si_code SI_KERNEL).
+ *
+ * Linux lets only a thread give itself a signal with si_code >= 0
+ * (do_rt_sigqueueinfo, do_rt_tgsigqueueinfo), so the reason is queued in
+ * the session (struct shim_file's sigq) and the owner's thread is poked
+ * with a SIGSYS (SI_QUEUE, SHIM_SESSION_MAGIC); its shim raises the real
+ * signal to itself (shim_session_fasync_deliver). A process owner is
+ * poked in its main thread, whose rt_sigqueueinfo(own tgid) is a
+ * process-directed signal as send_sigio's PIDTYPE_TGID is; a thread
+ * owner (F_OWNER_TID) in that thread. A process group owner gets a plain
+ * kill() of the signal (si_code SI_USER; docs/shim.md).
+ */
+static const long band_table[] = { /* fs/fcntl.c band_table[] */
+	POLLIN | POLLRDNORM | POLLMSG, POLLOUT | POLLWRNORM | POLLWRBAND,
+	POLLIN | POLLRDNORM | POLLMSG, POLLERR, POLLPRI | POLLRDBAND,
+	POLLHUP | POLLERR,
+};
+
+/* The thread a file's signals are raised in (see above). */
+static pid_t sig_thread(const struct shim_file *f)
+{
+	return f->sig_pid;      /* a process's main thread has tid == pid */
+}
+
+static pid_t sig_process(const struct shim_file *f)
+{
+	return f->sig_tid ? f->sig_tgid : f->sig_pid;
+}
+
+/* Raises one queued reason of f in this thread (send_sigio_to_task()). */
+static void raise_reason(const struct shim_file *f, int si_code)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid), pid = getpid();
+	siginfo_t si;
+	int sig = f->sig;
+
+	memset(&si, 0, sizeof(si));
+	if (sig) {
+		si.si_signo = sig;
+		si.si_errno = 0;
+		si.si_code = si_code;
+		si.si_fd = f->sig_fd;
+		if (si_code >= POLL_IN && si_code - POLL_IN < (int)(sizeof(band_table) / sizeof(band_table[0])))
+			si.si_band = band_table[si_code - POLL_IN];
+		else
+			si.si_band = ~0L;
+	} else {
+		sig = SIGIO;
+		si.si_signo = SIGIO;
+		si.si_code = SI_KERNEL;  /* SEND_SIG_PRIV */
+	}
+	if (!f->sig_tid && tid == pid)
+		syscall(SYS_rt_sigqueueinfo, pid, sig, &si);
+	else
+		syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, &si);
+}
+
+void shim_session_fasync_deliver(void)
+{
+	pid_t tid, pid;
+
+	if (!session)
+		return;
+	tid = (pid_t)syscall(SYS_gettid);
+	pid = getpid();
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
+		struct shim_file *f = &session->files[h];
+		uint32_t head;
+
+		if (__atomic_load_n(&f->sigq_head, __ATOMIC_ACQUIRE) ==
+		    __atomic_load_n(&f->sigq_tail, __ATOMIC_ACQUIRE) || !f->ino)
+			continue;
+		/* a thread owner's signals are raised in that thread; a
+		 * process's in its main thread, or in whichever thread got
+		 * the poke if the main thread is gone */
+		if (f->sig_tid ? f->sig_pid != tid : f->sig_pid != pid)
+			continue;
+		head = __atomic_load_n(&f->sigq_head, __ATOMIC_ACQUIRE);
+		while (head != __atomic_load_n(&f->sigq_tail, __ATOMIC_ACQUIRE)) {
+			int code = f->sigq[head % SHIM_SIGQ_LEN];
+
+			/* several threads (or a nested poke) may drain: the one
+			 * that advances head raises the entry */
+			if (__atomic_compare_exchange_n(&f->sigq_head, &head, head + 1, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				raise_reason(f, code);
+				head++;
+			}
+		}
+	}
+}
+
 void shim_session_fasync(void *ctx, int handle, int si_code)
 {
-	static const long band_table[] = { /* fs/fcntl.c band_table[] */
-		POLLIN | POLLRDNORM | POLLMSG, POLLOUT | POLLWRNORM | POLLWRBAND,
-		POLLIN | POLLRDNORM | POLLMSG, POLLERR, POLLPRI | POLLRDBAND,
-		POLLHUP | POLLERR,
-	};
 	struct shim_file *f;
 	siginfo_t si;
-	int sig;
+	pid_t tid;
+	long r;
 
 	(void)ctx;
 	if (!session || handle < 0 || handle >= PERF_CORE_MAX_FILES)
 		return;
 	f = &session->files[handle];
 	if (!f->ino || !f->sig_pid)
+		return;         /* f_setown() never called: send_sigio() has no pid */
+	if (f->sig_pid < 0) {
+		/* a process group: one kill() reaches each member (si_code
+		 * SI_USER, no si_fd; docs/shim.md) */
+		syscall(SYS_kill, f->sig_pid, f->sig ? f->sig : SIGIO);
 		return;
-	sig = f->sig ? f->sig : SIGIO;
+	}
+	/* queue the reason, in order (one signal per call) */
+	while (__atomic_exchange_n(&f->sigq_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	if (f->sigq_tail - __atomic_load_n(&f->sigq_head, __ATOMIC_ACQUIRE) < SHIM_SIGQ_LEN) {
+		f->sigq[f->sigq_tail % SHIM_SIGQ_LEN] = (uint8_t)si_code;
+		__atomic_store_n(&f->sigq_tail, f->sigq_tail + 1, __ATOMIC_RELEASE);
+	} else {
+		f->sigq_lost++; /* the owner is not taking its signals */
+	}
+	__atomic_store_n(&f->sigq_lock, 0, __ATOMIC_RELEASE);
+	tid = (pid_t)syscall(SYS_gettid);
+	if (tid == sig_thread(f) && getpid() == sig_process(f)) {
+		shim_session_fasync_deliver();  /* the owner itself: at once */
+		return;
+	}
+	/* poke the owner's thread; its shim raises the signal */
 	memset(&si, 0, sizeof(si));
-	si.si_signo = sig;
-	si.si_code = si_code;
-	si.si_fd = f->sig_fd;
-	if (si_code >= POLL_IN && si_code <= POLL_HUP)
-		si.si_band = band_table[si_code - POLL_IN];
-	if (!f->sig) {
-		/* no F_SETSIG: a plain SIGIO, SEND_SIG_PRIV (si_code SI_KERNEL),
-		 * which only a signal to ourselves can carry */
-		if (f->sig_pid == getpid()) {
-			memset(&si, 0, sizeof(si));
-			si.si_signo = SIGIO;
-			si.si_code = SI_KERNEL;
-			syscall(SYS_rt_sigqueueinfo, f->sig_pid, SIGIO, &si);
-		} else {
-			syscall(SYS_kill, f->sig_pid, SIGIO);
-		}
-		return;
-	}
-	/* rt_sigqueueinfo refuses si_code >= 0 towards another process: a
-	 * signal to ourselves is exact, one to another carries SI_QUEUE with
-	 * the right si_fd and si_band (docs/shim.md) */
-	if (f->sig_pid == getpid() || (f->sig_tid && f->sig_pid == (pid_t)syscall(SYS_gettid))) {
-		if (f->sig_tid)
-			syscall(SYS_rt_tgsigqueueinfo, getpid(), f->sig_pid, sig, &si);
-		else
-			syscall(SYS_rt_sigqueueinfo, f->sig_pid, sig, &si);
-		return;
-	}
+	si.si_signo = SIGSYS;
 	si.si_code = SI_QUEUE;
 	si.si_pid = getpid();
-	if (f->sig_pid > 0)
-		syscall(SYS_rt_sigqueueinfo, f->sig_pid, sig, &si);
-	else
-		syscall(SYS_kill, f->sig_pid, sig);
+	si.si_uid = getuid();
+	si.si_value.sival_int = (int)SHIM_SESSION_MAGIC;
+	r = syscall(SYS_rt_tgsigqueueinfo, sig_process(f), sig_thread(f), SIGSYS, &si);
+	if (r < 0 && !f->sig_tid)
+		/* the main thread is gone: any thread of the process */
+		syscall(SYS_rt_sigqueueinfo, sig_process(f), SIGSYS, &si);
 }
 
 int shim_session_adopt(pid_t tid)

@@ -40,6 +40,9 @@
 #define PMUSIM_ENV_SESSION "PMUSIM_SESSION"    /* address of struct shim_session */
 #define PMUSIM_ENV_EXE     "PMUSIM_EXE"        /* the pmusim binary (re-exec) */
 
+/* fasync reasons one file may have in flight to its owner */
+#define SHIM_SIGQ_LEN 64
+
 #define SHIM_SESSION_MAGIC UINT64_C(0x6e6f69737365534d) /* "MSession" */
 
 /* What the shim knows of one core file handle. */
@@ -57,6 +60,14 @@ struct shim_file {
 	bool sig_tid;           /* F_OWNER_TID */
 	int sig;                /* F_SETSIG, 0: SIGIO */
 	int sig_fd;             /* si_fd */
+	pid_t sig_tgid;         /* process of the owner (a thread owner's tgid) */
+	/* fasync signals not yet raised in the owner (session.c): reasons
+	 * (POLL_IN..POLL_HUP) in order; producers serialise on sigq_lock, the
+	 * owner's threads take entries by advancing sigq_head */
+	uint32_t sigq_lock;
+	uint32_t sigq_head, sigq_tail;
+	uint32_t sigq_lost;     /* reasons dropped on a full queue */
+	uint8_t sigq[SHIM_SIGQ_LEN];
 };
 
 struct shim_session {
@@ -88,6 +99,11 @@ int shim_session_handle_of_fd(int fd);
  * byte to the file's pipe (POLLIN); fasync sends the owner's signal. */
 void shim_session_wakeup(void *ctx, int handle);
 void shim_session_fasync(void *ctx, int handle, int si_code);
+/* The owner's side of fasync: raises, in this thread, every queued
+ * signal whose target it is (a process's main thread, or the F_OWNER_TID
+ * thread), with the kernel's siginfo. Run by the shim's SIGSYS handler
+ * on the session's poke (SI_QUEUE, SHIM_SESSION_MAGIC). */
+void shim_session_fasync_deliver(void);
 /* Emulated workload: the task tid is about to run emulated; take a write
  * end of the pipe of every file attached to it, so its exit (even a
  * crash) gives the perf fds POLLHUP. Returns how many it took. */

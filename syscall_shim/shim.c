@@ -229,8 +229,10 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 	f->adopted = false;
 	f->async = false;
 	f->sig_pid = 0;
+	f->sig_tgid = 0;
 	f->sig = 0;
 	f->sig_fd = (int)fd;
+	f->sigq_head = f->sigq_tail = f->sigq_lost = 0;
 	__atomic_store_n(&f->ino, (uint64_t)st.st_ino, __ATOMIC_RELEASE);
 	fd_cache[fd - SHIM_FD_BASE].ino = st.st_ino;
 	fd_cache[fd - SHIM_FD_BASE].handle = h;
@@ -361,18 +363,33 @@ static long sys_fcntl(int h, long *a)
 		return fl < 0 ? fl : fl | (sess->files[h].async ? O_ASYNC : 0);
 	}
 	case F_SETOWN:
-		sess->files[h].sig_pid = (pid_t)a[2];
-		sess->files[h].sig_tid = false;
-		sess->files[h].sig_fd = (int)a[0];
-		return TSYS3(SYS_fcntl, a[0], cmd, a[2]);
+		/* f_setown(): the pipe checks the pid (ESRCH) as the kernel does */
+		r = TSYS3(SYS_fcntl, a[0], cmd, a[2]);
+		if (r == 0) {
+			sess->files[h].sig_pid = (pid_t)a[2];
+			sess->files[h].sig_tid = false;
+			sess->files[h].sig_tgid = (pid_t)a[2];
+			sess->files[h].sig_fd = (int)a[0];
+		}
+		return r;
 	case F_SETOWN_EX: {
 		struct f_owner_ex *ox = (void *)a[2];
 
 		r = TSYS3(SYS_fcntl, a[0], cmd, a[2]);
 		if (r == 0) {
-			sess->files[h].sig_pid = ox->type == F_OWNER_PGRP ? -ox->pid : ox->pid;
-			sess->files[h].sig_tid = ox->type == F_OWNER_TID;
-			sess->files[h].sig_fd = (int)a[0];
+			struct shim_file *f = &sess->files[h];
+			pid_t tgid = ox->pid, ppid;
+			struct perf_cred cred;
+
+			/* a thread owner's signal is raised in that thread: its
+			 * process is the one to poke (session.c) */
+			if (ox->type == F_OWNER_TID && ox->pid > 0 &&
+			    task_cred(ox->pid, &tgid, &ppid, &cred))
+				tgid = ox->pid;
+			f->sig_tgid = tgid;
+			f->sig_pid = ox->type == F_OWNER_PGRP ? -ox->pid : ox->pid;
+			f->sig_tid = ox->type == F_OWNER_TID;
+			f->sig_fd = (int)a[0];
 		}
 		return r;
 	}
@@ -1032,8 +1049,12 @@ static void sigsys_handler(int sig, siginfo_t *si, void *ucv)
 
 	(void)sig;
 	if (si->si_code == SI_QUEUE && si->si_value.sival_int == (int)SHIM_SESSION_MAGIC) {
-		if (sess)
+		/* the session's poke: a monitored task took its write ends,
+		 * and/or fasync signals wait to be raised here (session.c) */
+		if (sess) {
 			drop_adopted_write_ends();
+			shim_session_fasync_deliver();
+		}
 		errno = saved_errno;
 		return;
 	}

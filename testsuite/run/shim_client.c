@@ -6,7 +6,7 @@
  * the exit status is the number of failures.
  *
  * Modes: read, ioctl, fdops, passthrough, mmap, pollhup, inherit, range,
- * threads, exec, select,
+ * threads, exec, select, fasync,
  * bench-read (timed trapped reads), bench-bare (a bare SIGSYS round trip,
  * run outside pmusim).
  */
@@ -372,6 +372,150 @@ static void mode_select(void)
 		printf("ok select\n");
 }
 
+/* fasync signals from an emulated workload's overflows, as the kernel's
+ * kill_fasync() -> send_sigio_to_task() gives them to this (native)
+ * owner: F_SETSIG's signal with si_code POLL_IN (POLL_HUP for the overflow
+ * that ends an IOC_REFRESH), si_fd, si_band = band_table[reason]; without
+ * F_SETSIG a plain SIGIO (SEND_SIG_PRIV, SI_KERNEL). */
+#define ASYNC_MAX 64
+static volatile sig_atomic_t async_n;
+static struct { int signo, code, fd; long band; } async_got[ASYNC_MAX];
+
+static void on_async(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (async_n < ASYNC_MAX) {
+		async_got[async_n].signo = sig;
+		async_got[async_n].code = si->si_code;
+		async_got[async_n].fd = si->si_fd;
+		async_got[async_n].band = si->si_band;
+	}
+	async_n++;
+}
+
+/* Forks a child that waits for the go byte, then execs the exact-count
+ * workload (loop.S: 2N+4 = 2000004 user instructions). */
+static pid_t async_child(int go[2])
+{
+	const char *loop = getenv("RUN_LOOP");
+	pid_t child;
+
+	CHECK(loop && pipe(go) == 0, "RUN_LOOP or pipe");
+	child = fork();
+	if (child == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(99);
+		execl(loop, "loop", (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	return child;
+}
+
+/* Runs the child to its end; returns the signals seen. */
+static int async_run(pid_t child, int go[2])
+{
+	int st = 0;
+	pid_t r;
+
+	CHECK(write(go[1], "x", 1) == 1, "go");
+	close(go[1]);
+	do {
+		r = waitpid(child, &st, 0);
+	} while (r < 0 && errno == EINTR);
+	CHECK(r == child && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %#x", st);
+	return async_n;
+}
+
+static void mode_fasync(void)
+{
+	const long band_in = POLLIN | POLLRDNORM | POLLMSG, band_hup = POLLHUP | POLLERR;
+	int sig = SIGRTMIN + 1, go[2], fd, n, refresh = 3;
+	struct perf_event_attr a;
+	struct sigaction sa;
+	pid_t child;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_async;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	sigaction(SIGIO, &sa, NULL);
+
+	/* 1: one signal per overflow (__perf_event_overflow(): pending_kill =
+	 * POLL_IN; perf_pending_irq() -> perf_event_wakeup() -> kill_fasync()):
+	 * 2000004 / 100000 = 20 overflows, no ring needed */
+	child = async_child(go);
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS, 0);
+	a.sample_period = 100000;
+	a.enable_on_exec = 1;
+	a.disabled = 1;
+	fd = peo(&a, child, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(fd), "fd %d", fd);
+	CHECK(fcntl(fd, F_SETOWN, getpid()) == 0, "F_SETOWN: %d", errno);
+	CHECK(fcntl(fd, F_SETSIG, sig) == 0, "F_SETSIG: %d", errno);
+	CHECK(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) == 0, "O_ASYNC: %d", errno);
+	async_n = 0;
+	n = async_run(child, go);
+	CHECK(n == 20, "POLL_IN signals: %d, want 20", n);
+	for (int i = 0; i < n && i < ASYNC_MAX; i++)
+		CHECK(async_got[i].signo == sig && async_got[i].code == POLL_IN &&
+		      async_got[i].fd == fd && async_got[i].band == band_in,
+		      "signal %d: signo %d code %d fd %d band %#lx", i, async_got[i].signo,
+		      async_got[i].code, async_got[i].fd, async_got[i].band);
+	close(fd);
+
+	/* 2: IOC_REFRESH 3 (_perf_event_refresh(): event_limit += 3, enable):
+	 * POLL_IN, POLL_IN, then POLL_HUP as the limit reaches 0 and the event
+	 * is disabled: three signals, the last POLL_HUP; through F_SETOWN_EX */
+	child = async_child(go);
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS, 0);
+	a.sample_period = 100000;
+	a.enable_on_exec = 1;
+	fd = peo(&a, child, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(fd), "fd %d", fd);
+	{
+		struct f_owner_ex ox = { .type = F_OWNER_PID, .pid = getpid() };
+
+		CHECK(fcntl(fd, F_SETOWN_EX, &ox) == 0, "F_SETOWN_EX: %d", errno);
+	}
+	CHECK(fcntl(fd, F_SETSIG, sig) == 0, "F_SETSIG: %d", errno);
+	CHECK(fcntl(fd, F_SETFL, O_ASYNC) == 0, "O_ASYNC: %d", errno);
+	CHECK(ioctl(fd, PERF_EVENT_IOC_REFRESH, refresh) == 0, "IOC_REFRESH: %d", errno);
+	async_n = 0;
+	n = async_run(child, go);
+	CHECK(n == 3, "IOC_REFRESH signals: %d, want 3", n);
+	for (int i = 0; i < n && i < ASYNC_MAX; i++) {
+		bool last = i == n - 1;
+
+		CHECK(async_got[i].signo == sig && async_got[i].fd == fd &&
+		      async_got[i].code == (last ? POLL_HUP : POLL_IN) &&
+		      async_got[i].band == (last ? band_hup : band_in),
+		      "refresh signal %d: signo %d code %d fd %d band %#lx", i, async_got[i].signo,
+		      async_got[i].code, async_got[i].fd, async_got[i].band);
+	}
+	close(fd);
+
+	/* 3: no F_SETSIG: send_sigio_to_task()'s case 0, SIGIO with
+	 * SEND_SIG_PRIV (si_code SI_KERNEL); IOC_REFRESH 1 makes it one */
+	child = async_child(go);
+	fd = peo(&a, child, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(fd), "fd %d", fd);
+	CHECK(fcntl(fd, F_SETOWN, getpid()) == 0, "F_SETOWN: %d", errno);
+	CHECK(fcntl(fd, F_SETFL, O_ASYNC) == 0, "O_ASYNC: %d", errno);
+	CHECK(ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) == 0, "IOC_REFRESH: %d", errno);
+	async_n = 0;
+	n = async_run(child, go);
+	CHECK(n == 1 && async_got[0].signo == SIGIO && async_got[0].code == SI_KERNEL,
+	      "plain SIGIO: %d signals, signo %d code %#x", n, async_got[0].signo, async_got[0].code);
+	close(fd);
+	if (!failures)
+		printf("ok fasync\n");
+}
+
 /* fork shares the file (dup_fd): the child closing it keeps the parent's */
 static void mode_inherit(void)
 {
@@ -605,6 +749,7 @@ int main(int argc, char **argv)
 		{ "passthrough", mode_passthrough }, { "mmap", mode_mmap },
 		{ "pollhup", mode_pollhup }, { "inherit", mode_inherit }, { "range", mode_range },
 		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
+		{ "fasync", mode_fasync },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },
 	};
 

@@ -291,6 +291,7 @@ static const struct {
 	{ __LINE__, "threads", "find_lively_task_by_vpid(0): each thread its own task" },
 	{ __LINE__, "exec", "do_close_on_exec(): CLOEXEC perf fds go, others stay" },
 	{ __LINE__, "select", "do_select() over perf_poll(): POLLIN_SET, timeval left" },
+	{ __LINE__, "fasync", "kill_fasync() -> send_sigio_to_task(): si_code, si_fd, si_band; _perf_event_refresh()" },
 };
 
 static void test_client(void **state)
