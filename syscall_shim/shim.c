@@ -31,6 +31,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <time.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/mman.h>
@@ -296,6 +297,8 @@ static long sys_perf_event_open(long *a)
 
 /* ---- syscalls on perf fds ---- */
 
+static long sys_epoll_ctl(int h, long *a);     /* with epoll, below */
+
 static long sys_ioctl(int h, long *a)
 {
 	unsigned cmd = (unsigned)a[1];
@@ -477,6 +480,8 @@ static long fd_syscall(long nr, int h, long *a)
 		return r;
 	case SYS_mmap:
 		return sys_mmap(h, a);
+	case SYS_epoll_ctl:
+		return sys_epoll_ctl(h, a);
 	}
 	return -ENOSYS;
 }
@@ -936,6 +941,216 @@ static long sys_select(long nr, long *a)
 	return r;
 }
 
+/*
+ * epoll over perf fds. The filter traps epoll_ctl on an fd in the range
+ * and, in processes holding perf fds, every epoll_wait/epoll_pwait/
+ * epoll_pwait2. A perf fd's pipe is registered with the shim's own data
+ * (EP_TAG | fd) and the caller's events and data are kept here, per
+ * (epfd, fd); a wait translates each tagged event into what the kernel's
+ * ep_send_events() reports: ep_item_poll() -> perf_poll() (consumed),
+ * masked with the caller's events, dropped when empty. The pipe carries
+ * the level: a byte while perf_poll would say something (a wakeup's byte;
+ * one kept for EPOLLHUP of an event without a ring), none otherwise, and
+ * the pipe's own EPOLLHUP once the monitored task is gone.
+ */
+#define EP_TAG UINT64_C(0x706d7573696d0000)    /* "pmusim" << 16 | fd */
+#define EP_TAG_MASK UINT64_C(0xffffffffffff0000)
+#define EP_MAX 1024
+
+static struct ep_item {
+	int epfd, fd;           /* epfd 0 with fd 0: free */
+	uint32_t events;        /* the caller's */
+	uint64_t data;          /* the caller's */
+} ep_items[EP_MAX];
+static int ep_count;            /* items in use, a bound for the scans */
+static uint32_t ep_lock;
+
+static void ep_lock_take(void)
+{
+	while (__atomic_exchange_n(&ep_lock, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void ep_lock_drop(void)
+{
+	__atomic_store_n(&ep_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The item of (epfd, fd), or NULL; with the lock held. */
+static struct ep_item *ep_find(int epfd, int fd)
+{
+	for (int i = 0; i < ep_count; i++)
+		if (ep_items[i].fd == fd && ep_items[i].epfd == epfd && fd)
+			return &ep_items[i];
+	return NULL;
+}
+
+/* perf_poll() for epoll: consumes the ring's poll state and leaves the
+ * pipe saying whether there is more to say (a byte for a lasting
+ * EPOLLHUP). Returns the mask perf_poll gives, plus the pipe's EPOLLHUP. */
+static unsigned ep_perf_poll(int fd, int h)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timespec zero = { 0, 0 };
+	unsigned ev;
+
+	TSYS6(SYS_ppoll, &p, 1, &zero, NULL, 8, 0);
+	drain(fd);
+	ev = perf_sys_poll(core, h);    /* perf_poll() */
+	if (p.revents & POLLHUP)
+		ev |= EPOLLHUP;         /* the monitored task is gone */
+	else if (ev & EPOLLHUP)
+		shim_session_wakeup(NULL, h);   /* no ring / exited: stays ready */
+	return ev;
+}
+
+static long sys_epoll_ctl(int h, long *a)
+{
+	int epfd = (int)a[0], op = (int)a[1], fd = (int)a[2];
+	struct epoll_event *uev = (struct epoll_event *)a[3], ev;
+	struct ep_item *it;
+	long r;
+
+	if (op == EPOLL_CTL_DEL) {
+		r = TSYS4(SYS_epoll_ctl, epfd, op, fd, uev);
+		if (r == 0) {
+			ep_lock_take();
+			if ((it = ep_find(epfd, fd)))
+				it->fd = it->epfd = 0;
+			ep_lock_drop();
+		}
+		return r;
+	}
+	if (op != EPOLL_CTL_ADD && op != EPOLL_CTL_MOD)
+		return -EINVAL;
+	if (!uev)
+		return -EFAULT;         /* ep_op_has_event(): copy_from_user */
+	/* the pipe is watched for input; the caller's mask applies at
+	 * report time. EPOLLET, EPOLLONESHOT, EPOLLEXCLUSIVE, EPOLLWAKEUP
+	 * keep their meaning on the pipe */
+	ev.events = EPOLLIN | (uev->events & (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE | EPOLLWAKEUP));
+	ev.data.u64 = EP_TAG | (uint64_t)fd;
+	r = TSYS4(SYS_epoll_ctl, epfd, op, fd, &ev);
+	if (r)
+		return r;
+	ep_lock_take();
+	it = ep_find(epfd, fd);
+	if (!it) {
+		for (int i = 0; i < EP_MAX && !it; i++)
+			if (!ep_items[i].fd)
+				it = &ep_items[i];
+	}
+	if (it) {
+		it->epfd = epfd;
+		it->fd = fd;
+		it->events = uev->events;
+		it->data = uev->data.u64;
+		if (it - ep_items >= ep_count)
+			ep_count = (int)(it - ep_items) + 1;
+	}
+	ep_lock_drop();
+	if (!it) {
+		TSYS4(SYS_epoll_ctl, epfd, EPOLL_CTL_DEL, fd, NULL);
+		return -ENOSPC;         /* as ep_insert() past max_user_watches */
+	}
+	/* ep_insert()/ep_modify() poll the file once (ep_item_poll): a
+	 * pending POLLIN is consumed there, as perf_poll()'s xchg does */
+	ep_perf_poll(fd, h);
+	shim_log("epoll_ctl(%d, %s, fd %d = file %d, %#x)", epfd, op == EPOLL_CTL_ADD ? "ADD" : "MOD",
+		 fd, h, uev->events);
+	return 0;
+}
+
+static long sys_epoll_wait(long nr, long *a)
+{
+	int epfd = (int)a[0], max = (int)a[2];
+	struct epoll_event *evs = (struct epoll_event *)a[1];
+	uint64_t mask;
+	int64_t timeout = -1, deadline = 0;
+	long r;
+
+	/* the wait runs under the interrupted context's mask, or the
+	 * caller's (epoll_pwait*), so a signal ends it as it would */
+	if (nr != SYS_epoll_wait && a[4])
+		memcpy(&mask, (const void *)a[4], sizeof(mask));
+	else if (cur_uc)
+		memcpy(&mask, &cur_uc->uc_sigmask, sizeof(mask));
+	else
+		mask = 0;
+	mask &= ~(1ull << (SIGSYS - 1));
+	if (nr == SYS_epoll_pwait2) {
+		const struct timespec *ts = (const struct timespec *)a[3];
+
+		if (ts) {
+			if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+				return -EINVAL;
+			timeout = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+		}
+	} else if ((int)a[3] >= 0) {
+		timeout = (int64_t)(int)a[3] * 1000000;
+	}
+	if (timeout > 0)
+		deadline = mono_ns() + timeout;
+	for (;;) {
+		struct timespec left = { 0, 0 }, *tsp = NULL;
+		int out = 0;
+
+		if (timeout > 0) {
+			int64_t l = deadline - mono_ns();
+
+			if (l < 0)
+				l = 0;
+			left.tv_sec = l / 1000000000;
+			left.tv_nsec = l % 1000000000;
+			tsp = &left;
+		} else if (timeout == 0) {
+			tsp = &left;
+		}
+		r = TSYS6(SYS_epoll_pwait2, epfd, evs, max, tsp, &mask, 8);
+		if (r == -ENOSYS)       /* before Linux 5.11: milliseconds */
+			r = TSYS6(SYS_epoll_pwait, epfd, evs, max,
+				  tsp ? tsp->tv_sec * 1000 + (tsp->tv_nsec + 999999) / 1000000 : -1,
+				  &mask, 8);
+		if (r <= 0 || !__atomic_load_n(&ep_count, __ATOMIC_RELAXED))
+			return r;
+		for (long i = 0; i < r; i++) {
+			uint64_t d = evs[i].data.u64;
+			struct ep_item *it;
+			uint32_t want = 0;
+			uint64_t data = 0;
+			int fd, h;
+			unsigned ev;
+
+			if ((d & EP_TAG_MASK) != EP_TAG) {
+				evs[out++] = evs[i];
+				continue;
+			}
+			fd = (int)(d & ~EP_TAG_MASK);
+			ep_lock_take();
+			it = ep_find(epfd, fd);
+			if (it) {
+				want = it->events;
+				data = it->data;
+			}
+			ep_lock_drop();
+			h = it ? fd_handle(fd) : -1;
+			if (h < 0) {
+				evs[out++] = evs[i];    /* not ours after all */
+				continue;
+			}
+			/* ep_send_events(): ep_item_poll() & the item's events */
+			ev = ep_perf_poll(fd, h) & (want | EPOLLERR | EPOLLHUP);
+			if (!ev)
+				continue;
+			evs[out].events = ev;
+			evs[out].data.u64 = data;
+			out++;
+		}
+		if (out || timeout == 0 || (timeout > 0 && mono_ns() >= deadline))
+			return out;
+	}
+}
+
 /* A syscall on a file that is not a perf file (in the range by chance):
  * the host's, under the interrupted context's signal mask, so a read that
  * blocks can be interrupted (and restarted) as it would be natively. */
@@ -958,6 +1173,9 @@ static long dispatch(long nr, long *a)
 {
 	int h;
 
+	if (nr == SYS_epoll_wait || nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2)
+		/* without perf items: one wait under the right mask */
+		return sys_epoll_wait(nr, a);
 	if (passive) {
 		/* pmusim re-executing itself (a guest's execve) must keep the
 		 * shim: the filter follows; its guests never see it
@@ -1008,7 +1226,7 @@ static long dispatch(long nr, long *a)
 	case SYS_close_range:
 		return sys_close_range(a);
 	}
-	h = fd_handle(nr == SYS_mmap ? a[4] : a[0]);
+	h = fd_handle(nr == SYS_mmap ? a[4] : nr == SYS_epoll_ctl ? a[2] : a[0]);
 	if (h < 0)      /* not a perf file: the host's syscall */
 		return host_syscall(nr, a);
 	return fd_syscall(nr, h, a);

@@ -117,7 +117,7 @@ static void trap_rule(struct prog *p, int sysno)
 	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
 }
 
-/* The poll filter: traps poll, ppoll, select and pselect6, nothing else. A process adds it
+/* The poll filter: traps poll, ppoll, select, pselect6 and the epoll waits, nothing else. A process adds it
  * to itself when it first holds a perf fd (shim.c), so perf_poll's
  * semantics reach poll() without costing processes that hold none. */
 bool tramp_poll_filter_present(void)
@@ -184,6 +184,9 @@ int tramp_poll_filter_install(void)
 	trap_rule(&p, SYS_ppoll);
 	trap_rule(&p, SYS_select);
 	trap_rule(&p, SYS_pselect6);
+	trap_rule(&p, SYS_epoll_wait);
+	trap_rule(&p, SYS_epoll_pwait);
+	trap_rule(&p, SYS_epoll_pwait2);
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	if (p.n > MAX_INSNS)
 		return -E2BIG;
@@ -192,7 +195,7 @@ int tramp_poll_filter_install(void)
 
 int tramp_filter_install(void)
 {
-	static const int a0[] = { 0 }, a01[] = { 0, 1 }, a4[] = { 4 };
+	static const int a0[] = { 0 }, a01[] = { 0, 1 }, a2[] = { 2 }, a4[] = { 4 };
 	static const int fd_calls[] = {
 		SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_readv, SYS_writev,
 		SYS_preadv, SYS_pwritev, SYS_preadv2, SYS_pwritev2, SYS_ioctl, SYS_close,
@@ -220,6 +223,7 @@ int tramp_filter_install(void)
 	fd_rule(&p, SYS_dup2, a01, 2);
 	fd_rule(&p, SYS_dup3, a01, 2);
 	fd_rule(&p, SYS_mmap, a4, 1);
+	fd_rule(&p, SYS_epoll_ctl, a2, 1);     /* epoll_ctl(epfd, op, fd, event) */
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	if (p.n > MAX_INSNS)
 		return -E2BIG;

@@ -6,7 +6,7 @@
  * the exit status is the number of failures.
  *
  * Modes: read, ioctl, fdops, passthrough, mmap, pollhup, inherit, range,
- * threads, exec, select, fasync,
+ * threads, exec, select, fasync, epoll,
  * bench-read (timed trapped reads), bench-bare (a bare SIGSYS round trip,
  * run outside pmusim).
  */
@@ -26,6 +26,7 @@
 #include <linux/filter.h>
 #include <linux/perf_event.h>
 #include <linux/seccomp.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -516,6 +517,95 @@ static void mode_fasync(void)
 		printf("ok fasync\n");
 }
 
+/* epoll over perf fds (ep_item_poll() -> perf_poll(), ep_send_events()):
+ * EPOLLHUP at once and level for an event without a ring, with the
+ * caller's data; nothing before the task runs; EPOLLIN after its wakeups,
+ * consumed by the report (perf_poll's xchg of rb->poll); EPOLLHUP when
+ * the monitored task exits (is_event_hup()); other fds as the host's. */
+static void mode_epoll(void)
+{
+	struct epoll_event ev, out[8];
+	struct perf_event_attr a;
+	int ep, hup, ring, p[2], go[2], n, st;
+	pid_t child;
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	CHECK(ep >= 0, "epoll_create1: %d", errno);
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS, 0);
+	hup = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(hup), "fd %d", hup);
+	ev.events = EPOLLIN;
+	ev.data.u64 = 0x1122334455667788ull;
+	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, hup, &ev) == 0, "ADD: %d", errno);
+	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, hup, &ev) < 0 && errno == EEXIST, "ADD twice: %d", errno);
+	for (int i = 0; i < 2; i++) {
+		n = epoll_wait(ep, out, 8, 0);
+		CHECK(n == 1 && out[0].events == EPOLLHUP && out[0].data.u64 == 0x1122334455667788ull,
+		      "ring-less, wait %d: %d %#x %#llx", i, n, n > 0 ? out[0].events : 0,
+		      n > 0 ? (unsigned long long)out[0].data.u64 : 0ull);
+	}
+	CHECK(pipe(p) == 0 && write(p[1], "x", 1) == 1, "pipe");
+	ev.events = EPOLLIN;
+	ev.data.u64 = 7;
+	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev) == 0, "ADD pipe: %d", errno);
+	n = epoll_wait(ep, out, 8, 0);
+	CHECK(n == 2, "HUP and a pipe: %d", n);
+	CHECK(epoll_ctl(ep, EPOLL_CTL_DEL, hup, NULL) == 0, "DEL: %d", errno);
+	n = epoll_wait(ep, out, 8, 0);
+	CHECK(n == 1 && out[0].data.u64 == 7 && out[0].events == EPOLLIN, "pipe alone: %d", n);
+	CHECK(epoll_ctl(ep, EPOLL_CTL_DEL, p[0], NULL) == 0, "DEL pipe: %d", errno);
+	close(hup);
+
+	/* a ring on a child that runs emulated /bin/sleep 1: a wakeup per
+	 * sample (wakeup_events 1) during its start, then quiet */
+	CHECK(pipe(go) == 0, "pipe");
+	child = fork();
+	if (child == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(99);
+		execl("/bin/sleep", "sleep", "1", (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS, 0);
+	a.sample_period = 50000;
+	a.wakeup_events = 1;
+	a.enable_on_exec = 1;
+	ring = peo(&a, child, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(ring), "fd %d", ring);
+	CHECK(mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ring, 0) != MAP_FAILED,
+	      "mmap: %d", errno);
+	ev.events = EPOLLIN;
+	ev.data.u64 = 42;
+	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, ring, &ev) == 0, "ADD ring: %d", errno);
+	n = epoll_wait(ep, out, 8, 50);
+	CHECK(n == 0, "before exec: %d %#x", n, n > 0 ? out[0].events : 0);
+	CHECK(write(go[1], "x", 1) == 1, "go");
+	do {
+		n = epoll_wait(ep, out, 8, 5000);
+	} while (n < 0 && errno == EINTR);
+	CHECK(n == 1 && out[0].events == EPOLLIN && out[0].data.u64 == 42,
+	      "after wakeups: %d %#x", n, n > 0 ? out[0].events : 0);
+	usleep(300000);
+	epoll_wait(ep, out, 8, 0);      /* wakeups since, if any */
+	n = epoll_wait(ep, out, 8, 0);
+	CHECK(n == 0, "consumed: %d %#x", n, n > 0 ? out[0].events : 0);
+	CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "child status %#x", st);
+	do {
+		n = epoll_pwait(ep, out, 8, 5000, NULL);
+	} while (n < 0 && errno == EINTR);
+	CHECK(n == 1 && (out[0].events & EPOLLHUP) && out[0].data.u64 == 42,
+	      "after exit: %d %#x", n, n > 0 ? out[0].events : 0);
+	close(ring);
+	close(ep);
+	if (!failures)
+		printf("ok epoll\n");
+}
+
 /* fork shares the file (dup_fd): the child closing it keeps the parent's */
 static void mode_inherit(void)
 {
@@ -749,7 +839,7 @@ int main(int argc, char **argv)
 		{ "passthrough", mode_passthrough }, { "mmap", mode_mmap },
 		{ "pollhup", mode_pollhup }, { "inherit", mode_inherit }, { "range", mode_range },
 		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
-		{ "fasync", mode_fasync },
+		{ "fasync", mode_fasync }, { "epoll", mode_epoll },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },
 	};
 

@@ -292,6 +292,7 @@ static const struct {
 	{ __LINE__, "exec", "do_close_on_exec(): CLOEXEC perf fds go, others stay" },
 	{ __LINE__, "select", "do_select() over perf_poll(): POLLIN_SET, timeval left" },
 	{ __LINE__, "fasync", "kill_fasync() -> send_sigio_to_task(): si_code, si_fd, si_band; _perf_event_refresh()" },
+	{ __LINE__, "epoll", "ep_item_poll() -> perf_poll(): EPOLLHUP, consumed EPOLLIN, is_event_hup()" },
 };
 
 static void test_client(void **state)
