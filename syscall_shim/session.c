@@ -2,8 +2,9 @@
  * session.c - joining a `pmusim run` session and the session's machine
  * hooks that any attached process can run (session.h): the arena named by
  * the environment, wakeups as a byte in a perf file's pipe, fasync signals
- * to the file's owner, the monitored task taking over the pipe's write end
- * (POLLHUP at its exit), and the --log file.
+ * queued for the file's owner and raised by its shim, the monitored task
+ * taking over the pipe's write end (POLLHUP at its exit), and the --log
+ * file.
  *
  * Nothing here may call a trapped syscall on a perf fd: wakeups reach the
  * pipe through /proc/<owner>/fd/<fd>, a fresh write end outside the range.
@@ -103,9 +104,9 @@ static int open_write_end(const struct shim_file *f)
 }
 
 /* perf_event_wakeup() -> wake_up_all(&event->waitq): a byte in the pipe
- * makes poll report POLLIN. The pipe is not drained by reads (they go to
- * the core), so one byte stays until the file closes: POLLIN is level,
- * where the kernel's is consumed by poll (docs/shim.md). */
+ * wakes poll, select and epoll waiters. Reads go to the core and do not
+ * drain it; the shim's poll, select and epoll answers do, as they consume
+ * perf_poll's state (docs/shim.md). */
 void shim_session_wakeup(void *ctx, int handle)
 {
 	struct shim_file *f;

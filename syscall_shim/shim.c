@@ -7,8 +7,9 @@
  *
  * A perf file is the read end of a pipe, at a number in [SHIM_FD_BASE,
  * SHIM_FD_END): a wakeup writes a byte, the last write end closing is
- * POLLHUP. poll/ppoll (a second filter, in processes holding perf fds)
- * answer as perf_poll; select/epoll see the pipe. The write end stays with
+ * POLLHUP. poll/ppoll/select/pselect6 and the epoll waits (a second
+ * filter, in processes holding perf fds) and epoll_ctl answer as
+ * perf_poll. The write end stays with
  * the opener until the monitored task takes its own (at its exec into the
  * emulator) and tells the opener to drop it.
  *
@@ -995,13 +996,19 @@ static unsigned ep_perf_poll(int fd, int h)
 	unsigned ev;
 
 	TSYS6(SYS_ppoll, &p, 1, &zero, NULL, 8, 0);
-	drain(fd);
 	ev = perf_sys_poll(core, h);    /* perf_poll() */
 	if (p.revents & POLLHUP)
-		ev |= EPOLLHUP;         /* the monitored task is gone */
-	else if (ev & EPOLLHUP)
-		shim_session_wakeup(NULL, h);   /* no ring / exited: stays ready */
-	return ev;
+		return ev | EPOLLHUP;   /* the monitored task is gone */
+	if (ev & EPOLLHUP) {
+		/* no ring / exited: the file stays ready, its byte stays */
+		if (!(p.revents & POLLIN))
+			shim_session_wakeup(NULL, h);
+		return ev;
+	}
+	/* drained before the second look, so a wakeup racing with this
+	 * leaves either its byte or its poll state, never neither */
+	drain(fd);
+	return ev | perf_sys_poll(core, h);
 }
 
 static long sys_epoll_ctl(int h, long *a)
