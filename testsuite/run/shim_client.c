@@ -380,12 +380,13 @@ static void mode_select(void)
  * F_SETSIG a plain SIGIO (SEND_SIG_PRIV, SI_KERNEL). */
 #define ASYNC_MAX 64
 static volatile sig_atomic_t async_n;
-static struct { int signo, code, fd; long band; } async_got[ASYNC_MAX];
+static struct { int signo, code, fd; long band; pid_t tid; } async_got[ASYNC_MAX];
 
 static void on_async(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	if (async_n < ASYNC_MAX) {
+		async_got[async_n].tid = (pid_t)syscall(SYS_gettid);
 		async_got[async_n].signo = sig;
 		async_got[async_n].code = si->si_code;
 		async_got[async_n].fd = si->si_fd;
@@ -429,6 +430,31 @@ static int async_run(pid_t child, int go[2])
 	} while (r < 0 && errno == EINTR);
 	CHECK(r == child && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %#x", st);
 	return async_n;
+}
+
+/* A thread that owns a perf fd's signals (F_OWNER_TID): it tells its
+ * tid, then sleeps in read() until told to end (SA_RESTART restarts it
+ * after each signal). */
+static volatile pid_t async_tid;
+
+static void *async_thread(void *arg)
+{
+	int *tp = arg;
+	char c;
+
+	__atomic_store_n(&async_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	if (read(tp[0], &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+static pid_t async_tid_wait(void)
+{
+	pid_t t;
+
+	while (!(t = __atomic_load_n(&async_tid, __ATOMIC_ACQUIRE)))
+		usleep(1000);
+	return t;
 }
 
 static void mode_fasync(void)
@@ -513,6 +539,39 @@ static void mode_fasync(void)
 	CHECK(n == 1 && async_got[0].signo == SIGIO && async_got[0].code == SI_KERNEL,
 	      "plain SIGIO: %d signals, signo %d code %#x", n, async_got[0].signo, async_got[0].code);
 	close(fd);
+
+	/* 4: F_OWNER_TID (f_setown_ex(): PIDTYPE_PID): the signal goes to
+	 * that thread; IOC_REFRESH 2 gives POLL_IN then POLL_HUP, both there */
+	{
+		struct f_owner_ex ox = { .type = F_OWNER_TID };
+		pthread_t th;
+		int tp[2];
+
+		CHECK(pipe(tp) == 0, "pipe");
+		CHECK(pthread_create(&th, NULL, async_thread, tp) == 0, "pthread_create");
+		ox.pid = async_tid_wait();
+		child = async_child(go);
+		fd = peo(&a, child, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		CHECK(is_perf_fd(fd), "fd %d", fd);
+		CHECK(fcntl(fd, F_SETOWN_EX, &ox) == 0, "F_SETOWN_EX TID: %d", errno);
+		CHECK(fcntl(fd, F_SETSIG, sig) == 0, "F_SETSIG: %d", errno);
+		CHECK(fcntl(fd, F_SETFL, O_ASYNC) == 0, "O_ASYNC: %d", errno);
+		CHECK(ioctl(fd, PERF_EVENT_IOC_REFRESH, 2) == 0, "IOC_REFRESH: %d", errno);
+		async_n = 0;
+		n = async_run(child, go);
+		CHECK(write(tp[1], "x", 1) == 1, "thread go");
+		pthread_join(th, NULL);
+		n = async_n;    /* the thread may have taken them after the wait */
+		CHECK(n == 2, "thread owner signals: %d, want 2", n);
+		for (int i = 0; i < n && i < ASYNC_MAX; i++)
+			CHECK(async_got[i].tid == ox.pid && async_got[i].signo == sig &&
+			      async_got[i].fd == fd && async_got[i].code == (i ? POLL_HUP : POLL_IN),
+			      "thread signal %d: tid %d (want %d) code %d", i, async_got[i].tid,
+			      ox.pid, async_got[i].code);
+		close(fd);
+		close(tp[0]);
+		close(tp[1]);
+	}
 	if (!failures)
 		printf("ok fasync\n");
 }
