@@ -726,6 +726,42 @@ static void drain(int fd)
 }
 
 /*
+ * perf_poll() of the perf file h at fd, for poll, select and epoll alike:
+ * consumes the ring's poll state and leaves the pipe saying whether there
+ * is more to say: empty, or one byte for an EPOLLHUP that lasts (no ring,
+ * task exited), which keeps epoll's level. pipe_revents is the pipe's own
+ * poll answer; its POLLHUP (the monitored task's write ends are gone) is
+ * added. Returns the mask.
+ */
+static unsigned perf_fd_poll(int fd, int h, short pipe_revents)
+{
+	unsigned ev = perf_sys_poll(core, h);   /* perf_poll() */
+
+	if (pipe_revents & POLLHUP)
+		return ev | POLLHUP;    /* the monitored task is gone */
+	if (ev & POLLHUP) {
+		/* no ring / exited: the file stays ready, its byte stays */
+		if (!(pipe_revents & POLLIN))
+			shim_session_wakeup(NULL, h);
+		return ev;
+	}
+	/* drained before the second look, so a wakeup racing with this
+	 * leaves either its byte or its poll state, never neither */
+	drain(fd);
+	return ev | perf_sys_poll(core, h);
+}
+
+/* The same, asking the pipe first (epoll's path). */
+static unsigned ep_perf_poll(int fd, int h)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timespec zero = { 0, 0 };
+
+	TSYS6(SYS_ppoll, &p, 1, &zero, NULL, 8, 0);
+	return perf_fd_poll(fd, h, p.revents);
+}
+
+/*
  * poll/ppoll over a set with perf fds: each perf fd answers what
  * perf_poll() returns (EPOLLHUP for an event without a ring, its ring's
  * consumed poll state otherwise, EPOLLHUP once the monitored task is gone:
@@ -755,10 +791,7 @@ static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t
 				count += fds[i].revents != 0;
 				continue;
 			}
-			drain(fds[i].fd);
-			ev = perf_sys_poll(core, hs[i]);        /* perf_poll() */
-			if (fds[i].revents & POLLHUP)
-				ev |= POLLHUP;
+			ev = perf_fd_poll(fds[i].fd, hs[i], fds[i].revents);
 			fds[i].revents = (short)(ev & ((unsigned)fds[i].events | POLLERR | POLLHUP));
 			count += fds[i].revents != 0;
 		}
@@ -984,31 +1017,6 @@ static struct ep_item *ep_find(int epfd, int fd)
 		if (ep_items[i].fd == fd && ep_items[i].epfd == epfd && fd)
 			return &ep_items[i];
 	return NULL;
-}
-
-/* perf_poll() for epoll: consumes the ring's poll state and leaves the
- * pipe saying whether there is more to say (a byte for a lasting
- * EPOLLHUP). Returns the mask perf_poll gives, plus the pipe's EPOLLHUP. */
-static unsigned ep_perf_poll(int fd, int h)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	struct timespec zero = { 0, 0 };
-	unsigned ev;
-
-	TSYS6(SYS_ppoll, &p, 1, &zero, NULL, 8, 0);
-	ev = perf_sys_poll(core, h);    /* perf_poll() */
-	if (p.revents & POLLHUP)
-		return ev | EPOLLHUP;   /* the monitored task is gone */
-	if (ev & EPOLLHUP) {
-		/* no ring / exited: the file stays ready, its byte stays */
-		if (!(p.revents & POLLIN))
-			shim_session_wakeup(NULL, h);
-		return ev;
-	}
-	/* drained before the second look, so a wakeup racing with this
-	 * leaves either its byte or its poll state, never neither */
-	drain(fd);
-	return ev | perf_sys_poll(core, h);
 }
 
 static long sys_epoll_ctl(int h, long *a)

@@ -603,6 +603,15 @@ static void mode_epoll(void)
 		      "ring-less, wait %d: %d %#x %#llx", i, n, n > 0 ? out[0].events : 0,
 		      n > 0 ? (unsigned long long)out[0].data.u64 : 0ull);
 	}
+	{
+		/* a poll() of the same file between waits changes nothing:
+		 * EPOLLHUP stays (is_event_hup() / no ring is a state) */
+		struct pollfd pfd = { .fd = hup, .events = POLLIN };
+
+		CHECK(poll(&pfd, 1, 0) == 1 && pfd.revents == POLLHUP, "poll: %#x", pfd.revents);
+		n = epoll_wait(ep, out, 8, 0);
+		CHECK(n == 1 && out[0].events == EPOLLHUP, "after poll: %d", n);
+	}
 	CHECK(pipe(p) == 0 && write(p[1], "x", 1) == 1, "pipe");
 	ev.events = EPOLLIN;
 	ev.data.u64 = 7;
