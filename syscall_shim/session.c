@@ -162,7 +162,7 @@ void shim_session_wakeup(void *ctx, int handle)
  * kill() of the signal (si_code SI_USER; docs/shim.md).
  */
 static const long band_table[] = { /* fs/fcntl.c band_table[] */
-	POLLIN | POLLRDNORM | POLLMSG, POLLOUT | POLLWRNORM | POLLWRBAND,
+	POLLIN | POLLRDNORM, POLLOUT | POLLWRNORM | POLLWRBAND,
 	POLLIN | POLLRDNORM | POLLMSG, POLLERR, POLLPRI | POLLRDBAND,
 	POLLHUP | POLLERR,
 };
@@ -178,6 +178,15 @@ static pid_t sig_process(const struct shim_file *f)
 	return f->sig_tid ? f->sig_tgid : f->sig_pid;
 }
 
+/* Queues sig with si to this thread: process-directed from the main
+ * thread of a process owner, thread-directed otherwise. */
+static long queue_to(pid_t pid, pid_t tid, bool thread, int sig, siginfo_t *si)
+{
+	if (!thread && tid == pid)
+		return syscall(SYS_rt_sigqueueinfo, pid, sig, si);
+	return syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, si);
+}
+
 /* Raises one queued reason of f in this thread (send_sigio_to_task()). */
 static void raise_reason(const struct shim_file *f, int si_code)
 {
@@ -190,6 +199,12 @@ static void raise_reason(const struct shim_file *f, int si_code)
 		si.si_signo = sig;
 		si.si_errno = 0;
 		si.si_code = si_code;
+		/* a signal with codes of its own (SIG_SPECIFIC_SICODES_MASK)
+		 * other than SIGPOLL gets SI_SIGIO instead of the reason */
+		if (sig != SIGPOLL && (sig == SIGILL || sig == SIGFPE || sig == SIGSEGV ||
+				       sig == SIGBUS || sig == SIGTRAP || sig == SIGCHLD ||
+				       sig == SIGSYS))
+			si.si_code = SI_SIGIO;
 		si.si_fd = f->sig_fd;
 		if (si_code >= POLL_IN && si_code - POLL_IN < (int)(sizeof(band_table) / sizeof(band_table[0])))
 			si.si_band = band_table[si_code - POLL_IN];
@@ -200,10 +215,14 @@ static void raise_reason(const struct shim_file *f, int si_code)
 		si.si_signo = SIGIO;
 		si.si_code = SI_KERNEL;  /* SEND_SIG_PRIV */
 	}
-	if (!f->sig_tid && tid == pid)
-		syscall(SYS_rt_sigqueueinfo, pid, sig, &si);
-	else
-		syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, &si);
+	if (queue_to(pid, tid, f->sig_tid, sig, &si) < 0 && sig != SIGIO) {
+		/* do_send_sig_info() failed (the RT queue is full): the
+		 * plain SIGIO of case 0 */
+		memset(&si, 0, sizeof(si));
+		si.si_signo = SIGIO;
+		si.si_code = SI_KERNEL;
+		queue_to(pid, tid, f->sig_tid, SIGIO, &si);
+	}
 }
 
 void shim_session_fasync_deliver(void)

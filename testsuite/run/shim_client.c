@@ -459,7 +459,9 @@ static pid_t async_tid_wait(void)
 
 static void mode_fasync(void)
 {
-	const long band_in = POLLIN | POLLRDNORM | POLLMSG, band_hup = POLLHUP | POLLERR;
+	/* fs/fcntl.c band_table[]: POLL_IN is EPOLLIN|EPOLLRDNORM, POLL_HUP
+	 * EPOLLHUP|EPOLLERR (x86 poll bits: 0x001|0x040, 0x010|0x008) */
+	const long band_in = 0x41, band_hup = 0x18;
 	int sig = SIGRTMIN + 1, go[2], fd, n, refresh = 3;
 	struct perf_event_attr a;
 	struct sigaction sa;
@@ -540,7 +542,25 @@ static void mode_fasync(void)
 	      "plain SIGIO: %d signals, signo %d code %#x", n, async_got[0].signo, async_got[0].code);
 	close(fd);
 
-	/* 4: F_OWNER_TID (f_setown_ex(): PIDTYPE_PID): the signal goes to
+	/* 4: F_SETSIG of a signal with codes of its own (SIGTRAP):
+	 * si_code SI_SIGIO, si_fd and si_band still there */
+	sigaction(SIGTRAP, &sa, NULL);
+	child = async_child(go);
+	fd = peo(&a, child, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(fd), "fd %d", fd);
+	CHECK(fcntl(fd, F_SETOWN, getpid()) == 0, "F_SETOWN: %d", errno);
+	CHECK(fcntl(fd, F_SETSIG, SIGTRAP) == 0, "F_SETSIG: %d", errno);
+	CHECK(fcntl(fd, F_SETFL, O_ASYNC) == 0, "O_ASYNC: %d", errno);
+	CHECK(ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) == 0, "IOC_REFRESH: %d", errno);
+	async_n = 0;
+	n = async_run(child, go);
+	CHECK(n == 1 && async_got[0].signo == SIGTRAP && async_got[0].code == SI_SIGIO &&
+	      async_got[0].fd == fd && async_got[0].band == band_hup,
+	      "SIGTRAP: %d signals, signo %d code %d fd %d band %#lx", n, async_got[0].signo,
+	      async_got[0].code, async_got[0].fd, async_got[0].band);
+	close(fd);
+
+	/* 5: F_OWNER_TID (f_setown_ex(): PIDTYPE_PID): the signal goes to
 	 * that thread; IOC_REFRESH 2 gives POLL_IN then POLL_HUP, both there */
 	{
 		struct f_owner_ex ox = { .type = F_OWNER_TID };
