@@ -1086,6 +1086,8 @@ static long sys_epoll_wait(long nr, long *a)
 
 	/* the wait runs under the interrupted context's mask, or the
 	 * caller's (epoll_pwait*), so a signal ends it as it would */
+	if (nr != SYS_epoll_wait && a[4] && a[5] != 8)
+		return -EINVAL;         /* set_user_sigmask(): sigsetsize */
 	if (nr != SYS_epoll_wait && a[4])
 		memcpy(&mask, (const void *)a[4], sizeof(mask));
 	else if (cur_uc)
@@ -1201,6 +1203,10 @@ static long dispatch(long nr, long *a)
 			return TSYS3(SYS_execve, a[0], a[1],
 				     sticky_env((char **)a[2], nenv, preload, sizeof(preload)));
 		}
+		/* waits (pmusim's host poll for a guest) under the interrupted
+		 * context's mask, so signals still end them */
+		if (nr == SYS_poll || nr == SYS_ppoll || nr == SYS_select || nr == SYS_pselect6)
+			return host_syscall(nr, a);
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	}
 	switch (nr) {
