@@ -728,8 +728,9 @@ static void drain(int fd)
 /*
  * perf_poll() of the perf file h at fd, for poll, select and epoll alike:
  * consumes the ring's poll state and leaves the pipe saying whether there
- * is more to say: empty, or one byte for an EPOLLHUP that lasts (no ring,
- * task exited), which keeps epoll's level. pipe_revents is the pipe's own
+ * is more to say: empty, or one byte for an EPOLLHUP or EPOLLERR that
+ * lasts (no ring, task exited, a pinned event in error), which keeps
+ * epoll's level. pipe_revents is the pipe's own
  * poll answer; its POLLHUP (the monitored task's write ends are gone) is
  * added. Returns the mask.
  */
@@ -739,8 +740,9 @@ static unsigned perf_fd_poll(int fd, int h, short pipe_revents)
 
 	if (pipe_revents & POLLHUP)
 		return ev | POLLHUP;    /* the monitored task is gone */
-	if (ev & POLLHUP) {
-		/* no ring / exited: the file stays ready, its byte stays */
+	if (ev & (POLLHUP | POLLERR)) {
+		/* no ring / exited / a pinned event in error: states, not
+		 * events; the file stays ready, its byte stays */
 		if (!(pipe_revents & POLLIN))
 			shim_session_wakeup(NULL, h);
 		return ev;
