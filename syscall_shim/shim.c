@@ -35,6 +35,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/prctl.h>
@@ -1445,6 +1446,108 @@ int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	if (!real)
 		real = (sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
 	return mask_call(real, how, set, old);
+}
+
+/* ---- perf fds received over a unix socket (SCM_RIGHTS) ---- */
+
+/*
+ * scm_detach_fds() installs each received file at the lowest free fd,
+ * normally below the perf range. A received fd that is a session pipe (its
+ * inode in the session's table) is moved into the range (the cmsg's number
+ * rewritten, O_CLOEXEC kept as MSG_CMSG_CLOEXEC set it) and the new holder
+ * takes a core reference of the file (receive_fd(): the fd holds the file).
+ * Not a trapped syscall but an interposer of libc's recvmsg/recvmmsg, so
+ * other processes' socket traffic costs nothing. If the range is full the
+ * fd stays where it landed, not intercepted (as before).
+ */
+static void adopt_received(struct msghdr *msg)
+{
+	struct cmsghdr *cm;
+
+	if (!core || passive || !msg || !msg->msg_control)
+		return;
+	for (cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR(msg, cm)) {
+		int *fds = (int *)CMSG_DATA(cm);
+		size_t n;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			struct stat st;
+			long fl, nfd;
+			int h = -1;
+
+			if (in_range(fds[i]) || TSYS2(SYS_fstat, fds[i], &st) < 0 ||
+			    !S_ISFIFO(st.st_mode))
+				continue;
+			for (int k = 0; k < PERF_CORE_MAX_FILES && h < 0; k++)
+				if (sess->files[k].ino == (uint64_t)st.st_ino)
+					h = k;
+			if (h < 0)
+				continue;
+			fl = TSYS2(SYS_fcntl, fds[i], F_GETFD);
+			nfd = TSYS3(SYS_fcntl, fds[i],
+				    fl > 0 && (fl & FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD,
+				    SHIM_FD_BASE);
+			if (nfd >= SHIM_FD_END) {
+				TSYS1(SYS_close, nfd);
+				nfd = -EMFILE;
+			}
+			if (nfd < 0) {
+				shim_log("SCM_RIGHTS: perf file %d at fd %d: range full, not intercepted",
+					 h, fds[i]);
+				continue;
+			}
+			perf_file_get(core, h);
+			fd_cache[nfd - SHIM_FD_BASE].ino = st.st_ino;
+			fd_cache[nfd - SHIM_FD_BASE].handle = h;
+			TSYS1(SYS_close, fds[i]);
+			shim_log("SCM_RIGHTS: perf file %d received at fd %d, moved to %ld", h, fds[i],
+				 nfd);
+			fds[i] = (int)nfd;
+			/* this process holds perf fds now: its poll() answers as perf_poll */
+			if (!tramp_poll_filter_present())
+				tramp_poll_filter_install();
+		}
+	}
+}
+
+typedef ssize_t (*recvmsg_fn)(int, struct msghdr *, int);
+typedef int (*recvmmsg_fn)(int, struct mmsghdr *, unsigned, int, struct timespec *);
+
+ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	static recvmsg_fn real;
+	ssize_t r;
+
+	if (!real)
+		real = (recvmsg_fn)dlsym(RTLD_NEXT, "recvmsg");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	r = real(fd, msg, flags);
+	if (r >= 0)
+		adopt_received(msg);
+	return r;
+}
+
+int recvmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags, struct timespec *timeout)
+{
+	static recvmmsg_fn real;
+	int r;
+
+	if (!real)
+		real = (recvmmsg_fn)dlsym(RTLD_NEXT, "recvmmsg");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	r = real(fd, vec, vlen, flags, timeout);
+	for (int i = 0; i < r; i++)
+		adopt_received(&vec[i].msg_hdr);
+	return r;
 }
 
 /* ---- fork and exit: references of inherited perf fds ---- */

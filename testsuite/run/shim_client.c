@@ -30,6 +30,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/ucontext.h>
 #include <sys/wait.h>
@@ -720,6 +721,80 @@ static void mode_inherit(void)
 		printf("ok inherit\n");
 }
 
+/* A perf fd passed to another process over a unix socket (SCM_RIGHTS,
+ * scm_detach_fds() -> receive_fd()): the receiver's copy is a perf fd (the
+ * shim moves it into the range), names the same event (IOC_ID), reads, and
+ * keeps the file alive after the sender's close (the file's references:
+ * fput() only releases at the last). */
+static void mode_scm(void)
+{
+	struct perf_event_attr a;
+	int sv[2], fd, st;
+	uint64_t id = 0, v;
+	pid_t c;
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair: %d", errno);
+	c = fork();
+	if (c == 0) {
+		char ctl[CMSG_SPACE(sizeof(int))], go;
+		uint64_t sent = 0, got = 0, w;
+		struct iovec io = { &sent, sizeof(sent) };
+		struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl) };
+		struct cmsghdr *cm;
+		int rfd = -1, bad = 0;
+
+		close(sv[0]);
+		if (recvmsg(sv[1], &m, 0) != sizeof(sent))
+			_exit(10);
+		cm = CMSG_FIRSTHDR(&m);
+		if (!cm || cm->cmsg_type != SCM_RIGHTS)
+			_exit(11);
+		memcpy(&rfd, CMSG_DATA(cm), sizeof(int));
+		if (!is_perf_fd(rfd))
+			bad |= 1;
+		if (ioctl(rfd, PERF_EVENT_IOC_ID, &got) != 0 || got != sent)
+			bad |= 2;
+		if (read(rfd, &w, 8) != 8)
+			bad |= 4;
+		/* the sender closes its fd; ours still holds the file */
+		if (write(sv[1], "x", 1) != 1 || read(sv[1], &go, 1) != 1)
+			bad |= 8;
+		if (read(rfd, &w, 8) != 8 || close(rfd) != 0)
+			bad |= 16;
+		_exit(bad);
+	}
+	close(sv[1]);
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS, 0);
+	fd = peo(&a, 0, -1, -1, 0);
+	CHECK(is_perf_fd(fd), "fd %d", fd);
+	CHECK(ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0, "IOC_ID: %d", errno);
+	{
+		char ctl[CMSG_SPACE(sizeof(int))], go;
+		struct iovec io = { &id, sizeof(id) };
+		struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl) };
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+		memset(ctl, 0, sizeof(ctl));
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+		CHECK(sendmsg(sv[0], &m, 0) == sizeof(id), "sendmsg: %d", errno);
+		CHECK(read(sv[0], &go, 1) == 1, "child's go");
+		CHECK(close(fd) == 0, "close: %d", errno);
+		CHECK(write(sv[0], "x", 1) == 1, "go");
+	}
+	CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "receiver: %#x (1 not a perf fd, 2 IOC_ID, 4 read, 8 sync, 16 read after the sender's close)",
+	      st);
+	close(sv[0]);
+	(void)v;
+	if (!failures)
+		printf("ok scm\n");
+}
+
 static volatile sig_atomic_t alarm_seen;
 
 static void on_alarm(int sig)
@@ -927,7 +1002,7 @@ int main(int argc, char **argv)
 		{ "passthrough", mode_passthrough }, { "mmap", mode_mmap },
 		{ "pollhup", mode_pollhup }, { "inherit", mode_inherit }, { "range", mode_range },
 		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
-		{ "fasync", mode_fasync }, { "epoll", mode_epoll },
+		{ "fasync", mode_fasync }, { "epoll", mode_epoll }, { "scm", mode_scm },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },
 	};
 
