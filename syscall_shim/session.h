@@ -23,6 +23,13 @@
 #define PMUSIM_TRAMP_ADDR 0x59f000000000UL
 #define PMUSIM_TRAMP_SIZE 4096UL
 
+/* Ring mappings of native clients: the shim places them here, and the
+ * filter traps munmap only of addresses in this region (high 32 bits of
+ * the address == PMUSIM_RING_ADDR >> 32), so the core sees perf_mmap_close
+ * while every other munmap costs nothing. */
+#define PMUSIM_RING_ADDR 0x59e000000000UL
+#define PMUSIM_RING_SIZE (1UL << 32)
+
 /* Perf files are real fds in [SHIM_FD_BASE, SHIM_FD_END): the filter traps
  * syscalls on these only (low 32 bits & SHIM_FD_MASK == SHIM_FD_BASE). */
 #define SHIM_FD_BASE 1024

@@ -94,10 +94,19 @@ static void fd_forget(long fd)
 		fd_cache[(unsigned)fd - SHIM_FD_BASE].ino = 0;
 }
 
+static void file_check_released(int h);
+
 /* Drops one reference; clears the session slot when the core freed it. */
 static void file_put(int h)
 {
 	perf_file_put(core, h);
+	file_check_released(h);
+}
+
+/* After the core dropped a reference of h: clears its session slot if
+ * that was the last (perf_release() ran). */
+static void file_check_released(int h)
+{
 	if (!perf_file_event(core, h)) {
 		struct shim_file *f = &sess->files[h];
 
@@ -408,14 +417,90 @@ static long sys_fcntl(int h, long *a)
 	}
 }
 
+/*
+ * This process's ring mappings (the kernel's VMAs with perf_mmap_vmops):
+ * placed in the ring region, so the filter traps their munmap. Guarded by
+ * ring_lock: threads of one process map and unmap concurrently. A process
+ * that forks does not pass them on (VM_DONTCOPY: MADV_DONTFORK here, the
+ * child's table is emptied); an exec drops them with the table.
+ */
+#define RING_MAPS 64
+#define SHIM_PAGE 4096UL      /* x86-64 PAGE_SIZE */
+
+static struct ring_map {
+	uintptr_t addr;         /* 0: free */
+	size_t len;             /* page-rounded */
+	int handle;
+	void *area;             /* the core's own mapping of the ring */
+} ring_maps[RING_MAPS];
+static int ring_lock;
+
+static void ring_lock_take(void)
+{
+	while (__atomic_exchange_n(&ring_lock, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void ring_lock_drop(void)
+{
+	__atomic_store_n(&ring_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Maps len bytes of memfd at off somewhere free in the ring region and
+ * records it; returns the address, or 0 when the region or table is full
+ * (the caller then maps anywhere, untracked). Call with ring_lock held. */
+static uintptr_t ring_place(size_t len, int prot, int memfd, int64_t off, int h, void *area)
+{
+	uintptr_t cand = PMUSIM_RING_ADDR, end = PMUSIM_RING_ADDR + PMUSIM_RING_SIZE;
+	int slot = -1;
+
+	for (int i = 0; i < RING_MAPS && slot < 0; i++)
+		if (!ring_maps[i].addr)
+			slot = i;
+	if (slot < 0)
+		return 0;
+	while (cand + len <= end) {
+		bool moved = false;
+		long p;
+
+		for (int i = 0; i < RING_MAPS; i++) {
+			struct ring_map *m = &ring_maps[i];
+
+			if (m->addr && cand < m->addr + m->len && m->addr < cand + len) {
+				cand = m->addr + m->len;
+				moved = true;
+			}
+		}
+		if (moved)
+			continue;
+		p = TSYS6(SYS_mmap, cand, len, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, memfd, off);
+		if (p == -EEXIST) {     /* someone else's mapping: step past a page */
+			cand += SHIM_PAGE;
+			continue;
+		}
+		if (p < 0 || (uintptr_t)p != cand) {
+			if (p >= 0)
+				TSYS2(SYS_munmap, p, len);
+			return 0;
+		}
+		TSYS3(SYS_madvise, cand, len, MADV_DONTFORK); /* VM_DONTCOPY */
+		ring_maps[slot] = (struct ring_map){ cand, len, h, area };
+		return cand;
+	}
+	return 0;
+}
+
 /* mmap of the ring: the core places it in the arena; map that piece of
  * the arena's memfd here so data_head/data_tail are the writers' own. */
 static long sys_mmap(int h, long *a)
 {
 	struct perf_task *cur = native_task(my_tid());
+	size_t len = ((size_t)a[1] + SHIM_PAGE - 1) & ~(SHIM_PAGE - 1);
+	uintptr_t at = 0;
 	void *area;
 	int64_t off;
 	int memfd, r;
+	long p;
 
 	r = perf_sys_mmap(core, cur, h, (size_t)a[1], (int)a[2], (int)a[3], (uint64_t)a[5],
 			  &area, &memfd);
@@ -426,12 +511,70 @@ static long sys_mmap(int h, long *a)
 	off = perf_sys_mmap_offset(core, h);
 	if (off < 0)
 		return off;
-	(void)area;
-	long p = TSYS6(SYS_mmap, a[0], a[1], a[2], (a[3] & ~MAP_PRIVATE) | MAP_SHARED, memfd, off);
+	/* a MAP_FIXED caller chose its address: that mapping is untracked
+	 * (its munmap is not seen; the file's release ends the ring) */
+	if (!(a[3] & MAP_FIXED)) {
+		ring_lock_take();
+		at = ring_place(len, (int)a[2], memfd, off, h, area);
+		ring_lock_drop();
+	}
+	p = at ? (long)at
+	       : TSYS6(SYS_mmap, a[0], a[1], a[2], (a[3] & ~MAP_PRIVATE) | MAP_SHARED, memfd, off);
 
-	shim_log("mmap(fd %ld = file %d, %ld bytes) -> ring at arena offset %#llx, mapped at %#lx",
-		 a[4], h, a[1], (unsigned long long)off, p);
+	shim_log("mmap(fd %ld = file %d, %ld bytes) -> ring at arena offset %#llx, mapped at %#lx%s",
+		 a[4], h, a[1], (unsigned long long)off, p, at ? "" : " (untracked)");
 	return p;
+}
+
+/*
+ * munmap of an address in the ring region (the filter traps no other):
+ * rings wholly inside the range are closed in the core after the host's
+ * munmap (perf_mmap_close(): mmap_count, locked_vm, the ring's detach,
+ * the mapping's file reference); one only partly inside fails with EINVAL
+ * before anything is unmapped (perf_mmap_may_split()).
+ */
+static long sys_munmap(long *a)
+{
+	uintptr_t addr = (uintptr_t)a[0];
+	size_t len = ((size_t)a[1] + SHIM_PAGE - 1) & ~(SHIM_PAGE - 1);
+	struct ring_map gone[RING_MAPS];
+	int n = 0;
+	long r;
+
+	if (!core || (addr & (SHIM_PAGE - 1)) || !len)
+		return TSYS2(SYS_munmap, a[0], a[1]);
+	ring_lock_take();
+	for (int i = 0; i < RING_MAPS; i++) {
+		struct ring_map *m = &ring_maps[i];
+
+		if (!m->addr || !(addr < m->addr + m->len && m->addr < addr + len))
+			continue;
+		if (m->addr < addr || m->addr + m->len > addr + len) {
+			ring_lock_drop();
+			return -EINVAL; /* perf_mmap_may_split() */
+		}
+	}
+	r = TSYS2(SYS_munmap, a[0], a[1]);
+	if (r == 0) {
+		for (int i = 0; i < RING_MAPS; i++) {
+			struct ring_map *m = &ring_maps[i];
+
+			if (m->addr && m->addr >= addr && m->addr + m->len <= addr + len) {
+				gone[n++] = *m;
+				m->addr = 0;
+			}
+		}
+	}
+	ring_lock_drop();
+	for (int i = 0; i < n; i++) {
+		int e = perf_sys_munmap(core, gone[i].handle, gone[i].area, gone[i].len);
+
+		shim_log("munmap(%#lx, %zu) of file %d's ring -> %d (perf_mmap_close)",
+			 (unsigned long)gone[i].addr, gone[i].len, gone[i].handle, e);
+		if (e == 0)
+			file_check_released(gone[i].handle);
+	}
+	return r;
 }
 
 static long fd_syscall(long nr, int h, long *a)
@@ -1244,6 +1387,8 @@ static long dispatch(long nr, long *a)
 			 a[0] == PR_TASK_PERF_EVENTS_ENABLE ? "ENABLE" : "DISABLE", r);
 		return r;
 	}
+	case SYS_munmap:
+		return sys_munmap(a);
 	case SYS_dup2:
 	case SYS_dup3:
 		return sys_dup23(nr, a);
@@ -1575,6 +1720,9 @@ static void scan_inherited_fds(void)
 
 static void atfork_child(void)
 {
+	/* VM_DONTCOPY: the parent's rings are not the child's */
+	memset(ring_maps, 0, sizeof(ring_maps));
+	ring_lock = 0;
 	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
 		int h = fd_cache[i].ino ? fd_handle(SHIM_FD_BASE + i) : -1;
 

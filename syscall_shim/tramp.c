@@ -211,6 +211,13 @@ int tramp_filter_install(void)
 	trap_rule(&p, SYS_execve);
 	trap_rule(&p, SYS_execveat);
 	trap_rule(&p, SYS_close_range);
+	/* munmap(addr) with addr in the ring region: a ring's vm_ops->close */
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_munmap, 0, 4));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0) + 4));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      (unsigned)(PMUSIM_RING_ADDR >> 32), 0, 1));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	/* prctl(PR_TASK_PERF_EVENTS_DISABLE = 31 / _ENABLE = 32) */
 	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 5));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));

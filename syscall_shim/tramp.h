@@ -3,7 +3,8 @@
  *
  * The filter (installed once per process tree; it survives fork and exec)
  * traps perf_event_open, prctl(PR_TASK_PERF_EVENTS_*), execve/execveat,
- * close_range, and the fd syscalls (read, ioctl, mmap, close, fcntl, dup*,
+ * close_range, munmap of an address in the ring region (PMUSIM_RING_ADDR),
+ * and the fd syscalls (read, ioctl, mmap, close, fcntl, dup*,
  * ...) only when their fd lies in [SHIM_FD_BASE, SHIM_FD_END). Syscalls
  * made from the trampoline page at PMUSIM_TRAMP_ADDR always pass: the
  * SIGSYS handler makes its real syscalls through tramp_syscall().

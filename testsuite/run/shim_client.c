@@ -271,6 +271,61 @@ static void mode_mmap(void)
 		printf("ok mmap\n");
 }
 
+/* munmap of a ring reaches the core (perf_mmap_close()): while a ring is
+ * mapped another size fails (perf_mmap(): data_page_nr() != nr_pages),
+ * the same size shares it (mmap_count); a partial munmap fails
+ * (perf_mmap_may_split()); a fork's child has no copy (VM_DONTCOPY), so
+ * its munmap of the address changes nothing; once the last mapping is
+ * gone the ring is detached and another size maps. */
+static void mode_munmap(void)
+{
+	struct perf_event_attr a;
+	struct perf_event_mmap_page *pc;
+	size_t l3 = 3 * 4096, l5 = 5 * 4096;
+	void *p, *q;
+	int fd, st;
+	pid_t c;
+
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS, 0);
+	a.sample_period = 100000;
+	a.sample_type = PERF_SAMPLE_IP;
+	fd = peo(&a, 0, -1, -1, 0);
+	CHECK(is_perf_fd(fd), "fd %d", fd);
+	p = mmap(NULL, l3, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED, "mmap 1+2: %d", errno);
+	q = mmap(NULL, l5, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(q == MAP_FAILED && errno == EINVAL, "1+4 while 1+2 is mapped: %p %d", q, errno);
+	q = mmap(NULL, l3, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(q != MAP_FAILED && q != p, "a second 1+2: %d", errno);
+	CHECK(munmap((char *)p + 4096, 4096) == -1 && errno == EINVAL,
+	      "partial munmap: %d", errno);
+	c = fork();
+	if (c == 0)
+		exit(munmap(p, l3) == 0 ? 0 : 1); /* exit: the shim drops its references */
+	CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "child's munmap: %#x", st);
+	pc = p;
+	CHECK(pc->data_size == 2 * 4096, "still mapped after the child's munmap");
+	CHECK(munmap(p, l3) == 0, "munmap: %d", errno);
+	/* one mapping left: the ring stays */
+	p = mmap(NULL, l5, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(p == MAP_FAILED && errno == EINVAL, "1+4 with one 1+2 left: %d", errno);
+	CHECK(munmap(q, l3) == 0, "munmap of the second: %d", errno);
+	p = mmap(NULL, l5, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED, "1+4 once the ring is gone: %d", errno);
+	if (p != MAP_FAILED) {
+		pc = p;
+		CHECK(pc->data_size == 4 * 4096, "data_size %llu",
+		      (unsigned long long)pc->data_size);
+		/* the file goes first, then its last mapping (perf_mmap_close()
+		 * drops the file's last reference) */
+		CHECK(close(fd) == 0, "close: %d", errno);
+		CHECK(munmap(p, l5) == 0, "munmap after close: %d", errno);
+	}
+	if (!failures)
+		printf("ok munmap\n");
+}
+
 /* perf_poll(): POLLHUP once the monitored task exits (perf record's
  * stop condition). The child runs emulated after its exec. */
 static void mode_pollhup(void)
@@ -1002,7 +1057,7 @@ int main(int argc, char **argv)
 		{ "passthrough", mode_passthrough }, { "mmap", mode_mmap },
 		{ "pollhup", mode_pollhup }, { "inherit", mode_inherit }, { "range", mode_range },
 		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
-		{ "fasync", mode_fasync }, { "epoll", mode_epoll }, { "scm", mode_scm },
+		{ "fasync", mode_fasync }, { "epoll", mode_epoll }, { "scm", mode_scm }, { "munmap", mode_munmap },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },
 	};
 

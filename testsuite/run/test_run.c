@@ -293,6 +293,7 @@ static const struct {
 	{ __LINE__, "select", "do_select() over perf_poll(): POLLIN_SET, timeval left" },
 	{ __LINE__, "fasync", "kill_fasync() -> send_sigio_to_task(): si_code, si_fd, si_band; _perf_event_refresh()" },
 	{ __LINE__, "epoll", "ep_item_poll() -> perf_poll(): EPOLLHUP, consumed EPOLLIN, is_event_hup()" },
+	{ __LINE__, "munmap", "perf_mmap_close(), perf_mmap(): data_page_nr(), perf_mmap_may_split()" },
 	{ __LINE__, "scm", "scm_detach_fds() -> receive_fd(): a perf file over SCM_RIGHTS, fput()" },
 };
 
