@@ -3,7 +3,9 @@
  * process into a `pmusim run` session: its constructor joins the session's
  * core, maps the trampoline, installs the SIGSYS handler and (once per
  * process tree) the filter; the handler serves perf_event_open, prctl,
- * execve and every syscall on a perf fd from the core, in this process.
+ * execve, every syscall on a perf fd and munmap of the rings it placed,
+ * from the core, in this process; its recvmsg/recvmmsg interposers move
+ * perf fds received over SCM_RIGHTS into the perf range.
  *
  * A perf file is the read end of a pipe, at a number in [SHIM_FD_BASE,
  * SHIM_FD_END): a wakeup writes a byte, the last write end closing is
