@@ -404,9 +404,14 @@ int perf_guest_thread_start(struct guest_thread *t)
 			return -ENOMEM;
 	}
 	pv->task = child;
-	perf_core_lock(S.core);
-	pmu_vcpu_check_hooks(pv);
-	perf_core_unlock(S.core);
+	/* the thread's task goes on its CPU before its first instruction, so
+	 * the block hook is in place if its inherited events are scheduled
+	 * there (checking the CPU before the switch saw whatever ran there
+	 * last, and a new thread counted only from its first syscall) */
+	pmu_vcpu_acquire(pv);
+	if (pv->cpu->nr_slots || pv->cpu->nr_sw_slots)
+		t->cpu->want_blocks_pending = true;
+	pmu_vcpu_release(pv);
 	return 0;
 }
 

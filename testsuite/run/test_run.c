@@ -414,11 +414,9 @@ static void test_perf_stat_inherit(void **state)
  * execs loop.S and runs two threads of its own: every task's counts reach
  * perf's events by inheritance (perf_event_init_task at fork and clone,
  * sync_child_event at each exit), so the totals are the arithmetic sum of
- * family.S's comment: 12000061 instructions, 6000006 branches.
- * Known loss: the emulator (sim/linux) counts a new thread only from its
- * first syscall, so up to the 4 instructions (test, jz, mov, syscall) and
- * the 1 branch each thread runs before its getpid may be missing; the
- * check allows exactly that much below the sum, nothing above. */
+ * family.S's comment: 12000057 instructions, 6000006 branches, exactly
+ * (the threads' first instructions count too: a new thread's task goes on
+ * its CPU before it runs). */
 static void test_perf_stat_family(void **state)
 {
 	const char *family = getenv("RUN_FAMILY"), *loop = getenv("RUN_LOOP");
@@ -428,12 +426,12 @@ static void test_perf_stat_family(void **state)
 			 (char *)loop, NULL };
 	static const struct {
 		int line;
-		unsigned long long want, lost_max;
+		unsigned long long want;
 		const char *from;
 	} rows[] = {
-		{ __LINE__, 2000034ull + 2000011 + 3000008 + 5000008, 2 * 4,
+		{ __LINE__, 2000034ull + 2000011 + 3000006 + 5000006,
 		  "instructions: sync_child_event() of every task" },
-		{ __LINE__, (3ull + 1000000) + (1 + 1000000) + (1 + 1500000) + (1 + 2500000), 2 * 1,
+		{ __LINE__, (3ull + 1000000) + (1 + 1000000) + (1 + 1500000) + (1 + 2500000),
 		  "branches: sync_child_event() of every task" },
 	};
 	static struct result r;
@@ -455,7 +453,7 @@ static void test_perf_stat_family(void **state)
 		if (csv_fields(line, f, 16) < 5 || seen >= 2)
 			continue;
 		v = strtoull(f[0], NULL, 10);
-		if (v > rows[seen].want || v + rows[seen].lost_max < rows[seen].want) {
+		if (v != rows[seen].want) {
 			dump(&r);
 			fail_msg("line %d (%s): %s %llu, by arithmetic %llu", rows[seen].line,
 				 rows[seen].from, f[2], v, rows[seen].want);
