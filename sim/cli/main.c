@@ -9,7 +9,7 @@
 #include "sim/cli/commands.h"
 
 static const struct pmusim_command commands[] = {
-	{ "models", "list the PMU models (-v: their events)", cmd_models },
+	{ "models", "list the PMU models (NAME: one model in full)", cmd_models },
 	{ "exec", "run an x86-64 Linux program on the emulated machine", cmd_exec },
 	{ "run", "run a native command (perf) against a simulated kernel", cmd_run },
 	{ "sched", "multiplex events on a model with a synthetic steady workload", cmd_sched },
