@@ -32,8 +32,9 @@ int perf_host_paranoid(void)
 	return v;
 }
 
-static void perf_ctx_init(struct perf_event_context *ctx, struct perf_core *core,
-			  struct perf_task *task, struct perf_cpu *cpu)
+/* __perf_event_init_context(): an empty context of task (NULL: of cpu). */
+void perf_ctx_init(struct perf_event_context *ctx, struct perf_core *core,
+		   struct perf_task *task, struct perf_cpu *cpu)
 {
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->core = core;

@@ -87,7 +87,6 @@ struct perf_event {
 
 	/* --- context --- */
 	struct perf_event_context *ctx;
-	struct perf_event_context *ctx_last; /* the context it left (exit, close) */
 	struct list_node event_entry;   /* entry in ctx->event_list */
 	struct list_node active_entry;  /* leader: entry in ctx pinned/flexible_active */
 	int cpu;                        /* bound CPU or -1 */
@@ -275,6 +274,8 @@ struct perf_core {
 
 /* core.c */
 int perf_file_install(struct perf_core *core, struct perf_event *event);
+void perf_ctx_init(struct perf_event_context *ctx, struct perf_core *core,
+		   struct perf_task *task, struct perf_cpu *cpu);
 /* Zeroed memory from the core's arena (NULL when it is full), and back. */
 void *perf_zalloc(struct perf_core *core, size_t size);
 void perf_kfree(struct perf_core *core, void *p);
@@ -396,6 +397,16 @@ static inline struct perf_event *perf_event_of(struct perf_core *core, int h)
 	if (h < 0 || h >= PERF_CORE_MAX_FILES || !core->files[h].refcount)
 		return NULL;
 	return core->files[h].event;
+}
+
+/* The mask the event's counter value wraps at: arm_pmu_event_max_period()
+ * for PMUv3 (32 or 64 bits whatever counter holds it), else the width of
+ * the counter it is on. */
+static inline u64 perf_event_counter_mask(const struct perf_event *e)
+{
+	unsigned w = e->event_width ? e->event_width : e->hw_width;
+
+	return w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
 }
 
 static inline bool is_sampling_event(const struct perf_event *e)

@@ -231,10 +231,10 @@ u64 perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running)
 	return total;
 }
 
-/* The counter register's value now (what RDPMC would read). */
+/* The counter register's value now (what RDPMC would read): it wraps
+ * where it was programmed to (set_period masks with the same width). */
 u64 perf_event_hw_value(const struct perf_event *event)
 {
-	u64 mask = event->hw_width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << event->hw_width) - 1;
-
-	return (event->hw_start_value + (event->count - event->hw_start_count)) & mask;
+	return (event->hw_start_value + (event->count - event->hw_start_count)) &
+	       perf_event_counter_mask(event);
 }

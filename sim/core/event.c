@@ -200,11 +200,10 @@ void perf_remove_from_context(struct perf_event *event, bool detach_group, bool 
 			cpu->task_ctx = NULL;
 	}
 	event->ctx = NULL;
-	event->ctx_last = ctx;
 }
 
-/* Runs fn on the CPU the context is on, or directly if it is on none
- * (event_function_call). Returns that CPU or NULL. */
+/* The CPU the event's context is on (where event_function_call would
+ * run), or NULL when it is on none. */
 static struct perf_cpu *perf_event_cpu_of(struct perf_event *event)
 {
 	return event->ctx ? perf_ctx_cpu(event->ctx) : NULL;

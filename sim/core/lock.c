@@ -96,15 +96,11 @@ bool perf_core_should_yield(const struct perf_core *core)
  */
 void perf_core_yield(struct perf_core *core)
 {
-	unsigned depth = core->lock_depth;
+	unsigned depth = perf_core_unlock_all(core);
 
-	assert(depth > 0);
-	core->lock_depth = 1;
-	perf_core_unlock(core);
 	for (int i = 0; i < 64 && perf_core_should_yield(core); i++)
 		sched_yield();
-	perf_core_lock(core);
-	core->lock_depth = depth;
+	perf_core_relock(core, depth);
 }
 
 /* Gives the lock up entirely (a blocking syscall) and says how deep it

@@ -12,15 +12,6 @@
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
 
-/* The mask the event's count wraps at: arm_pmu_event_max_period() for
- * PMUv3 (32 or 64 bits whatever counter holds it), else the counter's. */
-static u64 hw_counter_mask(const struct perf_event *event)
-{
-	unsigned w = event->event_width ? event->event_width : event->hw_width;
-
-	return w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
-}
-
 /*
  * Starts the next period if period_left ran out, and programs the counter
  * for what is left. x86_perf_event_set_period(): a period overrun by more
@@ -34,7 +25,7 @@ bool perf_event_set_period(struct perf_event *event)
 	const struct pmu_model *m = perf_core_model(event->core);
 	s64 left = event->period_left;
 	s64 period = (s64)event->sample_period;
-	s64 max_left = (s64)(hw_counter_mask(event) >> 1);
+	s64 max_left = (s64)(perf_event_counter_mask(event) >> 1);
 	s64 program;
 	bool ret = false;
 
@@ -58,7 +49,7 @@ bool perf_event_set_period(struct perf_event *event)
 	/* the counter overflows after `program` more counts */
 	event->overflow_at = left - program;
 	event->hw_start_count = event->count;
-	event->hw_start_value = (u64)(-program) & hw_counter_mask(event);
+	event->hw_start_value = (u64)(-program) & perf_event_counter_mask(event);
 	return ret;
 }
 

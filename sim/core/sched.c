@@ -155,11 +155,6 @@ void perf_slot_del(struct perf_cpu *cpu, struct perf_event *event)
 
 /* ---- counters ---- */
 
-static u64 perf_counter_mask(unsigned width)
-{
-	return width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << width) - 1;
-}
-
 /* Programs the event's counter (pmu->start with PERF_EF_RELOAD): a
  * sampling event to overflow when its period runs out
  * (perf_event_set_period), a counting one to -max_period. */
@@ -173,7 +168,7 @@ static void perf_program_counter(struct perf_cpu *cpu, struct perf_event *event)
 		perf_event_set_period(event);
 		return;
 	}
-	mask = perf_counter_mask(event->event_width ? event->event_width : event->hw_width);
+	mask = perf_event_counter_mask(event);
 	event->hw_start_count = event->count;
 	event->hw_start_value = (u64)(-(s64)(mask >> 1)) & mask;
 }

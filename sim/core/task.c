@@ -39,19 +39,6 @@ struct perf_task *perf_task_find(struct perf_core *core, pid_t tid)
 	return NULL;
 }
 
-static void perf_ctx_init_task(struct perf_event_context *ctx, struct perf_task *task)
-{
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->core = task->core;
-	ctx->task = task;
-	ctx->cpu = task->on_cpu;
-	list_init(&ctx->pinned_groups);
-	list_init(&ctx->flexible_groups);
-	list_init(&ctx->pinned_active);
-	list_init(&ctx->flexible_active);
-	list_init(&ctx->event_list);
-}
-
 /* A task the core first meets grown up (a native process, a program a
  * session re-executed) gets its parent by pid, if the core knows it: the
  * thread group leader of ppid. */
@@ -75,7 +62,7 @@ struct perf_event_context *perf_task_ctx(struct perf_task *task)
 		task->ctx = perf_zalloc(task->core, sizeof(*task->ctx));
 		if (!task->ctx)
 			return NULL;
-		perf_ctx_init_task(task->ctx, task);
+		perf_ctx_init(task->ctx, task->core, task, task->on_cpu);
 	}
 	return task->ctx;
 }
