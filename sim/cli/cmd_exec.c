@@ -163,10 +163,9 @@ int cmd_exec(int argc, char **argv)
 			pre[npre++] = optarg;
 			break;
 		case 'C': {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 10);
+			long n;
 
-			if (*end || !n || n > 256)
+			if (!cli_parse_long(optarg, 1, 256, &n))
 				return cli_usage_error("exec: --cpus wants a number from 1 to 256, not '%s'",
 						       optarg);
 			nr_cpus = (unsigned)n;

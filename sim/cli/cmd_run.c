@@ -43,20 +43,6 @@ static void run_usage(FILE *out)
 		pmu_model_default() ? pmu_model_default()->name : "none");
 }
 
-/* A decimal in [lo, hi]; false on anything else. */
-static bool parse_uint(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* bash's search: a name with a slash is a path, else the first executable
  * match in PATH. Returns 0, 126 or 127 with the one-line message printed. */
 static int find_command(const char *cmd, char *out, size_t len)
@@ -206,18 +192,18 @@ int cmd_run(int argc, char **argv)
 				return cli_usage_error("unknown model '%s' (see pmusim models)", optarg);
 			break;
 		case 'c':
-			if (!parse_uint(optarg, 1, PMU_MAX_COUNTERS, &v))
+			if (!cli_parse_long(optarg, 1, PMU_MAX_COUNTERS, &v))
 				return cli_usage_error("--counters: '%s' is not a number in 1..%d",
 						       optarg, PMU_MAX_COUNTERS);
 			cfg.nr_gp_counters = (unsigned)v;
 			break;
 		case 'x':
-			if (!parse_uint(optarg, 1, 1000000, &v))
+			if (!cli_parse_long(optarg, 1, 1000000, &v))
 				return cli_usage_error("--mux-interval: '%s' is not a number of ms", optarg);
 			cfg.mux_interval_ms = (unsigned)v;
 			break;
 		case 'n':
-			if (!parse_uint(optarg, 1, 64, &v))
+			if (!cli_parse_long(optarg, 1, 64, &v))
 				return cli_usage_error("--cpus: '%s' is not a number in 1..64", optarg);
 			cfg.nr_cpus = (unsigned)v;
 			break;
@@ -231,7 +217,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 		case 'p':
-			if (!parse_uint(optarg, -1, 4, &v))
+			if (!cli_parse_long(optarg, -1, 4, &v))
 				return cli_usage_error("--paranoid: '%s' is not a number in -1..4", optarg);
 			cfg.paranoid = (int)v;
 			break;

@@ -33,20 +33,6 @@ static void sched_usage(FILE *out)
 		pmu_model_default()->name);
 }
 
-static unsigned long parse_number(const char *s, const char *what, bool *ok)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-') {
-		*ok = false;
-		cli_usage_error("%s must be a whole number, not '%s'", what, s);
-	}
-	return v;
-}
-
 /* What the stream produced of the event's source while it was enabled. */
 static uint64_t true_count(const struct perf_event *e, const struct synthetic_profile *p,
 			   uint64_t blocks, uint64_t time_ns)
@@ -105,7 +91,8 @@ int cmd_sched(int argc, char **argv)
 	struct perf_task *task;
 	unsigned long duration_ms = 24;
 	const char *events = NULL;
-	bool cpu_wide = false, ok = true;
+	bool cpu_wide = false;
+	long v;
 	int handles[EVENT_SPEC_MAX];
 	char err[256];
 	int c, status = 0;
@@ -122,19 +109,20 @@ int cmd_sched(int argc, char **argv)
 				return cli_usage_error("unknown model '%s' (see pmusim models)", optarg);
 			break;
 		case 'c':
-			cfg.nr_gp_counters = (unsigned)parse_number(optarg, "--counters", &ok);
-			if (ok && (cfg.nr_gp_counters < 1 || cfg.nr_gp_counters > 32))
-				return cli_usage_error("--counters must be between 1 and 32");
+			if (!cli_parse_long(optarg, 1, 32, &v))
+				return cli_usage_error("--counters: '%s' is not a number in 1..32", optarg);
+			cfg.nr_gp_counters = (unsigned)v;
 			break;
 		case 'i':
-			cfg.mux_interval_ms = (unsigned)parse_number(optarg, "--mux-interval", &ok);
-			if (ok && !cfg.mux_interval_ms)
-				return cli_usage_error("--mux-interval must be at least 1 ms");
+			if (!cli_parse_long(optarg, 1, 1000000, &v))
+				return cli_usage_error("--mux-interval: '%s' is not a number of ms", optarg);
+			cfg.mux_interval_ms = (unsigned)v;
 			break;
 		case 'd':
-			duration_ms = parse_number(optarg, "--duration-ms", &ok);
-			if (ok && (!duration_ms || duration_ms > 3600000))
-				return cli_usage_error("--duration-ms must be between 1 and 3600000");
+			if (!cli_parse_long(optarg, 1, 3600000, &v))
+				return cli_usage_error("--duration-ms: '%s' is not a number in 1..3600000",
+						       optarg);
+			duration_ms = (unsigned long)v;
 			break;
 		case 'a':
 			cpu_wide = true;
@@ -149,8 +137,6 @@ int cmd_sched(int argc, char **argv)
 			return cli_usage_error("sched: unknown option '%s' (see pmusim sched --help)",
 					       argv[optind - 1]);
 		}
-		if (!ok)
-			return 2;
 	}
 	if (optind < argc)
 		return cli_usage_error("sched: unexpected argument '%s'", argv[optind]);

@@ -6,6 +6,8 @@
 #ifndef PMUSIM_COMMANDS_H
 #define PMUSIM_COMMANDS_H
 
+#include <stdbool.h>
+
 struct pmusim_command {
 	const char *name;
 	const char *summary;
@@ -18,6 +20,9 @@ int cmd_exec(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 /* `pmusim exec --attach-arena FD` (set by `pmusim run` re-execs), or -1 */
 extern int exec_attach_arena_fd;
+
+/* A decimal integer in [lo, hi], the whole string; false on anything else. */
+bool cli_parse_long(const char *s, long lo, long hi, long *out);
 
 /* One-line error to stderr as "pmusim: <what>", returns 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

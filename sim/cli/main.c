@@ -2,7 +2,9 @@
  * main.c - the pmusim command line: global options and dispatch to the
  * subcommands of commands.h.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +17,19 @@ static const struct pmusim_command commands[] = {
 	{ "sched", "multiplex events on a model with a synthetic steady workload", cmd_sched },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+bool cli_parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
 
 int cli_usage_error(const char *fmt, ...)
 {
