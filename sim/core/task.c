@@ -273,12 +273,9 @@ void perf_task_exit(struct perf_core *core, struct perf_task *task)
 			}
 		}
 	}
-	if (task->on_cpu) {
-		struct perf_cpu *cpu = task->on_cpu;
-
-		cpu->task = NULL;
-		cpu->task_ctx = NULL;
-		task->on_cpu = NULL;
-	}
+	/* do_task_dead() -> __schedule(): the dead task's last switch, seen
+	 * by CPU-wide context-switch events and SWITCH records */
+	if (task->on_cpu)
+		perf_cpu_switch_to(task->on_cpu, NULL);
 	task->exited = true;
 }
