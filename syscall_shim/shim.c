@@ -754,6 +754,18 @@ static void env_capture(void)
 		snprintf(env_asan, sizeof(env_asan), "ASAN_OPTIONS=%s", v);
 }
 
+static long host_syscall(long nr, long *a);
+
+/* execve(2) from the SIGSYS handler: under the interrupted context's mask,
+ * which the new image inherits (the handler's own mask blocks almost every
+ * signal: a program started under it could not be interrupted). */
+static long exec_as_caller(long nr, long a0, long a1, long a2, long a3, long a4)
+{
+	long a[6] = { a0, a1, a2, a3, a4, 0 };
+
+	return host_syscall(nr, a);
+}
+
 /* execve of a monitored task: re-exec the program in the same pid under
  * the emulator attached to this session's core. Any other execve runs
  * natively, with the session's environment kept. */
@@ -809,12 +821,13 @@ static long sys_execve(long *a)
 			nargv[n] = NULL;
 			shim_log("execve(%s): task %d runs emulated (took %d write ends)",
 				 path, (int)tid, adopted);
-			long r = TSYS3(SYS_execve, sess->exe, nargv, envp);
+			long r = exec_as_caller(SYS_execve, (long)sess->exe, (long)nargv,
+						(long)envp, 0, 0);
 
 			shim_log("re-exec under %s failed: %ld", sess->exe, r);
 		}
 	}
-	return TSYS3(SYS_execve, a[0], a[1], envp);
+	return exec_as_caller(SYS_execve, a[0], a[1], (long)envp, 0, 0);
 }
 
 /* ---- the SIGSYS handler ---- */
@@ -1348,8 +1361,9 @@ static long dispatch(long nr, long *a)
 		if (nr == SYS_execve && a[0] && is_pmusim((const char *)a[0])) {
 			char *nenv[MAX_ENV], preload[PATH_MAX * 2];
 
-			return TSYS3(SYS_execve, a[0], a[1],
-				     sticky_env((char **)a[2], nenv, preload, sizeof(preload)));
+			return exec_as_caller(SYS_execve, a[0], a[1],
+					      (long)sticky_env((char **)a[2], nenv, preload,
+							       sizeof(preload)), 0, 0);
 		}
 		/* waits (pmusim's host poll for a guest) under the interrupted
 		 * context's mask, so signals still end them */
@@ -1364,8 +1378,9 @@ static long dispatch(long nr, long *a)
 		char *nenv[MAX_ENV], preload[PATH_MAX * 2];
 
 		/* fexecve and friends: native, the environment kept */
-		return TSYS6(SYS_execveat, a[0], a[1], a[2],
-			     sticky_env((char **)a[3], nenv, preload, sizeof(preload)), a[4], 0);
+		return exec_as_caller(SYS_execveat, a[0], a[1], a[2],
+				      (long)sticky_env((char **)a[3], nenv, preload, sizeof(preload)),
+				      a[4]);
 	}
 	}
 	if (!core)      /* no session core: the host's syscalls */

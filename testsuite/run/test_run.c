@@ -1286,6 +1286,43 @@ static void test_sha256_untouched(void **state)
 	assert_null(strstr(text, "execve"));
 }
 
+/*
+ * A program exec'd by a shimmed process inherits the caller's signal mask
+ * and ignored set (execve keeps both), not the SIGSYS handler's: the same
+ * lines as the native run, for a native grandchild and for an emulated
+ * workload under perf stat (whose guest mask is mirrored on the host).
+ */
+static const struct {
+	int line;
+	const char *name;
+	const char *script;
+} exec_mask_rows[] = {
+	{ __LINE__, "native grandchild", "sh -c 'grep -E \"^Sig(Blk|Ign)\" /proc/self/status'" },
+	{ __LINE__, "emulated workload of perf stat",
+	  "perf stat -x, -o /dev/null -e instructions:u -- grep -E \"^Sig(Blk|Ign)\" /proc/self/status" },
+};
+
+static void test_exec_mask(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(exec_mask_rows) / sizeof(exec_mask_rows[0]); i++) {
+		char *native[] = { (char *)"/bin/sh", (char *)"-c", (char *)exec_mask_rows[i].script,
+				   NULL };
+		char *under[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
+				  (char *)"-c", (char *)exec_mask_rows[i].script, NULL };
+		static struct result a, b;
+
+		run(native, 30, &a);
+		run(under, 30, &b);
+		if (!WIFEXITED(b.status) || WEXITSTATUS(b.status) != 0 || !a.out[0] ||
+		    strcmp(a.out, b.out) != 0) {
+			print_message("--- native:\n%s", a.out);
+			dump(&b);
+			fail_msg("row at line %d (%s)", exec_mask_rows[i].line, exec_mask_rows[i].name);
+		}
+	}
+}
+
 /* Five groups, each its own meson test so each stays well under its time
  * budget: "shim" (pmusim run itself and a native client), "stat", "raw",
  * "record" and "report" (Debian's perf). No argument runs all. */
@@ -1297,6 +1334,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_vfs),
 		cmocka_unit_test(test_client),
 		cmocka_unit_test(test_sha256_untouched),
+		cmocka_unit_test(test_exec_mask),
 	};
 	const struct CMUnitTest stat_tests[] = {
 		cmocka_unit_test(test_perf_stat_sw),
