@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
+#include "sim/cpu/safe_stop.h"
 #include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
@@ -30,8 +31,8 @@ extern char **environ;
 static void exec_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmusim exec [--model M] [--cpus N] [--virtual-time] [--no-fast-store] [-v]\n"
-		"                   [--argv0 NAME] [--] PROGRAM [ARGS...]\n\n"
+		"usage: pmusim exec [--model M] [--cpus N] [--virtual-time] [--no-fast-store]\n"
+		"                   [--no-safe-stop] [-v] [--argv0 NAME] [--] PROGRAM [ARGS...]\n\n"
 		"Runs an x86-64 Linux program on the emulated CPU of model M (default: %s).\n"
 		"  --cpus N         simulated CPUs of the perf core (default: the host's\n"
 		"                   online CPUs, as the guest sees them); the k-th guest\n"
@@ -39,6 +40,8 @@ static void exec_usage(FILE *out)
 		"  --virtual-time   clock_gettime/gettimeofday/time from the virtual clock\n"
 		"                   (default: host time)\n"
 		"  --no-fast-store  keep Unicorn's stock store path (slow, for comparison)\n"
+		"  --no-safe-stop   keep Unicorn's stock exit paths: signals to a guest\n"
+		"                   that makes no syscalls wait for a watchdog (comparison)\n"
 		"  --argv0 NAME     argv[0] for the program; PROGRAM is then a path as\n"
 		"                   execve(2) takes it (no PATH search)\n"
 		"  -v               notes on stderr\n",
@@ -115,6 +118,7 @@ int cmd_exec(int argc, char **argv)
 		{ "virtual-time", no_argument, NULL, 'T' },
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "no-fast-store", no_argument, NULL, 'S' },
+		{ "no-safe-stop", no_argument, NULL, 'P' },
 		{ "argv0", required_argument, NULL, '0' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attach-arena", required_argument, NULL, 'A' },
@@ -132,6 +136,7 @@ int cmd_exec(int argc, char **argv)
 	char **gargv = NULL;
 	char *pre[16];             /* "exec" and the options, for re-exec */
 	int npre = 0, c, r, first;
+	bool no_safe_stop = false;
 	/* the guest sees the host's online CPUs (sysfs, /proc/cpuinfo): the
 	 * simulated kernel has as many unless --cpus says otherwise */
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -181,6 +186,10 @@ int cmd_exec(int argc, char **argv)
 			opt.no_fast_store = true;
 			pre[npre++] = "--no-fast-store";
 			break;
+		case 'P':
+			no_safe_stop = true;
+			pre[npre++] = "--no-safe-stop";
+			break;
 		case '0':
 			argv0 = optarg;
 			break;
@@ -213,6 +222,9 @@ int cmd_exec(int argc, char **argv)
 	else if (opt.verbose)
 		fprintf(stderr, "pmusim: note: fast store path %s\n",
 			tlb_fast_on() ? "on" : "off (--no-fast-store)");
+	if (!safe_stop_init(no_safe_stop, &why) && !no_safe_stop)
+		fprintf(stderr, "pmusim: note: safe engine stops off (%s); signals to a "
+			"busy guest are late\n", why);
 	/* One simulated kernel for the whole emulated tree: a core in a shared
 	 * arena that fork shares and execve re-attaches (--attach-core), unless
 	 * a `pmusim run` session or an ancestor gave one. */

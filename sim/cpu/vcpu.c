@@ -1,15 +1,18 @@
 /*
  * vcpu.c - the Unicorn x86-64 vCPU: engine creation, the hooks that are
- * always present (SYSCALL, CPUID, invalid memory, interrupts), RDTSC sites,
+ * always present (SYSCALL, CPUID, invalid memory, interrupts), RDTSC (the
+ * interposed helper of safe_stop.h, or code-hook sites where that is off),
  * the optional block hook (the one dispatch point for per-block events) and
  * the run loop's single step: vcpu_run().
  */
 #include <assert.h>
 #include <capstone/capstone.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pmu_models/pmu_model.h"
+#include "sim/cpu/safe_stop.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/cpu/pmu_machine.h"
 
@@ -164,6 +167,7 @@ static bool hook_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr,
 	c->fault.exec = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT;
 	c->fault.prot = type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT ||
 			type == UC_MEM_FETCH_PROT;
+	safe_stop_fault_pending();
 	return false;
 }
 
@@ -177,20 +181,30 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *user)
 	uc_emu_stop(uc);
 }
 
-/* The block hook: count, then the dispatch point. */
+/*
+ * The block hook: count, then the dispatch point. It runs before the block
+ * does, ahead of the block's exit test, so a stop asked for here (a kick, or
+ * a stop the previous block's accounting deferred) leaves with nothing of
+ * this block run or counted; the block is counted when the run resumes.
+ */
 static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct vcpu *c = user;
 	unsigned n;
 
-	(void)uc;
-	if (c->pmu) {
-		pmu_on_block(c->pmu, addr, size);
+	if (atomic_load_explicit(&c->kick, memory_order_relaxed)) {
+		uc_emu_stop(uc);
 		return;
 	}
-	n = bcache_count(c->bcache, addr, size);
-	c->clk.insns += n;
-	vcpu_on_block(c, addr, size, n);
+	c->in_block_hook = true;
+	if (c->pmu) {
+		pmu_on_block(c->pmu, addr, size);
+	} else {
+		n = bcache_count(c->bcache, addr, size);
+		c->clk.insns += n;
+		vcpu_on_block(c, addr, size, n);
+	}
+	c->in_block_hook = false;
 }
 
 void vcpu_on_block(struct vcpu *c, uint64_t addr, uint32_t size, unsigned ninsns)
@@ -239,25 +253,36 @@ static void hook_rdtsc_pre(uc_engine *uc, uint64_t addr, uint32_t size, void *us
 	/* else: the code changed since the scan, not a TSC read any more */
 }
 
+/* The virtual TSC a RDTSC(P) reads: the clock moves by its own cost first. */
+static void rdtsc_answer(void *opaque, bool rdtscp, uint64_t *rax, uint64_t *rdx, uint64_t *rcx)
+{
+	struct vcpu *c = opaque;
+	uint64_t tsc;
+
+	c->clk.coarse += VCLOCK_RDTSC_CYCLES;
+	if (c->pmu)
+		pmu_cycles(c->pmu, true);
+	tsc = vcpu_tsc(c);
+	*rax = (uint32_t)tsc;
+	*rdx = tsc >> 32;
+	if (rdtscp)
+		*rcx = 0;  /* IA32_TSC_AUX: Linux stores the cpu (and node) number */
+}
+
 static void hook_rdtsc_post(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct vcpu *c = user;
-	uint64_t tsc, v;
+	uint64_t rax, rdx, rcx;
 
 	(void)size;
 	if (c->tsc_pending != addr)
 		return;            /* reached by a jump, not after the read */
 	c->tsc_pending = 0;
-	c->clk.coarse += VCLOCK_RDTSC_CYCLES;
-	if (c->pmu)
-		pmu_cycles(c->pmu, true);
-	tsc = vcpu_tsc(c);
-	v = (uint32_t)tsc; uc_reg_write(uc, UC_X86_REG_RAX, &v);
-	v = tsc >> 32; uc_reg_write(uc, UC_X86_REG_RDX, &v);
-	if (c->tsc_pending_p) {
-		v = 0;     /* IA32_TSC_AUX: Linux stores the cpu (and node) number */
-		uc_reg_write(uc, UC_X86_REG_RCX, &v);
-	}
+	rdtsc_answer(c, c->tsc_pending_p, &rax, &rdx, &rcx);
+	uc_reg_write(uc, UC_X86_REG_RAX, &rax);
+	uc_reg_write(uc, UC_X86_REG_RDX, &rdx);
+	if (c->tsc_pending_p)
+		uc_reg_write(uc, UC_X86_REG_RCX, &rcx);
 }
 
 /* ---- life cycle ---------------------------------------------------------- */
@@ -409,7 +434,25 @@ void vcpu_unwant_mem(struct vcpu *c)
 void vcpu_stop(struct vcpu *c)
 {
 	c->stop = true;
-	uc_emu_stop(c->uc);
+	if (c->in_block_hook)   /* after this block: at the next block start */
+		atomic_store(&c->kick, 1);
+	else
+		uc_emu_stop(c->uc);
+}
+
+/*
+ * Any thread, or a signal handler. The kick flag is written before the
+ * running state is read, and vcpu_run() writes that state before it reads
+ * the flag, so either the run sees the kick before it starts or the kick
+ * sees the run. A uc_emu_stop() that lands between that check and
+ * uc_emu_start() is lost (Unicorn ignores a stop while it is not running);
+ * the signal watchdog kicks again.
+ */
+void vcpu_kick(struct vcpu *c)
+{
+	atomic_store(&c->kick, 1);
+	if (atomic_load(&c->running_unhooked))
+		safe_stop_kick(c->uc);
 }
 
 /*
@@ -429,7 +472,17 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 	c->err = UC_ERR_OK;
 	memset(&c->fault, 0, sizeof(c->fault));
 	rip = vcpu_reg(c, UC_X86_REG_RIP);
-	e = uc_emu_start(c->uc, rip, 0, 0, 0);
+	/* with the block hook on, kicks are seen there (hook_block) */
+	atomic_store(&c->running_unhooked, !c->blocks_on && safe_stop_on());
+	if (atomic_load(&c->kick)) {
+		e = UC_ERR_OK;
+	} else {
+		safe_stop_set_tsc(rdtsc_answer, c);
+		e = uc_emu_start(c->uc, rip, 0, 0, 0);
+		safe_stop_set_tsc(NULL, NULL);
+	}
+	atomic_store(&c->running_unhooked, 0);
+	atomic_store(&c->kick, 0);
 	if (c->exit != VCPU_EXIT_STOP)    /* set by hook_intr */
 		return c->exit;
 	switch (e) {
@@ -486,9 +539,10 @@ static int tsc_add(struct vcpu *c, uint64_t addr, unsigned len)
 }
 
 /*
- * Every byte pair 0f 31 (and 0f 01 f9) in executable memory gets a one-address
- * code hook: a site that is not an instruction start is never reached, so a
- * false match costs nothing at run time.
+ * Records an executable range (its translations are dropped when hooks
+ * change). Only where safe_stop is off: every byte pair 0f 31 (and 0f 01 f9)
+ * in it gets a one-address code hook; a site that is not an instruction
+ * start is never reached, so a false match costs nothing at run time.
  */
 int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end)
 {
@@ -512,6 +566,8 @@ int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end)
 	c->xr[c->nr_xr].end = end;
 	c->nr_xr++;
 scan:
+	if (safe_stop_on())
+		return 0;   /* RDTSC(P) reach the interposed helpers (safe_stop.h) */
 
 	for (size_t i = 0; i + 1 < n; i++) {
 		if (p[i] != 0x0f)

@@ -14,6 +14,7 @@
 #ifndef PMUSIM_VCPU_H
 #define PMUSIM_VCPU_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <unicorn/unicorn.h>
@@ -102,6 +103,9 @@ struct vcpu {
 	struct vcpu_fault fault;
 	uc_err err;
 	bool stop;                 /* owner asked the run to end */
+	_Atomic int kick;          /* vcpu_kick(): end the run at a block start */
+	_Atomic int running_unhooked;   /* in uc_emu_start, no block hook, safe stops */
+	bool in_block_hook;        /* hook_block() is running */
 
 	/* Issue 4: the perf core's machine state (sim/cpu/pmu_machine.h), or
 	 * NULL. Set: blocks, syscalls, the clock and code changes go there. */
@@ -114,8 +118,12 @@ void vcpu_free(struct vcpu *c);
 
 /* Runs from the current RIP until a stop or a fault. */
 enum vcpu_exit vcpu_run(struct vcpu *c);
-/* From a hook: end vcpu_run() after the current instruction. */
+/* From a hook: end vcpu_run() after the current instruction; from the block
+ * hook, after the current block. */
 void vcpu_stop(struct vcpu *c);
+/* From any thread or a signal handler: end vcpu_run() at the next block
+ * start (safe_stop.h), or before it starts. Guest state stays exact. */
+void vcpu_kick(struct vcpu *c);
 
 uint64_t vcpu_reg(struct vcpu *c, int reg);
 void vcpu_set_reg(struct vcpu *c, int reg, uint64_t v);

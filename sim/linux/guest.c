@@ -113,6 +113,17 @@ void guest_thread_detach(struct guest_thread *t)
 	pthread_mutex_unlock(&p->lock);
 }
 
+bool guest_last_thread(struct guest_thread *t)
+{
+	struct guest_process *p = t->proc;
+	bool last;
+
+	pthread_mutex_lock(&p->lock);
+	last = p->nr_threads <= 1;
+	pthread_mutex_unlock(&p->lock);
+	return last;
+}
+
 void guest_thread_free(struct guest_thread *t)
 {
 	if (!t)
@@ -187,6 +198,8 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 		if (t->state == GUEST_RUNNING)
 			guest_signal_pending(t);
 	}
+	if (t->state == GUEST_EXIT_GROUP || (t->state == GUEST_EXITED && guest_last_thread(t)))
+		signal_exit_begin();
 	/* its events go (POLLHUP); a process's own core ends with it, a
 	 * session's core is told */
 	if (t->state == GUEST_EXITED || (t->state != GUEST_EXEC && perf_guest_shared()))

@@ -153,6 +153,8 @@ void guest_process_destroy(struct guest_process *p);
 struct guest_thread *guest_thread_new(struct guest_process *p);
 void guest_thread_attach(struct guest_thread *t);
 void guest_thread_detach(struct guest_thread *t);
+/* Whether t is the last thread of its process. */
+bool guest_last_thread(struct guest_thread *t);
 void guest_thread_free(struct guest_thread *t);
 enum guest_run_state guest_thread_run(struct guest_thread *t);
 

@@ -23,6 +23,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include <unicorn/unicorn.h>
+#include "sim/cpu/safe_stop.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
 #include "sim/linux/signal.h"
@@ -246,23 +247,27 @@ kick:
 			uc->uc_mcontext.gregs[REG_RIP] =
 				(greg_t)(uintptr_t)pmusim_safe_syscall_interrupted;
 	}
-	/* No uc_emu_stop() here: see the watchdog below. */
+	/* the kernel's signal_wake_up(): the running thread leaves user mode
+	 * at once (here: at the next block start) and takes the signal on the
+	 * way back; without safe stops it waits for a syscall or the watchdog */
+	if (safe_stop_on() && t->cpu)
+		vcpu_kick(t->cpu);
 	errno = saved_errno;
 }
 
 /*
- * The watchdog. Unicorn 2.0.1 resumes wrongly after an asynchronous
- * uc_emu_stop() now and then: a standalone test (recursive calls, a thread
- * calling uc_emu_stop() every 30 us, restart at the reported RIP) went
- * wrong after 100-200 stops, in the way a re-executed push would. Stops
- * from the SYSCALL hook are exact. So a caught signal waits for the
- * thread's next syscall, where it is delivered exactly (signal_syscall_
- * enter()/return()). Only a thread that has made no syscall for a whole
- * watchdog period while a deliverable signal waits is stopped
- * asynchronously (a compute loop waiting for SIGALRM or SIGINT): late and
- * rare, instead of on every signal.
+ * The watchdog: a thread that has made no syscall for a whole period while
+ * a deliverable signal waits is stopped from here.
+ * - With safe stops (safe_stop.h) the catcher already kicked the thread; the
+ *   watchdog only repeats a kick that came just before the engine started
+ *   (Unicorn ignores a stop then), every 10 ms.
+ * - Without them, an asynchronous uc_emu_stop() may re-run half a block
+ *   (docs/machine-signals-threads.md), so a caught signal waits for the
+ *   thread's next syscall, where it is delivered exactly, and only a compute
+ *   loop that makes none is stopped, after 50 ms: late and rare.
  */
 #define WATCHDOG_NS 50000000L          /* 50 ms */
+#define WATCHDOG_SAFE_NS 10000000L     /* 10 ms */
 
 static pthread_t wd_thread;
 static bool wd_started;
@@ -276,7 +281,7 @@ static void *watchdog_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (;;) {
-		struct timespec ts = { 0, WATCHDOG_NS };
+		struct timespec ts = { 0, safe_stop_on() ? WATCHDOG_SAFE_NS : WATCHDOG_NS };
 		struct guest_thread *t;
 
 		nanosleep(&ts, NULL);
@@ -288,8 +293,12 @@ static void *watchdog_main(void *arg)
 			if (!st || !st->nq || !t->cpu || !t->cpu->uc)
 				continue;
 			seen = st->syscalls;
-			if (seen == st->wd_seen && st->wd_armed)
-				uc_emu_stop(t->cpu->uc);
+			if (seen == st->wd_seen && st->wd_armed) {
+				if (safe_stop_on())
+					vcpu_kick(t->cpu);
+				else
+					uc_emu_stop(t->cpu->uc);
+			}
 			st->wd_seen = seen;
 			st->wd_armed = true;
 		}
@@ -433,6 +442,29 @@ void signal_exec_failed(struct guest_thread *t)
 {
 	/* the re-raised signals come back through the catcher */
 	host_setmask(st_of(t) ? st_of(t)->blocked : 0, NULL);
+}
+
+/*
+ * do_exit()'s exit_signals() and the group exit's SIGNAL_GROUP_EXIT: once
+ * the guest exits, a signal can no longer change its status. pmusim still
+ * has work to do after the exit is decided (EXIT records, POLLHUP, tearing
+ * down), and perf record sends SIGTERM to a workload it has not yet seen
+ * exit: that signal must not kill pmusim. Host dispositions that would kill
+ * become SIG_IGN, and this thread blocks everything.
+ */
+void signal_exit_begin(void)
+{
+	struct host_ksa ign = { .handler = SIG_IGN, .flags = K_SA_RESTORER,
+				.restorer = pmusim_sig_restorer };
+	uint64_t all = ~0ull;
+
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
+	pthread_mutex_lock(&sig_lock);
+	for (int sig = 1; sig <= GUEST_NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && sig_act[sig].handler == K_SIG_DFL &&
+		    signal_default_action(sig) != SIGDFL_IGN)
+			host_sigaction(sig, &ign, NULL);
+	pthread_mutex_unlock(&sig_lock);
 }
 
 __attribute__((noreturn)) void signal_die(int sig)
@@ -963,6 +995,35 @@ void signal_syscall_return(struct guest_thread *t)
 }
 
 /* Called by the dispatcher around each syscall (the hook context). */
+/*
+ * Calls that can wait for an event and so would see a pending signal in the
+ * kernel (signal_pending() in their wait: -ERESTART*). Any other call runs,
+ * and a signal queued before it is delivered at its exit, as the kernel
+ * delivers a signal that arrives during a call that does not sleep. Taking
+ * such a signal first instead would run the SYSCALL instruction twice (once
+ * restarted), which the counters see, and would take a signal the call may
+ * be about to block.
+ */
+static bool syscall_may_sleep(unsigned long nr)
+{
+	if (nr == SYS_rt_sigreturn)
+		return false;
+	if (restart_class(nr, NULL) != SIG_RESTART_SYS)
+		return true;
+	switch (nr) {
+	case SYS_read: case SYS_readv: case SYS_write: case SYS_writev:
+	case SYS_recvfrom: case SYS_recvmsg: case SYS_recvmmsg:
+	case SYS_sendto: case SYS_sendmsg: case SYS_sendmmsg:
+	case SYS_accept: case SYS_accept4: case SYS_connect:
+	case SYS_wait4: case SYS_waitid: case SYS_futex:
+	case SYS_open: case SYS_openat: case SYS_flock: case SYS_fcntl: case SYS_ioctl:
+	case SYS_msgrcv: case SYS_msgsnd: case SYS_semop: case SYS_semtimedop:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int signal_syscall_enter(struct guest_thread *t)
 {
 	struct sig_thread *st = st_of(t);
@@ -994,7 +1055,7 @@ int signal_syscall_enter(struct guest_thread *t)
 		st->syscalls++;
 		st->wd_armed = false;
 	}
-	if (st && st->nq && t->syscall_nr != SYS_rt_sigreturn) {
+	if (st && st->nq && syscall_may_sleep(t->syscall_nr)) {
 		uint64_t old = q_lock();
 
 		sig = q_pick(st, ~st->blocked);

@@ -93,6 +93,9 @@ void signal_syscall_return(struct guest_thread *t);
 void signal_before_exec(struct guest_thread *t);
 void signal_exec_failed(struct guest_thread *t);
 
+/* The guest's exit is decided: no signal may change its status any more. */
+void signal_exit_begin(void);
+
 /* Kills the pmusim process by sig as the guest would die: the host handler
  * reset to SIG_DFL, the signal unblocked, raised. Never returns. */
 __attribute__((noreturn)) void signal_die(int sig);

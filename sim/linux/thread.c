@@ -206,14 +206,8 @@ void thread_finish(struct guest_thread *t, enum guest_run_state st)
  */
 __attribute__((noreturn)) void thread_exit(struct guest_thread *t, int code)
 {
-	struct guest_process *p = t->proc;
-	bool last;
-
 	futex_clear_child_tid(t);
-	pthread_mutex_lock(&p->lock);
-	last = p->nr_threads <= 1;
-	pthread_mutex_unlock(&p->lock);
-	if (last)
+	if (guest_last_thread(t))
 		process_exit_group(t, code);
 	guest_thread_detach(t);
 	signal_thread_fini(t);

@@ -166,6 +166,11 @@ static const struct arith_row arith_rows[] = {
 	  "fork_inherit 1000", "inherited_instructions", LOOP_INSNS(N1) },
 	{ __LINE__, "perf_event_enable_on_exec(): nolibc_loop from its first instruction to exit_group",
 	  "exec_child @PROGDIR@/nolibc_loop", "exec_instructions", 2 * 100000 + 4 },
+	{ __LINE__, "signal_wake_up() + exit_to_user_mode_loop(): SIGALRMs stop the counted loop "
+	  "at once", "kicks 20000000", "kick_signals_enough", 1 },
+	{ __LINE__, "each signal adds its handler's user instructions (incl, ret, mov, syscall), "
+	  "no block counted twice or lost", "kicks 20000000", "kick_extra", 0 },
+	{ __LINE__, "the signal-free pass gets none", "kicks 20000000", "kick_second_pass_signals", 0 },
 	{ __LINE__, "perf_output_sample(): full samples, floor((2N+6)/P)", "full 1001 20000", "full_samples", 39 },
 	{ __LINE__, "perf_callchain_user() (PERF_CONTEXT_USER, IP, frame-pointer return address), "
 	  "LBR from/to of the loop's jnz, perf_reg_value() order, perf_output_sample_ustack() "

@@ -17,6 +17,7 @@ thread_signals	complete_signal picks the unblocked thread; exit_group from a wor
 leader_exit	do_exit of the leader, last thread ends the group	$RUN $PROGS/d2_mainexit; echo $?
 fork_exec_wait	kernel_clone+do_execveat_common+wait4	$RUN $PROGS/d2_forkexec
 sigalrm_itimer	it_real_fn+handle_signal+restart_syscall	$RUN $PROGS/d2_sigalrm
+signal_storm	signal_wake_up+exit_to_user_mode_loop, no syscall in the loop	$RUN $PROGS/d2_sigstorm
 sigusr1_self	do_tkill+dequeue_signal+sigsuspend	$RUN $PROGS/d2_sigusr1
 sigaltstack	get_sigframe+do_sigaltstack	$RUN $PROGS/d2_altstack
 segv_longjmp	do_user_addr_fault+do_trap+force_sig_fault	$RUN $PROGS/d2_segv

@@ -31,6 +31,9 @@
  *   fork_inherit N  an inherited counter: the child's region counted by the
  *                 parent's event after the child exits
  *   exec_child PATH  enable_on_exec on a child that execs PATH
+ *   kicks N       a SIGALRM every 50 us over a counted loop of N: signals
+ *                 stop the running engine (safe_stop) and each adds exactly
+ *                 its handler's 4 user instructions, nothing else
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -43,6 +46,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -835,6 +839,65 @@ static void mode_exec_child(const char *path)
 	printf("exec_instructions=%llu\nchild_status=%d\n", v, st);
 }
 
+/* ---- signals that stop the running engine ---- */
+
+/* A handler and restorer of known length: incl, ret; mov, syscall. */
+asm(".text\n"
+    "kick_handler:\n\tincl kick_hits(%rip)\n\tret\n"
+    "kick_restorer:\n\tmov $15, %eax\n\tsyscall\n");
+void kick_handler(int sig);
+void kick_restorer(void);
+volatile int kick_hits __attribute__((used));
+#define KICK_SIGNAL_INSNS 4
+
+/* The region with SIGALRM unblocked only inside it, by raw syscalls, so
+ * every handler that runs is counted and counted in kick_hits. */
+static void kick_region(int fd, unsigned long n, const uint64_t *alrm)
+{
+	register long r12 asm("r12") = fd;
+
+	asm volatile(ENABLE_ASM
+		     "mov $14, %%eax\n\tmov $1, %%edi\n\tmov %2, %%rsi\n\txor %%edx, %%edx\n\t"
+		     "mov $8, %%r10d\n\tsyscall\n\t"                 /* SIG_UNBLOCK */
+		     "mov %1, %%rcx\n"
+		     "1:\tdec %%rcx\n\tjnz 1b\n\t"
+		     "mov $14, %%eax\n\txor %%edi, %%edi\n\tmov %2, %%rsi\n\txor %%edx, %%edx\n\t"
+		     "mov $8, %%r10d\n\tsyscall\n\t"                 /* SIG_BLOCK */
+		     DISABLE_ASM
+		     : "+r"(r12) : "r"(n), "r"(alrm) : REGION_CLOBBERS, "r10");
+}
+
+static void mode_kicks(unsigned long n)
+{
+	struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } ksa = {
+		(void *)kick_handler, 0x04000000 /* SA_RESTORER */ | SA_RESTART, (void *)kick_restorer, 0 };
+	struct itimerval on = { { 0, 50 }, { 0, 50 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct timespec zero = { 0, 0 };
+	uint64_t alrm = 1ull << (SIGALRM - 1);
+	int fd = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 1, 0, 0);
+	unsigned long long with, without;
+	int hits;
+	sigset_t ss;
+
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &alrm, NULL, 8);
+	syscall(SYS_rt_sigaction, SIGALRM, &ksa, NULL, 8);
+	setitimer(ITIMER_REAL, &on, NULL);
+	kick_region(fd, n, &alrm);
+	hits = kick_hits;
+	setitimer(ITIMER_REAL, &off, NULL);
+	with = rd(fd);
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGALRM);
+	while (sigtimedwait(&ss, NULL, &zero) == SIGALRM)
+		;                    /* a last one pending: not for the second pass */
+	ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+	kick_region(fd, n, &alrm);
+	without = rd(fd);
+	printf("kick_signals_enough=%d\nkick_extra=%lld\nkick_second_pass_signals=%d\n",
+	       hits >= 5, (long long)(with - without - (unsigned long long)KICK_SIGNAL_INSNS * hits),
+	       kick_hits - hits);
+}
+
 static void on_segv(int sig)
 {
 	(void)sig;
@@ -891,6 +954,8 @@ int main(int argc, char **argv)
 		mode_full(a1, a2);
 	else if (!strcmp(argv[1], "rdpmc"))
 		mode_rdpmc(a1);
+	else if (!strcmp(argv[1], "kicks"))
+		mode_kicks(a1);
 	else if (!strcmp(argv[1], "rdpmc_fault")) {
 		signal(SIGSEGV, on_segv);
 		printf("value=%llu\n", rdpmc(0));
