@@ -105,6 +105,21 @@ struct guest_process {
 	uint64_t auxv[64];                 /* the guest's auxv (/proc/self/auxv) */
 	unsigned auxv_words;
 	uint64_t warned[GUEST_NR_SYSCALLS_WORDS]; /* unknown syscalls warned about */
+
+	/* The image's layout as the kernel's mm_struct keeps it, for the
+	 * guest's /proc/self/stat, cmdline and environ (load_elf_binary(),
+	 * create_elf_tables()); filled by the loader. */
+	uint64_t start_code, end_code, start_data, end_data, start_stack;
+	uint64_t arg_start, arg_end, env_start, env_end;
+
+	/* The guest's fds on /proc directories whose entries procfs.c filters
+	 * (its own fd, fdinfo and task directories), under lock; the count is
+	 * read without it (atomic) so other getdents calls pay one load. */
+	struct guest_procfs_dir {
+		int fd, kind;
+		uint64_t dev, ino;
+	} procfs_dir[8];
+	int procfs_nr_dirs;
 };
 
 /* One-time warning for an unknown syscall, named (syscall_table.c). */

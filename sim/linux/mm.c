@@ -384,6 +384,17 @@ bool guest_mm_access_ok(struct guest_mm *mm, uint64_t addr, uint64_t len, int pr
 	return ok;
 }
 
+uint64_t guest_mm_total(struct guest_mm *mm)
+{
+	uint64_t total = 0;
+
+	pthread_mutex_lock(&mm->lock);
+	for (size_t i = 0; i < mm->nr; i++)
+		total += mm->vma[i].end - mm->vma[i].start;
+	pthread_mutex_unlock(&mm->lock);
+	return total;
+}
+
 /* ---- names ------------------------------------------------------------------ */
 
 static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;

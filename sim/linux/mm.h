@@ -95,6 +95,9 @@ int guest_mm_set_brk(struct guest_mm *mm, uint64_t start);
 /* True if [addr, addr+len) is wholly guest-mapped with at least prot. */
 bool guest_mm_access_ok(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
 
+/* The bytes of all guest mappings (mm->total_vm in bytes: stat's vsize). */
+uint64_t guest_mm_total(struct guest_mm *mm);
+
 /* Prints the guest map as the kernel's /proc/PID/maps (show_map_vma()):
  * the heap is named [heap]. */
 void guest_mm_dump(struct guest_mm *mm, int fd);

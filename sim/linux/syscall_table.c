@@ -18,6 +18,7 @@
 #include "sim/linux/futex.h"
 #include "sim/linux/guest.h"
 #include "sim/linux/process.h"
+#include "sim/linux/procfs.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/sys_handlers.h"
 #include "sim/linux/sys_perf.h"
@@ -37,7 +38,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	PASS(recvmsg), PASS(shutdown), PASS(bind), PASS(listen), PASS(getsockname),
 	PASS(getpeername), PASS(socketpair), PASS(setsockopt), PASS(getsockopt),
 	ROW(fcntl, sys_perf_fcntl), PASS(flock), PASS(fsync), PASS(fdatasync), PASS(truncate),
-	PASS(ftruncate), PASS(getdents), PASS(getcwd), PASS(chdir), PASS(fchdir),
+	PASS(ftruncate), ROW(getdents, procfs_getdents), PASS(getcwd), PASS(chdir), PASS(fchdir),
 	PASS(rename), PASS(mkdir), PASS(rmdir), PASS(creat), PASS(link),
 	PASS(unlink), PASS(symlink), OWN(readlink), PASS(chmod), PASS(fchmod),
 	PASS(chown), PASS(fchown), PASS(lchown), PASS(umask), PASS(utime),
@@ -45,7 +46,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	PASS(setxattr), PASS(lsetxattr), PASS(fsetxattr), PASS(getxattr),
 	PASS(lgetxattr), PASS(fgetxattr), PASS(listxattr), PASS(llistxattr),
 	PASS(flistxattr), PASS(removexattr), PASS(lremovexattr), PASS(fremovexattr),
-	PASS(epoll_create), PASS(getdents64), PASS(fadvise64), PASS(epoll_wait),
+	PASS(epoll_create), ROW(getdents64, procfs_getdents), PASS(fadvise64), PASS(epoll_wait),
 	PASS(epoll_ctl), PASS(utimes), PASS(inotify_init), PASS(inotify_add_watch),
 	PASS(inotify_rm_watch), OWN(openat), PASS(mkdirat), PASS(mknodat),
 	PASS(fchownat), PASS(futimesat), OWN(newfstatat), PASS(unlinkat),
