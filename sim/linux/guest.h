@@ -69,6 +69,8 @@ struct guest_thread {
 	unsigned long syscall_nr;          /* the syscall being dispatched */
 
 	void *perf_private;                /* perf area (sys_perf.c): the vCPU's pmu state */
+
+	struct guest_vma_hint uptr_hint;   /* guest_access_ok: the last VMA found */
 };
 
 /* Options of a `pmusim exec` session that the guest layer obeys. */
@@ -152,6 +154,9 @@ long sys_pass(struct guest_thread *t, const uint64_t a[6]);
 /* Copies a NUL-terminated guest string of at most n-1 bytes; -EFAULT if it
  * leaves guest memory, -ENAMETOOLONG if longer. */
 long guest_copy_str(struct guest_thread *t, uint64_t addr, char *buf, size_t n);
+/* The user pointers of syscall t->syscall_nr (uaccess.c's table) checked
+ * against guest memory before a host call: 0 or -EFAULT. */
+long guest_uptr_check(struct guest_thread *t, const uint64_t a[6]);
 /* Guest memory check for handlers that dereference guest pointers. */
 bool guest_access_ok(struct guest_thread *t, uint64_t addr, uint64_t len, int prot);
 

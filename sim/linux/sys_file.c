@@ -209,6 +209,9 @@ long sys_##name(struct guest_thread *t, const uint64_t a[6]) \
 	long r = fix_path(t, a[idx], &p, buf); \
 	if (r < 0) \
 		return r; \
+	r = guest_uptr_check(t, a); \
+	if (r) \
+		return r; \
 	return ret_errno(R(SYS_##name, __VA_ARGS__)); \
 }
 

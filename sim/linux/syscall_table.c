@@ -127,13 +127,17 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 
 long sys_pass(struct guest_thread *t, const uint64_t a[6])
 {
+	long r = guest_uptr_check(t, a);
+
+	if (r)
+		return r;
 	/* signal.c's safe host call: no sleep with a caught signal waiting */
 	return signal_host_syscall(t, (long)t->syscall_nr, a);
 }
 
 bool guest_access_ok(struct guest_thread *t, uint64_t addr, uint64_t len, int prot)
 {
-	return guest_mm_access_ok(&t->proc->mm, addr, len, prot);
+	return guest_mm_access_ok_hint(&t->proc->mm, addr, len, prot, &t->uptr_hint);
 }
 
 long guest_copy_str(struct guest_thread *t, uint64_t addr, char *buf, size_t n)
