@@ -88,6 +88,8 @@ long sys_openat2(struct guest_thread *t, const uint64_t a[6])
 
 	if (r < 0)
 		return r;
+	if (guest_uptr_check(t, a))
+		return -EFAULT;
 	return opened(t, r, ret_errno(R(SYS_openat2, a[0], p, a[2], a[3])));
 }
 
@@ -165,8 +167,8 @@ long sys_fcntl(struct guest_thread *t, const uint64_t a[6])
 
 /* readlink of the own exe names the guest program (proc_exe_link()); of
  * an fd of pmusim's, ENOENT. */
-static long readlink_common(struct guest_thread *t, long dirfd, uint64_t path, uint64_t ubuf,
-			    uint64_t size)
+static long readlink_common(struct guest_thread *t, const uint64_t a[6], long dirfd,
+			    uint64_t path, uint64_t ubuf, uint64_t size)
 {
 	char buf[PATH_MAX];
 	const char *p;
@@ -186,6 +188,9 @@ static long readlink_common(struct guest_thread *t, long dirfd, uint64_t path, u
 		memcpy((void *)(uintptr_t)ubuf, p, n);
 		return (long)n;
 	}
+	r = guest_uptr_check(t, a);
+	if (r)
+		return r;
 	if (dirfd == -1000)
 		return ret_errno(R(SYS_readlink, path, ubuf, size));
 	return ret_errno(R(SYS_readlinkat, dirfd, path, ubuf, size));
@@ -193,12 +198,12 @@ static long readlink_common(struct guest_thread *t, long dirfd, uint64_t path, u
 
 long sys_readlink(struct guest_thread *t, const uint64_t a[6])
 {
-	return readlink_common(t, -1000, a[0], a[1], a[2]);
+	return readlink_common(t, a, -1000, a[0], a[1], a[2]);
 }
 
 long sys_readlinkat(struct guest_thread *t, const uint64_t a[6])
 {
-	return readlink_common(t, (long)(int)a[0], a[1], a[2], a[3]);
+	return readlink_common(t, a, (long)(int)a[0], a[1], a[2], a[3]);
 }
 
 #define PATH_CALL(name, idx, ...) \

@@ -91,7 +91,7 @@ static const struct uptr_row rows[GUEST_NR_SYSCALLS] = {
 	ROWP(preadv2, IOV(1, 2, W_)), ROWP(pwritev2, IOV(1, 2, R_)),
 	ROWP(getdents64, OUTL(1, 2)), ROWP(getdents, OUTL(1, 2)),
 	/* stat family and paths (open, stat, access, readlink check their
-	 * own path in sys_file.c) */
+	 * own path in sys_file.c and call the check for the rest) */
 	ROWP(stat, STR(0), OUT(1, STAT)), ROWP(lstat, STR(0), OUT(1, STAT)),
 	ROWP(fstat, OUT(1, STAT)), ROWP(newfstatat, STR(1), OUT(2, STAT)),
 	ROWP(statx, STR(1), OUT(4, STATX)),
@@ -105,7 +105,8 @@ static const struct uptr_row rows[GUEST_NR_SYSCALLS] = {
 	ROWP(renameat, STR(1), STR(3)), ROWP(renameat2, STR(1), STR(3)),
 	ROWP(linkat, STR(1), STR(3)), ROWP(symlinkat, STR(0), STR(2)),
 	ROWP(fchmodat, STR(1)), ROWP(utimensat, STR(1), IN(2, 2 * TIMESPEC)),
-	ROWP(getcwd, OUTL(0, 1)),
+	ROWP(getcwd, OUTL(0, 1)), ROWP(readlink, OUTL(1, 2)), ROWP(readlinkat, OUTL(2, 3)),
+	ROWP(openat2, INL(2, 3)),
 	/* pipes, sockets */
 	ROWP(pipe, OUT(0, 8)), ROWP(pipe2, OUT(0, 8)), ROWP(socketpair, OUT(3, 8)),
 	ROWP(connect, SA_IN(1, 2)), ROWP(bind, SA_IN(1, 2)),

@@ -56,6 +56,7 @@ static long c_statx(char *p) { return ret(syscall(SYS_statx, AT_FDCWD, "/", 0, 0
 static long c_open(char *p) { return ret(syscall(SYS_open, p, O_RDONLY)); }
 static long c_openat(char *p) { return ret(syscall(SYS_openat, AT_FDCWD, p, O_RDONLY)); }
 static long c_access(char *p) { return ret(syscall(SYS_access, p, F_OK)); }
+static long c_readlink(char *p) { return ret(syscall(SYS_readlink, "/proc/self/cwd", p, 64)); }
 static long c_mkdir(char *p) { return ret(syscall(SYS_mkdir, p, 0700)); }
 static long c_getdents64(char *p)
 {
@@ -104,6 +105,7 @@ static const struct {
 	{ "stat buf", c_stat_buf, 1 }, { "stat path", c_stat_path, 0 }, { "fstat", c_fstat, 1 },
 	{ "newfstatat", c_newfstatat, 1 }, { "statx", c_statx, 1 }, { "open", c_open, 0 },
 	{ "openat", c_openat, 0 }, { "access", c_access, 0 }, { "mkdir", c_mkdir, 0 },
+	{ "readlink", c_readlink, 1 },
 	{ "getdents64", c_getdents64, 1 }, { "getcwd", c_getcwd, 1 },
 	{ "connect", c_connect, 0 }, { "sendto", c_sendto, 0 }, { "recvfrom", c_recvfrom, 1 },
 	{ "sendmsg", c_sendmsg, 0 }, { "getsockname", c_getsockname, 1 },
