@@ -92,6 +92,7 @@ static const struct {
 	{ "cmdline", PROCFS_CMDLINE },
 	{ "environ", PROCFS_ENVIRON },
 	{ "stat", PROCFS_STAT },
+	{ "status", PROCFS_STATUS },
 };
 
 enum procfs_kind procfs_classify(struct guest_thread *t, const char *path)
@@ -257,9 +258,38 @@ static int put_stat(struct guest_thread *t, int fd, const char *path)
 	return write(fd, out, o) == (ssize_t)o ? 0 : -EIO;
 }
 
+/*
+ * proc_pid_status() of the host's own file at path, with the Threads line
+ * (task_sig(): the thread group's count) without pmusim's helper thread.
+ * The Vm*, Rss* and Sig* lines stay pmusim's (docs/machine.md).
+ */
+static int put_status(int fd, const char *path)
+{
+	char in[8192], *line, *save = NULL;
+	int hfd = open(path, O_RDONLY | O_CLOEXEC), helper = signal_helper_tid() ? 1 : 0;
+	ssize_t n = 0, r;
+
+	if (hfd < 0)
+		return -EIO;
+	while (n < (ssize_t)sizeof(in) - 1 && (r = read(hfd, in + n, sizeof(in) - 1 - (size_t)n)) > 0)
+		n += r;
+	close(hfd);
+	if (n <= 0)
+		return -EIO;
+	in[n] = 0;
+	for (line = strtok_r(in, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "Threads:\t", 9))
+			dprintf(fd, "Threads:\t%ld\n", strtol(line + 9, NULL, 10) - helper);
+		else
+			dprintf(fd, "%s\n", line);
+	}
+	return 0;
+}
+
 static const char *const gen_names[] = {
 	[PROCFS_CPUINFO] = "cpuinfo", [PROCFS_MAPS] = "maps", [PROCFS_AUXV] = "auxv",
 	[PROCFS_CMDLINE] = "cmdline", [PROCFS_ENVIRON] = "environ", [PROCFS_STAT] = "stat",
+	[PROCFS_STATUS] = "status",
 };
 
 long procfs_open_generated(struct guest_thread *t, enum procfs_kind k, const char *path,
@@ -307,6 +337,9 @@ long procfs_open_generated(struct guest_thread *t, enum procfs_kind k, const cha
 		break;
 	case PROCFS_STAT:
 		err = put_stat(t, fd, path);
+		break;
+	case PROCFS_STATUS:
+		err = put_status(fd, path);
 		break;
 	default:
 		err = -EINVAL;

@@ -30,6 +30,7 @@ enum procfs_kind {
 	PROCFS_CMDLINE,
 	PROCFS_ENVIRON,
 	PROCFS_STAT,
+	PROCFS_STATUS,
 };
 #define PROCFS_IS_DIR(k) ((k) >= PROCFS_DIR_FD && (k) <= PROCFS_DIR_TASK)
 #define PROCFS_IS_GENERATED(k) ((k) >= PROCFS_CPUINFO)

@@ -122,7 +122,7 @@ static void show_comm(void)
 	show("comm", "/proc/self/comm");
 	show("thread-self comm", "/proc/thread-self/comm");
 	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Name:", 5))
+		if (!strncmp(line, "Name:", 5) || !strncmp(line, "Threads:", 8))
 			printf("status %s", line);
 	if (f)
 		fclose(f);
