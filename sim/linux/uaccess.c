@@ -11,8 +11,8 @@
  * One row per syscall number (designated initialisers, like the dispatch
  * table) says which arguments are user pointers and how long the memory
  * they name is. guest_uptr_check() runs only for syscalls with a row: one
- * lookup in the guest VMA list per pointer. NULL is left to the host (it is
- * unmapped there too, or optional). An output buffer is checked for its
+ * lookup in the guest VMA list per pointer. NULL and the rest of the first
+ * 64 KiB are left to the host (unmapped there too, or not a pointer). An output buffer is checked for its
  * whole length before the call; the kernel faults only at the bytes it
  * writes (a short read into a buffer that runs off guest memory gives
  * EFAULT here).
@@ -37,6 +37,7 @@ enum uptr_kind {
 	UP_MSG,        /* struct msghdr: name, iovec, control with prot */
 	UP_SA,         /* sockaddr with prot of *(socklen_t *)a[len] bytes */
 	UP_FDSET,      /* fd_set of a[len] bits, read and written */
+	UP_IOCTL,      /* ioctl's argument as its request a[len] says */
 };
 
 struct uptr_arg {
@@ -45,6 +46,7 @@ struct uptr_arg {
 };
 
 #define NPTR 4
+#define MIN_ADDR 65536      /* vm.mmap_min_addr's default */
 struct uptr_row {
 	struct uptr_arg p[NPTR];
 };
@@ -65,6 +67,7 @@ struct uptr_row {
 #define SA_IN(i, l)   INL(i, l)
 #define SA_OUT(i, l)  { UP_SA, i, l, W_, 0 }
 #define FDSET(i, l)   { UP_FDSET, i, l, R_ | W_, 0 }
+#define IOCTL(i, l)   { UP_IOCTL, i, l, 0, 0 }
 #define ROWP(name, ...) [__NR_##name] = { { __VA_ARGS__ } }
 
 /* struct sizes of the x86-64 ABI */
@@ -122,6 +125,7 @@ static const struct uptr_row rows[GUEST_NR_SYSCALLS] = {
 	ROWP(pselect6, FDSET(1, 0), FDSET(2, 0), FDSET(3, 0), INOUT(4, TIMESPEC)),
 	ROWP(epoll_wait, OUTN(1, 2, EPOLL_EVENT)), ROWP(epoll_pwait, OUTN(1, 2, EPOLL_EVENT)),
 	ROWP(epoll_ctl, IN(3, EPOLL_EVENT)),
+	ROWP(ioctl, IOCTL(2, 1)),
 	/* time */
 	ROWP(clock_gettime, OUT(1, TIMESPEC)), ROWP(clock_getres, OUT(1, TIMESPEC)),
 	ROWP(gettimeofday, OUT(0, TIMEVAL), OUT(1, 8)), ROWP(time, OUT(0, 8)),
@@ -164,12 +168,47 @@ static bool iov_ok(struct guest_thread *t, uint64_t uiov, uint64_t cnt, int prot
 	return true;
 }
 
+/*
+ * The memory an ioctl request reads or writes at its argument: the size and
+ * direction of an _IOC() request, or for the tty and file requests of
+ * before _IOC (asm-generic/ioctls.h) their fixed struct. 0 if unknown (the
+ * host's, unchecked) or none.
+ */
+static uint64_t ioctl_span(uint64_t req, int *prot)
+{
+	static const struct { uint32_t req, size; int prot; } legacy[] = {
+		{ 0x5401, 36, PROT_WRITE },          /* TCGETS: struct termios */
+		{ 0x5402, 36, PROT_READ }, { 0x5403, 36, PROT_READ }, { 0x5404, 36, PROT_READ },
+		{ 0x540f, 4, PROT_WRITE },           /* TIOCGPGRP */
+		{ 0x5410, 4, PROT_READ },            /* TIOCSPGRP */
+		{ 0x5413, 8, PROT_WRITE },           /* TIOCGWINSZ: struct winsize */
+		{ 0x5414, 8, PROT_READ },            /* TIOCSWINSZ */
+		{ 0x541b, 4, PROT_WRITE },           /* FIONREAD */
+		{ 0x5421, 4, PROT_READ },            /* FIONBIO */
+		{ 0x5452, 4, PROT_READ },            /* FIOASYNC */
+	};
+	uint32_t r = (uint32_t)req, dir = r >> 30, size = (r >> 16) & 0x3fff;
+
+	if (dir) {                           /* _IOC_WRITE 1: user -> kernel, _IOC_READ 2 */
+		*prot = (dir & 1 ? PROT_READ : 0) | (dir & 2 ? PROT_WRITE : 0);
+		return size;
+	}
+	for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++)
+		if (legacy[i].req == r) {
+			*prot = legacy[i].prot;
+			return legacy[i].size;
+		}
+	return 0;
+}
+
 /* One pointer argument; 0 or -EFAULT. */
 static long check_one(struct guest_thread *t, const struct uptr_arg *d, const uint64_t a[6])
 {
 	uint64_t p = a[d->arg], len;
 
-	if (!p)
+	/* below mmap_min_addr nothing is mapped, pmusim's memory neither: the
+	 * host answers (NULL, an optional pointer, an ioctl's small value) */
+	if (p < MIN_ADDR)
 		return 0;
 	switch (d->kind) {
 	case UP_FIXED:
@@ -204,6 +243,12 @@ static long check_one(struct guest_thread *t, const struct uptr_arg *d, const ui
 			return -EFAULT;
 		len = *(const socklen_t *)(uintptr_t)a[d->len];
 		break;
+	case UP_IOCTL: {
+		int prot = 0;
+
+		len = ioctl_span(a[d->len], &prot);
+		return len && !guest_access_ok(t, p, len, prot) ? -EFAULT : 0;
+	}
 	case UP_FDSET:
 		/* core_sys_select(): FDS_BYTES(n); a negative n is the host's EINVAL */
 		if ((int)a[d->len] < 0)

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/random.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -29,7 +31,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static int fd_zero, fd_file, fd_dir, sock[2], pfd[2];
+static int fd_rnd, fd_zero, fd_file, fd_dir, sock[2], pfd[2];
 
 static long ret(long r)
 {
@@ -57,6 +59,8 @@ static long c_open(char *p) { return ret(syscall(SYS_open, p, O_RDONLY)); }
 static long c_openat(char *p) { return ret(syscall(SYS_openat, AT_FDCWD, p, O_RDONLY)); }
 static long c_access(char *p) { return ret(syscall(SYS_access, p, F_OK)); }
 static long c_readlink(char *p) { return ret(syscall(SYS_readlink, "/proc/self/cwd", p, 64)); }
+static long c_fionread(char *p) { return ret(syscall(SYS_ioctl, pfd[0], FIONREAD, p)); }
+static long c_rndgetentcnt(char *p) { return ret(syscall(SYS_ioctl, fd_rnd, RNDGETENTCNT, p)); }
 static long c_mkdir(char *p) { return ret(syscall(SYS_mkdir, p, 0700)); }
 static long c_getdents64(char *p)
 {
@@ -106,6 +110,7 @@ static const struct {
 	{ "newfstatat", c_newfstatat, 1 }, { "statx", c_statx, 1 }, { "open", c_open, 0 },
 	{ "openat", c_openat, 0 }, { "access", c_access, 0 }, { "mkdir", c_mkdir, 0 },
 	{ "readlink", c_readlink, 1 },
+	{ "ioctl FIONREAD", c_fionread, 1 }, { "ioctl RNDGETENTCNT", c_rndgetentcnt, 1 },
 	{ "getdents64", c_getdents64, 1 }, { "getcwd", c_getcwd, 1 },
 	{ "connect", c_connect, 0 }, { "sendto", c_sendto, 0 }, { "recvfrom", c_recvfrom, 1 },
 	{ "sendmsg", c_sendmsg, 0 }, { "getsockname", c_getsockname, 1 },
@@ -163,6 +168,7 @@ int main(void)
 	char *hole, *none, *ro, *foreign;
 
 	fd_zero = open("/dev/zero", O_RDONLY);
+	fd_rnd = open("/dev/urandom", O_RDONLY);
 	fd_file = open("efault.tmp", O_RDWR | O_CREAT | O_TRUNC, 0600);
 	fd_dir = open(".", O_RDONLY | O_DIRECTORY);
 	if (fd_zero < 0 || fd_file < 0 || fd_dir < 0 || pipe(pfd) ||
