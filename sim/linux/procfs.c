@@ -5,6 +5,7 @@
  * fdinfo, task: pmusim's fds in [fd_reserved_lo, fd_reserved_hi) and its
  * helper thread are not the guest's).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -286,21 +287,21 @@ static int put_status(int fd, const char *path)
 	return 0;
 }
 
+/* The memfd names, which also mark a generated file across an execve. */
+#define GEN_PREFIX "pmusim:"
 static const char *const gen_names[] = {
-	[PROCFS_CPUINFO] = "cpuinfo", [PROCFS_MAPS] = "maps", [PROCFS_AUXV] = "auxv",
-	[PROCFS_CMDLINE] = "cmdline", [PROCFS_ENVIRON] = "environ", [PROCFS_STAT] = "stat",
-	[PROCFS_STATUS] = "status",
+	[PROCFS_CPUINFO] = GEN_PREFIX "cpuinfo", [PROCFS_MAPS] = GEN_PREFIX "maps",
+	[PROCFS_AUXV] = GEN_PREFIX "auxv", [PROCFS_CMDLINE] = GEN_PREFIX "cmdline",
+	[PROCFS_ENVIRON] = GEN_PREFIX "environ", [PROCFS_STAT] = GEN_PREFIX "stat",
+	[PROCFS_STATUS] = GEN_PREFIX "status",
 };
 
-long procfs_open_generated(struct guest_thread *t, enum procfs_kind k, const char *path,
-			   int flags)
+/* Writes the text of generated file k into the empty file fd; path is the
+ * host file that stat and status patch. 0 or -errno. */
+static int fill_generated(struct guest_thread *t, enum procfs_kind k, const char *path, int fd)
 {
-	int fd = memfd_create(gen_names[k], (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0), err = 0;
-	char pth[64];
-	int ro;
+	int err = 0;
 
-	if (fd < 0)
-		return -errno;
 	switch (k) {
 	case PROCFS_CPUINFO: {
 		size_t cap = 64 * 1024, n;
@@ -345,6 +346,19 @@ long procfs_open_generated(struct guest_thread *t, enum procfs_kind k, const cha
 		err = -EINVAL;
 		break;
 	}
+	return err;
+}
+
+long procfs_open_generated(struct guest_thread *t, enum procfs_kind k, const char *path,
+			   int flags)
+{
+	int fd = memfd_create(gen_names[k], (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0), err;
+	char pth[64];
+	int ro;
+
+	if (fd < 0)
+		return -errno;
+	err = fill_generated(t, k, path, fd);
 	if (err) {
 		close(fd);
 		return err;
@@ -358,6 +372,51 @@ long procfs_open_generated(struct guest_thread *t, enum procfs_kind k, const cha
 		fd = ro;
 	}
 	return fd;
+}
+
+/*
+ * After an execve (pmusim started again on the new image, same pid): a
+ * generated file the guest kept open across it is rewritten for the new
+ * image, as the kernel's file, read at read time, would show it. The files
+ * are found by their memfd names among the guest's fds.
+ */
+void procfs_after_exec(struct guest_thread *t)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		const char *end;
+		long n = proc_number(e->d_name, &end);
+		char pth[64], link[128];
+		ssize_t len;
+
+		if (n < 0 || *end || n == dirfd(d) || hidden_fd(t->proc, n))
+			continue;
+		snprintf(pth, sizeof(pth), "/proc/self/fd/%ld", n);
+		len = readlink(pth, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = 0;
+		for (int k = PROCFS_CPUINFO; k <= PROCFS_STATUS; k++) {
+			char want[64];
+			int fd;
+
+			snprintf(want, sizeof(want), "/memfd:%s (deleted)", gen_names[k]);
+			if (strcmp(link, want))
+				continue;
+			fd = open(pth, O_RDWR | O_CLOEXEC);
+			if (fd >= 0 && !ftruncate(fd, 0)) {
+				snprintf(want, sizeof(want), "/proc/self/%s", gen_names[k] + strlen(GEN_PREFIX));
+				fill_generated(t, (enum procfs_kind)k, want, fd);
+			}
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
 }
 
 /* ---- filtered directories --------------------------------------------------- */

@@ -50,6 +50,10 @@ enum procfs_kind procfs_classify(struct guest_thread *t, const char *path);
 long procfs_open_generated(struct guest_thread *t, enum procfs_kind k, const char *path,
 			   int flags);
 
+/* After an execve, before the new image runs: the generated files the
+ * guest kept open describe the new image. */
+void procfs_after_exec(struct guest_thread *t);
+
 /* Notes that fd was opened on a directory of kind k (PROCFS_IS_DIR). */
 void procfs_track_dir(struct guest_thread *t, enum procfs_kind k, long fd);
 
