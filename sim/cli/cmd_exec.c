@@ -21,6 +21,7 @@
 #include "sim/linux/guest.h"
 #include "sim/linux/loader.h"
 #include "sim/linux/process.h"
+#include "sim/linux/procfs.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/thread.h"
 #include "sim/linux/sys_perf.h"
@@ -311,6 +312,10 @@ int cmd_exec(int argc, char **argv)
 		const char *base = strrchr(path, '/');
 
 		prctl(PR_SET_NAME, base ? base + 1 : path, 0, 0, 0);
+		/* a guest's execve (it passes --argv0): its open /proc files
+		 * describe the new image and comm */
+		if (argv0)
+			procfs_after_exec(t);
 		/* the simulated perf core this process's guest code drives: its
 		 * own, or the one of the `pmusim run` session it belongs to */
 		if (own_core) {

@@ -7,6 +7,7 @@
  * both free (free coalesces with the next and the previous block).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -243,6 +244,20 @@ void perf_arena_set_root(struct perf_arena *a, void *root)
 int perf_arena_memfd(const struct perf_arena *a)
 {
 	return a->heap ? -1 : local_memfd;
+}
+
+int perf_arena_memfd_move(const struct perf_arena *a, int fd_min)
+{
+	int fd;
+
+	if (a->heap || local_memfd < 0)
+		return -EINVAL;
+	fd = fcntl(local_memfd, F_DUPFD, fd_min);
+	if (fd < 0)
+		return -errno;
+	close(local_memfd);
+	local_memfd = fd;
+	return fd;
 }
 
 uint64_t perf_arena_offset(const struct perf_arena *a, const void *p)

@@ -41,6 +41,11 @@ void perf_arena_set_root(struct perf_arena *arena, void *root);
 /* For mapping a page-aligned allocation elsewhere: the memfd (-1 for a
  * heap arena) and the offset of p in it. */
 int perf_arena_memfd(const struct perf_arena *arena);
+/* Moves this process's fd of the shared arena to the lowest free number
+ * >= fd_min, without close-on-exec (an exec'd pmusim attaches to it), and
+ * closes the old one: the number a program would see as its next fd stays
+ * free. Returns the new fd or -errno. */
+int perf_arena_memfd_move(const struct perf_arena *arena, int fd_min);
 uint64_t perf_arena_offset(const struct perf_arena *arena, const void *p);
 
 /* Bytes in use and the arena's size (0 for a heap arena). */

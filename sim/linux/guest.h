@@ -69,6 +69,8 @@ struct guest_thread {
 	unsigned long syscall_nr;          /* the syscall being dispatched */
 
 	void *perf_private;                /* perf area (sys_perf.c): the vCPU's pmu state */
+
+	struct guest_vma_hint uptr_hint;   /* guest_access_ok: the last VMA found */
 };
 
 /* Options of a `pmusim exec` session that the guest layer obeys. */
@@ -105,6 +107,21 @@ struct guest_process {
 	uint64_t auxv[64];                 /* the guest's auxv (/proc/self/auxv) */
 	unsigned auxv_words;
 	uint64_t warned[GUEST_NR_SYSCALLS_WORDS]; /* unknown syscalls warned about */
+
+	/* The image's layout as the kernel's mm_struct keeps it, for the
+	 * guest's /proc/self/stat, cmdline and environ (load_elf_binary(),
+	 * create_elf_tables()); filled by the loader. */
+	uint64_t start_code, end_code, start_data, end_data, start_stack;
+	uint64_t arg_start, arg_end, env_start, env_end;
+
+	/* The guest's fds on /proc directories whose entries procfs.c filters
+	 * (its own fd, fdinfo and task directories), under lock; the count is
+	 * read without it (atomic) so other getdents calls pay one load. */
+	struct guest_procfs_dir {
+		int fd, kind;
+		uint64_t dev, ino;
+	} procfs_dir[8];
+	int procfs_nr_dirs;
 };
 
 /* One-time warning for an unknown syscall, named (syscall_table.c). */
@@ -137,6 +154,9 @@ long sys_pass(struct guest_thread *t, const uint64_t a[6]);
 /* Copies a NUL-terminated guest string of at most n-1 bytes; -EFAULT if it
  * leaves guest memory, -ENAMETOOLONG if longer. */
 long guest_copy_str(struct guest_thread *t, uint64_t addr, char *buf, size_t n);
+/* The user pointers of syscall t->syscall_nr (uaccess.c's table) checked
+ * against guest memory before a host call: 0 or -EFAULT. */
+long guest_uptr_check(struct guest_thread *t, const uint64_t a[6]);
 /* Guest memory check for handlers that dereference guest pointers. */
 bool guest_access_ok(struct guest_thread *t, uint64_t addr, uint64_t len, int prot);
 

@@ -348,6 +348,37 @@ static size_t count_strs(char *const v[])
 }
 
 /*
+ * load_elf_binary(): the code and data bounds of the program's PT_LOAD
+ * segments (lowest executable start, highest executable and any file end),
+ * relocated, as mm->start_code .. end_data.
+ */
+static void image_layout(struct guest_process *p, const struct elf_image *im)
+{
+	uint64_t start_code = ~0ull, end_code = 0, start_data = 0, end_data = 0;
+
+	for (size_t i = 0; i < im->phnum; i++) {
+		const GElf_Phdr *ph = &im->ph[i];
+		uint64_t k = ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if ((ph->p_flags & PF_X) && k < start_code)
+			start_code = k;
+		if (start_data < k)
+			start_data = k;
+		k = ph->p_vaddr + ph->p_filesz;
+		if ((ph->p_flags & PF_X) && end_code < k)
+			end_code = k;
+		if (end_data < k)
+			end_data = k;
+	}
+	p->start_code = start_code + im->bias;
+	p->end_code = end_code + im->bias;
+	p->start_data = start_data + im->bias;
+	p->end_data = end_data + im->bias;
+}
+
+/*
  * Builds the initial stack (fs/exec.c copy_strings + create_elf_tables):
  * from the top, a NULL word, the file name (AT_EXECFN), the environment and
  * argument strings (argv[0] lowest), 16-byte alignment, the platform string,
@@ -458,6 +489,11 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 		*w++ = 0;
 		memcpy(w, aux, na * sizeof(uint64_t));
 	}
+	/* create_elf_tables(): the string areas; load_elf_binary(): the stack */
+	p->arg_start = argc ? argp[0] : envc ? envpp[0] : u_execfn;
+	p->arg_end = p->env_start = envc ? envpp[0] : u_execfn;
+	p->env_end = u_execfn;
+	p->start_stack = sp;
 	free(argp);
 	free(envpp);
 	memcpy(p->auxv, aux, na * sizeof(uint64_t));
@@ -630,6 +666,7 @@ int guest_load(struct guest_process *p, const char *path, char *const argv[],
 			goto out;
 	}
 	guest_mm_set_brk(&p->mm, PAGE_UP(im.end));
+	image_layout(p, &im);
 	r = build_stack(p, &im, interp.fd >= 0 ? &interp : NULL, cur_argv, envp, path, e);
 	if (r)
 		goto out;

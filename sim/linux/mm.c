@@ -45,6 +45,13 @@ static int host_prot(int prot)
 	return p;
 }
 
+/* Every change ends with this (under mm->lock): readers that cached a VMA
+ * with the old value (guest_mm_access_ok) look again. */
+static void mm_bump(struct guest_mm *mm)
+{
+	__atomic_store_n(&mm->seq, mm->seq + 1, __ATOMIC_RELEASE);
+}
+
 int guest_mm_init(struct guest_mm *mm)
 {
 	memset(mm, 0, sizeof(*mm));
@@ -259,7 +266,7 @@ void guest_mm_destroy(struct guest_mm *mm)
 	free(mm->engines);
 	mm->engines = NULL;
 	mm->nr_engines = mm->cap_engines = 0;
-	mm->seq++;
+	mm_bump(mm);
 	pthread_mutex_unlock(&mm->lock);
 }
 
@@ -359,29 +366,70 @@ busy:
 	return -ENOMEM;
 }
 
-bool guest_mm_access_ok(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
+/*
+ * access_ok() plus the fault a copy would take: every byte must lie in a
+ * guest VMA that allows prot. On x86 a writable or executable mapping is
+ * readable too (PROT_NONE is not). A hint (the last VMA a caller found,
+ * with mm->seq then) answers without the lock while nothing has changed;
+ * else a binary search for the first VMA, then the VMAs that follow it,
+ * and the hint is refilled when the range lies in one VMA.
+ */
+bool guest_mm_access_ok_hint(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,
+			     struct guest_vma_hint *h)
 {
 	uint64_t cur = addr, end = addr + len;
+	size_t lo = 0, hi;
 	bool ok = true;
 
 	if (end < addr)
 		return false;
+	if (!len)
+		return true;
+	if (h && h->seq == __atomic_load_n(&mm->seq, __ATOMIC_ACQUIRE) && addr >= h->start &&
+	    end <= h->end && (h->prot & prot) == prot)
+		return true;
 	pthread_mutex_lock(&mm->lock);
-	for (size_t i = 0; i < mm->nr && cur < end; i++) {
-		struct guest_vma *v = &mm->vma[i];
+	hi = mm->nr;
+	while (lo < hi) {                /* the first VMA that ends above addr */
+		size_t mid = (lo + hi) / 2;
 
-		if (v->end <= cur)
-			continue;
-		if (v->start > cur || (v->prot & prot) != prot) {
+		if (mm->vma[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < mm->nr && cur < end; i++) {
+		const struct guest_vma *v = &mm->vma[i];
+		int have = v->prot & (PROT_WRITE | PROT_EXEC) ? v->prot | PROT_READ : v->prot;
+
+		if (v->start > cur || (have & prot) != prot) {
 			ok = false;
 			break;
 		}
+		if (h && i == lo && v->end >= end)
+			*h = (struct guest_vma_hint){ mm->seq, v->start, v->end, have };
 		cur = v->end;
 	}
 	if (cur < end)
 		ok = false;
 	pthread_mutex_unlock(&mm->lock);
 	return ok;
+}
+
+bool guest_mm_access_ok(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
+{
+	return guest_mm_access_ok_hint(mm, addr, len, prot, NULL);
+}
+
+uint64_t guest_mm_total(struct guest_mm *mm)
+{
+	uint64_t total = 0;
+
+	pthread_mutex_lock(&mm->lock);
+	for (size_t i = 0; i < mm->nr; i++)
+		total += mm->vma[i].end - mm->vma[i].start;
+	pthread_mutex_unlock(&mm->lock);
+	return total;
 }
 
 /* ---- names ------------------------------------------------------------------ */
@@ -475,7 +523,7 @@ static int add_mapping_id(struct guest_mm *mm, uint64_t s, uint64_t e, int prot,
 	if (err)
 		return err;
 	engines_map(mm, &v);
-	mm->seq++;
+	mm_bump(mm);
 	return 0;
 }
 
@@ -565,7 +613,7 @@ void guest_mm_forget(struct guest_mm *mm, uint64_t start, uint64_t len)
 	len = PAGE_UP(len);
 	pthread_mutex_lock(&mm->lock);
 	vma_cut(mm, start, start + len, engines_unmap_piece);
-	mm->seq++;
+	mm_bump(mm);
 	pthread_mutex_unlock(&mm->lock);
 }
 
@@ -578,7 +626,7 @@ long guest_munmap(struct guest_mm *mm, uint64_t addr, uint64_t len)
 	len = PAGE_UP(len);
 	pthread_mutex_lock(&mm->lock);
 	ret = vma_cut(mm, addr, addr + len, unmap_host_piece);
-	mm->seq++;
+	mm_bump(mm);
 	pthread_mutex_unlock(&mm->lock);
 	return ret;
 }
@@ -676,7 +724,7 @@ long guest_mprotect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
 			}
 		}
 	}
-	mm->seq++;
+	mm_bump(mm);
 out:
 	pthread_mutex_unlock(&mm->lock);
 	return ret;
@@ -798,7 +846,7 @@ long guest_brk(struct guest_mm *mm, uint64_t brk)
 		mmap((void *)(uintptr_t)s, e - s, PROT_NONE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 		mm->brk_mapped = newtop;
-		mm->seq++;
+		mm_bump(mm);
 	}
 	mm->brk_cur = brk;
 done:

@@ -92,8 +92,20 @@ void guest_mm_forget(struct guest_mm *mm, uint64_t start, uint64_t len);
 /* Sets up the heap: break at start, with a reservation of up to limit. */
 int guest_mm_set_brk(struct guest_mm *mm, uint64_t start);
 
-/* True if [addr, addr+len) is wholly guest-mapped with at least prot. */
+/* True if [addr, addr+len) is wholly guest-mapped with at least prot (on
+ * x86 PROT_WRITE and PROT_EXEC imply PROT_READ). */
 bool guest_mm_access_ok(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
+/* The same with a caller's cache of the last VMA found (zeroed at first):
+ * no lock while mm->seq has not moved. */
+struct guest_vma_hint {
+	uint64_t seq, start, end;
+	int prot;
+};
+bool guest_mm_access_ok_hint(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,
+			     struct guest_vma_hint *h);
+
+/* The bytes of all guest mappings (mm->total_vm in bytes: stat's vsize). */
+uint64_t guest_mm_total(struct guest_mm *mm);
 
 /* Prints the guest map as the kernel's /proc/PID/maps (show_map_vma()):
  * the heap is named [heap]. */

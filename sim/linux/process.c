@@ -28,6 +28,7 @@
 #include "sim/linux/futex.h"
 #include "sim/linux/guest.h"
 #include "sim/linux/process.h"
+#include "sim/linux/procfs.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/thread.h"
 #include "sim/linux/thread_lock.h"
@@ -402,13 +403,7 @@ static void strv_free(char **v)
  * /proc/self/exe, /proc/thread-self/exe, /proc/<pid>/exe. */
 static const char *exe_alias(struct guest_thread *t, const char *path)
 {
-	char mine[64];
-
-	snprintf(mine, sizeof(mine), "/proc/%d/exe", t->proc->pid);
-	if (!strcmp(path, "/proc/self/exe") || !strcmp(path, "/proc/thread-self/exe") ||
-	    !strcmp(path, mine))
-		return t->proc->exe_path;
-	return path;
+	return procfs_classify(t, path) == PROCFS_EXE ? t->proc->exe_path : path;
 }
 
 static long do_execve(struct guest_thread *t, const char *path, uint64_t uargv,

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,6 +273,7 @@ kick:
 static pthread_t wd_thread;
 static bool wd_started;
 static struct guest_process *wd_proc;
+static int wd_tid;                     /* atomic: its host tid, 0 until it runs */
 
 static void *watchdog_main(void *arg)
 {
@@ -280,6 +282,7 @@ static void *watchdog_main(void *arg)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	__atomic_store_n(&wd_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	for (;;) {
 		struct timespec ts = { 0, safe_stop_on() ? WATCHDOG_SAFE_NS : WATCHDOG_NS };
 		struct guest_thread *t;
@@ -314,12 +317,21 @@ static void watchdog_start(struct guest_process *p)
 	if (!p)
 		return;
 	wd_proc = p;
+	__atomic_store_n(&wd_tid, 0, __ATOMIC_RELEASE);
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	wd_started = pthread_create(&wd_thread, NULL, watchdog_main, p) == 0;
 	if (wd_started)
 		pthread_detach(wd_thread);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int signal_helper_tid(void)
+{
+	/* the thread's first act: a wait of microseconds, once */
+	while (wd_started && !__atomic_load_n(&wd_tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return wd_started ? __atomic_load_n(&wd_tid, __ATOMIC_ACQUIRE) : 0;
 }
 
 /* Makes the host disposition of sig follow the guest's (caller holds sig_lock). */

@@ -67,6 +67,10 @@ void signal_thread_fini(struct guest_thread *t);
 /* After fork in the child: only t survives. */
 void signal_after_fork_child(struct guest_thread *t);
 
+/* The host tid of pmusim's own helper thread in this process (the
+ * watchdog), 0 if there is none: a thread the guest's /proc must not show. */
+int signal_helper_tid(void);
+
 /*
  * After a syscall handler returned ret for syscall nr: if ret is -EINTR from
  * an interrupted host call, decide per the kernel's restart rules. Returns

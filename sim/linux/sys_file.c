@@ -2,7 +2,7 @@
  * sys_file.c - file, pipe, socket and poll syscalls. Almost all pass to the
  * host unchanged (guest fds are host fds, guest pointers host pointers);
  * this file holds the ones that need a look first: the paths that must name
- * the guest instead of pmusim (/proc/self/exe, /proc/cpuinfo) and the fds
+ * the guest instead of pmusim (its own /proc files, procfs.h) and the fds
  * that belong to pmusim.
  */
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/procfs.h"
 #include "sim/linux/sys_handlers.h"
 
 #define R(...) syscall(__VA_ARGS__)
@@ -24,108 +25,32 @@ static long ret_errno(long r)
 	return r < 0 ? -errno : r;
 }
 
-/* The path forms that name one of the process's own /proc files: "exe",
- * "maps", "auxv" under /proc/self, /proc/thread-self, /proc/PID,
- * /proc/PID/task/TID. */
-static bool is_self_file(struct guest_thread *t, const char *p, const char *what)
-{
-	char own[96];
-
-	snprintf(own, sizeof(own), "/proc/self/%s", what);
-	if (!strcmp(p, own))
-		return true;
-	snprintf(own, sizeof(own), "/proc/thread-self/%s", what);
-	if (!strcmp(p, own))
-		return true;
-	snprintf(own, sizeof(own), "/proc/%d/%s", t->proc->pid, what);
-	if (!strcmp(p, own))
-		return true;
-	snprintf(own, sizeof(own), "/proc/%d/task/%d/%s", t->proc->pid, t->tid, what);
-	return !strcmp(p, own);
-}
-
-static bool is_self_exe(struct guest_thread *t, const char *p)
-{
-	return is_self_file(t, p, "exe");
-}
-
 /*
- * Decides what a path argument really names: *out is the guest pointer to
- * pass on, or a pmusim buffer when the path is rewritten. Returns 0, 1 for
- * /proc/cpuinfo, or -EFAULT / -ENAMETOOLONG.
+ * Decides what a path argument really names (procfs.h): *out is the guest
+ * pointer to pass on, or the guest program's path for the own exe link.
+ * Returns the procfs kind, or -EFAULT / -ENAMETOOLONG, or -ENOENT for a
+ * /proc entry of pmusim's own.
  */
 static long fix_path(struct guest_thread *t, uint64_t gp, const char **out, char *buf)
 {
 	long r = guest_copy_str(t, gp, buf, PATH_MAX);
+	enum procfs_kind k;
 
 	if (r < 0)
 		return r;
 	*out = (const char *)(uintptr_t)gp;
-	if (is_self_exe(t, buf)) {
+	k = procfs_classify(t, buf);
+	if (k == PROCFS_EXE)
 		*out = t->proc->exe_path;
-		return 0;
-	}
-	if (!strcmp(buf, "/proc/cpuinfo"))
-		return 1;
-	if (is_self_file(t, buf, "maps"))
-		return 2;
-	if (is_self_file(t, buf, "auxv"))
-		return 3;
-	return 0;
+	return k == PROCFS_HIDDEN ? -ENOENT : (long)k;
 }
 
-/*
- * A generated /proc file: /proc/cpuinfo of the modelled CPU (1), the guest's
- * maps (2) or auxv (3), as a read-only fd on a memfd holding the text.
- */
-static long open_generated(struct guest_thread *t, int which, int flags)
+/* fd is the host's open of a path of kind k: a directory whose entries
+ * are filtered is noted. Returns fd. */
+static long opened(struct guest_thread *t, long k, long fd)
 {
-	int fd = memfd_create(which == 1 ? "cpuinfo" : which == 2 ? "maps" : "auxv",
-			      (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
-
-	if (fd < 0)
-		return -errno;
-	if (which == 1) {
-		size_t cap = 64 * 1024, n;
-		char *text = malloc(cap);
-		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-
-		if (!text) {
-			close(fd);
-			return -ENOMEM;
-		}
-		n = cpuinfo_text(t->proc->model, ncpu > 0 ? (unsigned)ncpu : 1, text, cap);
-		if (n > cap)
-			n = cap;
-		if (write(fd, text, n) != (ssize_t)n) {
-			close(fd);
-			free(text);
-			return -EIO;
-		}
-		free(text);
-	} else if (which == 2) {
-		guest_mm_dump(&t->proc->mm, fd);
-	} else {
-		size_t n = t->proc->auxv_words * sizeof(uint64_t);
-
-		if (write(fd, t->proc->auxv, n) != (ssize_t)n) {
-			close(fd);
-			return -EIO;
-		}
-	}
-	lseek(fd, 0, SEEK_SET);
-	/* read-only like procfs: reopen O_RDONLY through /proc/self/fd */
-	{
-		char pth[64];
-		int ro;
-
-		snprintf(pth, sizeof(pth), "/proc/self/fd/%d", fd);
-		ro = open(pth, O_RDONLY | (flags & O_CLOEXEC));
-		if (ro >= 0) {
-			close(fd);
-			fd = ro;
-		}
-	}
+	if (PROCFS_IS_DIR(k))
+		procfs_track_dir(t, (enum procfs_kind)k, fd);
 	return fd;
 }
 
@@ -137,9 +62,9 @@ long sys_open(struct guest_thread *t, const uint64_t a[6])
 
 	if (r < 0)
 		return r;
-	if (r > 0 && (a[1] & O_ACCMODE) == O_RDONLY)
-		return open_generated(t, (int)r, (int)a[1]);
-	return ret_errno(R(SYS_open, p, a[1], a[2]));
+	if (PROCFS_IS_GENERATED(r) && (a[1] & O_ACCMODE) == O_RDONLY)
+		return procfs_open_generated(t, (enum procfs_kind)r, buf, (int)a[1]);
+	return opened(t, r, ret_errno(R(SYS_open, p, a[1], a[2])));
 }
 
 long sys_openat(struct guest_thread *t, const uint64_t a[6])
@@ -150,9 +75,9 @@ long sys_openat(struct guest_thread *t, const uint64_t a[6])
 
 	if (r < 0)
 		return r;
-	if (r > 0 && (a[2] & O_ACCMODE) == O_RDONLY)
-		return open_generated(t, (int)r, (int)a[2]);
-	return ret_errno(R(SYS_openat, a[0], p, a[2], a[3]));
+	if (PROCFS_IS_GENERATED(r) && (a[2] & O_ACCMODE) == O_RDONLY)
+		return procfs_open_generated(t, (enum procfs_kind)r, buf, (int)a[2]);
+	return opened(t, r, ret_errno(R(SYS_openat, a[0], p, a[2], a[3])));
 }
 
 long sys_openat2(struct guest_thread *t, const uint64_t a[6])
@@ -163,7 +88,9 @@ long sys_openat2(struct guest_thread *t, const uint64_t a[6])
 
 	if (r < 0)
 		return r;
-	return ret_errno(R(SYS_openat2, a[0], p, a[2], a[3]));
+	if (guest_uptr_check(t, a))
+		return -EFAULT;
+	return opened(t, r, ret_errno(R(SYS_openat2, a[0], p, a[2], a[3])));
 }
 
 static bool reserved_fd(struct guest_thread *t, uint64_t fd)
@@ -238,17 +165,19 @@ long sys_fcntl(struct guest_thread *t, const uint64_t a[6])
 	return ret_errno(R(SYS_fcntl, a[0], a[1], a[2]));
 }
 
-/* readlink of the own exe names the guest program (proc_exe_link()). */
-static long readlink_common(struct guest_thread *t, long dirfd, uint64_t path, uint64_t ubuf,
-			    uint64_t size)
+/* readlink of the own exe names the guest program (proc_exe_link()); of
+ * an fd of pmusim's, ENOENT. */
+static long readlink_common(struct guest_thread *t, const uint64_t a[6], long dirfd,
+			    uint64_t path, uint64_t ubuf, uint64_t size)
 {
 	char buf[PATH_MAX];
-	long r = guest_copy_str(t, path, buf, sizeof(buf));
+	const char *p;
+	long r = fix_path(t, path, &p, buf);
 
 	if (r < 0)
 		return r;
-	if (is_self_exe(t, buf)) {
-		size_t n = strlen(t->proc->exe_path);
+	if (r == PROCFS_EXE) {
+		size_t n = strlen(p);
 
 		if ((int64_t)size <= 0)
 			return -EINVAL;
@@ -256,9 +185,12 @@ static long readlink_common(struct guest_thread *t, long dirfd, uint64_t path, u
 			n = size;
 		if (!guest_access_ok(t, ubuf, n, PROT_WRITE))
 			return -EFAULT;
-		memcpy((void *)(uintptr_t)ubuf, t->proc->exe_path, n);
+		memcpy((void *)(uintptr_t)ubuf, p, n);
 		return (long)n;
 	}
+	r = guest_uptr_check(t, a);
+	if (r)
+		return r;
 	if (dirfd == -1000)
 		return ret_errno(R(SYS_readlink, path, ubuf, size));
 	return ret_errno(R(SYS_readlinkat, dirfd, path, ubuf, size));
@@ -266,12 +198,12 @@ static long readlink_common(struct guest_thread *t, long dirfd, uint64_t path, u
 
 long sys_readlink(struct guest_thread *t, const uint64_t a[6])
 {
-	return readlink_common(t, -1000, a[0], a[1], a[2]);
+	return readlink_common(t, a, -1000, a[0], a[1], a[2]);
 }
 
 long sys_readlinkat(struct guest_thread *t, const uint64_t a[6])
 {
-	return readlink_common(t, (long)(int)a[0], a[1], a[2], a[3]);
+	return readlink_common(t, a, (long)(int)a[0], a[1], a[2], a[3]);
 }
 
 #define PATH_CALL(name, idx, ...) \
@@ -281,6 +213,9 @@ long sys_##name(struct guest_thread *t, const uint64_t a[6]) \
 	const char *p; \
 	long r = fix_path(t, a[idx], &p, buf); \
 	if (r < 0) \
+		return r; \
+	r = guest_uptr_check(t, a); \
+	if (r) \
 		return r; \
 	return ret_errno(R(SYS_##name, __VA_ARGS__)); \
 }

@@ -301,10 +301,11 @@ int perf_guest_arena_create(const struct pmu_model *model, unsigned nr_cpus, voi
 	err = perf_core_create(&cfg, &guest_machine, core);
 	if (err)
 		goto err_arena;
-	/* inherited by exec at a number the guest never sees */
-	*fd = fcntl(perf_arena_memfd(arena), F_DUPFD, fd_min);
+	/* inherited by exec at a number the guest never sees, and not left
+	 * at the lowest free number, which is the guest's next open() */
+	*fd = perf_arena_memfd_move(arena, fd_min);
 	if (*fd < 0) {
-		err = -errno;
+		err = *fd;
 		goto err_core;
 	}
 	return 0;

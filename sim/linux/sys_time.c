@@ -32,7 +32,7 @@ long sys_clock_gettime(struct guest_thread *t, const uint64_t a[6])
 	uint64_t ns;
 
 	if (!t->proc->opt.virtual_time || id < 0 || id > CLOCK_TAI)
-		return syscall(SYS_clock_gettime, a[0], a[1]) < 0 ? -errno : 0;
+		return guest_uptr_check(t, a) ?: (syscall(SYS_clock_gettime, a[0], a[1]) < 0 ? -errno : 0);
 	if (!guest_access_ok(t, a[1], sizeof(*ts), PROT_WRITE))
 		return -EFAULT;
 	ns = virt_ns(t, id);
@@ -47,7 +47,7 @@ long sys_gettimeofday(struct guest_thread *t, const uint64_t a[6])
 	uint64_t ns;
 
 	if (!t->proc->opt.virtual_time)
-		return syscall(SYS_gettimeofday, a[0], a[1]) < 0 ? -errno : 0;
+		return guest_uptr_check(t, a) ?: (syscall(SYS_gettimeofday, a[0], a[1]) < 0 ? -errno : 0);
 	if (a[1] && !guest_access_ok(t, a[1], sizeof(struct timezone), PROT_WRITE))
 		return -EFAULT;
 	if (a[1])
@@ -67,7 +67,7 @@ long sys_time(struct guest_thread *t, const uint64_t a[6])
 	long s;
 
 	if (!t->proc->opt.virtual_time)
-		return syscall(SYS_time, a[0]);
+		return guest_uptr_check(t, a) ?: syscall(SYS_time, a[0]);
 	s = (long)(virt_ns(t, CLOCK_REALTIME) / 1000000000u);
 	if (a[0]) {
 		if (!guest_access_ok(t, a[0], sizeof(long), PROT_WRITE))

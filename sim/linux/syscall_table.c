@@ -18,6 +18,7 @@
 #include "sim/linux/futex.h"
 #include "sim/linux/guest.h"
 #include "sim/linux/process.h"
+#include "sim/linux/procfs.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/sys_handlers.h"
 #include "sim/linux/sys_perf.h"
@@ -37,7 +38,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	PASS(recvmsg), PASS(shutdown), PASS(bind), PASS(listen), PASS(getsockname),
 	PASS(getpeername), PASS(socketpair), PASS(setsockopt), PASS(getsockopt),
 	ROW(fcntl, sys_perf_fcntl), PASS(flock), PASS(fsync), PASS(fdatasync), PASS(truncate),
-	PASS(ftruncate), PASS(getdents), PASS(getcwd), PASS(chdir), PASS(fchdir),
+	PASS(ftruncate), ROW(getdents, procfs_getdents), PASS(getcwd), PASS(chdir), PASS(fchdir),
 	PASS(rename), PASS(mkdir), PASS(rmdir), PASS(creat), PASS(link),
 	PASS(unlink), PASS(symlink), OWN(readlink), PASS(chmod), PASS(fchmod),
 	PASS(chown), PASS(fchown), PASS(lchown), PASS(umask), PASS(utime),
@@ -45,7 +46,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	PASS(setxattr), PASS(lsetxattr), PASS(fsetxattr), PASS(getxattr),
 	PASS(lgetxattr), PASS(fgetxattr), PASS(listxattr), PASS(llistxattr),
 	PASS(flistxattr), PASS(removexattr), PASS(lremovexattr), PASS(fremovexattr),
-	PASS(epoll_create), PASS(getdents64), PASS(fadvise64), PASS(epoll_wait),
+	PASS(epoll_create), ROW(getdents64, procfs_getdents), PASS(fadvise64), PASS(epoll_wait),
 	PASS(epoll_ctl), PASS(utimes), PASS(inotify_init), PASS(inotify_add_watch),
 	PASS(inotify_rm_watch), OWN(openat), PASS(mkdirat), PASS(mknodat),
 	PASS(fchownat), PASS(futimesat), OWN(newfstatat), PASS(unlinkat),
@@ -126,13 +127,17 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 
 long sys_pass(struct guest_thread *t, const uint64_t a[6])
 {
+	long r = guest_uptr_check(t, a);
+
+	if (r)
+		return r;
 	/* signal.c's safe host call: no sleep with a caught signal waiting */
 	return signal_host_syscall(t, (long)t->syscall_nr, a);
 }
 
 bool guest_access_ok(struct guest_thread *t, uint64_t addr, uint64_t len, int prot)
 {
-	return guest_mm_access_ok(&t->proc->mm, addr, len, prot);
+	return guest_mm_access_ok_hint(&t->proc->mm, addr, len, prot, &t->uptr_hint);
 }
 
 long guest_copy_str(struct guest_thread *t, uint64_t addr, char *buf, size_t n)
