@@ -246,6 +246,8 @@ struct perf_task {
 struct perf_file {
 	struct perf_event *event;
 	unsigned refcount;
+	unsigned wakeups;       /* wake_up_all() of the event's waitq so far: a
+	                         * generation epoll's ready list follows (ep_poll_callback) */
 };
 
 struct perf_core {
@@ -373,6 +375,8 @@ int perf_event_output_sample(struct perf_event *event, struct perf_sample_data *
 void perf_log_throttle(struct perf_event *event, bool enable);
 /* Wake pollers and send the fasync signal (perf_event_wakeup). */
 void perf_event_wakeup(struct perf_event *event);
+/* Wake the pollers of event's file alone (wake_up_all(&event->waitq)). */
+void perf_file_wake(struct perf_event *event);
 /* Refresh the mmap page of event's ring buffer (perf_event_update_userpage). */
 void perf_event_update_userpage(struct perf_event *event);
 /* PERF_EVENT_IOC_SET_OUTPUT / PERF_FLAG_FD_OUTPUT (perf_event_set_output). */

@@ -484,6 +484,13 @@ unsigned perf_sys_poll(struct perf_core *core, int handle)
 	return events;
 }
 
+unsigned perf_file_wakeups(struct perf_core *core, int handle)
+{
+	if (handle < 0 || handle >= PERF_CORE_MAX_FILES)
+		return 0;
+	return __atomic_load_n(&core->files[handle].wakeups, __ATOMIC_ACQUIRE);
+}
+
 /* ---- SET_OUTPUT ---- */
 
 /* hw.target: the task of a per-task event. */

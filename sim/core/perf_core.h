@@ -171,6 +171,9 @@ int perf_sys_munmap(struct perf_core *core, int handle, void *area, size_t len);
 int64_t perf_sys_mmap_offset(struct perf_core *core, int handle);
 /* poll: returns the POLLIN/POLLHUP mask as perf_poll does (and consumes it). */
 unsigned perf_sys_poll(struct perf_core *core, int handle);
+/* How many times the file was woken so far (wake_up_all of its waitq): what
+ * an epoll ready list follows (ep_poll_callback); any change is a wakeup. */
+unsigned perf_file_wakeups(struct perf_core *core, int handle);
 /* fcntl(F_SETFL) toggled O_ASYNC on a file: overflows then send its
  * fasync signal (perf_fasync). */
 int perf_sys_fasync(struct perf_core *core, int handle, bool on);
