@@ -91,6 +91,8 @@ struct perf_event {
 	struct list_node active_entry;  /* leader: entry in ctx pinned/flexible_active */
 	int cpu;                        /* bound CPU or -1 */
 	enum perf_event_state state;
+	pid_t exit_pid;         /* EXIT state from the exit of the whole process
+	                         * of this pid (its last task, group_dead), else 0 */
 	struct perf_task *owner;        /* opener: PR_TASK_PERF_EVENTS_* */
 	struct list_node owner_entry;
 
@@ -237,6 +239,7 @@ struct perf_task {
 	struct perf_cpu *on_cpu;
 	int last_cpu;                   /* for migrations */
 	bool exited;
+	bool group_dead;                /* its exit ends its process (do_exit's group_dead) */
 	struct list_node task_entry;
 	bool runnable;                  /* still runnable when switched out: the
 	                                 * switch was a preemption (task_is_runnable) */

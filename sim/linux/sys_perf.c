@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -435,7 +436,12 @@ void perf_guest_thread_exit(struct guest_thread *t)
 	if (pv->cpu->task == pv->task)
 		perf_cpu_switch_to(pv->cpu, NULL);
 	perf_core_unlock(S.core);
-	perf_task_exit(S.core, pv->task);
+	/* do_exit()'s group_dead: the process ends with this thread */
+	if (t->state == GUEST_EXIT_GROUP || t->state == GUEST_KILLED ||
+	    (t->state == GUEST_EXITED && t->proc->nr_threads <= 1))
+		perf_task_exit_group(S.core, pv->task);
+	else
+		perf_task_exit(S.core, pv->task);
 }
 
 /* ---- syscalls ------------------------------------------------------------------ */
@@ -651,6 +657,32 @@ long sys_perf_munmap(struct guest_thread *t, const uint64_t a[6])
 }
 
 /*
+ * perf_poll() of a guest perf file: the readiness step of poll, select and
+ * epoll. A POLLHUP from the end of a child process also waits until the
+ * host has made the child a zombie (waitid WNOWAIT: not reaped). In the
+ * kernel, do_exit() runs perf_event_exit_task() just before exit_notify()
+ * sends SIGCHLD and wakes wait4; here the child's host exit follows its
+ * EXIT records by the milliseconds its teardown takes, and a parent
+ * polling meanwhile saw POLLHUP long before SIGCHLD (perf test 24). With
+ * the wait, SIGCHLD is queued when the answer returns, and a wait4 finds
+ * the child. Not our child (another process's, or reaped): ECHILD at once.
+ */
+static unsigned guest_perf_poll(struct guest_thread *t, int h)
+{
+	unsigned m = perf_sys_poll(S.core, h);
+	pid_t pid;
+
+	if ((m & POLLHUP) && t && (pid = perf_file_exit_pid(S.core, h)) > 0) {
+		siginfo_t si;
+		uint64_t a[6] = { P_PID, (uint64_t)pid, (uint64_t)(uintptr_t)&si,
+				  WEXITED | WNOWAIT | __WALL, 0, 0 };
+
+		signal_host_syscall(t, SYS_waitid, a);
+	}
+	return m;
+}
+
+/*
  * One step of a wait for a perf file's readiness: 1 ms in a host ppoll on
  * fd (an epoll fd whose ordinary items may become ready; -1: none), the
  * signal-safe way (signal_host_syscall), so a caught signal ends the wait
@@ -701,7 +733,7 @@ static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, lo
 			if (pfd[i].fd < 0)
 				continue;
 			if (h >= 0) {
-				unsigned m = perf_sys_poll(S.core, h);
+				unsigned m = guest_perf_poll(t, h);
 
 				pfd[i].revents = (short)(m & ((unsigned)pfd[i].events | POLLHUP | POLLERR));
 			} else {
@@ -939,10 +971,12 @@ long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6])
  * EPOLLONESHOT), the ordinary fds from the host, and sleeps in
  * wait_step()s on the epoll fd.
  */
+static __thread struct guest_thread *ep_thread;       /* the caller of epoll_* */
+
 static unsigned ep_poll_file(int fd, int h)
 {
 	(void)fd;
-	return perf_sys_poll(S.core, h);
+	return guest_perf_poll(ep_thread, h);
 }
 
 static const struct perf_ep_ops *ep_ops(void)
@@ -990,6 +1024,7 @@ long sys_perf_epoll_ctl(struct guest_thread *t, const uint64_t a[6])
 	r = ep_check_epfd(epfd, fd);
 	if (r)
 		return r;
+	ep_thread = t;
 	return perf_ep_ctl(&ep_set, ep_ops(), epfd, op, fd, h, &ev);
 }
 
@@ -1026,6 +1061,7 @@ long sys_perf_epoll_wait(struct guest_thread *t, const uint64_t a[6])
 		return -EINVAL;         /* EP_MAX_EVENTS */
 	if (!guest_access_ok(t, a[1], (uint64_t)max * sizeof(*evs), PROT_WRITE))
 		return -EFAULT;
+	ep_thread = t;
 	for (;;) {
 		int n = perf_ep_collect(&ep_set, ep_ops(), epfd, evs, max);
 		long r = 0;

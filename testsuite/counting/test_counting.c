@@ -550,6 +550,10 @@ static void test_epoll(void **state)
 			{ "nomap_lt", "level triggered: EPOLLHUP every wait", 7 },
 			{ "nomap_et", "EPOLLET: EPOLLHUP once (ep_insert), no wakeup after", 1 },
 			{ "child_before", "the child's event before its exit", 0 },
+			{ "child_hup_first", "waits(0) until the child's exit: EPOLLHUP",
+			  EPOLLHUP },
+			{ "child_sigchld_with_hup", "do_exit(): perf_event_exit_task() then exit_notify(); "
+			  "pmusim delivers SIGCHLD, with a reapable child, as the wait returns", 1 },
 			{ "child_hup", "is_event_hup() once the child exited, before wait4 returned",
 			  EPOLLHUP },
 			{ "child_hup_lt", "level triggered: every wait", 3 },
