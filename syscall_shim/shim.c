@@ -48,6 +48,7 @@
 #include <linux/perf_event.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/core/arena.h"
+#include "sim/core/perf_epoll.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/tramp.h"
 
@@ -1140,8 +1141,9 @@ static long sys_select(long nr, long *a)
  * epoll over perf fds. The filter traps epoll_ctl on an fd in the range
  * and, in processes holding perf fds, every epoll_wait/epoll_pwait/
  * epoll_pwait2. A perf fd's pipe is registered with the shim's own data
- * (EP_TAG | fd) and the caller's events and data are kept here, per
- * (epfd, fd); a wait translates each tagged event into what the kernel's
+ * (EP_TAG | fd) and the caller's events and data are kept per (epfd, fd)
+ * in the table both syscall layers share (sim/core/perf_epoll.h); a wait
+ * translates each tagged event into what the kernel's
  * ep_send_events() reports: ep_item_poll() -> perf_poll() (consumed),
  * masked with the caller's events, dropped when empty. The pipe carries
  * the level: a byte while perf_poll would say something (a wakeup's byte;
@@ -1150,51 +1152,32 @@ static long sys_select(long nr, long *a)
  */
 #define EP_TAG UINT64_C(0x706d7573696d0000)    /* "pmusim" << 16 | fd */
 #define EP_TAG_MASK UINT64_C(0xffffffffffff0000)
-#define EP_MAX 1024
 
-static struct ep_item {
-	int epfd, fd;           /* epfd 0 with fd 0: free */
-	uint32_t events;        /* the caller's */
-	uint64_t data;          /* the caller's */
-} ep_items[EP_MAX];
-static int ep_count;            /* items in use, a bound for the scans */
-static uint32_t ep_lock;
+static struct perf_ep_set ep_set;      /* the items and their caller's events and data */
 
-static void ep_lock_take(void)
+static unsigned ep_poll_file(int fd, int h)
 {
-	while (__atomic_exchange_n(&ep_lock, 1, __ATOMIC_ACQUIRE))
-		;
+	return ep_perf_poll(fd, h);
 }
 
-static void ep_lock_drop(void)
+static const struct perf_ep_ops *ep_ops(void)
 {
-	__atomic_store_n(&ep_lock, 0, __ATOMIC_RELEASE);
-}
+	static struct perf_ep_ops ops = { .poll = ep_poll_file };
 
-/* The item of (epfd, fd), or NULL; with the lock held. */
-static struct ep_item *ep_find(int epfd, int fd)
-{
-	for (int i = 0; i < ep_count; i++)
-		if (ep_items[i].fd == fd && ep_items[i].epfd == epfd && fd)
-			return &ep_items[i];
-	return NULL;
+	ops.core = core;
+	return &ops;
 }
 
 static long sys_epoll_ctl(int h, long *a)
 {
 	int epfd = (int)a[0], op = (int)a[1], fd = (int)a[2];
 	struct epoll_event *uev = (struct epoll_event *)a[3], ev;
-	struct ep_item *it;
 	long r;
 
 	if (op == EPOLL_CTL_DEL) {
 		r = TSYS4(SYS_epoll_ctl, epfd, op, fd, uev);
-		if (r == 0) {
-			ep_lock_take();
-			if ((it = ep_find(epfd, fd)))
-				it->fd = it->epfd = 0;
-			ep_lock_drop();
-		}
+		if (r == 0)     /* the host's item went: ours too, if any */
+			perf_ep_ctl(&ep_set, ep_ops(), epfd, op, fd, h, NULL);
 		return r;
 	}
 	if (op != EPOLL_CTL_ADD && op != EPOLL_CTL_MOD)
@@ -1209,29 +1192,13 @@ static long sys_epoll_ctl(int h, long *a)
 	r = TSYS4(SYS_epoll_ctl, epfd, op, fd, &ev);
 	if (r)
 		return r;
-	ep_lock_take();
-	it = ep_find(epfd, fd);
-	if (!it) {
-		for (int i = 0; i < EP_MAX && !it; i++)
-			if (!ep_items[i].fd)
-				it = &ep_items[i];
-	}
-	if (it) {
-		it->epfd = epfd;
-		it->fd = fd;
-		it->events = uev->events;
-		it->data = uev->data.u64;
-		if (it - ep_items >= ep_count)
-			ep_count = (int)(it - ep_items) + 1;
-	}
-	ep_lock_drop();
-	if (!it) {
-		TSYS4(SYS_epoll_ctl, epfd, EPOLL_CTL_DEL, fd, NULL);
-		return -ENOSPC;         /* as ep_insert() past max_user_watches */
-	}
 	/* ep_insert()/ep_modify() poll the file once (ep_item_poll): a
 	 * pending POLLIN is consumed there, as perf_poll()'s xchg does */
-	ep_perf_poll(fd, h);
+	r = perf_ep_ctl(&ep_set, ep_ops(), epfd, PERF_EP_CTL_SET, fd, h, uev);
+	if (r) {
+		TSYS4(SYS_epoll_ctl, epfd, EPOLL_CTL_DEL, fd, NULL);
+		return r;               /* as ep_insert() past max_user_watches */
+	}
 	shim_log("epoll_ctl(%d, %s, fd %d = file %d, %#x)", epfd, op == EPOLL_CTL_ADD ? "ADD" : "MOD",
 		 fd, h, uev->events);
 	return 0;
@@ -1289,38 +1256,25 @@ static long sys_epoll_wait(long nr, long *a)
 			r = TSYS6(SYS_epoll_pwait, epfd, evs, max,
 				  tsp ? tsp->tv_sec * 1000 + (tsp->tv_nsec + 999999) / 1000000 : -1,
 				  &mask, 8);
-		if (r <= 0 || !__atomic_load_n(&ep_count, __ATOMIC_RELAXED))
+		if (r <= 0 || !__atomic_load_n(&ep_set.count, __ATOMIC_RELAXED))
 			return r;
 		for (long i = 0; i < r; i++) {
-			uint64_t d = evs[i].data.u64;
-			struct ep_item *it;
-			uint32_t want = 0;
-			uint64_t data = 0;
-			int fd, h;
-			unsigned ev;
+			uint64_t d = evs[i].data.u64, data = 0;
+			int64_t ev;
 
 			if ((d & EP_TAG_MASK) != EP_TAG) {
 				evs[out++] = evs[i];
 				continue;
 			}
-			fd = (int)(d & ~EP_TAG_MASK);
-			ep_lock_take();
-			it = ep_find(epfd, fd);
-			if (it) {
-				want = it->events;
-				data = it->data;
-			}
-			ep_lock_drop();
-			h = it ? fd_handle(fd) : -1;
-			if (h < 0) {
+			/* ep_send_events(): ep_item_poll() & the item's events */
+			ev = perf_ep_send(&ep_set, ep_ops(), epfd, (int)(d & ~EP_TAG_MASK), &data);
+			if (ev < 0) {
 				evs[out++] = evs[i];    /* not ours after all */
 				continue;
 			}
-			/* ep_send_events(): ep_item_poll() & the item's events */
-			ev = ep_perf_poll(fd, h) & (want | EPOLLERR | EPOLLHUP);
 			if (!ev)
 				continue;
-			evs[out].events = ev;
+			evs[out].events = (uint32_t)ev;
 			evs[out].data.u64 = data;
 			out++;
 		}

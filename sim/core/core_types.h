@@ -91,6 +91,8 @@ struct perf_event {
 	struct list_node active_entry;  /* leader: entry in ctx pinned/flexible_active */
 	int cpu;                        /* bound CPU or -1 */
 	enum perf_event_state state;
+	pid_t exit_pid;         /* EXIT state from the exit of the whole process
+	                         * of this pid (its last task, group_dead), else 0 */
 	struct perf_task *owner;        /* opener: PR_TASK_PERF_EVENTS_* */
 	struct list_node owner_entry;
 
@@ -237,6 +239,7 @@ struct perf_task {
 	struct perf_cpu *on_cpu;
 	int last_cpu;                   /* for migrations */
 	bool exited;
+	bool group_dead;                /* its exit ends its process (do_exit's group_dead) */
 	struct list_node task_entry;
 	bool runnable;                  /* still runnable when switched out: the
 	                                 * switch was a preemption (task_is_runnable) */
@@ -246,6 +249,8 @@ struct perf_task {
 struct perf_file {
 	struct perf_event *event;
 	unsigned refcount;
+	unsigned wakeups;       /* wake_up_all() of the event's waitq so far: a
+	                         * generation epoll's ready list follows (ep_poll_callback) */
 };
 
 struct perf_core {
@@ -373,6 +378,8 @@ int perf_event_output_sample(struct perf_event *event, struct perf_sample_data *
 void perf_log_throttle(struct perf_event *event, bool enable);
 /* Wake pollers and send the fasync signal (perf_event_wakeup). */
 void perf_event_wakeup(struct perf_event *event);
+/* Wake the pollers of event's file alone (wake_up_all(&event->waitq)). */
+void perf_file_wake(struct perf_event *event);
 /* Refresh the mmap page of event's ring buffer (perf_event_update_userpage). */
 void perf_event_update_userpage(struct perf_event *event);
 /* PERF_EVENT_IOC_SET_OUTPUT / PERF_FLAG_FD_OUTPUT (perf_event_set_output). */

@@ -484,6 +484,21 @@ unsigned perf_sys_poll(struct perf_core *core, int handle)
 	return events;
 }
 
+pid_t perf_file_exit_pid(struct perf_core *core, int handle)
+{
+	PERF_CORE_GUARD(core);
+	struct perf_event *event = perf_event_of(core, handle);
+
+	return event && event->state == PERF_EVENT_STATE_EXIT ? event->exit_pid : 0;
+}
+
+unsigned perf_file_wakeups(struct perf_core *core, int handle)
+{
+	if (handle < 0 || handle >= PERF_CORE_MAX_FILES)
+		return 0;
+	return __atomic_load_n(&core->files[handle].wakeups, __ATOMIC_ACQUIRE);
+}
+
 /* ---- SET_OUTPUT ---- */
 
 /* hw.target: the task of a per-task event. */

@@ -120,6 +120,9 @@ int perf_task_fork(struct perf_core *core, struct perf_task *parent,
 void perf_task_exec(struct perf_core *core, struct perf_task *task, const char *comm);
 /* exit: sync inherited counts to parents, mark events EXIT (POLLHUP). */
 void perf_task_exit(struct perf_core *core, struct perf_task *task);
+/* The same for the last task of its process (do_exit() with group_dead):
+ * perf_file_exit_pid() then names the process. */
+void perf_task_exit_group(struct perf_core *core, struct perf_task *task);
 
 /* ---- side-band records the machine reports (sideband.c) ---- */
 struct perf_mmap_info {
@@ -171,6 +174,13 @@ int perf_sys_munmap(struct perf_core *core, int handle, void *area, size_t len);
 int64_t perf_sys_mmap_offset(struct perf_core *core, int handle);
 /* poll: returns the POLLIN/POLLHUP mask as perf_poll does (and consumes it). */
 unsigned perf_sys_poll(struct perf_core *core, int handle);
+/* How many times the file was woken so far (wake_up_all of its waitq): what
+ * an epoll ready list follows (ep_poll_callback); any change is a wakeup. */
+unsigned perf_file_wakeups(struct perf_core *core, int handle);
+/* The pid of the process whose end (perf_task_exit_group) put the file's
+ * event in EXIT state, else 0: a machine whose processes outlive their
+ * EXIT records (the host tears them down) can order the parent's view. */
+pid_t perf_file_exit_pid(struct perf_core *core, int handle);
 /* fcntl(F_SETFL) toggled O_ASYNC on a file: overflows then send its
  * fasync signal (perf_fasync). */
 int perf_sys_fasync(struct perf_core *core, int handle, bool on);

@@ -166,7 +166,6 @@ void perf_ring_attach(struct perf_event *event, struct perf_ring *rb)
 	if (!rb)
 		event->output = NULL;   /* no ring: no redirection either */
 	if (old) {
-		const struct perf_machine *m = perf_core_machine(event->core);
 		unsigned i;
 
 		for (i = 0; i < old->nr_attached; i++)
@@ -176,8 +175,7 @@ void perf_ring_attach(struct perf_event *event, struct perf_ring *rb)
 		memmove(&old->attached[i], &old->attached[i + 1],
 			(old->nr_attached - i - 1) * sizeof(old->attached[0]));
 		old->nr_attached--;
-		if (m->ops && m->ops->wakeup && event->handle >= 0)
-			m->ops->wakeup(m->ctx, event->handle);
+		perf_file_wake(event);  /* ring_buffer_attach(): no wakeup leak */
 		if (old->nr_attached == 0) {
 			assert(old->mmap_count == 0);
 			perf_ring_free(old);
@@ -187,17 +185,28 @@ void perf_ring_attach(struct perf_event *event, struct perf_ring *rb)
 
 /* ---- wakeups ---- */
 
+/* wake_up_all(&event->waitq): the file's wakeup generation moves (epoll's
+ * ready list follows it), and the machine wakes its pollers. */
+void perf_file_wake(struct perf_event *event)
+{
+	const struct perf_machine *m = perf_core_machine(event->core);
+
+	if (event->handle < 0)
+		return;
+	__atomic_add_fetch(&event->core->files[event->handle].wakeups, 1, __ATOMIC_RELEASE);
+	if (m->ops && m->ops->wakeup)
+		m->ops->wakeup(m->ctx, event->handle);
+}
+
 /* ring_buffer_wakeup(): wake every event writing to the ring of event. */
 static void perf_ring_wakeup(struct perf_event *event)
 {
-	const struct perf_machine *m = perf_core_machine(event->core);
 	struct perf_ring *rb = event->rb;
 
-	if (!rb || !m->ops || !m->ops->wakeup)
+	if (!rb)
 		return;
 	for (unsigned i = 0; i < rb->nr_attached; i++)
-		if (rb->attached[i]->handle >= 0)
-			m->ops->wakeup(m->ctx, rb->attached[i]->handle);
+		perf_file_wake(rb->attached[i]);
 }
 
 /* perf_event_fasync(): only the parent has fasync state. */

@@ -269,6 +269,7 @@ void perf_task_exit(struct perf_core *core, struct perf_task *task)
 				perf_kfree(core, event);
 			} else {
 				perf_remove_from_context(event, false, true);
+				event->exit_pid = task->group_dead ? task->pid : 0;
 				perf_event_wakeup(event);
 			}
 		}
@@ -278,4 +279,12 @@ void perf_task_exit(struct perf_core *core, struct perf_task *task)
 	if (task->on_cpu)
 		perf_cpu_switch_to(task->on_cpu, NULL);
 	task->exited = true;
+}
+
+void perf_task_exit_group(struct perf_core *core, struct perf_task *task)
+{
+	PERF_CORE_GUARD(core);
+
+	task->group_dead = true;
+	perf_task_exit(core, task);
 }

@@ -9,18 +9,24 @@
  * struct file). O_ASYNC, F_SETOWN(_EX) and F_SETSIG are stored by the host
  * on that fd; the core's fasync hook reads them back and queues the signal
  * to the owner with si_code POLL_IN/POLL_HUP and si_fd (send_sigio_to_task).
+ * The host cannot see a perf file's readiness (a memfd is always ready), so
+ * poll, select and epoll over sets holding perf fds answer here: perf fds
+ * from the core (perf_poll), the others from the host.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -29,11 +35,13 @@
 #include "pmu_models/pmu_model.h"
 #include "sim/core/arena.h"
 #include "sim/core/core_types.h"
+#include "sim/core/perf_epoll.h"
 #include "sim/core/sample_data.h"
 #include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
 #include "sim/linux/process.h"
+#include "sim/linux/signal.h"
 #include "sim/linux/sys_handlers.h"
 #include "sim/linux/thread.h"
 #include "sim/linux/sys_perf.h"
@@ -59,6 +67,8 @@ static struct {
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static __thread struct pmu_vcpu *cur_pv;
+/* the guest's epoll items on perf fds (a fork copies them with the fds) */
+static struct perf_ep_set ep_set;
 static struct perf_guest_session_hooks SH;   /* a `pmusim run` session, or zeros */
 
 static int fd_handle(long fd)
@@ -427,7 +437,12 @@ void perf_guest_thread_exit(struct guest_thread *t)
 	if (pv->cpu->task == pv->task)
 		perf_cpu_switch_to(pv->cpu, NULL);
 	perf_core_unlock(S.core);
-	perf_task_exit(S.core, pv->task);
+	/* do_exit()'s group_dead: the process ends with this thread */
+	if (t->state == GUEST_EXIT_GROUP || t->state == GUEST_KILLED ||
+	    (t->state == GUEST_EXITED && t->proc->nr_threads <= 1))
+		perf_task_exit_group(S.core, pv->task);
+	else
+		perf_task_exit(S.core, pv->task);
 }
 
 /* ---- syscalls ------------------------------------------------------------------ */
@@ -503,6 +518,7 @@ static void drop_fd(long fd)
 	if (h < 0)
 		return;
 	fd_set_handle(fd, -1);
+	perf_ep_forget(&ep_set, (int)fd);
 	if (S.async_fd[h] == fd + 1)
 		S.async_fd[h] = 0;    /* fasync_helper() entry of that fd goes */
 	perf_file_put(S.core, h);
@@ -515,6 +531,8 @@ long sys_perf_close(struct guest_thread *t, const uint64_t a[6])
 
 	if (r == 0 && h >= 0)
 		drop_fd((long)a[0]);
+	else if (r == 0)
+		perf_ep_forget(&ep_set, (int)a[0]);     /* an epoll fd: ep_free() */
 	return r;
 }
 
@@ -522,6 +540,8 @@ static long dup_result(long r, long oldfd)
 {
 	int h = fd_handle(oldfd);
 
+	if (r >= 0 && r != oldfd)
+		perf_ep_forget(&ep_set, (int)r);        /* newfd closed first */
 	if (r >= 0 && r != oldfd && h >= 0) {
 		drop_fd(r);
 		perf_file_get(S.core, h);
@@ -638,21 +658,67 @@ long sys_perf_munmap(struct guest_thread *t, const uint64_t a[6])
 }
 
 /*
+ * perf_poll() of a guest perf file: the readiness step of poll, select and
+ * epoll. A POLLHUP from the end of a child process also waits until the
+ * host has made the child a zombie (waitid WNOWAIT: not reaped). In the
+ * kernel, do_exit() runs perf_event_exit_task() just before exit_notify()
+ * sends SIGCHLD and wakes wait4; here the child's host exit follows its
+ * EXIT records by the milliseconds its teardown takes, and a parent
+ * polling meanwhile saw POLLHUP long before SIGCHLD (perf test 24). With
+ * the wait, SIGCHLD is queued when the answer returns, and a wait4 finds
+ * the child. Not our child (another process's, or reaped): ECHILD at once.
+ */
+static unsigned guest_perf_poll(struct guest_thread *t, int h)
+{
+	unsigned m = perf_sys_poll(S.core, h);
+	pid_t pid;
+
+	if ((m & POLLHUP) && t && (pid = perf_file_exit_pid(S.core, h)) > 0) {
+		siginfo_t si;
+		uint64_t a[6] = { P_PID, (uint64_t)pid, (uint64_t)(uintptr_t)&si,
+				  WEXITED | WNOWAIT | __WALL, 0, 0 };
+
+		signal_host_syscall(t, SYS_waitid, a);
+	}
+	return m;
+}
+
+/*
+ * One step of a wait for a perf file's readiness: 1 ms in a host ppoll on
+ * fd (an epoll fd whose ordinary items may become ready; -1: none), the
+ * signal-safe way (signal_host_syscall), so a caught signal ends the wait
+ * as it ends the kernel's poll_schedule_timeout()/ep_poll(). The core has
+ * no waitqueue a host sleep could watch: the perf files are polled again
+ * after each step. Returns 0 after the full step, 1 if fd became ready,
+ * or the negative errno of a signal (-EINTR, -SIG_ERESTARTNOINTR).
+ */
+static long wait_step(struct guest_thread *t, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timespec ms = { 0, 1000000 };
+	uint64_t a[6] = { (uint64_t)(uintptr_t)&p, fd >= 0, (uint64_t)(uintptr_t)&ms, 0, 8, 0 };
+	long r = signal_host_syscall(t, SYS_ppoll, a);
+
+	return r < 0 && r != -EINTR && r != -SIG_ERESTARTNOINTR ? 0 : r;
+}
+
+/*
  * poll() over a set with perf fds: perf fds answer from the core
  * (perf_poll), others from the host with a zero timeout; without an answer
- * the call sleeps in 1 ms host polls until the timeout (the simulated CPUs
- * of other threads run meanwhile).
+ * the call sleeps in 1 ms steps (wait_step) until the timeout (the
+ * simulated CPUs of other threads run meanwhile) or a signal. guest: ufds
+ * is guest memory (else pmusim's own array, select_common).
  */
-static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, long timeout_ms)
+static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, long timeout_ms,
+			bool guest)
 {
 	struct pollfd *pfd = (struct pollfd *)(uintptr_t)ufds;
 	bool any = false;
-	long waited = 0;
+	long waited = 0, r;
 
 	if (nfds > 4096)
 		return -EINVAL;
-	/* guest memory, or pmusim's own array (select_common) */
-	if (t && nfds && !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
+	if (guest && nfds && !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
 		return -EFAULT;
 	for (uint64_t i = 0; i < nfds; i++)
 		any |= fd_handle(pfd[i].fd) >= 0;
@@ -668,7 +734,7 @@ static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, lo
 			if (pfd[i].fd < 0)
 				continue;
 			if (h >= 0) {
-				unsigned m = perf_sys_poll(S.core, h);
+				unsigned m = guest_perf_poll(t, h);
 
 				pfd[i].revents = (short)(m & ((unsigned)pfd[i].events | POLLHUP | POLLERR));
 			} else {
@@ -681,14 +747,16 @@ static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, lo
 		}
 		if (ready || (timeout_ms >= 0 && waited >= timeout_ms))
 			return ready;
-		poll(NULL, 0, 1);
+		r = wait_step(t, -1);
+		if (r < 0)
+			return r;
 		waited++;
 	}
 }
 
 long sys_perf_poll(struct guest_thread *t, const uint64_t a[6])
 {
-	long r = poll_common(t, a[0], a[1], (long)(int)a[2]);
+	long r = poll_common(t, a[0], a[1], (long)(int)a[2], true);
 
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
@@ -705,7 +773,7 @@ long sys_perf_ppoll(struct guest_thread *t, const uint64_t a[6])
 			return -EFAULT;
 		ms = ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
 	}
-	r = poll_common(t, a[0], a[1], ms);
+	r = poll_common(t, a[0], a[1], ms, true);
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
 
@@ -815,7 +883,7 @@ static long select_common(struct guest_thread *t, const uint64_t a[6], long ms)
 	}
 	if (!any)
 		return -ENOSYS;
-	r = poll_common(NULL, (uint64_t)(uintptr_t)pfd, n, ms);
+	r = poll_common(t, (uint64_t)(uintptr_t)pfd, n, ms, false);
 	if (r < 0)
 		return r;
 	r = 0;
@@ -891,4 +959,123 @@ long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6])
 		}
 	}
 	return r;
+}
+
+/* ---- epoll ------------------------------------------------------------------ */
+
+/*
+ * epoll over perf fds (fs/eventpoll.c, with perf_epoll.h's shared table).
+ * The host's epoll refuses a memfd (EPERM: no poll), so a perf fd's item
+ * lives only in the table: the caller's events and data and the ready
+ * list. A wait on an epoll fd holding perf items collects those from the
+ * core (perf_ep_collect: ep_item_poll -> perf_poll, EPOLLET,
+ * EPOLLONESHOT), the ordinary fds from the host, and sleeps in
+ * wait_step()s on the epoll fd.
+ */
+static __thread struct guest_thread *ep_thread;       /* the caller of epoll_* */
+
+static unsigned ep_poll_file(int fd, int h)
+{
+	(void)fd;
+	return guest_perf_poll(ep_thread, h);
+}
+
+static const struct perf_ep_ops *ep_ops(void)
+{
+	static struct perf_ep_ops ops = { .poll = ep_poll_file };
+
+	ops.core = S.core;
+	return &ops;
+}
+
+/* do_epoll_ctl()'s checks of the epoll fd: EBADF if it is not open, EINVAL
+ * if it is not an epoll file or is fd itself. */
+static long ep_check_epfd(int epfd, int fd)
+{
+	char path[32], link[32];
+	ssize_t n;
+
+	if (fcntl(epfd, F_GETFD) < 0)
+		return -EBADF;
+	if (epfd == fd)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", epfd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -EBADF;
+	link[n] = 0;
+	return strcmp(link, "anon_inode:[eventpoll]") ? -EINVAL : 0;
+}
+
+long sys_perf_epoll_ctl(struct guest_thread *t, const uint64_t a[6])
+{
+	int epfd = (int)a[0], op = (int)a[1], fd = (int)a[2];
+	int h = fd_handle(fd);
+	struct epoll_event ev = { 0 };
+	long r;
+
+	if (h < 0)
+		return sys_pass(t, a);
+	/* ep_op_has_event(): copy_from_user of the event first */
+	if (op != EPOLL_CTL_DEL) {
+		if (!guest_access_ok(t, a[3], sizeof(ev), PROT_READ))
+			return -EFAULT;
+		memcpy(&ev, (const void *)(uintptr_t)a[3], sizeof(ev));
+	}
+	r = ep_check_epfd(epfd, fd);
+	if (r)
+		return r;
+	ep_thread = t;
+	return perf_ep_ctl(&ep_set, ep_ops(), epfd, op, fd, h, &ev);
+}
+
+/*
+ * epoll_wait/epoll_pwait/epoll_pwait2 (do_epoll_wait -> ep_poll): an epoll
+ * fd without perf items is the host's. Otherwise perf items first (the
+ * ready list kept in the table), then the host's ready ordinary fds, and
+ * without any, 1 ms waits (as poll's) until the timeout or a signal.
+ * epoll_pwait's signal mask is checked (sigsetsize) but not applied.
+ */
+long sys_perf_epoll_wait(struct guest_thread *t, const uint64_t a[6])
+{
+	int epfd = (int)a[0], max = (int)a[2];
+	struct epoll_event *evs = (struct epoll_event *)(uintptr_t)a[1];
+	long nr = (long)t->syscall_nr, timeout_ms = -1, waited = 0;
+
+	if (!S.core || !perf_ep_watches(&ep_set, epfd))
+		return sys_pass(t, a);
+	if (nr == SYS_epoll_pwait2 && a[3]) {
+		const struct timespec *ts = (const struct timespec *)(uintptr_t)a[3];
+
+		if (!guest_access_ok(t, a[3], sizeof(*ts), PROT_READ))
+			return -EFAULT;
+		if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+			return -EINVAL;
+		/* whole milliseconds, rounded up: a wait is never shorter */
+		timeout_ms = ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000;
+	} else if (nr != SYS_epoll_pwait2 && (int)a[3] >= 0) {
+		timeout_ms = (int)a[3];
+	}
+	if (nr != SYS_epoll_wait && a[4] && a[5] != sizeof(uint64_t))
+		return -EINVAL;         /* set_user_sigmask(): sigsetsize */
+	if (max <= 0 || (size_t)max > INT32_MAX / sizeof(*evs))
+		return -EINVAL;         /* EP_MAX_EVENTS */
+	if (!guest_access_ok(t, a[1], (uint64_t)max * sizeof(*evs), PROT_WRITE))
+		return -EFAULT;
+	ep_thread = t;
+	for (;;) {
+		int n = perf_ep_collect(&ep_set, ep_ops(), epfd, evs, max);
+		long r = 0;
+
+		if (n < max)            /* the host's ready ordinary fds */
+			r = syscall(SYS_epoll_wait, epfd, evs + n, max - n, 0);
+		if (r < 0)
+			return -errno;
+		if (n + r || (timeout_ms >= 0 && waited >= timeout_ms))
+			return n + r;
+		r = wait_step(t, epfd);
+		if (r < 0)
+			return r;
+		waited += r == 0;       /* a full step; else an ordinary fd woke */
+	}
 }

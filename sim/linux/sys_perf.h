@@ -77,6 +77,9 @@ long sys_perf_poll(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_ppoll(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_select(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_pselect6(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_epoll_ctl(struct guest_thread *t, const uint64_t a[6]);
+/* epoll_wait, epoll_pwait and epoll_pwait2 (t->syscall_nr tells them apart) */
+long sys_perf_epoll_wait(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_fork(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_vfork(struct guest_thread *t, const uint64_t a[6]);

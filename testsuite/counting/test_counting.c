@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -486,6 +487,108 @@ static void test_session_perf(void **state)
 	unlink(data);
 }
 
+/* ---- epoll on perf fds (progs/epoll_perf.c) -------------------------------- */
+
+/*
+ * Steps g0 .. g0+11 of 3 samples each with wakeup_events w: bit i when the
+ * samples of step g0+i reach a multiple of w (perf_output_sample():
+ * rb->events reaches wakeup_events, perf_output_wakeup() sets rb->poll to
+ * EPOLLIN; perf_poll() consumes it, so the wait after that step reports).
+ */
+static unsigned long long wake_mask(unsigned g0, unsigned w)
+{
+	unsigned long long m = 0;
+
+	for (unsigned i = 0; i < 12; i++) {
+		unsigned g = g0 + i;
+
+		if (3 * g / w > (3 * g - 3) / w)
+			m |= 1ull << i;
+	}
+	return m;
+}
+
+/* the ordinary-fd half: documented epoll behaviour (epoll(7),
+ * epoll_wait(2)); the same keys of the native run must agree */
+static const struct { const char *key, *rule; unsigned long long expect; } ep_pipe_rows[] = {
+	{ "pipe_lt", "level triggered: every wait while readable", 7 },
+	{ "pipe_lt_empty", "nothing after the read", 0 },
+	{ "pipe_fork_child", "the child's wait on the inherited epoll fd", 1 },
+	{ "pipe_fork_parent", "the parent's after it (still readable)", 1 },
+	{ "timeout_ok", "epoll_wait's timeout ends with 0", 1 },
+	{ "pwait2_timeout_ok", "epoll_pwait2's timespec", 1 },
+	{ "pwait2_bad_ts_errno", "poll_select_set_timeout(): EINVAL", 22 },
+	{ "maxevents_errno", "do_epoll_wait(): maxevents <= 0 is EINVAL", 22 },
+	{ "sigsetsize_errno", "set_user_sigmask(): EINVAL", 22 },
+	{ "eintr", "ep_poll(): a caught signal is EINTR, even with SA_RESTART", 1 },
+	{ "pipe_et", "edge triggered: one report per write (the native run's value)", ~0ull },
+	{ "pipe_oneshot", "EPOLLONESHOT: once, then MOD re-arms", 5 },
+	{ "bad_data", "every report carries its item's data", 0 },
+};
+
+static void test_epoll(void **state)
+{
+	/* (period, wakeup_events): at most 6, so that the 6 samples of two
+	 * steps hold a wakeup (the EPOLLONESHOT check) */
+	static const unsigned pw[][2] = { { 1000, 5 }, { 500, 4 }, { 2000, 3 } };
+	int st;
+	char *native = run(&st, "%s/epoll_perf pipe 2>&1", progdir);
+	char *emu_pipe = guest("epoll_perf", "pipe");
+
+	(void)state;
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	for (size_t k = 0; k < sizeof(pw) / sizeof(pw[0]); k++) {
+		char args[64];
+		char *o;
+		const struct { const char *key, *rule; unsigned long long expect; } rows[] = {
+			{ "lt_in", "level triggered: EPOLLIN exactly after the steps with a wakeup",
+			  wake_mask(1, pw[k][1]) },
+			{ "lt_pipe", "the pipe in the same set, written every 4th step", 0x888 },
+			{ "lt_again", "perf_poll() consumed rb->poll", 0 },
+			{ "et_in", "EPOLLET: the same arithmetic", wake_mask(13, pw[k][1]) },
+			{ "et_batch", "EPOLLET: several wakeups before a wait, one report", 1 },
+			{ "perf_fork_child", "the child's wait on the inherited epoll fd", 1 },
+			{ "perf_fork_parent", "the child consumed the shared file's POLLIN", 0 },
+			{ "oneshot", "EPOLLONESHOT: reported, disarmed, MOD's ep_item_poll consumes, reported",
+			  9 },
+			{ "nomap_events", "perf_poll(): no ring is EPOLLHUP", EPOLLHUP },
+			{ "nomap_lt", "level triggered: EPOLLHUP every wait", 7 },
+			{ "nomap_et", "EPOLLET: EPOLLHUP once (ep_insert), no wakeup after", 1 },
+			{ "child_before", "the child's event before its exit", 0 },
+			{ "child_hup_first", "waits(0) until the child's exit: EPOLLHUP",
+			  EPOLLHUP },
+			{ "child_sigchld_with_hup", "do_exit(): perf_event_exit_task() then exit_notify(); "
+			  "pmusim delivers SIGCHLD, with a reapable child, as the wait returns", 1 },
+			{ "child_hup", "is_event_hup() once the child exited, before wait4 returned",
+			  EPOLLHUP },
+			{ "child_hup_lt", "level triggered: every wait", 3 },
+			{ "child_hup_et", "EPOLLET: once, from perf_event_exit_event's wakeup", 1 },
+		};
+
+		snprintf(args, sizeof(args), "perf %u %u", pw[k][0], pw[k][1]);
+		o = guest("epoll_perf", args);
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+			if (val(o, rows[i].key) != rows[i].expect)
+				fail_msg("epoll_perf %s: %s = %llu, want %llu (%s)\n%s", args, rows[i].key,
+					 val(o, rows[i].key), rows[i].expect, rows[i].rule, o);
+		/* the ordinary fds answer as natively, also in sets with perf fds */
+		for (size_t i = 0; i < sizeof(ep_pipe_rows) / sizeof(ep_pipe_rows[0]); i++) {
+			const char *key = ep_pipe_rows[i].key;
+			unsigned long long want = val(native, key);
+
+			if (ep_pipe_rows[i].expect != ~0ull && want != ep_pipe_rows[i].expect)
+				fail_msg("native %s = %llu, want %llu (%s)", key, want,
+					 ep_pipe_rows[i].expect, ep_pipe_rows[i].rule);
+			if (val(o, key) != want || val(emu_pipe, key) != want)
+				fail_msg("%s: native %llu, emulated %llu, with perf fds %llu (%s)", key, want,
+					 val(emu_pipe, key), val(o, key), ep_pipe_rows[i].rule);
+		}
+		free(o);
+	}
+	free(native);
+	free(emu_pipe);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +600,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_freq),
 		cmocka_unit_test(test_papi),
 		cmocka_unit_test(test_session_perf),
+		cmocka_unit_test(test_epoll),
 	};
 
 	if (argc < 4) {

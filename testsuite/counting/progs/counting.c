@@ -49,11 +49,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
-
-static int peo(struct perf_event_attr *a, int group)
-{
-	return (int)syscall(SYS_perf_event_open, a, 0, -1, group, 0);
-}
+#include "region.h"
 
 static int open_ev(unsigned type, unsigned long long config, int group, int excl_kernel,
 		   int excl_user, unsigned long long read_format)
@@ -70,27 +66,6 @@ static int open_ev(unsigned type, unsigned long long config, int group, int excl
 	a.exclude_hv = 1;
 	a.read_format = read_format;
 	return peo(&a, group);
-}
-
-/* The region: ENABLE (fd in %r12) ... body ... DISABLE, as raw syscalls.
- * Counted outside the body: the 4 setup instructions and the SYSCALL of
- * DISABLE (5). */
-#define ENABLE_ASM \
-	"mov $16, %%eax\n\tmov %%r12d, %%edi\n\tmov $0x2400, %%esi\n\txor %%edx, %%edx\n\tsyscall\n\t"
-#define DISABLE_ASM \
-	"mov $16, %%eax\n\tmov %%r12d, %%edi\n\tmov $0x2401, %%esi\n\txor %%edx, %%edx\n\tsyscall\n\t"
-#define REGION_CLOBBERS "rax", "rcx", "rdx", "rsi", "rdi", "r11", "memory", "cc"
-
-/* mov $N,%rcx (1) + N x (dec, jnz) */
-static void loop_region(int fd, unsigned long n)
-{
-	register long r12 asm("r12") = fd;
-
-	asm volatile(ENABLE_ASM
-		     "mov %1, %%rcx\n"
-		     "1:\tdec %%rcx\n\tjnz 1b\n\t"
-		     DISABLE_ASM
-		     : "+r"(r12) : "r"(n) : REGION_CLOBBERS);
 }
 
 /* mov buf,%rsi... per iteration: load, store, dec, jnz */
@@ -235,16 +210,10 @@ static int open_sampler(unsigned long long period, unsigned pages)
 	struct perf_event_attr a;
 	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_INSTRUCTIONS;
-	a.sample_period = period;
+	sampler_attr(&a, period);
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
 			(no_tid ? 0 : PERF_SAMPLE_TID);
 	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
 	a.precise_ip = 2;
 	a.wakeup_events = 1;
 	fd = peo(&a, -1);
@@ -583,16 +552,10 @@ static int open_ring_sampler(unsigned long long p, unsigned pages)
 	struct perf_event_attr a;
 	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_INSTRUCTIONS;
-	a.sample_period = p;
+	sampler_attr(&a, p);
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
 	a.read_format = PERF_FORMAT_LOST;
 	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
 	fd = peo(&a, -1);
 	ring = mmap(NULL, (1 + pages) * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (ring == MAP_FAILED)
