@@ -78,6 +78,7 @@ struct vcpu {
 	uc_hook h_mem;
 	uint64_t mem_reads, mem_writes;   /* accesses seen while mem_on */
 	bool want_blocks_pending;  /* install it at the next vcpu_run() */
+	bool mem_toggle_pending;   /* add or remove the memory hook there */
 	struct vclock clk;
 
 	/* RDTSC sites: a one-address UC_HOOK_CODE on the instruction and one on

@@ -34,6 +34,7 @@
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
 #include "sim/linux/process.h"
+#include "sim/linux/signal.h"
 #include "sim/linux/sys_handlers.h"
 #include "sim/linux/thread.h"
 #include "sim/linux/sys_perf.h"
@@ -355,8 +356,7 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 	perf_core_lock(core);
 	perf_cpu_switch_to(cur_pv->cpu, task);
 	/* events enabled by the exec count from the first instruction */
-	if (cur_pv->cpu->nr_slots || cur_pv->cpu->nr_sw_slots)
-		t->cpu->want_blocks_pending = true;
+	pmu_vcpu_hooks_pending(cur_pv);
 	perf_core_unlock(core);
 	return 0;
 }
@@ -409,8 +409,7 @@ int perf_guest_thread_start(struct guest_thread *t)
 	 * there (checking the CPU before the switch saw whatever ran there
 	 * last, and a new thread counted only from its first syscall) */
 	pmu_vcpu_acquire(pv);
-	if (pv->cpu->nr_slots || pv->cpu->nr_sw_slots)
-		t->cpu->want_blocks_pending = true;
+	pmu_vcpu_hooks_pending(pv);
 	pmu_vcpu_release(pv);
 	return 0;
 }
@@ -642,7 +641,8 @@ long sys_perf_munmap(struct guest_thread *t, const uint64_t a[6])
  * the call sleeps in 1 ms host polls until the timeout (the simulated CPUs
  * of other threads run meanwhile).
  */
-static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, long timeout_ms)
+static long poll_common(struct guest_thread *t, bool own_array, uint64_t ufds, uint64_t nfds,
+			long timeout_ms)
 {
 	struct pollfd *pfd = (struct pollfd *)(uintptr_t)ufds;
 	bool any = false;
@@ -651,7 +651,8 @@ static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, lo
 	if (nfds > 4096)
 		return -EINVAL;
 	/* guest memory, or pmusim's own array (select_common) */
-	if (t && nfds && !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
+	if (!own_array && nfds &&
+	    !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
 		return -EFAULT;
 	for (uint64_t i = 0; i < nfds; i++)
 		any |= fd_handle(pfd[i].fd) >= 0;
@@ -680,14 +681,22 @@ static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, lo
 		}
 		if (ready || (timeout_ms >= 0 && waited >= timeout_ms))
 			return ready;
-		poll(NULL, 0, 1);
+		{
+			/* do_poll(): a signal ends the wait (-ERESTARTNOHAND,
+			 * then EINTR: signal_syscall_restart); race-free
+			 * against a signal caught just before the host call */
+			const uint64_t nap[6] = { 0, 0, 1 };
+
+			if (signal_host_syscall(t, SYS_poll, nap) == -EINTR)
+				return -EINTR;
+		}
 		waited++;
 	}
 }
 
 long sys_perf_poll(struct guest_thread *t, const uint64_t a[6])
 {
-	long r = poll_common(t, a[0], a[1], (long)(int)a[2]);
+	long r = poll_common(t, false, a[0], a[1], (long)(int)a[2]);
 
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
@@ -704,7 +713,7 @@ long sys_perf_ppoll(struct guest_thread *t, const uint64_t a[6])
 			return -EFAULT;
 		ms = ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
 	}
-	r = poll_common(t, a[0], a[1], ms);
+	r = poll_common(t, false, a[0], a[1], ms);
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
 
@@ -814,7 +823,7 @@ static long select_common(struct guest_thread *t, const uint64_t a[6], long ms)
 	}
 	if (!any)
 		return -ENOSYS;
-	r = poll_common(NULL, (uint64_t)(uintptr_t)pfd, n, ms);
+	r = poll_common(t, true, (uint64_t)(uintptr_t)pfd, n, ms);
 	if (r < 0)
 		return r;
 	r = 0;
