@@ -178,6 +178,35 @@ static void test_cycles_independent_of_cache_events(void **state)
 }
 
 /*
+ * Pay only for what is counted: the memory hook is on exactly while an
+ * event counting a memory source is enabled. It goes on after the ENABLE
+ * ioctl and off after the DISABLE (each applied when that syscall returns),
+ * so it sees the pattern's accesses and nothing else of the program; with
+ * only instructions, cycles, branches and loads (decoded per block) it is
+ * never installed.
+ */
+static void test_memory_hook_only_while_needed(void **state)
+{
+	static const struct { const char *pattern; int group; const char *want; } rows[] = {
+		{ "l2_twice", 0, "memory hook saw 4096 reads, 0 writes" },
+		{ "store_l2", 1, "memory hook saw 0 reads, 4096 writes" },
+		{ "l2_twice", 5, "memory hook saw 0 reads, 0 writes" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int st;
+		char *o = run(&st, "%s exec -v -- %s/cache_patterns %s %d 2>&1", pmusim, progdir,
+			      rows[i].pattern, rows[i].group);
+
+		if (!WIFEXITED(st) || WEXITSTATUS(st) || !strstr(o, rows[i].want))
+			fail_msg("%s %d: want \"%s\" in:\n%s", rows[i].pattern, rows[i].group,
+				 rows[i].want, o);
+		free(o);
+	}
+}
+
+/*
  * valgrind's cache simulator (callgrind --cache-sim=yes, collecting only
  * the region() function) on the native run of the same binary, with the
  * same D1 and LL geometry. Its D1 is the model's L1D (LRU, write-allocate,
@@ -391,6 +420,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts_by_arithmetic),
 		cmocka_unit_test(test_cycles_independent_of_cache_events),
+		cmocka_unit_test(test_memory_hook_only_while_needed),
 		cmocka_unit_test(test_vs_callgrind),
 		cmocka_unit_test(test_perf_mem_loads),
 		cmocka_unit_test(test_perf_mem_stores),
