@@ -84,7 +84,9 @@ static bool level_touch(struct cache_set_array *a, uint64_t line)
 	uint64_t tag = line + 1;
 	unsigned w;
 
-	for (w = 0; w < a->ways && set[w] != tag; w++)
+	if (set[0] == tag)
+		return true;         /* already the most recent */
+	for (w = 1; w < a->ways && set[w] != tag; w++)
 		;
 	if (w == a->ways)
 		w = a->ways - 1;     /* miss: the LRU way makes room */

@@ -25,6 +25,7 @@
 /* ---- acquiring the simulated CPU --------------------------------------- */
 
 static void flush(struct pmu_vcpu *pv);
+static void mem_to_acc(struct pmu_vcpu *pv);
 static void kernel_work(struct pmu_vcpu *pv, unsigned insns, unsigned branches);
 
 void pmu_vcpu_acquire(struct pmu_vcpu *pv)
@@ -358,6 +359,8 @@ static void flush(struct pmu_vcpu *pv)
 {
 	struct sim_delta *a = &pv->acc;
 
+	if (pv->mem_dirty)
+		mem_to_acc(pv);
 	if (!pv->acc_dirty)
 		return;
 	pv->acc_dirty = false;
@@ -568,9 +571,64 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
  * overflowed. The cache outcome costs no cycles: `cycles` stays the same
  * whichever events are open (docs/machine-counting.md).
  */
+_Static_assert(CACHE_NR_LEVELS == 4 && CACHE_MEM == 3, "pmu_vcpu.mem_n/mem_miss sizes");
+
+/* The value of memory source src in the access counts not yet in acc. */
+static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
+{
+	const uint64_t *ld = pv->mem_n[0], *st = pv->mem_n[1];
+
+	switch (src) {
+	case SIM_SRC_L1D_ACCESS:
+		return ld[0] + ld[1] + ld[2] + ld[3] + st[0] + st[1] + st[2] + st[3];
+	case SIM_SRC_L1D_MISS: case SIM_SRC_L2_ACCESS: return pv->mem_miss[CACHE_L1];
+	case SIM_SRC_L2_MISS: case SIM_SRC_LLC_ACCESS: return pv->mem_miss[CACHE_L2];
+	case SIM_SRC_LLC_MISS: return pv->mem_miss[CACHE_L3];
+	case SIM_SRC_MEM_STORES: return st[0] + st[1] + st[2] + st[3];
+	case SIM_SRC_STORE_L2_MISS: return st[CACHE_L3] + st[CACHE_MEM];
+	case SIM_SRC_STORE_L3_MISS: return st[CACHE_MEM];
+	case SIM_SRC_MEM_LOADS: return ld[0] + ld[1] + ld[2] + ld[3];
+	case SIM_SRC_LOAD_L1_HIT: return ld[CACHE_L1];
+	case SIM_SRC_LOAD_L1_MISS: return ld[CACHE_L2] + ld[CACHE_L3] + ld[CACHE_MEM];
+	case SIM_SRC_LOAD_L2_HIT: return ld[CACHE_L2];
+	case SIM_SRC_LOAD_L2_MISS: return ld[CACHE_L3] + ld[CACHE_MEM];
+	case SIM_SRC_LOAD_L3_HIT: return ld[CACHE_L3];
+	case SIM_SRC_LOAD_L3_MISS: return ld[CACHE_MEM];
+	default: return 0;
+	}
+}
+
+/* Moves the access counts into the batch's memory sources. */
+static void mem_to_acc(struct pmu_vcpu *pv)
+{
+	for (unsigned i = 0; i < NR_FILLED; i++)
+		if (pmu_source_needs_mem(filled[i]))
+			pv->acc.v[filled[i]] += mem_value(pv, filled[i]);
+	memset(pv->mem_n, 0, sizeof(pv->mem_n));
+	memset(pv->mem_miss, 0, sizeof(pv->mem_miss));
+	pv->mem_dirty = false;
+}
+
+/*
+ * One guest data access, in program order, while the memory hook is on
+ * (some event counts a memory source). The cache model says which level
+ * served it; the access is counted by its kind and that level, and the
+ * lines that missed each level, which reach the memory sources of the
+ * batch at its flush (mem_value):
+ *  - per line: L1D.REPLACEMENT (lines filled into L1D), L2 requests and
+ *    misses, LLC references and misses (LONGEST_LAT_CACHE: lines that
+ *    missed L2, loads and stores alike);
+ *  - per access: loads and stores seen, MEM_LOAD_RETIRED.* by the level
+ *    that served the load, RFOs that reached the LLC or memory.
+ * A sampling counter of one of these sources that reaches its overflow
+ * point here overflows at this access: the batch is reported with the
+ * accessing instruction as IP and the access kept for the sample (ADDR,
+ * WEIGHT, DATA_SRC), as a PEBS record describes the access that
+ * overflowed. The cache outcome costs no cycles: `cycles` stays the same
+ * whichever events are open (docs/machine-counting.md).
+ */
 void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 {
-	struct sim_delta *a = &pv->acc;
 	struct cache_outcome o;
 	uint64_t rip = 0;
 	bool over = false;
@@ -580,32 +638,19 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
 	cache_model_access(pv->cm, addr, size, &o);
-	a->v[SIM_SRC_L1D_ACCESS]++;
-	a->v[SIM_SRC_L1D_MISS] += o.miss[CACHE_L1];
-	a->v[SIM_SRC_L2_ACCESS] += o.miss[CACHE_L1];
-	a->v[SIM_SRC_L2_MISS] += o.miss[CACHE_L2];
-	a->v[SIM_SRC_LLC_ACCESS] += o.miss[CACHE_L2];
-	a->v[SIM_SRC_LLC_MISS] += o.miss[CACHE_L3];
-	if (write) {
-		a->v[SIM_SRC_MEM_STORES]++;
-		a->v[SIM_SRC_STORE_L2_MISS] += o.level >= CACHE_L3;
-		a->v[SIM_SRC_STORE_L3_MISS] += o.level == CACHE_MEM;
-	} else {
-		a->v[SIM_SRC_MEM_LOADS]++;
-		a->v[SIM_SRC_LOAD_L1_HIT] += o.level == CACHE_L1;
-		a->v[SIM_SRC_LOAD_L1_MISS] += o.level > CACHE_L1;
-		a->v[SIM_SRC_LOAD_L2_HIT] += o.level == CACHE_L2;
-		a->v[SIM_SRC_LOAD_L2_MISS] += o.level > CACHE_L2;
-		a->v[SIM_SRC_LOAD_L3_HIT] += o.level == CACHE_L3;
-		a->v[SIM_SRC_LOAD_L3_MISS] += o.level == CACHE_MEM;
-	}
+	pv->mem_n[write][o.level]++;
+	pv->mem_miss[CACHE_L1] += o.miss[CACHE_L1];
+	pv->mem_miss[CACHE_L2] += o.miss[CACHE_L2];
+	pv->mem_miss[CACHE_L3] += o.miss[CACHE_L3];
+	pv->mem_dirty = true;
 	pv->acc_dirty = true;
 	if (!pv->lim_valid)
 		compute_limits(pv);
 	if (!pv->mem_sampling)
 		return;
 	for (unsigned i = 0; i < pv->nlim && !over; i++)
-		over = pmu_source_needs_mem(pv->lim[i].src) && a->v[pv->lim[i].src] >= pv->lim[i].left;
+		over = pmu_source_needs_mem(pv->lim[i].src) &&
+		       pv->acc.v[pv->lim[i].src] + mem_value(pv, pv->lim[i].src) >= pv->lim[i].left;
 	if (!over)
 		return;
 	uc_reg_read(pv->c->uc, UC_X86_REG_RIP, &rip);

@@ -102,6 +102,9 @@ struct pmu_vcpu {
 	 * goes on, and the access being reported */
 	struct cache_model *cm;
 	bool mem_sampling;           /* a user-mode sampling slot counts per access */
+	bool mem_dirty;              /* the counts below are not in acc yet */
+	uint64_t mem_n[2][4];        /* accesses [write][enum cache_level that served] */
+	uint64_t mem_miss[3];        /* lines that missed L1D, L2, LLC */
 	struct pmu_mem_access ma;
 
 	uint64_t cc[256];            /* callchain of the sample being written */
