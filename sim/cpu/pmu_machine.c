@@ -67,8 +67,8 @@ bool pmu_source_needs_mem(unsigned src)
 	}
 }
 
-/* Whether an event of ctx that may be scheduled (not OFF or in error)
- * counts a memory source. */
+/* Whether an event of ctx that may be scheduled (it and its group leader
+ * neither OFF nor in error) counts a memory source. */
 static bool ctx_needs_mem(const struct perf_event_context *ctx)
 {
 	const struct perf_event *e;
@@ -76,8 +76,9 @@ static bool ctx_needs_mem(const struct perf_event_context *ctx)
 	if (!ctx)
 		return false;
 	list_for_each_entry(e, &ctx->event_list, event_entry)
-		if (e->state >= PERF_EVENT_STATE_INACTIVE && e->pmu == PERF_PMU_HW &&
-		    pmu_source_needs_mem(e->source))
+		if (e->state >= PERF_EVENT_STATE_INACTIVE &&
+		    e->group_leader->state >= PERF_EVENT_STATE_INACTIVE &&
+		    e->pmu == PERF_PMU_HW && pmu_source_needs_mem(e->source))
 			return true;
 	return false;
 }
@@ -85,9 +86,9 @@ static bool ctx_needs_mem(const struct perf_event_context *ctx)
 /*
  * What the hooks should be (pay only for what is counted): the block hook
  * once any event is scheduled on the CPU (it then stays); the memory hook
- * while a scheduled event counts a memory source, removed when no event of
- * the task's or the CPU's context could count one any more (an event
- * multiplexed out keeps it). Returns whether something is to change.
+ * while an enabled event of the task's or the CPU's context counts a
+ * memory source (scheduled or multiplexed out). Returns whether something
+ * is to change.
  */
 static bool hooks_decide(struct pmu_vcpu *pv)
 {
@@ -101,15 +102,8 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	}
 	if (!pv->c->model || !pv->c->model->caches)
 		return change;      /* no cache model: the memory sources count 0 */
-	if (!c->mem_on) {
-		for (unsigned s = 0; s < cpu->nr_slots; s++)
-			if (pmu_source_needs_mem(cpu->slots[s].source)) {
-				c->mem_toggle_pending = true;
-				break;
-			}
-	} else {
-		c->mem_toggle_pending = !ctx_needs_mem(&cpu->ctx) && !ctx_needs_mem(cpu->task_ctx);
-	}
+	c->mem_toggle_pending = c->mem_on !=
+				(ctx_needs_mem(&cpu->ctx) || ctx_needs_mem(cpu->task_ctx));
 	if (c->mem_toggle_pending && !pv->cm) {
 		pv->cm = cache_model_new(c->model->caches);
 		if (!pv->cm)
