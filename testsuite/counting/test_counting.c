@@ -440,9 +440,25 @@ static void test_session_perf(void **state)
 	unlink(data);
 }
 
+/* A poll() waiting on a perf fd ends on a signal (EINTR after the handler),
+ * as the native run of the same program does (progs/poll_signal.c). */
+static void test_poll_ends_on_signal(void **state)
+{
+	int st;
+	char *native = run(&st, "%s/poll_signal", progdir);
+	char *o = guest("poll_signal", "");
+
+	(void)state;
+	assert_string_equal(native, "poll=-1 errno=EINTR handled=1\n");
+	assert_string_equal(o, native);
+	free(native);
+	free(o);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_poll_ends_on_signal),
 		cmocka_unit_test(test_arith),
 		cmocka_unit_test(test_man_example),
 		cmocka_unit_test(test_sample_ips),
