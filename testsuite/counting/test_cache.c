@@ -27,11 +27,15 @@
 
 static const char *pmusim, *progdir;
 
+/* The program's output for pattern with counting group (-1: "ring"). */
 static char *pattern_counts(const char *pattern, int group)
 {
 	int st;
-	char *o = run(&st, "%s exec -- %s/cache_patterns %s %d 2>&1", pmusim, progdir,
-		      pattern, group);
+	char g[16];
+	char *o;
+
+	snprintf(g, sizeof(g), group < 0 ? "ring" : "%d", group);
+	o = run(&st, "%s exec -- %s/cache_patterns %s %s 2>&1", pmusim, progdir, pattern, g);
 
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		fail_msg("cache_patterns %s %d: status %d\n%s", pattern, group, st, o);
@@ -384,6 +388,45 @@ static void test_perf_mem_loads(void **state)
 	free(d);
 }
 
+/*
+ * The program samples itself (mem-loads:P, ldlat 30, every 100 loads,
+ * enabled only around the region): sample k is the region's load 100k, so
+ * its address is buf + ((100k - 1) mod 8192) * 64, from memory (weight 195)
+ * in the first pass and from the LLC (42) in the second; 16384 / 100 = 163
+ * samples. Two runs write byte-identical rings.
+ */
+static void test_ring_samples_exact_and_deterministic(void **state)
+{
+	const unsigned long long tlb = MEM_S(TLB, HIT) | MEM_S(TLB, L1) | MEM_S(TLB, L2);
+	const unsigned long long ram = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, LOC_RAM) |
+				       MEM_S(LVLNUM, RAM) | MEM_S(SNOOP, HIT) | tlb;
+	const unsigned long long l3 = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, L3) |
+				      MEM_S(LVLNUM, L3) | MEM_S(SNOOP, NONE) | tlb;
+	unsigned long long ip = insn_addr("(%r8),%r10"), buf = sym_addr("buf"), k = 0;
+	char *a = pattern_counts("l3_twice", -1), *b = pattern_counts("l3_twice", -1);
+	const char *p;
+
+	(void)state;
+	assert_int_equal(val(a, "ring_hash"), val(b, "ring_hash"));
+	assert_string_equal(a, b);
+	assert_int_equal(val(a, "samples"), 2 * N3 / 100);
+	for (p = a; (p = strstr(p, "sample=")); p++) {
+		unsigned long long addr, w, dsrc, sip, j;
+
+		if (p != a && p[-1] != '\n')
+			continue;
+		assert_int_equal(sscanf(p, "sample=%llx %llu %llx %llx", &addr, &w, &dsrc, &sip), 4);
+		j = 100 * ++k;
+		assert_int_equal(addr, buf + ((j - 1) % N3) * 64);
+		assert_int_equal(w, j <= N3 ? 195 : 42);
+		assert_int_equal(dsrc, j <= N3 ? ram : l3);
+		assert_int_equal(sip, ip);
+	}
+	assert_int_equal(k, 2 * N3 / 100);
+	free(a);
+	free(b);
+}
+
 /* mem-stores (MEM_INST_RETIRED.ALL_STORES:P): every 100th store; in
  * store_l2 every store misses L1D (precise_datala_hsw: L1 miss); perf mem
  * asks no weight of stores */
@@ -422,6 +465,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cycles_independent_of_cache_events),
 		cmocka_unit_test(test_memory_hook_only_while_needed),
 		cmocka_unit_test(test_vs_callgrind),
+		cmocka_unit_test(test_ring_samples_exact_and_deterministic),
 		cmocka_unit_test(test_perf_mem_loads),
 		cmocka_unit_test(test_perf_mem_stores),
 	};

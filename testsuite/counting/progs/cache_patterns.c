@@ -4,7 +4,9 @@
  * program itself with one group of up to four cache events.
  *
  * Usage: cache_patterns PATTERN GROUP   (GROUP 0..5, or "native": no perf
- * events, for valgrind's cache simulator with --toggle-collect=region)
+ * events, for valgrind's cache simulator with --toggle-collect=region, or
+ * "ring": mem-loads with ldlat 30 sampled every 100 loads into a ring,
+ * printed sample by sample with a hash of the ring's bytes)
  *
  * A pattern reads (or writes) n addresses buf + i * stride, i < n, passes
  * times over, from cold caches. The measured region is one asm statement:
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
@@ -113,6 +116,60 @@ static int open_ev(const struct ev *e, int group)
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, 0);
 }
 
+/* mem-loads:P with ldlat 30 (config1) sampled every 100 loads in the
+ * region; prints "sample=ADDR WEIGHT DATA_SRC IP" per sample, "samples=N"
+ * and "ring_hash=" (FNV-1a of the ring's data bytes). */
+static int ring_run(const struct pattern *p)
+{
+	const size_t pages = 16;
+	struct perf_event_attr a;
+	struct perf_event_mmap_page *mp;
+	const unsigned char *data;
+	uint64_t head, hash = 1469598103934665603ull, n = 0;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_RAW;
+	a.config = 0x01cd;
+	a.config1 = 30;
+	a.precise_ip = 1;
+	a.sample_period = 100;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT |
+			PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TIME;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return 1;
+	mp = mmap(NULL, (pages + 1) * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mp == MAP_FAILED)
+		return 1;
+	region(fd, buf, p->n, p->stride, p->passes, p->store);
+	data = (const unsigned char *)mp + mp->data_offset;
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	if (head > mp->data_size)
+		return 1;        /* wrapped: the ring is sized for the pattern */
+	for (uint64_t i = 0; i < head; i++)
+		hash = (hash ^ data[i]) * 1099511628211ull;
+	for (uint64_t off = 0; off < head;) {
+		const struct perf_event_header *h = (const void *)(data + off);
+		const uint64_t *v = (const uint64_t *)(h + 1);
+
+		/* ip, time, addr, weight, data_src (perf_output_sample order) */
+		if (h->type == PERF_RECORD_SAMPLE) {
+			printf("sample=%#llx %llu %#llx %#llx\n", (unsigned long long)v[2],
+			       (unsigned long long)v[3], (unsigned long long)v[4],
+			       (unsigned long long)v[0]);
+			n++;
+		}
+		off += h->size;
+	}
+	printf("samples=%llu\nring_hash=%#llx\n", (unsigned long long)n, (unsigned long long)hash);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct pattern *p = NULL;
@@ -130,6 +187,8 @@ int main(int argc, char **argv)
 		region(-1, buf, p->n, p->stride, p->passes, p->store);
 		return 0;
 	}
+	if (!strcmp(argv[2], "ring"))
+		return ring_run(p);
 	g = atoi(argv[2]);
 	if (g < 0 || g > 5)
 		return 2;
