@@ -330,6 +330,13 @@ static bool script_line(const char *line, char *ev, unsigned long long *addr,
 }
 
 #define MEM_S(a, s) ((unsigned long long)PERF_MEM_S(a, s))
+/* intel/ds.c load_latency_data() of a load served by local RAM (PEBS data
+ * source 0x0a) and by the LLC (0x04), STLB hit */
+#define MEM_TLB_HIT (MEM_S(TLB, HIT) | MEM_S(TLB, L1) | MEM_S(TLB, L2))
+static const unsigned long long ram = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, LOC_RAM) |
+				      MEM_S(LVLNUM, RAM) | MEM_S(SNOOP, HIT) | MEM_TLB_HIT;
+static const unsigned long long l3 = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, L3) |
+				     MEM_S(LVLNUM, L3) | MEM_S(SNOOP, NONE) | MEM_TLB_HIT;
 
 /*
  * mem-loads with perf's ldlat=30 counts the loads above 30 cycles: those
@@ -344,11 +351,6 @@ static bool script_line(const char *line, char *ev, unsigned long long *addr,
  */
 static void test_perf_mem_loads(void **state)
 {
-	const unsigned long long tlb = MEM_S(TLB, HIT) | MEM_S(TLB, L1) | MEM_S(TLB, L2);
-	const unsigned long long ram = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, LOC_RAM) |
-				       MEM_S(LVLNUM, RAM) | MEM_S(SNOOP, HIT) | tlb;
-	const unsigned long long l3 = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, L3) |
-				      MEM_S(LVLNUM, L3) | MEM_S(SNOOP, NONE) | tlb;
 	unsigned long long ip = insn_addr("(%r8),%r10"), buf = sym_addr("buf");
 	unsigned long long prev = 0, n = 0, pass = 0;
 	char *o = perf_mem("l3_twice", "load", "/tmp/pmusim-test-mem1.data",
@@ -397,11 +399,6 @@ static void test_perf_mem_loads(void **state)
  */
 static void test_ring_samples_exact_and_deterministic(void **state)
 {
-	const unsigned long long tlb = MEM_S(TLB, HIT) | MEM_S(TLB, L1) | MEM_S(TLB, L2);
-	const unsigned long long ram = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, LOC_RAM) |
-				       MEM_S(LVLNUM, RAM) | MEM_S(SNOOP, HIT) | tlb;
-	const unsigned long long l3 = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, L3) |
-				      MEM_S(LVLNUM, L3) | MEM_S(SNOOP, NONE) | tlb;
 	unsigned long long ip = insn_addr("(%r8),%r10"), buf = sym_addr("buf"), k = 0;
 	char *a = pattern_counts("l3_twice", -1), *b = pattern_counts("l3_twice", -1);
 	const char *p;
