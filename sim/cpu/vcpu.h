@@ -143,8 +143,8 @@ int vcpu_want_mem(struct vcpu *c);
 void vcpu_unwant_mem(struct vcpu *c);
 /*
  * The dispatch point for data accesses: one call per guest load or store
- * (write true) of size bytes at addr, before it happens. Issue 4 adds the
- * load/store counting and memory-event sampling here.
+ * (write true) of size bytes at addr, before it happens: counted for
+ * `exec -v`, then the cache model and memory events (pmu_on_mem).
  */
 void vcpu_on_mem(struct vcpu *c, bool write, uint64_t addr, unsigned size);
 
