@@ -87,6 +87,21 @@ struct pmu_event_config {
 				    * 0: the counter's width, ops->width() */
 };
 
+/* One level of the modelled CPU's data cache hierarchy. */
+struct pmu_cache_level {
+	unsigned size;             /* bytes */
+	unsigned ways;             /* associativity (sets = size / ways / line) */
+	unsigned line;             /* line size in bytes */
+	unsigned latency;          /* load-to-use cycles of a load it serves */
+};
+
+/* The data caches the machine's cache model simulates
+ * (sim/cpu/cache_model.h), with the latency of a load served by memory. */
+struct pmu_cache_geometry {
+	struct pmu_cache_level l1d, l2, llc;
+	unsigned mem_latency;
+};
+
 struct pmu_model;
 
 /* The model's counter allocator: the kernel's x86_schedule_events /
@@ -163,6 +178,9 @@ struct pmu_model {
 	uint64_t freq_hz;          /* core clock of the timing model */
 	uint64_t tsc_hz;           /* reference / TSC clock */
 	unsigned mux_interval_ms;  /* perf_event_mux_interval_ms default */
+	/* data cache geometry and latencies, or NULL: no cache model, the
+	 * cache sources count 0 */
+	const struct pmu_cache_geometry *caches;
 
 	const struct pmu_counter_ops *ops;
 	/* Tables private to the allocator named by ops (constraint tables,

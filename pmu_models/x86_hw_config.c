@@ -51,16 +51,25 @@ static bool is_offcore(const struct x86_arch_data *d, uint64_t config)
 
 /* What a HW_CACHE event counts. The encoding's own source where the model
  * names it; an OFFCORE_RESPONSE encoding is told apart only by config1, so
- * it counts from the generic cache id: LL access/miss, NODE not driven. */
+ * it counts from the generic cache id: LL read/write access/miss, NODE
+ * not driven. */
 static enum sim_source cache_source(const struct pmu_model *m, uint64_t encoding,
-				    unsigned type, unsigned result)
+				    unsigned type, unsigned op, unsigned result)
 {
 	const struct pmu_event_desc *e;
 
 	if (is_offcore(m->arch_data, encoding)) {
-		if (type == PERF_COUNT_HW_CACHE_LL)
-			return result == PERF_COUNT_HW_CACHE_RESULT_ACCESS ?
-			       SIM_SRC_LLC_ACCESS : SIM_SRC_LLC_MISS;
+		/* skl_hw_cache_extra_regs: LL read = demand data reads that
+		 * reach the LLC (L2 misses), miss = those the LLC missed; LL
+		 * write = demand RFOs, likewise */
+		bool access = result == PERF_COUNT_HW_CACHE_RESULT_ACCESS;
+
+		if (type != PERF_COUNT_HW_CACHE_LL)
+			return SIM_SRC_NONE;
+		if (op == PERF_COUNT_HW_CACHE_OP_READ)
+			return access ? SIM_SRC_LOAD_L2_MISS : SIM_SRC_LOAD_L3_MISS;
+		if (op == PERF_COUNT_HW_CACHE_OP_WRITE)
+			return access ? SIM_SRC_STORE_L2_MISS : SIM_SRC_STORE_L3_MISS;
 		return SIM_SRC_NONE;
 	}
 	e = pmu_model_lookup(m, encoding);
@@ -89,7 +98,7 @@ static int set_ext_hw_attr(const struct pmu_model *m, uint64_t config, uint64_t 
 	if (val == PMU_MAP_INVALID)
 		return -EINVAL;
 	*encoding = val;
-	*src = cache_source(m, val, type, result);
+	*src = cache_source(m, val, type, op, result);
 	/* attr->config1 = hw_cache_extra_regs[..]: always within the valid
 	 * mask, so x86_pmu_extra_regs() cannot fail here. */
 	return 0;
@@ -275,6 +284,52 @@ static int amd_pmu_hw_config(const struct pmu_model *m, const struct perf_event_
 	return 0;
 }
 
+/*
+ * What Intel's PEBS memory events count on this machine, whose loads take
+ * the fixed latency of the cache level that serves them (the model's
+ * struct pmu_cache_geometry):
+ *  - MEM_TRANS_RETIRED.LOAD_LATENCY (0x01cd, perf's mem-loads) counts the
+ *    loads whose latency exceeds the threshold in config1
+ *    (MSR_PEBS_LD_LAT_THRESHOLD, intel_skl_extra_regs "ldlat"; SDM vol. 3
+ *    "Load Latency Performance Monitoring Facility"): the loads served by
+ *    the first level slower than the threshold or beyond;
+ *  - a precise sampling event asking for the data address, source, weight
+ *    (ADDR, DATA_SRC, WEIGHT, PHYS_ADDR: what a PEBS record reports)
+ *    counts its loads or stores per data access, so that its overflow is at
+ *    the access and the sample carries it (the machine's memory hook).
+ */
+static enum sim_source intel_mem_source(const struct pmu_model *m,
+					const struct perf_event_attr *attr,
+					uint64_t encoding, enum sim_source src)
+{
+	const struct pmu_cache_geometry *g = m->caches;
+	uint64_t data = PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT |
+			PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_PHYS_ADDR;
+
+	if ((encoding & X86_INTEL_ARCH_EVENT_MASK) == 0x01cd && src == SIM_SRC_NONE) {
+		uint64_t ldlat = attr->config1 & 0xffff;
+
+		if (!g)
+			return SIM_SRC_NONE;
+		if (g->l1d.latency > ldlat)
+			return SIM_SRC_MEM_LOADS;
+		if (g->l2.latency > ldlat)
+			return SIM_SRC_LOAD_L1_MISS;
+		if (g->llc.latency > ldlat)
+			return SIM_SRC_LOAD_L2_MISS;
+		if (g->mem_latency > ldlat)
+			return SIM_SRC_LOAD_L3_MISS;
+		return SIM_SRC_NONE;
+	}
+	if (attr->precise_ip && is_sampling(attr) && (attr->sample_type & data) && g) {
+		if (src == SIM_SRC_LOADS)
+			return SIM_SRC_MEM_LOADS;
+		if (src == SIM_SRC_STORES)
+			return SIM_SRC_MEM_STORES;
+	}
+	return src;
+}
+
 int x86_event_init(const struct pmu_model *m, unsigned nr_gp,
 		   const struct perf_event_attr *attr, struct pmu_event_config *out)
 {
@@ -305,6 +360,8 @@ int x86_event_init(const struct pmu_model *m, unsigned nr_gp,
 		e = pmu_model_lookup(m, attr->config & m->raw_config_mask);
 		src = e ? e->source : SIM_SRC_NONE;
 	}
+	if (m->arch == PMU_ARCH_X86_INTEL)
+		src = intel_mem_source(m, attr, encoding, src);
 
 	/*
 	 * exclude_host: the counter runs only while a guest does

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cpu/vcpu.h"
@@ -159,6 +160,28 @@ static int cpu_list(char *buf, size_t len, unsigned n)
 	return n > 1 ? snprintf(buf, len, "0-%u\n", n - 1) : snprintf(buf, len, "0\n");
 }
 
+/*
+ * /sys/devices/<pmu>: where the kernel's PMU device lives (pmu_dev_alloc()
+ * on the event_source bus; the bus entry is a link to it). Tools stat it
+ * there: perf mem's perf_mem_event__supported() looks for
+ * /sys/devices/cpu/events/mem-loads. sysfs takes no new directory, so a
+ * read-only overlay puts the model's directory (opaque: the host's PMU of
+ * that name, if any, does not show through) over the host's /sys/devices.
+ * Best effort: without overlayfs the tree stays the host's.
+ */
+static void overlay_sys_devices(const struct vfs_config *cfg, const char *tmpdir)
+{
+	char top[PATH_MAX], pmu[PATH_MAX], opts[2 * PATH_MAX];
+
+	snprintf(top, sizeof(top), "%s/sys_devices", tmpdir);
+	snprintf(pmu, sizeof(pmu), "%s/%s", top, cfg->model->pmu_name);
+	if (mkdir(top, 0755) || vfs_write_pmu_dir(cfg, pmu))
+		return;
+	(void)setxattr(pmu, "trusted.overlay.opaque", "y", 1, 0);
+	snprintf(opts, sizeof(opts), "lowerdir=%s:/sys/devices", top);
+	(void)mount("pmusim", "/sys/devices", "overlay", MS_RDONLY, opts);
+}
+
 int vfs_setup(const struct vfs_config *cfg, char *tmpdir, size_t tmplen, char *why, size_t whylen)
 {
 	static const char *const cpu_files[] = {
@@ -207,6 +230,7 @@ int vfs_setup(const struct vfs_config *cfg, char *tmpdir, size_t tmplen, char *w
 	}
 	if ((err = bind(dir, DEVICES, why, whylen)))
 		return err;
+	overlay_sys_devices(cfg, tmpdir);
 
 	/* sysctls: proc_dointvec prints "%d\n" */
 	snprintf(dir, sizeof(dir), "%s/proc", tmpdir);

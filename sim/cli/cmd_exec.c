@@ -365,6 +365,9 @@ int cmd_exec(int argc, char **argv)
 		fprintf(stderr, "pmusim: note: %llu TLB fills, %llu pages marked dirty, "
 			"%llu instructions counted\n", (unsigned long long)ts.fills,
 			(unsigned long long)ts.dirtied, (unsigned long long)t->cpu->clk.insns);
+		fprintf(stderr, "pmusim: note: memory hook saw %llu reads, %llu writes\n",
+			(unsigned long long)t->cpu->mem_reads,
+			(unsigned long long)t->cpu->mem_writes);
 	}
 	switch (st) {
 	case GUEST_KILLED:

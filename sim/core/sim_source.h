@@ -37,6 +37,20 @@ enum sim_source {
 	SIM_SRC_ITLB_MISS,
 	SIM_SRC_STALLED_FRONTEND,
 	SIM_SRC_STALLED_BACKEND,
+	/* modelled per data access by the cache model (sim/cpu/cache_model.h):
+	 * fed only while the machine's memory hook is on */
+	SIM_SRC_MEM_LOADS,         /* data reads seen by the memory hook */
+	SIM_SRC_MEM_STORES,        /* data writes seen by the memory hook */
+	SIM_SRC_LOAD_L1_HIT,       /* reads served by L1D (MEM_LOAD_RETIRED.L1_HIT) */
+	SIM_SRC_LOAD_L1_MISS,
+	SIM_SRC_LOAD_L2_HIT,
+	SIM_SRC_LOAD_L2_MISS,
+	SIM_SRC_LOAD_L3_HIT,
+	SIM_SRC_LOAD_L3_MISS,
+	SIM_SRC_STORE_L2_MISS,     /* writes whose line came from beyond L2 (RFO to the LLC) */
+	SIM_SRC_STORE_L3_MISS,     /* writes whose line came from memory */
+	SIM_SRC_L2_ACCESS,         /* lines requested from L2 (L1D misses) */
+	SIM_SRC_L2_MISS,
 	/* software: reported by the machine's memory and fault handling */
 	SIM_SRC_PAGE_FAULTS_MIN,
 	SIM_SRC_PAGE_FAULTS_MAJ,

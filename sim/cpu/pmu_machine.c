@@ -18,12 +18,14 @@
 #include "sim/core/core_types.h"
 #include "sim/core/sample_data.h"
 #include "sim/cpu/block_decode.h"
+#include "sim/cpu/cache_model.h"
 #include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/vcpu.h"
 
 /* ---- acquiring the simulated CPU --------------------------------------- */
 
 static void flush(struct pmu_vcpu *pv);
+static void mem_to_acc(struct pmu_vcpu *pv);
 static void kernel_work(struct pmu_vcpu *pv, unsigned insns, unsigned branches);
 
 void pmu_vcpu_acquire(struct pmu_vcpu *pv)
@@ -48,18 +50,79 @@ void pmu_vcpu_release(struct pmu_vcpu *pv)
 	}
 }
 
-void pmu_vcpu_check_hooks(struct pmu_vcpu *pv)
+bool pmu_source_needs_mem(unsigned src)
+{
+	switch (src) {
+	case SIM_SRC_L1D_ACCESS: case SIM_SRC_L1D_MISS:
+	case SIM_SRC_LLC_ACCESS: case SIM_SRC_LLC_MISS:
+	case SIM_SRC_MEM_LOADS: case SIM_SRC_MEM_STORES:
+	case SIM_SRC_LOAD_L1_HIT: case SIM_SRC_LOAD_L1_MISS:
+	case SIM_SRC_LOAD_L2_HIT: case SIM_SRC_LOAD_L2_MISS:
+	case SIM_SRC_LOAD_L3_HIT: case SIM_SRC_LOAD_L3_MISS:
+	case SIM_SRC_STORE_L2_MISS: case SIM_SRC_STORE_L3_MISS:
+	case SIM_SRC_L2_ACCESS: case SIM_SRC_L2_MISS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether an event of ctx that may be scheduled (it and its group leader
+ * neither OFF nor in error) counts a memory source. */
+static bool ctx_needs_mem(const struct perf_event_context *ctx)
+{
+	const struct perf_event *e;
+
+	if (!ctx)
+		return false;
+	list_for_each_entry(e, &ctx->event_list, event_entry)
+		if (e->state >= PERF_EVENT_STATE_INACTIVE &&
+		    e->group_leader->state >= PERF_EVENT_STATE_INACTIVE &&
+		    e->pmu == PERF_PMU_HW && pmu_source_needs_mem(e->source))
+			return true;
+	return false;
+}
+
+/*
+ * What the hooks should be (pay only for what is counted): the block hook
+ * once any event is scheduled on the CPU (it then stays); the memory hook
+ * while an enabled event of the task's or the CPU's context counts a
+ * memory source (scheduled or multiplexed out). Returns whether something
+ * is to change.
+ */
+static bool hooks_decide(struct pmu_vcpu *pv)
 {
 	struct perf_cpu *cpu = pv->cpu;
+	struct vcpu *c = pv->c;
+	bool change = false;
 
-	if (pv->c->blocks_on || pv->c->want_blocks_pending)
-		return;
-	if (cpu->nr_slots || cpu->nr_sw_slots) {
-		/* installed at the next vcpu_run(): the engine stops after this
-		 * syscall's block so no block runs unaccounted */
-		pv->c->want_blocks_pending = true;
-		vcpu_stop(pv->c);
+	if (!c->blocks_on && !c->want_blocks_pending && (cpu->nr_slots || cpu->nr_sw_slots)) {
+		c->want_blocks_pending = true;
+		change = true;
 	}
+	if (!pv->c->model || !pv->c->model->caches)
+		return change;      /* no cache model: the memory sources count 0 */
+	c->mem_toggle_pending = c->mem_on !=
+				(ctx_needs_mem(&cpu->ctx) || ctx_needs_mem(cpu->task_ctx));
+	if (c->mem_toggle_pending && !pv->cm) {
+		pv->cm = cache_model_new(c->model->caches);
+		if (!pv->cm)
+			c->mem_toggle_pending = false;   /* no memory: not counted */
+	}
+	return change || c->mem_toggle_pending;
+}
+
+void pmu_vcpu_hooks_pending(struct pmu_vcpu *pv)
+{
+	(void)hooks_decide(pv);
+}
+
+void pmu_vcpu_check_hooks(struct pmu_vcpu *pv)
+{
+	/* applied at the next vcpu_run(): the engine stops after this
+	 * syscall's block so no block runs unaccounted */
+	if (hooks_decide(pv))
+		vcpu_stop(pv->c);
 }
 
 /* ---- predictor and LBR models ------------------------------------------ */
@@ -125,12 +188,16 @@ static unsigned insn_value(const struct bd_insn *in, unsigned src, bool counts_i
 	}
 }
 
-/* The sources the per-block delta fills. */
+/* The sources the per-block delta and the memory hook (pmu_on_mem) fill. */
 static const unsigned filled[] = {
 	SIM_SRC_INSTRUCTIONS, SIM_SRC_BRANCHES, SIM_SRC_COND_BRANCHES,
 	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_CALLS, SIM_SRC_RETURNS, SIM_SRC_LOADS,
 	SIM_SRC_STORES, SIM_SRC_CYCLES, SIM_SRC_REF_CYCLES, SIM_SRC_BUS_CYCLES,
 	SIM_SRC_BRANCH_MISSES,
+	SIM_SRC_L1D_ACCESS, SIM_SRC_L1D_MISS, SIM_SRC_LLC_ACCESS, SIM_SRC_LLC_MISS,
+	SIM_SRC_MEM_LOADS, SIM_SRC_MEM_STORES, SIM_SRC_LOAD_L1_HIT, SIM_SRC_LOAD_L1_MISS,
+	SIM_SRC_LOAD_L2_HIT, SIM_SRC_LOAD_L2_MISS, SIM_SRC_LOAD_L3_HIT, SIM_SRC_LOAD_L3_MISS,
+	SIM_SRC_STORE_L2_MISS, SIM_SRC_STORE_L3_MISS, SIM_SRC_L2_ACCESS, SIM_SRC_L2_MISS,
 };
 #define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
 
@@ -286,6 +353,8 @@ static void flush(struct pmu_vcpu *pv)
 {
 	struct sim_delta *a = &pv->acc;
 
+	if (pv->mem_dirty)
+		mem_to_acc(pv);
 	if (!pv->acc_dirty)
 		return;
 	pv->acc_dirty = false;
@@ -327,6 +396,7 @@ static void compute_limits(struct pmu_vcpu *pv)
 			    cpu->next_timer_cycles - cpu->cycles : 0;
 	pv->no_batch = false;
 	pv->want_lbr = false;
+	pv->mem_sampling = false;
 	for (unsigned s = 0; s < cpu->nr_slots; s++) {
 		const struct perf_count_slot *sl = &cpu->slots[s];
 		s64 left;
@@ -336,6 +406,8 @@ static void compute_limits(struct pmu_vcpu *pv)
 
 		if (!sl->sampling || !sl->mode_mask[SIM_MODE_USER])
 			continue;
+		if (pmu_source_needs_mem(sl->source))
+			pv->mem_sampling = true;
 		left = sl->event->period_left - sl->event->overflow_at;
 		if (n == PMU_MAX_LIMITS) {
 			pv->no_batch = true;
@@ -473,6 +545,116 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 		if (from >= b->n)
 			return;
 	}
+}
+
+/* ---- data accesses -------------------------------------------------------- */
+
+/*
+ * One guest data access, in program order, while the memory hook is on
+ * (some event counts a memory source). The cache model says which level
+ * served it; its outcome goes into the batch like a block's counts:
+ *  - per line: L1D.REPLACEMENT (lines filled into L1D), L2 requests and
+ *    misses, LLC references and misses (LONGEST_LAT_CACHE: lines that
+ *    missed L2, loads and stores alike);
+ *  - per access: loads and stores seen, MEM_LOAD_RETIRED.* by the level
+ *    that served the load, RFOs that reached the LLC or memory.
+ * A sampling counter of one of these sources that reaches its overflow
+ * point here overflows at this access: the batch is reported with the
+ * accessing instruction as IP and the access kept for the sample (ADDR,
+ * WEIGHT, DATA_SRC), as a PEBS record describes the access that
+ * overflowed. The cache outcome costs no cycles: `cycles` stays the same
+ * whichever events are open (docs/machine-counting.md).
+ */
+_Static_assert(CACHE_NR_LEVELS == 4 && CACHE_MEM == 3, "pmu_vcpu.mem_n/mem_miss sizes");
+
+/* The value of memory source src in the access counts not yet in acc. */
+static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
+{
+	const uint64_t *ld = pv->mem_n[0], *st = pv->mem_n[1];
+
+	switch (src) {
+	case SIM_SRC_L1D_ACCESS:
+		return ld[0] + ld[1] + ld[2] + ld[3] + st[0] + st[1] + st[2] + st[3];
+	case SIM_SRC_L1D_MISS: case SIM_SRC_L2_ACCESS: return pv->mem_miss[CACHE_L1];
+	case SIM_SRC_L2_MISS: case SIM_SRC_LLC_ACCESS: return pv->mem_miss[CACHE_L2];
+	case SIM_SRC_LLC_MISS: return pv->mem_miss[CACHE_L3];
+	case SIM_SRC_MEM_STORES: return st[0] + st[1] + st[2] + st[3];
+	case SIM_SRC_STORE_L2_MISS: return st[CACHE_L3] + st[CACHE_MEM];
+	case SIM_SRC_STORE_L3_MISS: return st[CACHE_MEM];
+	case SIM_SRC_MEM_LOADS: return ld[0] + ld[1] + ld[2] + ld[3];
+	case SIM_SRC_LOAD_L1_HIT: return ld[CACHE_L1];
+	case SIM_SRC_LOAD_L1_MISS: return ld[CACHE_L2] + ld[CACHE_L3] + ld[CACHE_MEM];
+	case SIM_SRC_LOAD_L2_HIT: return ld[CACHE_L2];
+	case SIM_SRC_LOAD_L2_MISS: return ld[CACHE_L3] + ld[CACHE_MEM];
+	case SIM_SRC_LOAD_L3_HIT: return ld[CACHE_L3];
+	case SIM_SRC_LOAD_L3_MISS: return ld[CACHE_MEM];
+	default: return 0;
+	}
+}
+
+/* Moves the access counts into the batch's memory sources. */
+static void mem_to_acc(struct pmu_vcpu *pv)
+{
+	for (unsigned i = 0; i < NR_FILLED; i++)
+		if (pmu_source_needs_mem(filled[i]))
+			pv->acc.v[filled[i]] += mem_value(pv, filled[i]);
+	memset(pv->mem_n, 0, sizeof(pv->mem_n));
+	memset(pv->mem_miss, 0, sizeof(pv->mem_miss));
+	pv->mem_dirty = false;
+}
+
+/*
+ * One guest data access, in program order, while the memory hook is on
+ * (some event counts a memory source). The cache model says which level
+ * served it; the access is counted by its kind and that level, and the
+ * lines that missed each level, which reach the memory sources of the
+ * batch at its flush (mem_value):
+ *  - per line: L1D.REPLACEMENT (lines filled into L1D), L2 requests and
+ *    misses, LLC references and misses (LONGEST_LAT_CACHE: lines that
+ *    missed L2, loads and stores alike);
+ *  - per access: loads and stores seen, MEM_LOAD_RETIRED.* by the level
+ *    that served the load, RFOs that reached the LLC or memory.
+ * A sampling counter of one of these sources that reaches its overflow
+ * point here overflows at this access: the batch is reported with the
+ * accessing instruction as IP and the access kept for the sample (ADDR,
+ * WEIGHT, DATA_SRC), as a PEBS record describes the access that
+ * overflowed. The cache outcome costs no cycles: `cycles` stays the same
+ * whichever events are open (docs/machine-counting.md).
+ */
+void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
+{
+	struct cache_outcome o;
+	uint64_t rip = 0;
+	bool over = false;
+
+	if (!pv->cm || !size)
+		return;
+	if (!pv->locked)
+		pmu_vcpu_acquire(pv);
+	cache_model_access(pv->cm, addr, size, &o);
+	pv->mem_n[write][o.level]++;
+	pv->mem_miss[CACHE_L1] += o.miss[CACHE_L1];
+	pv->mem_miss[CACHE_L2] += o.miss[CACHE_L2];
+	pv->mem_miss[CACHE_L3] += o.miss[CACHE_L3];
+	pv->mem_dirty = true;
+	pv->acc_dirty = true;
+	if (!pv->lim_valid)
+		compute_limits(pv);
+	if (!pv->mem_sampling)
+		return;
+	for (unsigned i = 0; i < pv->nlim && !over; i++)
+		over = pmu_source_needs_mem(pv->lim[i].src) &&
+		       pv->acc.v[pv->lim[i].src] + mem_value(pv, pv->lim[i].src) >= pv->lim[i].left;
+	if (!over)
+		return;
+	uc_reg_read(pv->c->uc, UC_X86_REG_RIP, &rip);
+	pv->ma = (struct pmu_mem_access){ .valid = true, .write = write, .level = (uint8_t)o.level,
+					  .latency = o.latency, .addr = addr };
+	pv->acc_ip = rip;
+	flush(pv);
+	pv->ma.valid = false;
+	/* the PMI handler's work (perf_event_nmi_handler) */
+	kernel_work(pv, PMU_PMI_INSNS, PMU_PMI_BRANCHES);
 }
 
 /* ---- syscalls, clock, code changes -------------------------------------- */
@@ -734,6 +916,58 @@ static unsigned user_callchain(struct pmu_vcpu *pv, uint64_t ip, uint64_t fp, un
 	return n;
 }
 
+#define MEM_S(a, s) ((u64)PERF_MEM_S(a, s))
+#define MEM_OP_LH (MEM_S(OP, LOAD) | MEM_S(LVL, HIT))
+/* include/linux/perf_event.h PERF_MEM_NA */
+#define MEM_NA (MEM_S(OP, NA) | MEM_S(LVL, NA) | MEM_S(SNOOP, NA) | MEM_S(LOCK, NA) | \
+		MEM_S(TLB, NA) | MEM_S(LVLNUM, NA))
+
+/*
+ * intel/ds.c pebs_data_source[] entries (with intel_pmu_pebs_data_source_skl)
+ * for the level that served a load, as load_latency_data() gives them
+ * for an access that did not miss the STLB: 0x01 L1, 0x03 L2, 0x04 L3,
+ * 0x0a L3 miss served by local DRAM.
+ */
+static const u64 ldlat_data_src[CACHE_NR_LEVELS] = {
+	[CACHE_L1] = MEM_OP_LH | MEM_S(LVL, L1) | MEM_S(LVLNUM, L1) | MEM_S(SNOOP, NONE),
+	[CACHE_L2] = MEM_OP_LH | MEM_S(LVL, L2) | MEM_S(LVLNUM, L2) | MEM_S(SNOOP, NONE),
+	[CACHE_L3] = MEM_OP_LH | MEM_S(LVL, L3) | MEM_S(LVLNUM, L3) | MEM_S(SNOOP, NONE),
+	[CACHE_MEM] = MEM_OP_LH | MEM_S(LVL, LOC_RAM) | MEM_S(LVLNUM, RAM) | MEM_S(SNOOP, HIT),
+};
+
+/*
+ * The PEBS fields of a sample taken at a data access
+ * (setup_pebs_fixed_sample_data with a Skylake record): ADDR and
+ * PHYS_ADDR the data address (physical = virtual here); for the load
+ * latency event (MEM_TRANS_RETIRED.LOAD_LATENCY, PERF_X86_EVENT_PEBS_LDLAT)
+ * WEIGHT the latency and DATA_SRC load_latency_data(); for the other PEBS
+ * memory events precise_datala_hsw(): stores (PEBS_ST_HSW) say L1 hit or
+ * miss, loads (PEBS_LD_HSW) only that they are loads, and no weight.
+ */
+static void fill_mem_sample(struct pmu_vcpu *pv, const struct perf_event *event,
+			    struct perf_sample_data *data)
+{
+	const struct pmu_mem_access *ma = &pv->ma;
+	bool ldlat = (event->hw_config & 0xffff) == 0x01cd;
+	union perf_mem_data_src dse = { .val = 0 };
+
+	data->addr = ma->addr;
+	data->phys_addr = ma->addr;
+	if (ldlat) {
+		data->weight.full = ma->latency;
+		dse.val = ldlat_data_src[ma->level];
+		/* bit 4 of the status: the STLB is not modelled, no miss */
+		dse.val |= MEM_S(TLB, HIT) | MEM_S(TLB, L1) | MEM_S(TLB, L2);
+	} else {
+		dse.val = MEM_NA;
+		dse.mem_op = ma->write ? PERF_MEM_OP_STORE : PERF_MEM_OP_LOAD;
+		if (ma->write)
+			dse.mem_lvl = PERF_MEM_LVL_L1 |
+				      (ma->level == CACHE_L1 ? PERF_MEM_LVL_HIT : PERF_MEM_LVL_MISS);
+	}
+	data->data_src = dse.val;
+}
+
 void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_sample_data *data)
 {
 	u64 st = event->attr.sample_type;
@@ -776,6 +1010,8 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 		data->stack_user = (const void *)(uintptr_t)sp;
 		data->stack_user_size = n < want ? n : want;
 	}
+	if (pv->ma.valid && pmu_source_needs_mem(event->source))
+		fill_mem_sample(pv, event, data);
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		u64 bst = event->attr.branch_sample_type;
 		unsigned n = 0;
@@ -855,5 +1091,6 @@ void pmu_vcpu_free(struct pmu_vcpu *pv)
 		pv->c->pmu = NULL;
 	}
 	bd_cache_free(pv->bc);
+	cache_model_free(pv->cm);
 	free(pv);
 }

@@ -48,6 +48,16 @@ struct perf_sample_data;
 
 struct pmu_lbr_entry { uint64_t from, to; uint8_t mispred, type; };
 
+/* The data access a memory-source counter overflowed at (its sample's
+ * ADDR, WEIGHT and DATA_SRC). */
+struct pmu_mem_access {
+	bool valid;                  /* set only while that overflow is reported */
+	bool write;
+	uint8_t level;               /* enum cache_level that served it */
+	unsigned latency;
+	uint64_t addr;
+};
+
 struct pmu_vcpu {
 	/* --- hot: touched by every block (kept together) --- */
 	bool locked;                 /* this thread holds the core lock */
@@ -88,6 +98,15 @@ struct pmu_vcpu {
 	void *access_arg;
 	void *owner;                 /* the guest thread */
 
+	/* the memory hook (pmu_on_mem): the data caches, made when it first
+	 * goes on, and the access being reported */
+	struct cache_model *cm;
+	bool mem_sampling;           /* a user-mode sampling slot counts per access */
+	bool mem_dirty;              /* the counts below are not in acc yet */
+	uint64_t mem_n[2][4];        /* accesses [write][enum cache_level that served] */
+	uint64_t mem_miss[3];        /* lines that missed L1D, L2, LLC */
+	struct pmu_mem_access ma;
+
 	uint64_t cc[256];            /* callchain of the sample being written */
 	struct perf_branch_entry br[PMU_LBR_DEPTH];
 	uint64_t h_invalid;          /* RDPMC hook */
@@ -103,13 +122,24 @@ void pmu_syscall_enter(struct pmu_vcpu *pv);
 void pmu_syscall_exit(struct pmu_vcpu *pv);
 uint64_t pmu_cycles(struct pmu_vcpu *pv, bool rdtsc);
 void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end);
+/* One guest data access (the memory hook, on only while an event counts
+ * per access): the cache model's outcome into the memory sources, and an
+ * overflow at this access for a sampling counter of one of them. */
+void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size);
+/* Whether an event counting src needs the memory hook. */
+bool pmu_source_needs_mem(unsigned src);
 
 /* Takes the CPU for pv's task (lock + context switch if another task ran
  * there); pmu_vcpu_release gives the lock back. */
 void pmu_vcpu_acquire(struct pmu_vcpu *pv);
 void pmu_vcpu_release(struct pmu_vcpu *pv);
-/* Installs the block hook if an event scheduled on pv's CPU needs it. */
+/* Installs the block hook if an event scheduled on pv's CPU needs it, and
+ * the memory hook while one counts a memory source (removed again when no
+ * event of the CPU's contexts does): stops the engine when that changes. */
 void pmu_vcpu_check_hooks(struct pmu_vcpu *pv);
+/* The same decision, taken at the next vcpu_run() without stopping the
+ * engine (before the first instruction of a task). */
+void pmu_vcpu_hooks_pending(struct pmu_vcpu *pv);
 
 /* fill_sample for the vCPU running on a CPU. */
 void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event,

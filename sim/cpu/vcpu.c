@@ -222,12 +222,12 @@ static void hook_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
 
 void vcpu_on_mem(struct vcpu *c, bool write, uint64_t addr, unsigned size)
 {
-	/* Issue 4: load/store accounting and memory-event samples land here. */
-	(void)addr; (void)size;
 	if (write)
 		c->mem_writes++;
 	else
 		c->mem_reads++;
+	if (c->pmu)   /* the cache model and memory events */
+		pmu_on_mem(c->pmu, write, addr, size);
 }
 
 /*
@@ -467,6 +467,14 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 
 	if (c->want_blocks_pending)
 		vcpu_want_blocks(c);
+	if (c->mem_toggle_pending) {
+		/* outside every callback: a hook deleted inside one keeps firing */
+		c->mem_toggle_pending = false;
+		if (c->mem_on)
+			vcpu_unwant_mem(c);
+		else
+			vcpu_want_mem(c);
+	}
 	c->stop = false;
 	c->exit = VCPU_EXIT_STOP;
 	c->err = UC_ERR_OK;

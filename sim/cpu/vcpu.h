@@ -79,6 +79,7 @@ struct vcpu {
 	uc_hook h_mem;
 	uint64_t mem_reads, mem_writes;   /* accesses seen while mem_on */
 	bool want_blocks_pending;  /* install it at the next vcpu_run() */
+	bool mem_toggle_pending;   /* add or remove the memory hook there */
 	struct vclock clk;
 
 	/* RDTSC sites: a one-address UC_HOOK_CODE on the instruction and one on
@@ -150,8 +151,8 @@ int vcpu_want_mem(struct vcpu *c);
 void vcpu_unwant_mem(struct vcpu *c);
 /*
  * The dispatch point for data accesses: one call per guest load or store
- * (write true) of size bytes at addr, before it happens. Issue 4 adds the
- * load/store counting and memory-event sampling here.
+ * (write true) of size bytes at addr, before it happens: counted for
+ * `exec -v`, then the cache model and memory events (pmu_on_mem).
  */
 void vcpu_on_mem(struct vcpu *c, bool write, uint64_t addr, unsigned size);
 

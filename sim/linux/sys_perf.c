@@ -366,8 +366,7 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 	perf_core_lock(core);
 	perf_cpu_switch_to(cur_pv->cpu, task);
 	/* events enabled by the exec count from the first instruction */
-	if (cur_pv->cpu->nr_slots || cur_pv->cpu->nr_sw_slots)
-		t->cpu->want_blocks_pending = true;
+	pmu_vcpu_hooks_pending(cur_pv);
 	perf_core_unlock(core);
 	return 0;
 }
@@ -420,8 +419,7 @@ int perf_guest_thread_start(struct guest_thread *t)
 	 * there (checking the CPU before the switch saw whatever ran there
 	 * last, and a new thread counted only from its first syscall) */
 	pmu_vcpu_acquire(pv);
-	if (pv->cpu->nr_slots || pv->cpu->nr_sw_slots)
-		t->cpu->want_blocks_pending = true;
+	pmu_vcpu_hooks_pending(pv);
 	pmu_vcpu_release(pv);
 	return 0;
 }

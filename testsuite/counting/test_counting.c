@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include "counting_test_util.h"
 
 static const char *pmusim, *progdir, *oracle;
 
@@ -27,35 +28,6 @@ static const char *pmusim, *progdir, *oracle;
 #define SAME_IFUNCS "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW," \
 	"-AVX512DQ,-AVX2,-AVX,-BMI1,-BMI2,-ERMS,-FSRM,-SSSE3,-SSE4_1,-SSE4_2,-POPCNT," \
 	"-LZCNT,-MOVBE,-RTM,-FMA,-F16C,-XSAVE,-XSAVEC,-AVX_Fast_Unaligned_Load"
-
-/* Runs a shell command; returns its stdout (malloc'd) and sets *status. */
-static char *run(int *status, const char *fmt, ...)
-{
-	char cmd[4096];
-	size_t cap = 1 << 16, len = 0;
-	char *out = malloc(cap);
-	va_list ap;
-	FILE *p;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	for (;;) {
-		size_t n;
-
-		if (len + 4096 > cap)
-			out = realloc(out, cap *= 2);
-		n = fread(out + len, 1, cap - len - 1, p);
-		if (!n)
-			break;
-		len += n;
-	}
-	out[len] = 0;
-	*status = pclose(p);
-	return out;
-}
 
 static char *guest(const char *prog, const char *args)
 {
@@ -67,19 +39,6 @@ static char *guest(const char *prog, const char *args)
 	return o;
 }
 
-/* The value of "key=..." in out (a number; base 0), or fails. */
-static unsigned long long val(const char *out, const char *key)
-{
-	char pat[128];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "%s=", key);
-	for (p = out; (p = strstr(p, pat)); p++)
-		if (p == out || p[-1] == '\n')
-			return strtoull(p + strlen(pat), NULL, 0);
-	fail_msg("no %s in:\n%s", key, out);
-	return 0;
-}
 
 /* ---- arithmetic of hand-written regions --------------------------------- */
 
@@ -589,9 +548,25 @@ static void test_epoll(void **state)
 	free(emu_pipe);
 }
 
+/* A poll() waiting on a perf fd ends on a signal (EINTR after the handler),
+ * as the native run of the same program does (progs/poll_signal.c). */
+static void test_poll_ends_on_signal(void **state)
+{
+	int st;
+	char *native = run(&st, "%s/poll_signal", progdir);
+	char *o = guest("poll_signal", "");
+
+	(void)state;
+	assert_string_equal(native, "poll=-1 errno=EINTR handled=1\n");
+	assert_string_equal(o, native);
+	free(native);
+	free(o);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_poll_ends_on_signal),
 		cmocka_unit_test(test_arith),
 		cmocka_unit_test(test_man_example),
 		cmocka_unit_test(test_sample_ips),

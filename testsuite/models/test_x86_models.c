@@ -60,8 +60,10 @@ static const struct init_row skl_init_rows[] = {
 	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(1, 0, 0) }, -ENOENT, 0, 0, 0, false },
 	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(1, 0, 1) }, 0, 0x0283, 0xf, SIM_SRC_L1I_MISS, false },
 	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(1, 1, 0) }, -EINVAL, 0, 0, 0, false },
-	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(2, 0, 0) }, 0, 0x01b7, 0xf, SIM_SRC_LLC_ACCESS, false },
-	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(2, 0, 1) }, 0, 0x01b7, 0xf, SIM_SRC_LLC_MISS, false },
+	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(2, 0, 0) }, 0, 0x01b7, 0xf, SIM_SRC_LOAD_L2_MISS, false },
+	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(2, 1, 0) }, 0, 0x01b7, 0xf, SIM_SRC_STORE_L2_MISS, false },
+	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(2, 1, 1) }, 0, 0x01b7, 0xf, SIM_SRC_STORE_L3_MISS, false },
+	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(2, 0, 1) }, 0, 0x01b7, 0xf, SIM_SRC_LOAD_L3_MISS, false },
 	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(2, 2, 1) }, -ENOENT, 0, 0, 0, false },
 	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(3, 0, 1) }, 0, 0x0e08, 0xf, SIM_SRC_DTLB_MISS, false },
 	{ __LINE__, "set_ext_hw_attr", "skylake", 0, { CACHE(3, 1, 1) }, 0, 0x0e49, 0xf, SIM_SRC_NONE, false },
@@ -92,7 +94,19 @@ static const struct init_row skl_init_rows[] = {
 	{ __LINE__, "x86_pmu_extra_regs", "skylake", 0, { RAW(0x01b7), .config1 = 0x1000 }, -EINVAL, 0, 0, 0, false },
 	{ __LINE__, "x86_pmu_extra_regs", "skylake", 0, { RAW(0x01bb), .config1 = UINT64_C(0x4000000000) }, -EINVAL, 0, 0, 0, false },
 	{ __LINE__, "x86_pmu_extra_regs", "skylake", 0, { RAW(0x01cd), .config1 = 0x10000 }, -EINVAL, 0, 0, 0, false },
-	{ __LINE__, "x86_pmu_extra_regs", "skylake", 0, { RAW(0x01cd), .config1 = 3 }, 0, 0x01cd, 0xf, SIM_SRC_NONE, false },
+	/* MEM_TRANS_RETIRED.LOAD_LATENCY: the loads above ldlat; the model's
+	 * loads take 4 (L1D), 12 (L2), 42 (L3) or 195 (memory) cycles */
+	{ __LINE__, "x86_pmu_extra_regs", "skylake", 0, { RAW(0x01cd), .config1 = 3 }, 0, 0x01cd, 0xf, SIM_SRC_MEM_LOADS, false },
+	{ __LINE__, "intel_mem_source", "skylake", 0, { RAW(0x01cd), .config1 = 4 }, 0, 0x01cd, 0xf, SIM_SRC_LOAD_L1_MISS, false },
+	{ __LINE__, "intel_mem_source", "skylake", 0, { RAW(0x01cd), .config1 = 30 }, 0, 0x01cd, 0xf, SIM_SRC_LOAD_L2_MISS, false },
+	{ __LINE__, "intel_mem_source", "skylake", 0, { RAW(0x01cd), .config1 = 42 }, 0, 0x01cd, 0xf, SIM_SRC_LOAD_L3_MISS, false },
+	{ __LINE__, "intel_mem_source", "skylake", 0, { RAW(0x01cd), .config1 = 194 }, 0, 0x01cd, 0xf, SIM_SRC_LOAD_L3_MISS, false },
+	{ __LINE__, "intel_mem_source", "skylake", 0, { RAW(0x01cd), .config1 = 195 }, 0, 0x01cd, 0xf, SIM_SRC_NONE, false },
+	/* a precise sample of the data address counts per access */
+	{ __LINE__, "intel_mem_source", "skylake", 0, { RAW(0x82d0), .precise_ip = 3, .sample_period = 100, .sample_type = PERF_SAMPLE_ADDR }, 0, 0x82d0, 0xf, SIM_SRC_MEM_STORES, false },
+	{ __LINE__, "intel_mem_source", "skylake", 0, { RAW(0x81d0), .precise_ip = 1, .sample_period = 100, .sample_type = PERF_SAMPLE_DATA_SRC }, 0, 0x81d0, 0xf, SIM_SRC_MEM_LOADS, false },
+	{ __LINE__, "intel_mem_source", "skylake", 0, { RAW(0x82d0), .precise_ip = 3, .sample_period = 100 }, 0, 0x82d0, 0xf, SIM_SRC_STORES, false },
+	{ __LINE__, "intel_mem_source", "skylake", 0, { RAW(0x82d0), .sample_period = 100, .sample_type = PERF_SAMPLE_ADDR }, 0, 0x82d0, 0xf, SIM_SRC_STORES, false },
 	{ __LINE__, "x86_pmu_extra_regs", "skylake", 0, { RAW(0x01c6), .config1 = 0x8 }, -EINVAL, 0, 0, 0, false },
 	/* precise_ip: max 3, sampling only, PEBS constraints and aliases */
 	{ __LINE__, "intel_pebs_aliases_skl", "skylake", 0, { HW(0), .precise_ip = 1, .sample_period = 1000 }, 0, 0x108000c0, 0xf, SIM_SRC_CYCLES, false },

@@ -3,8 +3,10 @@
  * a constructor opens perf events on the process itself before main runs,
  * a destructor prints what they counted on stderr (stdout stays the
  * program's). -DPERF_SELF_SAMPLE: instructions sampled every 10,000 into a
- * ring buffer that the destructor drains; otherwise counting instructions,
- * branches and cycles as one group.
+ * ring buffer that the destructor drains; -DPERF_SELF_CACHE: instructions,
+ * L1D read misses and LLC misses as one group (the cache model and the
+ * memory hook on); otherwise counting instructions, branches and cycles as
+ * one group.
  */
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -17,13 +19,14 @@
 static int fds[3] = { -1, -1, -1 };
 static struct perf_event_mmap_page *ring;
 
-static int open_one(unsigned long long config, int group, unsigned long long period)
+static int open_one(unsigned type, unsigned long long config, int group,
+		    unsigned long long period)
 {
 	struct perf_event_attr a;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
+	a.type = type;
 	a.config = config;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
@@ -35,14 +38,20 @@ static int open_one(unsigned long long config, int group, unsigned long long per
 __attribute__((constructor)) static void perf_self_start(void)
 {
 #ifdef PERF_SELF_SAMPLE
-	fds[0] = open_one(PERF_COUNT_HW_INSTRUCTIONS, -1, 10000);
+	fds[0] = open_one(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 10000);
 	ring = mmap(NULL, 129 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
 	if (ring == MAP_FAILED)
 		ring = NULL;
+#elif defined(PERF_SELF_CACHE)
+	fds[0] = open_one(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 0);
+	fds[1] = open_one(PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_L1D |
+			  (PERF_COUNT_HW_CACHE_OP_READ << 8) | (PERF_COUNT_HW_CACHE_RESULT_MISS << 16),
+			  fds[0], 0);
+	fds[2] = open_one(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, fds[0], 0);
 #else
-	fds[0] = open_one(PERF_COUNT_HW_INSTRUCTIONS, -1, 0);
-	fds[1] = open_one(PERF_COUNT_HW_BRANCH_INSTRUCTIONS, fds[0], 0);
-	fds[2] = open_one(PERF_COUNT_HW_CPU_CYCLES, fds[0], 0);
+	fds[0] = open_one(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 0);
+	fds[1] = open_one(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, fds[0], 0);
+	fds[2] = open_one(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, fds[0], 0);
 #endif
 }
 
@@ -75,6 +84,9 @@ __attribute__((destructor)) static void perf_self_end(void)
 			v[i] = 0;
 #ifdef PERF_SELF_SAMPLE
 	fprintf(stderr, "perf_self: instructions %llu, samples in the ring %llu\n", v[0], drain());
+#elif defined(PERF_SELF_CACHE)
+	fprintf(stderr, "perf_self: instructions %llu L1D read misses %llu LLC misses %llu\n",
+		v[0], v[1], v[2]);
 #else
 	fprintf(stderr, "perf_self: instructions %llu branches %llu cycles %llu\n", v[0], v[1], v[2]);
 #endif

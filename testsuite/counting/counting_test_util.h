@@ -1,0 +1,57 @@
+/*
+ * counting_test_util.h - what the tests of testsuite/counting share: running
+ * a shell command for its output, and reading "key=value" lines the guest
+ * programs print. Include after <cmocka.h>.
+ */
+#ifndef PMUSIM_COUNTING_TEST_UTIL_H
+#define PMUSIM_COUNTING_TEST_UTIL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Runs a shell command; returns its stdout (malloc'd) and sets *status. */
+static char *run(int *status, const char *fmt, ...)
+{
+	char cmd[4096];
+	size_t cap = 1 << 16, len = 0;
+	char *out = malloc(cap);
+	va_list ap;
+	FILE *p;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	for (;;) {
+		size_t n;
+
+		if (len + 4096 > cap)
+			out = realloc(out, cap *= 2);
+		n = fread(out + len, 1, cap - len - 1, p);
+		if (!n)
+			break;
+		len += n;
+	}
+	out[len] = 0;
+	*status = pclose(p);
+	return out;
+}
+
+/* The value of "key=..." in out (a number; base 0), or fails. */
+static unsigned long long val(const char *out, const char *key)
+{
+	char pat[128];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "%s=", key);
+	for (p = out; (p = strstr(p, pat)); p++)
+		if (p == out || p[-1] == '\n')
+			return strtoull(p + strlen(pat), NULL, 0);
+	fail_msg("no %s in:\n%s", key, out);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,477 @@
+/*
+ * test_cache.c - the cache model and memory events under `pmusim exec`:
+ * progs/cache_patterns.c counts hand-written access patterns with Skylake's
+ * cache events; the counts are checked against the arithmetic of each
+ * pattern on the model's geometry (L1D 32 KiB 8-way, L2 256 KiB 4-way, LLC
+ * 8 MiB 16-way, 64-byte lines, LRU), against valgrind's cache simulator
+ * (callgrind --cache-sim with the same D1 and LL geometry) on the native
+ * run, and `perf mem record` of the patterns inside `pmusim run -- pmusim
+ * exec` is checked for the data addresses, latencies and data sources the
+ * sampled loads and stores must have.
+ *
+ * Usage (meson passes these): test_cache PMUSIM PROGDIR
+ */
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include "counting_test_util.h"
+
+static const char *pmusim, *progdir;
+
+/* The program's output for pattern with counting group (-1: "ring"). */
+static char *pattern_counts(const char *pattern, int group)
+{
+	int st;
+	char g[16];
+	char *o;
+
+	snprintf(g, sizeof(g), group < 0 ? "ring" : "%d", group);
+	o = run(&st, "%s exec -- %s/cache_patterns %s %s 2>&1", pmusim, progdir, pattern, g);
+
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("cache_patterns %s %d: status %d\n%s", pattern, group, st, o);
+	return o;
+}
+
+/*
+ * The arithmetic. Each pattern starts from cold caches (its buffer is
+ * untouched .bss) and reads or writes n lines, passes times:
+ *  l1_twice: 256 lines (16 KiB) fit L1D: pass 1 misses everywhere (256
+ *    lines from memory), pass 2 hits L1D.
+ *  l2_twice: 2048 lines (128 KiB): pass 2 streams 2048 lines through a
+ *    512-line LRU L1D, so misses L1D again on every line, and hits L2
+ *    (4096 lines).
+ *  l3_twice: 8192 lines (512 KiB): pass 2 misses L1D and the 4096-line L2
+ *    the same way, and hits the LLC.
+ *  set9 / set8: 9 (8) lines 4 KiB apart, 10 rounds: all in one L1D set
+ *    (index = bits 6-11); 9 lines cycling through 8 ways miss every time,
+ *    8 lines hit after the first round. In L2 (index bits 6-15) they are 9
+ *    different sets: after round 1 every L1D miss hits L2.
+ *  store_l2: l2_twice with stores: the same line traffic, no loads.
+ * Per access: l1_hit/l1_miss/... are MEM_LOAD_RETIRED (loads only); per
+ * line: l1d_replacement (L1D.REPLACEMENT), l2_references/l2_miss_lines
+ * (L2_RQSTS), cache_references/cache_misses (LONGEST_LAT_CACHE: lines that
+ * missed L2, and those that missed the LLC), loads and stores alike.
+ */
+#define N1 256ull
+#define N2 2048ull
+#define N3 8192ull
+static const struct count_row {
+	int line;
+	const char *pattern;
+	int group;
+	const char *event;
+	unsigned long long want;
+} count_rows[] = {
+	{ __LINE__, "l1_twice", 0, "l1_hit", N1 },
+	{ __LINE__, "l1_twice", 0, "l1_miss", N1 },
+	{ __LINE__, "l1_twice", 0, "l2_hit", 0 },
+	{ __LINE__, "l1_twice", 0, "l2_miss", N1 },
+	{ __LINE__, "l1_twice", 1, "l3_hit", 0 },
+	{ __LINE__, "l1_twice", 1, "l3_miss", N1 },
+	{ __LINE__, "l1_twice", 1, "l1d_replacement", N1 },
+	{ __LINE__, "l1_twice", 1, "cache_misses", N1 },
+	{ __LINE__, "l1_twice", 2, "cache_references", N1 },
+	{ __LINE__, "l1_twice", 2, "l2_references", N1 },
+	{ __LINE__, "l1_twice", 2, "l2_miss_lines", N1 },
+	{ __LINE__, "l1_twice", 2, "all_loads", 2 * N1 },
+	{ __LINE__, "l1_twice", 3, "ll_read_access", N1 },
+	{ __LINE__, "l1_twice", 3, "ll_read_miss", N1 },
+	{ __LINE__, "l1_twice", 3, "ll_write_access", 0 },
+
+	{ __LINE__, "l2_twice", 0, "l1_hit", 0 },
+	{ __LINE__, "l2_twice", 0, "l1_miss", 2 * N2 },
+	{ __LINE__, "l2_twice", 0, "l2_hit", N2 },
+	{ __LINE__, "l2_twice", 0, "l2_miss", N2 },
+	{ __LINE__, "l2_twice", 1, "l3_hit", 0 },
+	{ __LINE__, "l2_twice", 1, "l3_miss", N2 },
+	{ __LINE__, "l2_twice", 1, "l1d_replacement", 2 * N2 },
+	{ __LINE__, "l2_twice", 1, "cache_misses", N2 },
+	{ __LINE__, "l2_twice", 2, "cache_references", N2 },
+	{ __LINE__, "l2_twice", 2, "l2_references", 2 * N2 },
+	{ __LINE__, "l2_twice", 2, "l2_miss_lines", N2 },
+	{ __LINE__, "l2_twice", 3, "ll_read_access", N2 },
+	{ __LINE__, "l2_twice", 3, "ll_read_miss", N2 },
+
+	{ __LINE__, "l3_twice", 0, "l1_hit", 0 },
+	{ __LINE__, "l3_twice", 0, "l1_miss", 2 * N3 },
+	{ __LINE__, "l3_twice", 0, "l2_hit", 0 },
+	{ __LINE__, "l3_twice", 0, "l2_miss", 2 * N3 },
+	{ __LINE__, "l3_twice", 1, "l3_hit", N3 },
+	{ __LINE__, "l3_twice", 1, "l3_miss", N3 },
+	{ __LINE__, "l3_twice", 1, "l1d_replacement", 2 * N3 },
+	{ __LINE__, "l3_twice", 1, "cache_misses", N3 },
+	{ __LINE__, "l3_twice", 2, "cache_references", 2 * N3 },
+	{ __LINE__, "l3_twice", 2, "l2_references", 2 * N3 },
+	{ __LINE__, "l3_twice", 2, "l2_miss_lines", 2 * N3 },
+	{ __LINE__, "l3_twice", 3, "ll_read_access", 2 * N3 },
+	{ __LINE__, "l3_twice", 3, "ll_read_miss", N3 },
+
+	{ __LINE__, "set9", 0, "l1_hit", 0 },
+	{ __LINE__, "set9", 0, "l1_miss", 90 },
+	{ __LINE__, "set9", 0, "l2_hit", 81 },
+	{ __LINE__, "set9", 0, "l2_miss", 9 },
+	{ __LINE__, "set9", 1, "l3_miss", 9 },
+	{ __LINE__, "set9", 1, "l1d_replacement", 90 },
+	{ __LINE__, "set9", 2, "l2_references", 90 },
+	{ __LINE__, "set9", 2, "cache_references", 9 },
+
+	{ __LINE__, "set8", 0, "l1_hit", 72 },
+	{ __LINE__, "set8", 0, "l1_miss", 8 },
+	{ __LINE__, "set8", 0, "l2_hit", 0 },
+	{ __LINE__, "set8", 1, "l1d_replacement", 8 },
+	{ __LINE__, "set8", 1, "l3_miss", 8 },
+
+	{ __LINE__, "store_l2", 0, "l1_miss", 0 },
+	{ __LINE__, "store_l2", 1, "l1d_replacement", 2 * N2 },
+	{ __LINE__, "store_l2", 1, "cache_misses", N2 },
+	{ __LINE__, "store_l2", 2, "cache_references", N2 },
+	{ __LINE__, "store_l2", 2, "l2_references", 2 * N2 },
+	{ __LINE__, "store_l2", 2, "all_loads", 0 },
+	{ __LINE__, "store_l2", 3, "ll_read_access", 0 },
+	{ __LINE__, "store_l2", 3, "ll_write_access", N2 },
+	{ __LINE__, "store_l2", 3, "ll_write_miss", N2 },
+};
+
+static void test_counts_by_arithmetic(void **state)
+{
+	char *out = NULL;
+	const char *have_p = "";
+	int have_g = -1;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(count_rows) / sizeof(count_rows[0]); i++) {
+		const struct count_row *r = &count_rows[i];
+		unsigned long long got;
+
+		if (strcmp(r->pattern, have_p) || r->group != have_g) {
+			free(out);
+			out = pattern_counts(r->pattern, r->group);
+			have_p = r->pattern;
+			have_g = r->group;
+		}
+		got = val(out, r->event);
+		if (got != r->want)
+			fail_msg("line %d: %s %s = %llu, want %llu\n%s", r->line, r->pattern,
+				 r->event, got, r->want, out);
+	}
+	free(out);
+}
+
+/* cycles do not depend on which events are open: the cache outcome costs
+ * no cycles (docs/machine-counting.md) */
+static void test_cycles_independent_of_cache_events(void **state)
+{
+	char *a = pattern_counts("l3_twice", 4), *b = pattern_counts("l3_twice", 5);
+
+	(void)state;
+	assert_int_equal(val(a, "cycles"), val(b, "cycles"));
+	assert_int_equal(val(a, "instructions"), val(b, "instructions"));
+	assert_int_equal(val(a, "l1_miss"), 2 * N3);
+	free(a);
+	free(b);
+}
+
+/*
+ * Pay only for what is counted: the memory hook is on exactly while an
+ * event counting a memory source is enabled. It goes on after the ENABLE
+ * ioctl and off after the DISABLE (each applied when that syscall returns),
+ * so it sees the pattern's accesses and nothing else of the program; with
+ * only instructions, cycles, branches and loads (decoded per block) it is
+ * never installed.
+ */
+static void test_memory_hook_only_while_needed(void **state)
+{
+	static const struct { const char *pattern; int group; const char *want; } rows[] = {
+		{ "l2_twice", 0, "memory hook saw 4096 reads, 0 writes" },
+		{ "store_l2", 1, "memory hook saw 0 reads, 4096 writes" },
+		{ "l2_twice", 5, "memory hook saw 0 reads, 0 writes" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int st;
+		char *o = run(&st, "%s exec -v -- %s/cache_patterns %s %d 2>&1", pmusim, progdir,
+			      rows[i].pattern, rows[i].group);
+
+		if (!WIFEXITED(st) || WEXITSTATUS(st) || !strstr(o, rows[i].want))
+			fail_msg("%s %d: want \"%s\" in:\n%s", rows[i].pattern, rows[i].group,
+				 rows[i].want, o);
+		free(o);
+	}
+}
+
+/*
+ * valgrind's cache simulator (callgrind --cache-sim=yes, collecting only
+ * the region() function) on the native run of the same binary, with the
+ * same D1 and LL geometry. Its D1 is the model's L1D (LRU, write-allocate,
+ * a line split into its lines): D1 read misses equal MEM_LOAD_RETIRED.
+ * L1_MISS, except that region()'s prologue and epilogue are collected too:
+ * their stack reads (Dr minus the pattern's loads) may miss D1 once the
+ * pattern has evicted the stack's lines, so D1mr may exceed ours by at most
+ * that many. Its LL sits right behind D1 where the model has L2 between:
+ * in general the LLC then sees another stream, but in these patterns
+ * every LLC miss is a first touch, so DLmr equals L3_MISS exactly.
+ */
+static void test_vs_callgrind(void **state)
+{
+	static const struct { const char *pattern; unsigned long long loads; } rows[] = {
+		{ "l1_twice", 2 * N1 }, { "l2_twice", 2 * N2 }, { "l3_twice", 2 * N3 },
+		{ "set9", 90 }, { "set8", 80 },
+	};
+	int st;
+	char *o = run(&st, "command -v valgrind");
+
+	(void)state;
+	free(o);
+	if (st) {
+		skip();
+		return;
+	}
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned long long ev[9] = { 0 }, l1_miss, l3_miss;
+		char *a = pattern_counts(rows[i].pattern, 0), *b = pattern_counts(rows[i].pattern, 1);
+		const char *tot;
+
+		o = run(&st, "f=$(mktemp); valgrind --tool=callgrind --cache-sim=yes "
+			"--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 --collect-atstart=no "
+			"--toggle-collect=region --callgrind-out-file=$f %s/cache_patterns %s native "
+			">/dev/null 2>&1; grep -E '^(events|totals):' $f; rm -f $f",
+			progdir, rows[i].pattern);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		/* events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw */
+		assert_non_null(strstr(o, "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw"));
+		tot = strstr(o, "totals:");
+		assert_non_null(tot);
+		tot += strlen("totals:");
+		for (int k = 0; k < 9; k++)
+			ev[k] = strtoull(tot, (char **)&tot, 10);
+		l1_miss = val(a, "l1_miss");
+		l3_miss = val(b, "l3_miss");
+		if (ev[4] < l1_miss || ev[4] - l1_miss > ev[1] - rows[i].loads || ev[7] != l3_miss)
+			fail_msg("%s: callgrind D1mr %llu DLmr %llu (Dr %llu), pmusim L1_MISS %llu "
+				 "L3_MISS %llu", rows[i].pattern, ev[4], ev[7], ev[1], l1_miss, l3_miss);
+		free(a);
+		free(b);
+		free(o);
+	}
+}
+
+/* The sampled instruction of the pattern: region()'s load or store. */
+static unsigned long long insn_addr(const char *text)
+{
+	int st;
+	char *o = run(&st, "objdump -d --no-show-raw-insn %s/cache_patterns | "
+		      "awk -v t='%s' '/<region>:/ {r=1} r && index($0, t) {print $1; exit}'",
+		      progdir, text);
+	unsigned long long a = strtoull(o, NULL, 16);
+
+	free(o);
+	assert_true(a != 0);
+	return a;
+}
+
+static unsigned long long sym_addr(const char *name)
+{
+	int st;
+	char *o = run(&st, "nm %s/cache_patterns | awk '$3 == \"%s\" {print $1}'", progdir, name);
+	unsigned long long a = strtoull(o, NULL, 16);
+
+	free(o);
+	assert_true(a != 0);
+	return a;
+}
+
+/* perf mem record of a pattern inside the session; returns perf script's
+ * lines of those fields. */
+static char *perf_mem(const char *pattern, const char *what, const char *data,
+		      const char *fields)
+{
+	int st;
+	char *o = run(&st, "cd /tmp && %s run -- %s exec -- perf mem record -t %s --all-user "
+		      "-c 100 -o %s -- %s/cache_patterns %s native >/dev/null 2>&1 && "
+		      "perf script -i %s -F %s 2>/dev/null",
+		      pmusim, pmusim, what, data, progdir, pattern, data, fields);
+
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("perf mem record %s: status %d\n%s", pattern, st, o);
+	return o;
+}
+
+/* One line of perf script -F event,ip,addr,data_src[,weight]: "EVENT ADDR
+ * DATA_SRC |decoded data source| [WEIGHT] IP" (w NULL: no weight field).
+ * Returns whether it parsed. */
+static bool script_line(const char *line, char *ev, unsigned long long *addr,
+			unsigned long long *dsrc, unsigned long long *w, unsigned long long *ip)
+{
+	const char *end = line + strlen(line), *p;
+	int words = w ? 2 : 1, seen = 0;
+
+	if (sscanf(line, "%127s %llx %llx", ev, addr, dsrc) != 3)
+		return false;
+	/* the last words */
+	for (p = end; p > line && seen < words; p--)
+		if (p[-1] == ' ' && p[0] != ' ' && p < end)
+			seen++;
+	if (seen < words)
+		return false;
+	if (!w)
+		return sscanf(p + 1, "%llx", ip) == 1;
+	return sscanf(p + 1, "%llu %llx", w, ip) == 2;
+}
+
+#define MEM_S(a, s) ((unsigned long long)PERF_MEM_S(a, s))
+/* intel/ds.c load_latency_data() of a load served by local RAM (PEBS data
+ * source 0x0a) and by the LLC (0x04), STLB hit */
+#define MEM_TLB_HIT (MEM_S(TLB, HIT) | MEM_S(TLB, L1) | MEM_S(TLB, L2))
+static const unsigned long long ram = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, LOC_RAM) |
+				      MEM_S(LVLNUM, RAM) | MEM_S(SNOOP, HIT) | MEM_TLB_HIT;
+static const unsigned long long l3 = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, L3) |
+				     MEM_S(LVLNUM, L3) | MEM_S(SNOOP, NONE) | MEM_TLB_HIT;
+
+/*
+ * mem-loads with perf's ldlat=30 counts the loads above 30 cycles: those
+ * served by the LLC (42) or memory (195). l3_twice's 16384 loads all are:
+ * every 100th of them is sampled, so consecutive samples are 100 lines
+ * (6400 bytes) apart, wrapping at the 8192-line buffer; the first pass
+ * comes from memory, the second from the LLC; each sample has the load's
+ * IP, its data address in buf, its latency as weight and the data source
+ * intel/ds.c's load_latency_data() gives for that level. Two runs give the
+ * same samples in the same order (their times are the session clock's,
+ * which perf's own emulated run, waiting in host-timed polls, moves too).
+ */
+static void test_perf_mem_loads(void **state)
+{
+	unsigned long long ip = insn_addr("(%r8),%r10"), buf = sym_addr("buf");
+	unsigned long long prev = 0, n = 0, pass = 0;
+	char *o = perf_mem("l3_twice", "load", "/tmp/pmusim-test-mem1.data",
+				    "event,ip,addr,data_src,weight"), *line, *save;
+	char *o2 = perf_mem("l3_twice", "load", "/tmp/pmusim-test-mem2.data",
+			    "event,ip,addr,data_src,weight");
+	int st;
+	char *d = run(&st, "cd /tmp && for f in pmusim-test-mem1.data pmusim-test-mem2.data; do "
+		      "perf script -i $f -F event,ip,addr,data_src,weight 2>/dev/null "
+		      "> $f.txt; done; cmp pmusim-test-mem1.data.txt pmusim-test-mem2.data.txt; "
+		      "s=$?; rm -f pmusim-test-mem[12].data*; exit $s");
+
+	(void)state;
+	assert_int_equal(st, 0);   /* deterministic */
+	for (line = strtok_r(o, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char ev[128];
+		unsigned long long sip, addr, dsrc, w;
+
+		if (!script_line(line, ev, &addr, &dsrc, &w, &sip) || sip != ip)
+			continue;      /* a slow load of the C library's start-up */
+		assert_string_equal(ev, "cpu/mem-loads,ldlat=30/P:");
+		assert_true(addr >= buf && addr < buf + N3 * 64 && addr % 64 == 0);
+		if (n && addr != prev + 6400) {
+			assert_int_equal(addr + N3 * 64, prev + 6400);   /* the second pass */
+			pass++;
+		}
+		assert_int_equal(w, pass ? 42 : 195);
+		assert_int_equal(dsrc, pass ? l3 : ram);
+		prev = addr;
+		n++;
+	}
+	assert_int_equal(pass, 1);
+	/* floor((16384 + the carried count of earlier slow loads) / 100) */
+	assert_true(n == 163 || n == 164);
+	free(o);
+	free(o2);
+	free(d);
+}
+
+/*
+ * The program samples itself (mem-loads:P, ldlat 30, every 100 loads,
+ * enabled only around the region): sample k is the region's load 100k, so
+ * its address is buf + ((100k - 1) mod 8192) * 64, from memory (weight 195)
+ * in the first pass and from the LLC (42) in the second; 16384 / 100 = 163
+ * samples. Two runs write byte-identical rings.
+ */
+static void test_ring_samples_exact_and_deterministic(void **state)
+{
+	unsigned long long ip = insn_addr("(%r8),%r10"), buf = sym_addr("buf"), k = 0;
+	char *a = pattern_counts("l3_twice", -1), *b = pattern_counts("l3_twice", -1);
+	const char *p;
+
+	(void)state;
+	assert_int_equal(val(a, "ring_hash"), val(b, "ring_hash"));
+	assert_string_equal(a, b);
+	assert_int_equal(val(a, "samples"), 2 * N3 / 100);
+	for (p = a; (p = strstr(p, "sample=")); p++) {
+		unsigned long long addr, w, dsrc, sip, j;
+
+		if (p != a && p[-1] != '\n')
+			continue;
+		assert_int_equal(sscanf(p, "sample=%llx %llu %llx %llx", &addr, &w, &dsrc, &sip), 4);
+		j = 100 * ++k;
+		assert_int_equal(addr, buf + ((j - 1) % N3) * 64);
+		assert_int_equal(w, j <= N3 ? 195 : 42);
+		assert_int_equal(dsrc, j <= N3 ? ram : l3);
+		assert_int_equal(sip, ip);
+	}
+	assert_int_equal(k, 2 * N3 / 100);
+	free(a);
+	free(b);
+}
+
+/* mem-stores (MEM_INST_RETIRED.ALL_STORES:P): every 100th store; in
+ * store_l2 every store misses L1D (precise_datala_hsw: L1 miss); perf mem
+ * asks no weight of stores */
+static void test_perf_mem_stores(void **state)
+{
+	const unsigned long long want = MEM_S(OP, STORE) | MEM_S(LVL, L1) | MEM_S(LVL, MISS) |
+					MEM_S(SNOOP, NA) | MEM_S(LOCK, NA) | MEM_S(TLB, NA) |
+					MEM_S(LVLNUM, NA);
+	unsigned long long ip = insn_addr("%r10,(%r8)"), buf = sym_addr("buf");
+	unsigned long long n = 0;
+	char *o = perf_mem("store_l2", "store", "/tmp/pmusim-test-mem3.data",
+				    "event,ip,addr,data_src"), *line, *save;
+
+	(void)state;
+	for (line = strtok_r(o, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char ev[128];
+		unsigned long long sip, addr, dsrc;
+
+		if (!script_line(line, ev, &addr, &dsrc, NULL, &sip) || sip != ip)
+			continue;
+		assert_string_equal(ev, "cpu/mem-stores/P:");
+		assert_true(addr >= buf && addr < buf + N2 * 64);
+		assert_int_equal(dsrc, want);
+		n++;
+	}
+	/* 4096 stores: floor((4096 + carried) / 100) */
+	assert_true(n == 40 || n == 41);
+	free(o);
+	unlink("/tmp/pmusim-test-mem3.data");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counts_by_arithmetic),
+		cmocka_unit_test(test_cycles_independent_of_cache_events),
+		cmocka_unit_test(test_memory_hook_only_while_needed),
+		cmocka_unit_test(test_vs_callgrind),
+		cmocka_unit_test(test_ring_samples_exact_and_deterministic),
+		cmocka_unit_test(test_perf_mem_loads),
+		cmocka_unit_test(test_perf_mem_stores),
+	};
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s PMUSIM PROGDIR\n", argv[0]);
+		return 2;
+	}
+	pmusim = argv[1];
+	progdir = argv[2];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
