@@ -33,6 +33,7 @@ static tlb_fill_fn real_fill;
 typedef void (*tlb_flush_page_fn)(void *cpu, uint64_t addr);
 static tlb_flush_page_fn real_flush_page;
 static __thread void *tl_last_cpu;     /* CPU of the thread's last fill */
+static __thread bool tl_unfill;        /* pmusim's own lookups: not observed */
 static restore_state_fn real_restore;
 
 /* The fill observer (tlb_fast.h): per thread, set around a vCPU's runs. */
@@ -165,7 +166,7 @@ bool x86_cpu_tlb_fill_x86_64(void *cpu, uint64_t addr, int size, int access, int
 		atomic_fetch_add(&probing_fill, 1);
 	tl_last_cpu = cpu;
 	tl_strip_write = false;
-	if (tl_obs && atomic_load_explicit(&observing, memory_order_relaxed))
+	if (tl_obs && !tl_unfill && atomic_load_explicit(&observing, memory_order_relaxed))
 		tl_strip_write = !tl_obs(tl_obs_arg, cpu, addr, access, retaddr);
 	/* a failing fill leaves through a longjmp: the flag is reset above */
 	r = fn(cpu, addr, size, access, mmu_idx, probe, retaddr);
@@ -193,6 +194,7 @@ void tlb_fast_flush(void *qemu_cpu)
 void *tlb_fast_unfill_begin(void)
 {
 	tl_last_cpu = NULL;
+	tl_unfill = true;
 	return NULL;
 }
 
@@ -200,6 +202,7 @@ void *tlb_fast_unfill_end(uint64_t start, uint64_t end)
 {
 	void *cpu = tl_last_cpu;
 
+	tl_unfill = false;
 	if (!cpu || !real_flush_page)
 		return cpu;
 	for (uint64_t a = start & PAGE_MASK_4K; a < end; a += 0x1000)

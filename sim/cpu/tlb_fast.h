@@ -63,7 +63,9 @@ void tlb_fast_flush(void *qemu_cpu);
 /* Around a call into the engine that looks code up outside emulation
  * (UC_CTL_TB_REMOVE_CACHE translates its address as a code fetch and
  * leaves a TLB entry behind, so the guest's own first fetch would not
- * miss): _end drops the entries of [start,end) again if a fill happened,
+ * miss; the syscall hook runs inside the engine, so the observer would
+ * see it): fills between the two are not observed; _end drops the
+ * entries of [start,end) again if a fill happened,
  * and returns the engine's QEMU CPU then (NULL if none). */
 void *tlb_fast_unfill_begin(void);
 void *tlb_fast_unfill_end(uint64_t start, uint64_t end);
