@@ -781,6 +781,45 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
 	pv->cur = NULL;
 }
 
+/*
+ * Page faults reach the counters at once, after what the batch holds, as
+ * the kernel counts them: perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS, 1, regs,
+ * address) in do_user_addr_fault(), then PAGE_FAULTS_MIN in
+ * mm_account_fault() for a handled one. The faulting instruction is looked
+ * up only when some event is scheduled (the sample's IP).
+ */
+static void page_fault(struct pmu_vcpu *pv, uint64_t addr, uintptr_t retaddr, bool minor)
+{
+	struct sim_delta d;
+	bool had = pv->locked;
+
+	pmu_vcpu_acquire(pv);
+	if (pv->cpu->nr_slots) {
+		flush(pv);
+		pv->lim_valid = false;
+		memset(&d, 0, sizeof(d));
+		d.v[SIM_SRC_PAGE_FAULTS] = 1;
+		d.v[SIM_SRC_PAGE_FAULTS_MIN] = minor;
+		pv->sample_ip = minor ? vcpu_access_ip(pv->c, addr, retaddr) :
+				vcpu_reg(pv->c, UC_X86_REG_RIP);
+		pv->sample_addr = addr;
+		perf_cpu_account(pv->cpu, SIM_MODE_USER, &d);
+		pv->sample_addr = 0;
+	}
+	if (!had)
+		pmu_vcpu_release(pv);
+}
+
+void pmu_page_fault(struct pmu_vcpu *pv, uint64_t addr, uintptr_t retaddr)
+{
+	page_fault(pv, addr, retaddr, true);
+}
+
+void pmu_page_fault_bad(struct pmu_vcpu *pv, uint64_t addr)
+{
+	page_fault(pv, addr, 0, false);
+}
+
 /* ---- RDPMC ---------------------------------------------------------------- */
 
 /* Counts of source src (user mode) in the part of the current block from
@@ -979,6 +1018,9 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 	data->ip = kernel ? 0xffffffff81000000ull : ip;
 	data->cpumode = kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 	data->exact_ip = !kernel && event->attr.precise_ip > 0;
+	/* perf_sw_event()'s addr: the page fault's address */
+	if (event->pmu == PERF_PMU_SW)
+		data->addr = pv->sample_addr;
 	if (pv->task) {
 		data->pid = (uint32_t)pv->task->pid;
 		data->tid = (uint32_t)pv->task->tid;

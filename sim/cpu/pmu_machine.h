@@ -84,6 +84,7 @@ struct pmu_vcpu {
 	struct perf_task *task;
 	struct bd_cache *bc;
 	uint64_t sample_ip;          /* IP of the instruction an overflow is at */
+	uint64_t sample_addr;        /* a page fault's address (software ADDR) */
 	uint64_t ref_rem, bus_rem;   /* remainders of the derived clocks */
 	uint64_t freq_hz, tsc_hz;    /* the model's core and TSC clocks */
 	struct sim_delta d;          /* a report being built (split blocks) */
@@ -128,6 +129,13 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end);
 void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size);
 /* Whether an event counting src needs the memory hook. */
 bool pmu_source_needs_mem(unsigned src);
+/* A page fault of the guest at user mode on addr (the sample's ADDR).
+ * pmu_page_fault: a handled (minor) one, from the tlb_fill callback (the
+ * sample IP is the faulting instruction: vcpu_access_ip). _bad: one that
+ * ends in SIGSEGV, after the engine stopped at the instruction
+ * (PAGE_FAULTS only). */
+void pmu_page_fault(struct pmu_vcpu *pv, uint64_t addr, uintptr_t retaddr);
+void pmu_page_fault_bad(struct pmu_vcpu *pv, uint64_t addr);
 
 /* Takes the CPU for pv's task (lock + context switch if another task ran
  * there); pmu_vcpu_release gives the lock back. */

@@ -22,10 +22,26 @@ typedef void (*tlb_set_page_fn)(void *cpu, uint64_t vaddr, uint64_t paddr,
 				uint32_t attrs, int prot, int mmu_idx, uint64_t size);
 typedef void (*tlb_set_dirty_fn)(void *cpu, uint64_t vaddr);
 typedef void (*tlb_flush_fn)(void *cpu);
+typedef bool (*tlb_fill_fn)(void *cpu, uint64_t addr, int size, int access, int mmu_idx,
+			    bool probe, uintptr_t retaddr);
+typedef bool (*restore_state_fn)(void *cpu, uintptr_t host_pc, bool will_exit);
 
 static tlb_set_page_fn real_set_page;
 static tlb_set_dirty_fn real_set_dirty;
 static tlb_flush_fn real_flush;
+static tlb_fill_fn real_fill;
+typedef void (*tlb_flush_page_fn)(void *cpu, uint64_t addr);
+static tlb_flush_page_fn real_flush_page;
+static __thread void *tl_last_cpu;     /* CPU of the thread's last fill */
+static __thread bool tl_unfill;        /* pmusim's own lookups: not observed */
+static restore_state_fn real_restore;
+
+/* The fill observer (tlb_fast.h): per thread, set around a vCPU's runs. */
+static __thread tlb_fill_observer tl_obs;
+static __thread void *tl_obs_arg;
+static __thread bool tl_strip_write;   /* the fill in progress installs no PAGE_WRITE */
+static _Atomic bool observing;         /* both interposers are called */
+static _Atomic int probing_fill;       /* counts tlb_fill calls during the probe */
 
 /*
  * TLB growth. QEMU 5.0's softmmu TLB starts at 256 entries and is resized
@@ -100,6 +116,8 @@ void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr,
 			abort();
 		real_set_page = fn;
 	}
+	if (tl_strip_write)
+		prot &= ~QEMU_PAGE_WRITE;
 	fn(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);
 	if (atomic_load_explicit(&probing, memory_order_relaxed))
 		atomic_fetch_add(&probing, 1);
@@ -123,8 +141,84 @@ void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr,
 	atomic_fetch_add_explicit(&n_dirtied, 1, memory_order_relaxed);
 }
 
+/*
+ * The interposed x86_cpu_tlb_fill() (cc->tlb_fill, reached through the
+ * library's GOT): every TLB miss of a load, store or code fetch passes here
+ * with its access type and the host return address of the access, before
+ * the entry is made. The thread's observer sees it first and may ask for
+ * an entry without write permission, so that a later store misses again.
+ */
+bool x86_cpu_tlb_fill_x86_64(void *cpu, uint64_t addr, int size, int access, int mmu_idx,
+			     bool probe, uintptr_t retaddr);
+bool x86_cpu_tlb_fill_x86_64(void *cpu, uint64_t addr, int size, int access, int mmu_idx,
+			     bool probe, uintptr_t retaddr)
+{
+	tlb_fill_fn fn = real_fill;
+	bool r;
+
+	if (!fn) {
+		fn = (tlb_fill_fn)dlsym(RTLD_NEXT, "x86_cpu_tlb_fill_x86_64");
+		if (!fn)
+			abort();
+		real_fill = fn;
+	}
+	if (atomic_load_explicit(&probing_fill, memory_order_relaxed))
+		atomic_fetch_add(&probing_fill, 1);
+	tl_last_cpu = cpu;
+	tl_strip_write = false;
+	if (tl_obs && !tl_unfill && atomic_load_explicit(&observing, memory_order_relaxed))
+		tl_strip_write = !tl_obs(tl_obs_arg, cpu, addr, access, retaddr);
+	/* a failing fill leaves through a longjmp: the flag is reset above */
+	r = fn(cpu, addr, size, access, mmu_idx, probe, retaddr);
+	tl_strip_write = false;
+	return r;
+}
+
+void tlb_fast_observe(tlb_fill_observer fn, void *arg)
+{
+	tl_obs = fn;
+	tl_obs_arg = arg;
+}
+
+bool tlb_fast_observing(void)
+{
+	return atomic_load(&observing);
+}
+
+void tlb_fast_flush(void *qemu_cpu)
+{
+	if (qemu_cpu && real_flush)
+		real_flush(qemu_cpu);
+}
+
+void *tlb_fast_unfill_begin(void)
+{
+	tl_last_cpu = NULL;
+	tl_unfill = true;
+	return NULL;
+}
+
+void *tlb_fast_unfill_end(uint64_t start, uint64_t end)
+{
+	void *cpu = tl_last_cpu;
+
+	tl_unfill = false;
+	if (!cpu || !real_flush_page)
+		return cpu;
+	for (uint64_t a = start & PAGE_MASK_4K; a < end; a += 0x1000)
+		real_flush_page(cpu, a);
+	return cpu;
+}
+
+bool tlb_fast_restore_pc(void *qemu_cpu, uintptr_t retaddr)
+{
+	if (!qemu_cpu || !retaddr || !real_restore)
+		return false;
+	return real_restore(qemu_cpu, retaddr, false);
+}
+
 /* Runs a store loop on a throw-away engine; true if our fill was called. */
-static bool probe_interposition(void)
+static bool probe_interposition(bool *fill_seen)
 {
 	/* mov [rdi], rax; hlt */
 	static const uint8_t code[] = { 0x48, 0x89, 0x07, 0xf4 };
@@ -133,6 +227,7 @@ static bool probe_interposition(void)
 	uint64_t rdi;
 	bool ok = false;
 
+	*fill_seen = false;
 	mem = mmap(NULL, 0x2000, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		return false;
@@ -144,9 +239,12 @@ static bool probe_interposition(void)
 	rdi = (uint64_t)mem + 0x1000;
 	uc_reg_write(uc, UC_X86_REG_RDI, &rdi);
 	atomic_store(&probing, 1);
+	atomic_store(&probing_fill, 1);
 	uc_emu_start(uc, (uint64_t)mem, (uint64_t)mem + 3, 0, 0);
 	ok = atomic_load(&probing) > 1;
+	*fill_seen = atomic_load(&probing_fill) > 1;
 	atomic_store(&probing, 0);
+	atomic_store(&probing_fill, 0);
 out:
 	if (uc)
 		uc_close(uc);
@@ -159,15 +257,12 @@ bool tlb_fast_init(bool disable, const char **why)
 	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 	unsigned maj, min;
 	unsigned v;
+	bool fill_seen = false;
 	const char *reason = NULL;
 
 	pthread_mutex_lock(&once);
 	if (atomic_load(&state) != TLB_FAST_UNKNOWN)
 		goto done;
-	if (disable) {
-		reason = "disabled by option";
-		goto off;
-	}
 	v = uc_version(&maj, &min);
 	/* UC_MAKE_VERSION: major<<24 | minor<<16 | patch<<8 | extra */
 	if (((v >> 8) & 0xffffff) != 0x020001) {
@@ -177,14 +272,23 @@ bool tlb_fast_init(bool disable, const char **why)
 	real_set_page = (tlb_set_page_fn)dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_x86_64");
 	real_set_dirty = (tlb_set_dirty_fn)dlsym(RTLD_NEXT, "tlb_set_dirty_x86_64");
 	real_flush = (tlb_flush_fn)dlsym(RTLD_NEXT, "tlb_flush_x86_64");
+	real_fill = (tlb_fill_fn)dlsym(RTLD_NEXT, "x86_cpu_tlb_fill_x86_64");
+	real_restore = (restore_state_fn)dlsym(RTLD_NEXT, "cpu_restore_state_x86_64");
+	real_flush_page = (tlb_flush_page_fn)dlsym(RTLD_NEXT, "tlb_flush_page_x86_64");
 	if (!real_set_page || !real_set_dirty || !real_flush) {
 		reason = "libunicorn does not export tlb_set_page_with_attrs_x86_64/"
 			 "tlb_set_dirty_x86_64/tlb_flush_x86_64";
 		goto off;
 	}
-	if (!probe_interposition()) {
+	if (!probe_interposition(&fill_seen)) {
 		reason = "libunicorn does not call the interposed TLB fill "
 			 "(binary not linked with -rdynamic?)";
+		goto off;
+	}
+	/* page faults need the access type too: the interposed tlb_fill */
+	atomic_store(&observing, fill_seen && real_fill && real_restore && real_flush_page);
+	if (disable) {
+		reason = "disabled by option";
 		goto off;
 	}
 	atomic_store(&state, TLB_FAST_ON);

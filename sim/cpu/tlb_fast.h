@@ -41,6 +41,39 @@ int tlb_fast_exec_add(uint64_t start, uint64_t end);
 void tlb_fast_exec_remove(uint64_t start, uint64_t end);
 bool tlb_fast_is_exec(uint64_t addr);
 
+/*
+ * The fill observer (page faults, docs/machine-counting.md). pmusim also
+ * interposes x86_cpu_tlb_fill_x86_64 (cc->tlb_fill): every TLB miss passes
+ * there with its access type (0 load, 1 store, 2 fetch) and the host return
+ * address of the guest access (0 for a code fetch while translating). The
+ * observer the current thread set is called before the entry is made, with
+ * the QEMU CPU, the address and those two; returning false installs the entry
+ * without write permission, so the next store to the page misses again.
+ * This works with or without the fast store path (tlb_fast_observing()
+ * says whether the interposition was seen at start-up); both need
+ * tlb_fast_init() first.
+ */
+typedef bool (*tlb_fill_observer)(void *arg, void *qemu_cpu, uint64_t addr, int access,
+				  uintptr_t retaddr);
+void tlb_fast_observe(tlb_fill_observer fn, void *arg);
+bool tlb_fast_observing(void);
+/* Drops every TLB entry of the QEMU CPU (tlb_flush); its own thread only,
+ * or while its engine is stopped. */
+void tlb_fast_flush(void *qemu_cpu);
+/* Around a call into the engine that looks code up outside emulation
+ * (UC_CTL_TB_REMOVE_CACHE translates its address as a code fetch and
+ * leaves a TLB entry behind, so the guest's own first fetch would not
+ * miss; the syscall hook runs inside the engine, so the observer would
+ * see it): fills between the two are not observed; _end drops the
+ * entries of [start,end) again if a fill happened,
+ * and returns the engine's QEMU CPU then (NULL if none). */
+void *tlb_fast_unfill_begin(void);
+void *tlb_fast_unfill_end(uint64_t start, uint64_t end);
+/* From inside an observer: sets the CPU's RIP to the guest instruction
+ * whose access missed (cpu_restore_state, not exiting); false if retaddr
+ * is 0 (a code fetch) or not in translated code. */
+bool tlb_fast_restore_pc(void *qemu_cpu, uintptr_t retaddr);
+
 /* Counters for tests and notes. */
 struct tlb_fast_stats {
 	uint64_t fills;            /* interposed TLB fills */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cpu/safe_stop.h"
+#include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/cpu/pmu_machine.h"
 
@@ -455,6 +456,32 @@ void vcpu_kick(struct vcpu *c)
 		safe_stop_kick(c->uc);
 }
 
+/* The thread's TLB fill observer (tlb_fast.h) while c runs. */
+static bool tlb_observer(void *arg, void *qemu_cpu, uint64_t addr, int access, uintptr_t retaddr)
+{
+	struct vcpu *c = arg;
+
+	c->qemu_cpu = qemu_cpu;
+	return c->ops->tlb_fill(c, c->opaque, addr, access, retaddr);
+}
+
+uint64_t vcpu_access_ip(struct vcpu *c, uint64_t addr, uintptr_t retaddr)
+{
+	uint64_t rip, page = addr & ~0xfffull;
+
+	if (tlb_fast_restore_pc(c->qemu_cpu, retaddr))
+		return vcpu_reg(c, UC_X86_REG_RIP);
+	/* tb_find(): translating the block at RIP; a block that starts on
+	 * the page before runs on into this one */
+	rip = vcpu_reg(c, UC_X86_REG_RIP);
+	return (rip & ~0xfffull) == page ? rip : page;
+}
+
+void vcpu_flush_tlb(struct vcpu *c)
+{
+	tlb_fast_flush(c->qemu_cpu);
+}
+
 /*
  * Runs from RIP until a hook stops the engine or the guest faults. Returns
  * the reason; for VCPU_EXIT_FAULT c->fault says where. RIP is left at the
@@ -486,7 +513,9 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 		e = UC_ERR_OK;
 	} else {
 		safe_stop_set_tsc(rdtsc_answer, c);
+		tlb_fast_observe(c->ops->tlb_fill ? tlb_observer : NULL, c);
 		e = uc_emu_start(c->uc, rip, 0, 0, 0);
+		tlb_fast_observe(NULL, NULL);
 		safe_stop_set_tsc(NULL, NULL);
 	}
 	atomic_store(&c->running_unhooked, 0);
@@ -628,10 +657,17 @@ void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end)
  */
 void vcpu_drop_translations(struct vcpu *c, uint64_t start, uint64_t end)
 {
+	void *qcpu;
+
 	if (c->pmu)
 		pmu_code_changed(c->pmu, start, end);
+	tlb_fast_unfill_begin();
 	for (uint64_t a = start & ~0xfffull; a < end; a += 0x1000)
 		uc_ctl_remove_cache(c->uc, a, a + 0x1000);
+	/* the lookups filled the TLB: the guest's first fetch must miss */
+	qcpu = tlb_fast_unfill_end(start, end);
+	if (qcpu)
+		c->qemu_cpu = qcpu;
 }
 
 /* ---- virtual clock ------------------------------------------------------- */

@@ -31,6 +31,13 @@ struct vcpu_tsc_site {
 struct vcpu_ops {
 	/* SYSCALL executed: RIP already points after it. */
 	void (*syscall)(struct vcpu *c, void *opaque);
+	/* A TLB miss of a guest access at addr (access: 0 load, 1 store, 2
+	 * code fetch; retaddr for vcpu_access_ip), before the entry is made: the page
+	 * tables' turn (page faults). Returns false to install the entry
+	 * without write permission, so the next store misses again. Optional;
+	 * called only when tlb_fast_observing(). */
+	bool (*tlb_fill)(struct vcpu *c, void *opaque, uint64_t addr, int access,
+			 uintptr_t retaddr);
 };
 
 /* Why vcpu_run() returned. */
@@ -108,6 +115,8 @@ struct vcpu {
 	_Atomic int running_unhooked;   /* in uc_emu_start, no block hook, safe stops */
 	bool in_block_hook;        /* hook_block() is running */
 
+	void *qemu_cpu;            /* the engine's CPUState, seen at its first TLB fill */
+
 	/* Issue 4: the perf core's machine state (sim/cpu/pmu_machine.h), or
 	 * NULL. Set: blocks, syscalls, the clock and code changes go there. */
 	struct pmu_vcpu *pmu;
@@ -164,6 +173,15 @@ int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end);
 void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end);
 /* Drops translated code only (same condition). */
 void vcpu_drop_translations(struct vcpu *c, uint64_t start, uint64_t end);
+
+/* From the tlb_fill callback: the address of the guest instruction whose
+ * access missed (a data access: the engine's state is rolled back to it,
+ * cpu_restore_state); for a code fetch while translating, the block's
+ * start when it lies on addr's page, else the page's start. */
+uint64_t vcpu_access_ip(struct vcpu *c, uint64_t addr, uintptr_t retaddr);
+/* Drops the engine's TLB (its thread, or while its engine does not run):
+ * the next access to every page misses and reaches tlb_fill again. */
+void vcpu_flush_tlb(struct vcpu *c);
 
 /* Virtual cycles, TSC and time from the clock. */
 uint64_t vcpu_cycles(struct vcpu *c);

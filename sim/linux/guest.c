@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
@@ -64,8 +65,28 @@ static void on_syscall(struct vcpu *c, void *opaque)
 		vcpu_stop(c);
 }
 
+/*
+ * A TLB miss of the guest: the page tables decide (guest_mm_touch); a page
+ * fault is counted at the task as the kernel counts it, at the faulting
+ * instruction: perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS) in
+ * do_user_addr_fault() and PAGE_FAULTS_MIN in mm_account_fault() (every
+ * fault is minor: there is no page cache to miss).
+ */
+static bool on_tlb_fill(struct vcpu *c, void *opaque, uint64_t addr, int access,
+			uintptr_t retaddr)
+{
+	struct guest_thread *t = opaque;
+	bool fault, writable;
+
+	writable = guest_mm_touch(&t->proc->mm, addr, access, &fault);
+	if (fault && c->pmu)
+		pmu_page_fault(c->pmu, addr, retaddr);
+	return writable;
+}
+
 static const struct vcpu_ops guest_vcpu_ops = {
 	.syscall = on_syscall,
+	.tlb_fill = on_tlb_fill,
 };
 
 struct guest_thread *guest_thread_new(struct guest_process *p)
@@ -177,6 +198,11 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 		case VCPU_EXIT_STOP:
 			break;
 		case VCPU_EXIT_FAULT:
+			/* do_user_addr_fault() counts PAGE_FAULTS before it
+			 * finds a bad area (not MIN/MAJ: mm_account_fault is
+			 * not reached); the engine stopped at the instruction */
+			if (c->pmu)
+				pmu_page_fault_bad(c->pmu, c->fault.addr);
 			guest_signal_fault(t, SIGSEGV,
 					   c->fault.prot ? K_SEGV_ACCERR : K_SEGV_MAPERR,
 					   c->fault.addr);

@@ -298,6 +298,9 @@ static int image_map(struct guest_process *p, struct elf_image *im, uint64_t roo
 					mprotect((void *)(uintptr_t)PAGE_DOWN(fend), PAGE,
 						 PROT_READ | PROT_WRITE);
 				memset((void *)(uintptr_t)fend, 0, PAGE - (fend & (PAGE - 1)));
+				/* padzero()'s clear_user faulted the page in (a
+				 * kernel-mode fault during exec, not counted here) */
+				guest_mm_populate(&p->mm, PAGE_DOWN(fend), PAGE_DOWN(fend) + PAGE, true);
 				if (!(prot & PROT_WRITE))
 					mprotect((void *)(uintptr_t)PAGE_DOWN(fend), PAGE,
 						 prot & PROT_EXEC ? (prot | PROT_READ) & ~PROT_EXEC :
@@ -499,6 +502,9 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 	memcpy(p->auxv, aux, na * sizeof(uint64_t));
 	p->auxv_words = na;
 	guest_mm_set_name(&p->mm, (uint64_t)r, (uint64_t)r + size, "[stack]");
+	/* copy_strings() and create_elf_tables() wrote these pages through
+	 * get_user_pages and copy_to_user: present, no fault at the task */
+	guest_mm_populate(&p->mm, sp & ~(PAGE - 1), (uint64_t)r + size, true);
 	p->initial_sp = sp;
 	return 0;
 }

@@ -96,6 +96,8 @@ static int vma_cut(struct guest_mm *mm, uint64_t s, uint64_t e,
 		piece.start = v->start > s ? v->start : s;
 		piece.end = v->end < e ? v->end : e;
 		piece.off = v->off + (piece.start - v->start);
+		/* unmap_page_range(): the pages of the piece are gone */
+		touched_clear_range(&mm->touched, piece.start, piece.end, TOUCHED_P | TOUCHED_W);
 		if (fn)
 			fn(mm, &piece);
 		if (v->start < s && v->end > e) {
@@ -266,6 +268,7 @@ void guest_mm_destroy(struct guest_mm *mm)
 	free(mm->engines);
 	mm->engines = NULL;
 	mm->nr_engines = mm->cap_engines = 0;
+	touched_free(&mm->touched);
 	mm_bump(mm);
 	pthread_mutex_unlock(&mm->lock);
 }
@@ -489,6 +492,8 @@ static void file_identity(int fd, uint64_t off, struct guest_vma *id)
 	id->off = off;
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
+	id->file = true;
+	id->fsize = (uint64_t)st.st_size;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, path, sizeof(path) - 1);
 	if (n > 0) {
@@ -513,6 +518,9 @@ static int add_mapping_id(struct guest_mm *mm, uint64_t s, uint64_t e, int prot,
 		v.dev = id->dev;
 		v.ino = id->ino;
 		v.name = id->name;
+		v.anon = id->anon;
+		v.file = id->file;
+		v.fsize = id->fsize;
 	}
 	if (v.was_exec) {
 		err = tlb_fast_exec_add(s, e);
@@ -736,8 +744,9 @@ long guest_mremap(struct guest_mm *mm, uint64_t old, uint64_t old_len,
 	struct probe_set probes = { .n = 0 };
 	struct guest_vma *src = NULL;
 	struct guest_vma copy;
+	uint8_t *moved = NULL;
+	uint64_t s, nr_moved = 0;
 	void *p;
-	uint64_t s;
 	long ret;
 
 	if (old & (PAGE - 1))
@@ -774,6 +783,16 @@ long guest_mremap(struct guest_mm *mm, uint64_t old, uint64_t old_len,
 		goto out;
 	}
 	s = (uint64_t)(uintptr_t)p;
+	/* move_page_tables(): the pages that stay mapped move with their state */
+	{
+		uint64_t kept = old_len < new_len ? old_len : new_len;
+
+		moved = kept ? malloc(kept / PAGE) : NULL;
+		for (uint64_t i = 0; moved && i < kept / PAGE; i++)
+			moved[i] = (uint8_t)touched_get(&mm->touched, old + i * PAGE);
+		if (moved)
+			nr_moved = kept / PAGE;
+	}
 	/* the old range is gone from the host (unless old_len == 0) */
 	if (old_len)
 		vma_cut(mm, old, old + old_len, engines_unmap_piece);
@@ -781,9 +800,13 @@ long guest_mremap(struct guest_mm *mm, uint64_t old, uint64_t old_len,
 	ret = add_mapping_id(mm, s, s + new_len, copy.prot, copy.flags, &copy);
 	if (ret)
 		goto out;
+	for (uint64_t i = 0; i < nr_moved; i++)
+		if (moved[i])
+			touched_set(&mm->touched, s + i * PAGE, moved[i]);
 	ret = (long)s;
 out:
 	pthread_mutex_unlock(&mm->lock);
+	free(moved);
 	return ret;
 }
 
@@ -879,5 +902,155 @@ void guest_mm_dump(struct guest_mm *mm, int fd)
 		else
 			dprintf(fd, "%s\n", line);
 	}
+	pthread_mutex_unlock(&mm->lock);
+}
+
+/* ---- page faults --------------------------------------------------------- */
+
+static struct guest_vma *vma_find(struct guest_mm *mm, uint64_t a)
+{
+	size_t lo = 0, hi = mm->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (a < mm->vma[mid].start)
+			hi = mid;
+		else if (a >= mm->vma[mid].end)
+			lo = mid + 1;
+		else
+			return &mm->vma[mid];
+	}
+	return NULL;
+}
+
+/*
+ * do_fault_around(): a read fault of a file mapping maps, besides its own
+ * page, the page cache pages after it that have no PTE yet: fault_around
+ * pages (64 KiB) from the faulting page aligned down to that size but not
+ * below the VMA's start, inside the VMA and the page table (2 MiB), up to
+ * the end of the file (filemap_map_pages). The page cache is taken as
+ * warm: every page of the file is there.
+ */
+#define FAULT_AROUND_PAGES 16
+
+static void fault_around(struct guest_mm *mm, const struct guest_vma *v, uint64_t page,
+			 unsigned flags)
+{
+	uint64_t lo = page & ~(FAULT_AROUND_PAGES * PAGE - 1), hi;
+	uint64_t pmd_end = (page | ((2ull << 20) - 1)) + 1;
+	uint64_t fend = v->fsize > v->off ? v->start + PAGE_UP(v->fsize - v->off) : v->start;
+
+	if (lo < v->start)
+		lo = v->start;
+	hi = lo + FAULT_AROUND_PAGES * PAGE;
+	if (hi > pmd_end)
+		hi = pmd_end;
+	if (hi > v->end)
+		hi = v->end;
+	if (hi > fend)
+		hi = fend;
+	for (uint64_t a = lo; a < hi; a += PAGE)
+		if (!(touched_get(&mm->touched, a) & TOUCHED_P))
+			touched_set(&mm->touched, a, flags);
+}
+
+/*
+ * The kernel's answer to a user access at page (do_user_addr_fault ->
+ * handle_mm_fault): a page that is not present faults (do_anonymous_page
+ * maps the zero page for a read of private anonymous memory, a read of a
+ * private file mapping maps the page cache page read-only: a later store
+ * faults again in do_wp_page; a store, or a read of a shared mapping,
+ * maps it writable); a store to a present page that is not writable
+ * faults (do_wp_page). A private VMA that took a write fault has an
+ * anon_vma (anon_vma_prepare), which fork looks at.
+ */
+bool guest_mm_touch(struct guest_mm *mm, uint64_t page, int access, bool *fault)
+{
+	struct guest_vma *v;
+	unsigned f, nf = 0;
+	int need;
+	bool shared;
+
+	*fault = false;
+	page &= ~(PAGE - 1);
+	pthread_mutex_lock(&mm->lock);
+	v = vma_find(mm, page);
+	need = access == 1 ? PROT_WRITE : access == 2 ? PROT_EXEC :
+	       PROT_READ | PROT_WRITE | PROT_EXEC;
+	if (!v || !(v->prot & need)) {
+		/* bad_area / access_error: the engine's own check stops it */
+		pthread_mutex_unlock(&mm->lock);
+		return true;
+	}
+	shared = (v->flags & MAP_SHARED) != 0;
+	f = touched_get(&mm->touched, page);
+	if (!(f & TOUCHED_P))
+		nf = TOUCHED_P | (access == 1 || shared ? TOUCHED_W : 0);
+	else if (access == 1 && !(f & TOUCHED_W))
+		nf = TOUCHED_W;
+	if (nf) {
+		*fault = true;
+		if (access == 1 && !shared)
+			v->anon = true;
+		if (!(f & TOUCHED_P) && access != 1 && v->file)
+			fault_around(mm, v, page, nf);
+		if (touched_set(&mm->touched, page, nf))
+			nf = 0;     /* no memory to record it: it faults again */
+	}
+	pthread_mutex_unlock(&mm->lock);
+	return ((f | nf) & TOUCHED_W) != 0;
+}
+
+void guest_mm_populate(struct guest_mm *mm, uint64_t s, uint64_t e, bool write)
+{
+	pthread_mutex_lock(&mm->lock);
+	for (size_t i = 0; i < mm->nr; i++) {
+		struct guest_vma *v = &mm->vma[i];
+		uint64_t lo = v->start > s ? v->start : s, hi = v->end < e ? v->end : e;
+		bool shared = (v->flags & MAP_SHARED) != 0;
+
+		if (lo >= hi)
+			continue;
+		touched_set_range(&mm->touched, lo, hi,
+				  TOUCHED_P | (write || shared ? TOUCHED_W : 0));
+		if (write && !shared)
+			v->anon = true;
+	}
+	pthread_mutex_unlock(&mm->lock);
+}
+
+static void engines_flush_tlb(struct guest_mm *mm)
+{
+	for (unsigned i = 0; i < mm->nr_engines; i++)
+		vcpu_flush_tlb(mm->engines[i]);
+}
+
+void guest_mm_zap(struct guest_mm *mm, uint64_t s, uint64_t e)
+{
+	pthread_mutex_lock(&mm->lock);
+	touched_clear_range(&mm->touched, s, e, TOUCHED_P | TOUCHED_W);
+	engines_flush_tlb(mm);
+	pthread_mutex_unlock(&mm->lock);
+}
+
+void guest_mm_after_fork(struct guest_mm *mm, bool child, struct vcpu *self)
+{
+	pthread_mutex_lock(&mm->lock);
+	for (size_t i = 0; i < mm->nr; i++) {
+		const struct guest_vma *v = &mm->vma[i];
+
+		if (!v->anon) {
+			/* vma_needs_copy(): no anon_vma, the child faults them in */
+			if (child)
+				touched_clear_range(&mm->touched, v->start, v->end,
+						    TOUCHED_P | TOUCHED_W);
+		} else {
+			/* copy_present_pte(): a COW mapping is write-protected in
+			 * the parent and the child */
+			touched_clear_range(&mm->touched, v->start, v->end, TOUCHED_W);
+		}
+	}
+	vcpu_flush_tlb(self);
 	pthread_mutex_unlock(&mm->lock);
 }

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "sim/linux/touched.h"
 
 struct vcpu;
 
@@ -28,6 +29,10 @@ struct guest_vma {
 	int prot;                  /* guest PROT_* */
 	int flags;                 /* guest MAP_* (MAP_SHARED/PRIVATE/ANONYMOUS...) */
 	bool was_exec;             /* mapped executable at some point */
+	bool file;                 /* maps a file (page cache: fault-around) */
+	uint64_t fsize;            /* the file's size at mmap */
+	bool anon;                 /* has an anon_vma: a private VMA that took a
+	                            * write fault (fork copies its page tables) */
 	/* What is mapped (for /proc/self/maps now, MMAP2 records in issue 4). */
 	uint64_t off;              /* file offset of start, bytes */
 	uint64_t dev, ino;         /* st_dev / st_ino of the file, 0 if anonymous */
@@ -48,6 +53,10 @@ struct guest_mm {
 	/* 4 MiB never-touched spacer mapped into each engine between the
 	 * executable and the data mappings (Unicorn 2.0.1 store cost). */
 	uint64_t spacer;
+
+	/* The page tables: which pages are present and writable (page
+	 * faults, docs/machine-counting.md); under lock. */
+	struct touched_pages touched;
 
 	/* Engines mirroring this mm (one per guest thread); under lock. */
 	struct vcpu **engines;
@@ -106,6 +115,31 @@ bool guest_mm_access_ok_hint(struct guest_mm *mm, uint64_t addr, uint64_t len, i
 
 /* The bytes of all guest mappings (mm->total_vm in bytes: stat's vsize). */
 uint64_t guest_mm_total(struct guest_mm *mm);
+
+/*
+ * Page faults (the page tables of the kernel, reduced to touched.h's two
+ * bits per page). guest_mm_touch: a TLB miss of access (0 load, 1 store,
+ * 2 fetch) at page; says whether it is a page fault the kernel would count
+ * in mm_account_fault (a first touch of a permitted access, or a store to a
+ * present page that is not writable: zero page, private file page, COW
+ * after fork) in *fault, and whether the TLB entry may allow stores (the
+ * return value). An access the VMA forbids, or outside every VMA, is no
+ * fault here: the engine stops with a memory fault (counted there).
+ */
+bool guest_mm_touch(struct guest_mm *mm, uint64_t page, int access, bool *fault);
+/* Pages made present without a fault counted at the task (the kernel's
+ * get_user_pages: the initial stack, MADV_POPULATE_*): writable or not. */
+void guest_mm_populate(struct guest_mm *mm, uint64_t s, uint64_t e, bool write);
+/* MADV_DONTNEED: [s,e) faults again at its next touch (zap_page_range);
+ * every engine's TLB is dropped (the caller holds the emulator lock: no
+ * other engine runs). */
+void guest_mm_zap(struct guest_mm *mm, uint64_t s, uint64_t e);
+/* After fork (copy_page_range, in the parent and in the child): VMAs
+ * without an anon_vma are not copied (the child faults again); private
+ * pages are write-protected in both (COW); the forking thread's TLB is
+ * dropped (other threads of the parent keep theirs: their stores to COW
+ * pages are not seen). Not for vfork (the mm is shared). */
+void guest_mm_after_fork(struct guest_mm *mm, bool child, struct vcpu *self);
 
 /* Prints the guest map as the kernel's /proc/PID/maps (show_map_vma()):
  * the heap is named [heap]. */

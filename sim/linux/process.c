@@ -116,6 +116,9 @@ long process_fork(struct guest_thread *t, uint64_t flags, uint64_t newsp,
 		if (wp[0] >= 0) { close(wp[0]); close(wp[1]); }
 		return -e;
 	}
+	/* dup_mmap(): a vfork child shares the mm, a fork child gets a copy */
+	if (!vfork)
+		guest_mm_after_fork(&p->mm, pid == 0, t->cpu);
 	if (pid == 0) {
 		struct guest_thread *o, *tmp;
 

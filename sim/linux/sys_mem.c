@@ -139,5 +139,21 @@ long sys_madvise(struct guest_thread *t, const uint64_t a[6])
 		return 0;
 	if (!guest_mm_access_ok(&t->proc->mm, a[0], len, 0))
 		return -ENOMEM;
-	return madvise((void *)(uintptr_t)a[0], len, (int)a[2]) ? -errno : 0;
+	if (madvise((void *)(uintptr_t)a[0], len, (int)a[2]))
+		return -errno;
+	switch ((int)a[2]) {
+	case MADV_DONTNEED:
+	case MADV_REMOVE:
+	case 24:    /* MADV_DONTNEED_LOCKED */
+		/* zap_page_range(): the next touch faults again */
+		LOCKED(t, (guest_mm_zap(&t->proc->mm, a[0], a[0] + len), 0));
+		break;
+	case 22:    /* MADV_POPULATE_READ: faultin_page(), not a user fault */
+	case 23:    /* MADV_POPULATE_WRITE */
+		guest_mm_populate(&t->proc->mm, a[0], a[0] + len, (int)a[2] == 23);
+		break;
+	default:    /* MADV_FREE and the rest leave the pages mapped */
+		break;
+	}
+	return 0;
 }

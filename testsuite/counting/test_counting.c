@@ -399,6 +399,72 @@ static void test_papi(void **state)
 	free(o);
 }
 
+/* ---- software page faults, against the host kernel's own -------------- */
+
+struct fault_row {
+	int line;
+	const char *rule;       /* the kernel path that counts them */
+	const char *args;
+	const char *key;
+	long long expect;       /* by arithmetic; -1: the native count only */
+};
+
+static const struct fault_row fault_rows[] = {
+	{ __LINE__, "first touch (store) of 16 anonymous pages: do_anonymous_page",
+	  "write 16", "page_faults", 16 },
+	{ __LINE__, "mm_account_fault: every handled fault is minor", "write 16", "minor_faults", 16 },
+	{ __LINE__, "no I/O: no major fault", "write 16", "major_faults", 0 },
+	{ __LINE__, "first touch (load): the zero page", "read 100", "page_faults", 100 },
+	{ __LINE__, "load then store: zero page, then do_wp_page", "readwrite 16", "page_faults", 32 },
+	{ __LINE__, "code fetch of a file mapping: one fault, fault-around maps 16 pages",
+	  "exec 16", "page_faults", 1 },
+	{ __LINE__, "munmap + mmap: the new mapping faults again", "remap 16", "page_faults", 32 },
+	{ __LINE__, "MADV_DONTNEED: zap_page_range, faults again", "dontneed 16", "page_faults", 32 },
+	{ __LINE__, "mremap: move_page_tables, only the new pages fault", "mremap 16", "page_faults", 16 },
+	{ __LINE__, "fork: COW faults of the child's stores", "fork 16", "child_write_page_faults", 16 },
+	{ __LINE__, "fork: the parent's pages are write-protected too", "fork 16", "parent_page_faults", 16 },
+	{ __LINE__, "SIGSEGV store: PAGE_FAULTS counted before bad_area", "segv", "page_faults", 2 },
+	{ __LINE__, "SIGSEGV store: not minor (mm_account_fault not reached)", "segv", "minor_faults", 1 },
+	{ __LINE__, "perf record -e page-faults -c 1: one sample per fault", "sample 16", "samples", 16 },
+	{ __LINE__, "the sample IP is the storing instruction", "sample 16", "ip_ok", 16 },
+	{ __LINE__, "the sample ADDR is the faulting address", "sample 16", "addr_ok", 16 },
+	{ __LINE__, "x86 counts no alignment faults (exc_alignment_check: do_trap only)",
+	  "align 1000", "alignment_faults", 0 },
+	{ __LINE__, "x86 counts no emulation faults", "align 1000", "emulation_faults", 0 },
+};
+
+static void test_page_faults(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(fault_rows) / sizeof(fault_rows[0]); i++) {
+		const struct fault_row *r = &fault_rows[i];
+		char *e = guest("faults", r->args), *n;
+		unsigned long long ve, vn;
+		int st;
+
+		n = run(&st, "%s/faults %s 2>&1", progdir, r->args);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			fail_msg("native faults %s: status %d\n%s", r->args, st, n);
+		ve = val(e, r->key);
+		vn = val(n, r->key);
+		if (ve != vn || (r->expect >= 0 && vn != (unsigned long long)r->expect))
+			fail_msg("line %d (%s) faults %s %s: pmusim %llu, native %llu, expected %lld",
+				 r->line, r->rule, r->args, r->key, ve, vn, r->expect);
+		free(e);
+		free(n);
+	}
+	/* without the fast store path the fill is still observed */
+	{
+		int st;
+		char *o = run(&st, "%s exec --no-fast-store -- %s/faults readwrite 16 2>&1",
+			      pmusim, progdir);
+
+		if (!WIFEXITED(st) || WEXITSTATUS(st) || val(o, "page_faults") != 32)
+			fail_msg("--no-fast-store readwrite 16: want 32 page faults\n%s", o);
+		free(o);
+	}
+}
+
 /* ---- a pmusim run session: the native perf profiles the emulated program --- */
 
 static void test_session_perf(void **state)
@@ -576,6 +642,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_papi),
 		cmocka_unit_test(test_session_perf),
 		cmocka_unit_test(test_epoll),
+		cmocka_unit_test(test_page_faults),
 	};
 
 	if (argc < 4) {
