@@ -12,7 +12,8 @@
  * Start-up detection (tlb_fast_init): the library must be 2.0.1 (whose
  * MemTxAttrs is a 4-byte struct passed in a register), export both symbols,
  * and actually call our definition; otherwise the stock path stays, with a
- * note.
+ * note. The same start-up probe says whether x86_cpu_tlb_fill_x86_64 is
+ * interposed too: the fill observer below (page faults) needs it.
  */
 #ifndef PMUSIM_TLB_FAST_H
 #define PMUSIM_TLB_FAST_H
