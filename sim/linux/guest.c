@@ -13,6 +13,7 @@
 #include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/thread_lock.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/sys_perf.h"
 
@@ -196,6 +197,7 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 
 		switch (x) {
 		case VCPU_EXIT_STOP:
+			thread_lock_yield(t);
 			break;
 		case VCPU_EXIT_FAULT:
 			/* do_user_addr_fault() counts PAGE_FAULTS before it

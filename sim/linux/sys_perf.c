@@ -424,6 +424,14 @@ int perf_guest_thread_start(struct guest_thread *t)
 	return 0;
 }
 
+void perf_guest_thread_yield(struct guest_thread *t)
+{
+	struct pmu_vcpu *pv = t->perf_private;
+
+	if (pv)
+		pmu_vcpu_release(pv);   /* as at a syscall: the core lock goes too */
+}
+
 void perf_guest_thread_exit(struct guest_thread *t)
 {
 	struct pmu_vcpu *pv = t->perf_private;

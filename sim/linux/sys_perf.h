@@ -61,6 +61,9 @@ void perf_guest_thread_prepare(struct guest_thread *t);
  * inherits from the thread that created it (perf_event_init_task). */
 int perf_guest_thread_start(struct guest_thread *t);
 /* Thread t's guest code ended (exit, exit_group, death by signal). */
+/* The thread gives its turn away between blocks (thread_lock_yield): it
+ * drops the perf core lock its running engine keeps. */
+void perf_guest_thread_yield(struct guest_thread *t);
 void perf_guest_thread_exit(struct guest_thread *t);
 
 long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6]);

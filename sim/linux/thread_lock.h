@@ -12,6 +12,9 @@ int thread_lock_enable(void);
 /* No-ops while the lock is off or (acquire) already held by the caller. */
 void thread_lock_acquire(struct guest_thread *t);
 void thread_lock_release(struct guest_thread *t);
+/* After an engine stop: the holder goes to the back of the queue if another
+ * thread waits (a preempted time slice). */
+void thread_lock_yield(struct guest_thread *t);
 void thread_lock_after_fork_child(void);
 
 #endif

@@ -13,6 +13,7 @@ export PROGS
 # name<TAB>kernel behaviour<TAB>snippet
 read -r -d '' ROWS <<'ROWS'
 threads4	clone(CLONE_THREAD)+futex+mm_release	$RUN $PROGS/d2_threads
+spinning_threads	scheduler_tick preempts a thread that spins	$RUN $PROGS/d2_spin
 thread_signals	complete_signal picks the unblocked thread; exit_group from a worker	$RUN $PROGS/d2_thrsig; echo $?
 leader_exit	do_exit of the leader, last thread ends the group	$RUN $PROGS/d2_mainexit; echo $?
 fork_exec_wait	kernel_clone+do_execveat_common+wait4	$RUN $PROGS/d2_forkexec
