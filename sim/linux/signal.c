@@ -462,19 +462,22 @@ void signal_exec_failed(struct guest_thread *t)
  * has work to do after the exit is decided (EXIT records, POLLHUP, tearing
  * down), and perf record sends SIGTERM to a workload it has not yet seen
  * exit: that signal must not kill pmusim. Host dispositions that would kill
- * become SIG_IGN, and this thread blocks everything.
+ * become SIG_IGN, and this thread blocks every asynchronous signal.
  */
 void signal_exit_begin(void)
 {
 	struct host_ksa ign = { .handler = SIG_IGN, .flags = K_SA_RESTORER,
 				.restorer = pmusim_sig_restorer };
-	uint64_t all = ~0ull;
+	/* synchronous ones stay: pmusim's own faults must still kill it, and
+	 * under `pmusim run` the shim's seccomp trap is a SIGSYS (blocked or
+	 * ignored, force_sig_seccomp() would kill the process) */
+	uint64_t async = ~(uint64_t)SYNC_MASK;
 
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &async, NULL, 8);
 	pthread_mutex_lock(&sig_lock);
 	for (int sig = 1; sig <= GUEST_NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP && sig_act[sig].handler == K_SIG_DFL &&
-		    signal_default_action(sig) != SIGDFL_IGN)
+		if (sig != SIGKILL && sig != SIGSTOP && !(SIGBIT(sig) & SYNC_MASK) &&
+		    sig_act[sig].handler == K_SIG_DFL && signal_default_action(sig) != SIGDFL_IGN)
 			host_sigaction(sig, &ign, NULL);
 	pthread_mutex_unlock(&sig_lock);
 }
