@@ -1059,11 +1059,13 @@ int signal_syscall_enter(struct guest_thread *t)
 		thread_lock_release(t);
 	}
 	/*
-	 * A signal caught since the last return to the guest (its stop may
-	 * have been dropped with a RIP write) would otherwise wait while this
-	 * call sleeps in the host: take it first. (A signal caught between
-	 * this check and the host call's sleep still waits for the call to
-	 * return: the host cannot be told about it.)
+	 * A signal caught since the last block start would otherwise wait
+	 * while a call that can sleep sleeps in the host: that call is not
+	 * run, the signal is taken, and the call restarts after the handler
+	 * (-ERESTARTNOINTR; the kernel would run it, see the signal pending in
+	 * its wait and apply the call's own restart rule). A signal caught
+	 * later, before the host call sleeps, is seen by pmusim_safe_syscall()
+	 * through st->kick. Calls that cannot sleep just run (syscall_may_sleep).
 	 */
 	if (st) {
 		st->kick = 0;
@@ -1090,8 +1092,11 @@ long signal_host_syscall(struct guest_thread *t, long nr, const uint64_t a[6])
 {
 	static volatile int never;
 	struct sig_thread *st = st_of(t);
+	/* only a call that can sleep is interrupted before it runs: another
+	 * runs, and the signal is taken at its exit */
+	volatile int *kick = st && syscall_may_sleep((unsigned long)nr) ? &st->kick : &never;
 
-	return pmusim_safe_syscall(st ? &st->kick : &never, nr, (long)a[0], (long)a[1],
+	return pmusim_safe_syscall(kick, nr, (long)a[0], (long)a[1],
 				   (long)a[2], (long)a[3], (long)a[4], (long)a[5]);
 }
 
