@@ -19,6 +19,7 @@
 #include "sim/core/sample_data.h"
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cache_model.h"
+#include "sim/cpu/jit_count.h"
 #include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/vcpu.h"
 
@@ -44,6 +45,9 @@ void pmu_vcpu_release(struct pmu_vcpu *pv)
 {
 	flush(pv);
 	pv->lim_valid = false;
+	/* unlocked, blocks may not count inline: the next one acquires */
+	if (pv->jit)
+		jit_count_arm(pv->jit, 0, false, false);
 	if (pv->locked) {
 		perf_core_unlock_all(pv->core);
 		pv->locked = false;
@@ -83,6 +87,23 @@ static bool ctx_needs_mem(const struct perf_event_context *ctx)
 	return false;
 }
 
+/* The sources the events of ctx count that may be scheduled (a
+ * SIM_SRC_* mask). */
+static uint64_t ctx_sources(const struct perf_event_context *ctx)
+{
+	const struct perf_event *e;
+	uint64_t m = 0;
+
+	if (!ctx)
+		return 0;
+	list_for_each_entry(e, &ctx->event_list, event_entry)
+		if (e->state >= PERF_EVENT_STATE_INACTIVE &&
+		    e->group_leader->state >= PERF_EVENT_STATE_INACTIVE &&
+		    e->pmu == PERF_PMU_HW && e->source < 64)
+			m |= UINT64_C(1) << e->source;
+	return m;
+}
+
 /*
  * What the hooks should be (pay only for what is counted): the block hook
  * once any event is scheduled on the CPU (it then stays); the memory hook
@@ -98,6 +119,13 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 
 	if (!c->blocks_on && !c->want_blocks_pending && (cpu->nr_slots || cpu->nr_sw_slots)) {
 		c->want_blocks_pending = true;
+		change = true;
+	}
+	/* inline counting adds what the contexts' events count; more means
+	 * translating again (vcpu_want_blocks drops them all the first time) */
+	if (pv->jit && jit_count_want(pv->jit, ctx_sources(&cpu->ctx) | ctx_sources(cpu->task_ctx)) &&
+	    c->blocks_on) {
+		c->jit_retranslate = true;
 		change = true;
 	}
 	if (!pv->c->model || !pv->c->model->caches)
@@ -138,12 +166,12 @@ void pmu_vcpu_check_hooks(struct pmu_vcpu *pv)
 static bool bimodal_predict(struct pmu_vcpu *pv, uint64_t ip, bool taken)
 {
 	uint8_t *ctr = &pv->bimodal[ip & 4095];
-	bool pred = *ctr >= 2;
+	bool pred = *ctr >= 2 * PMU_BIMODAL_STEP;
 
-	if (taken && *ctr < 3)
-		(*ctr)++;
+	if (taken && *ctr < 3 * PMU_BIMODAL_STEP)
+		*ctr += PMU_BIMODAL_STEP;
 	else if (!taken && *ctr > 0)
-		(*ctr)--;
+		*ctr -= PMU_BIMODAL_STEP;
 	return pred != taken;
 }
 
@@ -353,6 +381,13 @@ static void flush(struct pmu_vcpu *pv)
 {
 	struct sim_delta *a = &pv->acc;
 
+	if (pv->jit && jit_count_sync(pv->jit, a)) {
+		/* blocks that counted inline: reported where the guest is */
+		pv->acc_dirty = true;
+		pv->acc_ip = vcpu_reg(pv->c, UC_X86_REG_RIP);
+		/* new limits: the next block takes the slow path, which arms */
+		jit_count_arm(pv->jit, 0, false, false);
+	}
 	if (pv->mem_dirty)
 		mem_to_acc(pv);
 	if (!pv->acc_dirty)
@@ -443,6 +478,17 @@ static const struct bdesc *block_of(struct pmu_vcpu *pv, uint64_t addr, uint32_t
 	return b;
 }
 
+/* Another thread waits for the core: it gets it now. */
+static void maybe_yield(struct pmu_vcpu *pv)
+{
+	if (!perf_core_should_yield(pv->core))
+		return;
+	flush(pv);
+	perf_core_yield(pv->core);
+	pv->lim_valid = false;
+	pmu_vcpu_acquire(pv);
+}
+
 /*
  * One executed block: resolve the previous branch, then report this
  * block, split at every instruction where a sampling counter overflows.
@@ -457,12 +503,8 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 	/* while this thread holds the lock no one else switches its CPU */
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
-	if (!(++pv->blocks & 63) && perf_core_should_yield(pv->core)) {
-		flush(pv);
-		perf_core_yield(pv->core);
-		pv->lim_valid = false;
-		pmu_vcpu_acquire(pv);
-	}
+	if (!(++pv->blocks & 63))
+		maybe_yield(pv);
 	b = block_of(pv, addr, size);
 	if (!b || !b->n)
 		return;
@@ -545,6 +587,56 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 		if (from >= b->n)
 			return;
 	}
+}
+
+/* ---- inline counting's slow path ------------------------------------------- */
+
+/*
+ * At a block start (block_start) or after a report: inline counting is on
+ * while the only limit is the next timer (no user-mode sampling slot, no
+ * LBR, no memory events) and every scheduled source is counted inline;
+ * the head is the cycles left before that timer (pmu_on_block's fits
+ * test: acc + block < left), at most a slice (jit_count_arm).
+ */
+static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
+{
+	struct perf_cpu *cpu = pv->cpu;
+	uint64_t need = 0, left;
+	bool on;
+
+	if (!pv->lim_valid)
+		compute_limits(pv);
+	for (unsigned s = 0; s < cpu->nr_slots; s++)
+		if (cpu->slots[s].source < 64)
+			need |= UINT64_C(1) << cpu->slots[s].source;
+	on = pv->locked && pv->nlim == 1 && !pv->no_batch && !pv->want_lbr && !pv->c->mem_on &&
+	     jit_count_covers(pv->jit, need);
+	left = pv->lim[0].left > pv->acc.v[SIM_SRC_CYCLES] ?
+	       pv->lim[0].left - pv->acc.v[SIM_SRC_CYCLES] - 1 : 0;
+	jit_count_arm(pv->jit, on ? (int64_t)(left < INT32_MAX ? left : INT32_MAX) : 0, on,
+		      block_start);
+}
+
+void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
+{
+	bool was_on;
+	const struct jit_slot *p = jit_count_enter(pv->jit, s, &was_on);
+
+	if (!pv->locked)
+		pmu_vcpu_acquire(pv);
+	/* the batch: what ran inline since the last report, up to here */
+	if (jit_count_sync(pv->jit, &pv->acc)) {
+		pv->acc_dirty = true;
+		pv->acc_ip = s->pc;
+	}
+	if (was_on) {
+		/* the previous block left with the inline tables on: its
+		 * branch is resolved unless it left it to this block */
+		pv->prev = p ? block_of(pv, p->pc, p->size) : NULL;
+		maybe_yield(pv);
+	}
+	pmu_on_block(pv, s->pc, s->size);
+	jit_rearm(pv, true);
 }
 
 /* ---- data accesses -------------------------------------------------------- */
@@ -898,6 +990,8 @@ static bool hook_invalid(uc_engine *uc, void *user)
 			pv->skip_addr = 0;
 	}
 	pv->prev = NULL;
+	if (pv->jit)   /* the block from rip+2 is seen by pmu_on_block */
+		jit_count_force_next(pv->jit);
 	v = (uint32_t)val;
 	uc_reg_write(uc, UC_X86_REG_RAX, &v);
 	v = (uint32_t)(val >> 32);
@@ -1108,14 +1202,21 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 	pv->core = core;
 	pv->cpu = perf_core_cpu(core, cpu);
 	pv->task = task;
-	memset(pv->bimodal, 1, sizeof(pv->bimodal));
+	memset(pv->bimodal, PMU_BIMODAL_STEP, sizeof(pv->bimodal));   /* weakly not taken */
 	pv->freq_hz = c->model && c->model->freq_hz ? c->model->freq_hz : 3000000000ull;
 	pv->tsc_hz = c->model && c->model->tsc_hz ? c->model->tsc_hz : pv->freq_hz;
+	if (jit_count_enabled()) {
+		pv->jit = jit_count_new(pv->bimodal, pv->bc, c);
+		if (!pv->jit)
+			goto err_bc;
+	}
 	if (uc_hook_add(c->uc, &h, UC_HOOK_INSN_INVALID, hook_invalid, pv, 1, 0) != UC_ERR_OK)
-		goto err_bc;
+		goto err_jit;
 	pv->h_invalid = h;
 	c->pmu = pv;
 	return pv;
+err_jit:
+	jit_count_free(pv->jit);
 err_bc:
 	bd_cache_free(pv->bc);
 err_free:
@@ -1132,6 +1233,7 @@ void pmu_vcpu_free(struct pmu_vcpu *pv)
 		uc_hook_del(pv->c->uc, (uc_hook)pv->h_invalid);
 		pv->c->pmu = NULL;
 	}
+	jit_count_free(pv->jit);
 	bd_cache_free(pv->bc);
 	cache_model_free(pv->cm);
 	free(pv);

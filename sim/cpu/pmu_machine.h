@@ -21,6 +21,7 @@
 #include "sim/core/sim_source.h"
 
 struct vcpu;
+struct jit_count;
 struct perf_core;
 struct perf_cpu;
 struct perf_task;
@@ -41,6 +42,9 @@ struct perf_sample_data;
 /* Branch predictor model (pmu_machine.c): a mispredict costs this many
  * cycles. */
 #define PMU_MISPREDICT_CYCLES      15
+/* The bimodal table holds each 2-bit counter times this: the index of the
+ * counter's row in inline counting's exit tables (jit_count.c). */
+#define PMU_BIMODAL_STEP           16
 #define PMU_RDTSC_CYCLES           25
 #define PMU_LBR_DEPTH              32
 #define PMU_FRONT_CACHE            1024
@@ -79,6 +83,7 @@ struct pmu_vcpu {
 	unsigned ras_top;
 
 	/* --- the rest --- */
+	struct jit_count *jit;       /* inline counting (jit_count.h), or NULL */
 	struct vcpu *c;
 	struct perf_cpu *cpu;
 	struct perf_task *task;
@@ -89,7 +94,8 @@ struct pmu_vcpu {
 	uint64_t freq_hz, tsc_hz;    /* the model's core and TSC clocks */
 	struct sim_delta d;          /* a report being built (split blocks) */
 	const struct bdesc *front[PMU_FRONT_CACHE]; /* decode lookup, direct mapped */
-	uint8_t bimodal[4096];       /* 2-bit counters, by branch address [11:0] */
+	uint8_t bimodal[4096];       /* 2-bit counters times PMU_BIMODAL_STEP, by
+				      * branch address [11:0] */
 	uint64_t btb[1024];          /* last target of indirect branches */
 	struct pmu_lbr_entry lbr[PMU_LBR_DEPTH];
 	unsigned lbr_pos, lbr_nr;
@@ -119,6 +125,11 @@ void pmu_vcpu_free(struct pmu_vcpu *pv);
 
 /* Called by vcpu.c: */
 void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size);
+/* Inline counting's slow path for the block of slot s (jit_count.h): the
+ * block start of a block that must be seen here, or when the inline
+ * accumulators must become a report. */
+struct jit_slot;
+void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s);
 void pmu_syscall_enter(struct pmu_vcpu *pv);
 void pmu_syscall_exit(struct pmu_vcpu *pv);
 uint64_t pmu_cycles(struct pmu_vcpu *pv, bool rdtsc);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pmu_models/pmu_model.h"
+#include "sim/cpu/jit_count.h"
 #include "sim/cpu/safe_stop.h"
 #include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
@@ -193,6 +194,16 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	struct vcpu *c = user;
 	unsigned n;
 
+	if (size == JIT_SLOW_MARK) {
+		/* inline counting's slow path: after the block's exit-request
+		 * test, so the block runs whatever happens here; kicks and
+		 * stops take effect at the next block start (vcpu_kick and
+		 * vcpu_stop use uc_emu_stop then) */
+		c->in_jit_call = true;
+		pmu_on_jit_block(c->pmu, (const struct jit_slot *)(uintptr_t)addr);
+		c->in_jit_call = false;
+		return;
+	}
 	if (atomic_load_explicit(&c->kick, memory_order_relaxed)) {
 		uc_emu_stop(uc);
 		return;
@@ -435,7 +446,9 @@ void vcpu_unwant_mem(struct vcpu *c)
 void vcpu_stop(struct vcpu *c)
 {
 	c->stop = true;
-	if (c->in_block_hook)   /* after this block: at the next block start */
+	if (c->in_jit_call)     /* the exit-request test of the next block */
+		uc_emu_stop(c->uc);
+	else if (c->in_block_hook)   /* after this block: at the next block start */
 		atomic_store(&c->kick, 1);
 	else
 		uc_emu_stop(c->uc);
@@ -507,14 +520,24 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 	c->err = UC_ERR_OK;
 	memset(&c->fault, 0, sizeof(c->fault));
 	rip = vcpu_reg(c, UC_X86_REG_RIP);
-	/* with the block hook on, kicks are seen there (hook_block) */
-	atomic_store(&c->running_unhooked, !c->blocks_on && safe_stop_on());
+	if (c->jit_retranslate) {
+		c->jit_retranslate = false;
+		drop_all_translations(c);
+	}
+	/* with the block hook on, kicks are seen there (hook_block), except
+	 * in blocks that count inline: every block start tests for them */
+	atomic_store(&c->running_unhooked,
+		     (!c->blocks_on || (c->pmu && c->pmu->jit)) && safe_stop_on());
 	if (atomic_load(&c->kick)) {
 		e = UC_ERR_OK;
 	} else {
 		safe_stop_set_tsc(rdtsc_answer, c);
 		tlb_fast_observe(c->ops->tlb_fill ? tlb_observer : NULL, c);
+		if (c->pmu && c->pmu->jit)
+			jit_count_begin(c->pmu->jit);
 		e = uc_emu_start(c->uc, rip, 0, 0, 0);
+		if (c->pmu && c->pmu->jit)
+			jit_count_end(c->pmu->jit);
 		tlb_fast_observe(NULL, NULL);
 		safe_stop_set_tsc(NULL, NULL);
 	}

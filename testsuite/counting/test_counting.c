@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/wait.h>
+#include <stdbool.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include "counting_test_util.h"
@@ -29,14 +30,20 @@ static const char *pmusim, *progdir, *oracle;
 	"-AVX512DQ,-AVX2,-AVX,-BMI1,-BMI2,-ERMS,-FSRM,-SSSE3,-SSE4_1,-SSE4_2,-POPCNT," \
 	"-LZCNT,-MOVBE,-RTM,-FMA,-F16C,-XSAVE,-XSAVEC,-AVX_Fast_Unaligned_Load"
 
-static char *guest(const char *prog, const char *args)
+/* `pmusim exec OPTS -- PROG ARGS`: its output (and stderr) */
+static char *guest_opts(const char *opts, const char *prog, const char *args)
 {
 	int st;
-	char *o = run(&st, "%s exec -- %s/%s %s 2>&1", pmusim, progdir, prog, args);
+	char *o = run(&st, "%s exec %s -- %s/%s %s 2>&1", pmusim, opts, progdir, prog, args);
 
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		fail_msg("pmusim exec %s %s: status %d\n%s", prog, args, st, o);
+		fail_msg("pmusim exec %s %s %s: status %d\n%s", opts, prog, args, st, o);
 	return o;
+}
+
+static char *guest(const char *prog, const char *args)
+{
+	return guest_opts("", prog, args);
 }
 
 
@@ -137,11 +144,27 @@ static const struct arith_row arith_rows[] = {
 	  "size and dyn_size, REGS_INTR IP", "full 1001 20000", "full_bad", 0 },
 };
 
-static void test_arith(void **state)
+/*
+ * The rows in both counting paths: by default blocks count inline
+ * (jit_count.h) while no sampling event needs the per-block call; with
+ * --no-inline-count every block calls pmu_on_block. Rows whose guest only
+ * counts (loop, memloop, rep, kernel, rdpmc) run both ways; the others
+ * sample, and both ways are the per-block path for them.
+ */
+static bool counting_only(const char *args)
+{
+	static const char *const progs[] = { "loop ", "memloop ", "rep ", "kernel ", "rdpmc " };
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		if (!strncmp(args, progs[i], strlen(progs[i])))
+			return true;
+	return false;
+}
+
+static void arith_pass(const char *opts)
 {
 	char *last = NULL;
 
-	(void)state;
 	for (size_t i = 0; i < sizeof(arith_rows) / sizeof(arith_rows[0]); i++) {
 		const struct arith_row *r = &arith_rows[i];
 		char args[512];
@@ -153,20 +176,51 @@ static void test_arith(void **state)
 				 at + strlen("@PROGDIR@"));
 		else
 			snprintf(args, sizeof(args), "%s", r->args);
+		if (*opts && !counting_only(r->args))
+			continue;
 		/* rows with the same arguments share one run */
 		if (i && !strcmp(arith_rows[i - 1].args, r->args)) {
 			o = last;
 		} else {
 			free(last);
-			o = last = guest("counting", args);
+			o = last = guest_opts(opts, "counting", args);
 		}
 		unsigned long long v = val(o, r->key);
 
 		if (v != r->expect)
-			fail_msg("line %d (%s): %s %s = %llu, want %llu", r->line, r->rule, r->args,
-				 r->key, v, r->expect);
+			fail_msg("line %d (%s): %s %s %s = %llu, want %llu", r->line, r->rule, opts,
+				 r->args, r->key, v, r->expect);
 	}
 	free(last);
+}
+
+static void test_arith(void **state)
+{
+	(void)state;
+	arith_pass("");
+	arith_pass("--no-inline-count");
+}
+
+/*
+ * Inline counting is really used: a counted loop of 123457 iterations
+ * (123457 taken jnz, each ending a block) reaches the slow path only at
+ * its start, its syscalls and a few calls and returns, not per block
+ * (pmusim exec -v prints the slow-path calls).
+ */
+static void test_inline_used(void **state)
+{
+	char *o = guest_opts("-v", "counting", "loop 123457");
+	const char *p = strstr(o, "blocks translated, ");
+	unsigned long long slow;
+
+	(void)state;
+	if (!p || sscanf(p, "blocks translated, %llu slow-path calls", &slow) != 1)
+		fail_msg("no inline counting note in:\n%s", o);
+	assert_int_equal(val(o, "instructions"), LOOP_INSNS(N2));
+	if (slow > 2000)
+		fail_msg("%llu slow-path calls for a 123457-iteration loop: blocks do not count inline",
+			 slow);
+	free(o);
 }
 
 /* ---- the perf_event_open(2) example against the single-step oracle ------ */
@@ -634,6 +688,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_poll_ends_on_signal),
 		cmocka_unit_test(test_arith),
+		cmocka_unit_test(test_inline_used),
 		cmocka_unit_test(test_man_example),
 		cmocka_unit_test(test_sample_ips),
 		cmocka_unit_test(test_determinism),
