@@ -593,15 +593,21 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 
 /*
  * At a block start (block_start) or after a report: inline counting is on
- * while the only limit is the next timer (no user-mode sampling slot, no
- * LBR, no memory events) and every scheduled source is counted inline;
- * the head is the cycles left before that timer (pmu_on_block's fits
- * test: acc + block < left), at most a slice (jit_count_arm).
+ * while no LBR or memory event needs every block, and every scheduled
+ * source is counted inline. The head is the cycles that may run inline:
+ * the least, over the limits (the next timer, each user-mode sampling
+ * slot's overflow point), of what is left (pmu_on_block's fits test:
+ * acc + block < left). A limit on another source than cycles bounds
+ * through cycles, which every inline source never exceeds (each counted
+ * instruction, branch, load, store or mispredict costs at least a cycle):
+ * the slow path comes at or before the block that crosses, finds where
+ * (first_crossing), or arms again with what is left. At most a slice
+ * (jit_count_arm).
  */
 static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 {
 	struct perf_cpu *cpu = pv->cpu;
-	uint64_t need = 0, left;
+	uint64_t need = 0, head = INT32_MAX;
 	bool on;
 
 	if (!pv->lim_valid)
@@ -609,12 +615,16 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 	for (unsigned s = 0; s < cpu->nr_slots; s++)
 		if (cpu->slots[s].source < 64)
 			need |= UINT64_C(1) << cpu->slots[s].source;
-	on = pv->locked && pv->nlim == 1 && !pv->no_batch && !pv->want_lbr && !pv->c->mem_on &&
+	on = pv->locked && !pv->no_batch && !pv->want_lbr && !pv->c->mem_on &&
 	     jit_count_covers(pv->jit, need);
-	left = pv->lim[0].left > pv->acc.v[SIM_SRC_CYCLES] ?
-	       pv->lim[0].left - pv->acc.v[SIM_SRC_CYCLES] - 1 : 0;
-	jit_count_arm(pv->jit, on ? (int64_t)(left < INT32_MAX ? left : INT32_MAX) : 0, on,
-		      block_start);
+	for (unsigned i = 0; i < pv->nlim && on; i++) {
+		uint64_t acc = pv->acc.v[pv->lim[i].src], left = pv->lim[i].left;
+
+		on = pv->lim[i].src == SIM_SRC_CYCLES || jit_count_covers(pv->jit, UINT64_C(1) << pv->lim[i].src);
+		left = left > acc ? left - acc - 1 : 0;
+		head = left < head ? left : head;
+	}
+	jit_count_arm(pv->jit, on ? (int64_t)head : 0, on, block_start);
 }
 
 void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
