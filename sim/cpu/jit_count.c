@@ -397,16 +397,34 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_free(e, S);
 }
 
-/* A Jcc's exit (taken: idx 1, gen_jcc): the branch's bimodal counter
+/*
+ * A Jcc's exit (taken: idx 1, gen_jcc): the branch's bimodal counter
  * selects the row of the table the state points at (identity while
- * inline counting is off); w[0] -= row.delta; counter = row.next. */
+ * inline counting is off); w[0] -= row.delta; counter = row.next. The
+ * common case, a strongly predicted branch going its predicted way, has
+ * nothing to do unless taken branches are counted: it skips the rest.
+ */
 static void emit_jcc_exit(struct jit_count *j, struct tcg_emit *e, unsigned idx, uint64_t pc)
 {
-	tcg_val S = tcg_e_const(e, (uintptr_t)j);
 	tcg_val C = tcg_e_const(e, (uintptr_t)&j->bimodal[pc & 4095]);
-	tcg_val c = tcg_e_temp(e), T = tcg_e_temp(e), x = tcg_e_temp(e);
+	tcg_val c = tcg_e_temp(e), S, T, x;
+	struct tcg_label *done = NULL;
 
 	tcg_e_ld8(e, c, C, 0);
+	if (idx == 0 || j->field[SRC_TAKEN] < 0) {
+		/* strongly not taken and not taken, or strongly taken and taken:
+		 * the counter stays, no mispredict (the same row in every table) */
+		done = tcg_e_label(e);
+		tcg_e_br_if_eq(e, c, idx ? 3 * PMU_BIMODAL_STEP : 0, done);
+		tcg_e_free(e, c);
+		tcg_e_free(e, C);
+		C = tcg_e_const(e, (uintptr_t)&j->bimodal[pc & 4095]);
+		c = tcg_e_temp(e);
+		tcg_e_ld8(e, c, C, 0);
+	}
+	S = tcg_e_const(e, (uintptr_t)j);
+	T = tcg_e_temp(e);
+	x = tcg_e_temp(e);
 	tcg_e_ld64(e, T, S, OFF(tab) + 8 * (intptr_t)idx);
 	tcg_e_add(e, T, T, c);
 	tcg_e_ld8(e, x, T, (intptr_t)offsetof(struct exit_row, next));
@@ -415,6 +433,8 @@ static void emit_jcc_exit(struct jit_count *j, struct tcg_emit *e, unsigned idx,
 	tcg_e_ld64(e, c, S, OFF(w));
 	tcg_e_sub(e, c, c, x);
 	tcg_e_st64(e, c, S, OFF(w));
+	if (done)
+		tcg_e_set_label(e, done);
 	tcg_e_free(e, x);
 	tcg_e_free(e, T);
 	tcg_e_free(e, c);

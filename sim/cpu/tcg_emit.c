@@ -19,7 +19,7 @@ enum {
 	OP_ST_I64 = 77, OP_ADD_I64 = 78, OP_SUB_I64 = 79, OP_INSN_START = 129,
 };
 enum { TCG_TYPE_I64 = 1 };
-enum { TCG_COND_LT = 2, TCG_COND_GE = 3 };
+enum { TCG_COND_LT = 2, TCG_COND_GE = 3, TCG_COND_EQ = 8 };
 /* struct hook begins with int type (UC_HOOK_*) */
 /* struct TranslationBlock: target_ulong pc, cs_base; uint32_t flags; uint16_t size */
 struct qemu_tb_head { uint64_t pc, cs_base; uint32_t flags; uint16_t size, icount; };
@@ -248,6 +248,11 @@ void tcg_e_set_label(struct tcg_emit *e, struct tcg_label *l)
 void tcg_e_br_if_nonneg(struct tcg_emit *e, tcg_val v, struct tcg_label *l)
 {
 	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_GE, v, 0, l);
+}
+
+void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label *l)
+{
+	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_EQ, v, imm, l);
 }
 
 void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint32_t size,

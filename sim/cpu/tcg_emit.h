@@ -78,6 +78,8 @@ struct tcg_label *tcg_e_label(struct tcg_emit *e);
 void tcg_e_set_label(struct tcg_emit *e, struct tcg_label *l);
 /* if ((int64_t)v >= 0) goto l. Temps die at a branch (TCG basic blocks). */
 void tcg_e_br_if_nonneg(struct tcg_emit *e, tcg_val v, struct tcg_label *l);
+/* if (v == imm) goto l */
+void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label *l);
 /* Calls the block hook's callback (uc, a, size, user) as Unicorn's own
  * inline block hook call does (uc_add_inline_hook). */
 void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint32_t size,
