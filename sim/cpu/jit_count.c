@@ -60,6 +60,7 @@ struct jit_count {
 	int64_t w[3];                /* the packed accumulators */
 	const struct exit_row *tab[2];  /* exit tables: [0] not taken, [1] taken */
 	const struct jit_slot *dyn;  /* a block whose branch the next block resolves */
+	uint64_t abort;              /* the slow path's block leaves before it runs */
 
 	/* --- C only --- */
 	int64_t head0;               /* head when nothing ran inline since the sync */
@@ -286,6 +287,7 @@ const struct jit_slot *jit_count_enter(struct jit_count *j, const struct jit_slo
 	const struct jit_slot *prev = j->dyn;
 
 	atomic_fetch_add_explicit(&n_slow, 1, memory_order_relaxed);
+	j->abort = 0;
 	j->w[0] += s->k[0];
 	j->w[1] -= s->k[1];
 	j->w[2] -= s->k[2];
@@ -347,6 +349,11 @@ bool jit_count_on(const struct jit_count *j)
 	return j->on;
 }
 
+void jit_count_abort_block(struct jit_count *j)
+{
+	j->abort = 1;
+}
+
 void jit_count_force_next(struct jit_count *j)
 {
 	j->w[0] -= JIT_BIAS << HEAD_SHIFT;
@@ -361,7 +368,7 @@ void jit_count_force_next(struct jit_count *j)
  * At each block start, after its exit-request test:
  *   w[0] -= slot->k[0]; w[1] += slot->k[1]; w[2] += slot->k[2] (the words
  *   with fields);  if (w[0] < 0) call the slow path (hook_block with
- *   JIT_SLOW_MARK).
+ *   JIT_SLOW_MARK), and leave the block before it runs if it said so.
  */
 static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hook)
 {
@@ -390,10 +397,17 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_st64(e, u, S, OFF(w));
 	tcg_e_br_if_nonneg(e, u, run);
 	tcg_e_call_hook(e, uc, hook, (uintptr_t)s, JIT_SLOW_MARK, j->user);
-	tcg_e_set_label(e, run);
 	tcg_e_free(e, u);
 	tcg_e_free(e, t);
 	tcg_e_free(e, B);
+	tcg_e_free(e, S);
+	/* jit_count_abort_block(): out before the first instruction */
+	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_temp(e);
+	tcg_e_ld64(e, t, S, OFF(abort));
+	tcg_e_exit_if_nonzero(e, t);
+	tcg_e_set_label(e, run);
+	tcg_e_free(e, t);
 	tcg_e_free(e, S);
 }
 

@@ -19,7 +19,7 @@ enum {
 	OP_ST_I64 = 77, OP_ADD_I64 = 78, OP_SUB_I64 = 79, OP_INSN_START = 129,
 };
 enum { TCG_TYPE_I64 = 1 };
-enum { TCG_COND_LT = 2, TCG_COND_GE = 3, TCG_COND_EQ = 8 };
+enum { TCG_COND_LT = 2, TCG_COND_GE = 3, TCG_COND_EQ = 8, TCG_COND_NE = 9 };
 /* struct hook begins with int type (UC_HOOK_*) */
 /* struct TranslationBlock: target_ulong pc, cs_base; uint32_t flags; uint16_t size */
 struct qemu_tb_head { uint64_t pc, cs_base; uint32_t flags; uint16_t size, icount; };
@@ -61,6 +61,7 @@ struct emit_thread {
 	bool start_pending;      /* the block hook's call was asked for: next
 				  * comes gen_tb_start's exit-request test */
 	void *uc, *hook;
+	struct tcg_label *exitreq;   /* the block's exit-request label */
 	uint64_t insn_pc;
 	bool in_insn;
 };
@@ -124,6 +125,7 @@ void tcg_gen_brcondi_i32_x86_64(struct tcg_emit *s, int cond, tcg_val a, int32_t
 	REAL(real_brcondi_i32)(s, cond, a, imm, l);
 	if (tl.start_pending && cond == TCG_COND_LT && imm == 0) {
 		tl.start_pending = false;
+		tl.exitreq = l;
 		tl.o->block_start(tl.opaque, s, tl.uc, tl.hook);
 	}
 }
@@ -255,6 +257,13 @@ void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label
 	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_EQ, v, imm, l);
 }
 
+/* gen_tb_end() puts exit_tb(tb, TB_EXIT_REQUESTED) at that label:
+ * cpu_tb_exec() then sets the PC back to the block's start. */
+void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v)
+{
+	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_NE, v, 0, tl.exitreq);
+}
+
 void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint32_t size,
 		     void *user)
 {
@@ -278,10 +287,14 @@ void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint3
  * and an observer that emits, at each block start, a counter increment and
  * a call of the hook when a flag is negative, and at each direct exit an
  * increment of that exit's counter. The loop runs 10 blocks: 9 leave by
- * the taken jump (goto_tb 1), one falls through (goto_tb 0).
+ * the taken jump (goto_tb 1), one falls through (goto_tb 0). At the 5th
+ * call the hook stops the engine and has the block leave before its first
+ * instruction (tcg_e_exit_if_nonzero): the run ends at that block's start
+ * after 4 taken exits, and the next run starts it again.
  */
 struct probe {
-	uint64_t starts, exits[2], flag, calls_marked, calls_other, done;
+	uint64_t starts, exits[2], flag, calls_marked, calls_other, done, abort;
+	uc_engine *uc;
 };
 
 static void probe_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hook)
@@ -296,6 +309,12 @@ static void probe_block_start(void *opaque, struct tcg_emit *e, void *uc, void *
 	tcg_e_ld64(e, t, base, offsetof(struct probe, flag));
 	tcg_e_br_if_nonneg(e, t, skip);
 	tcg_e_call_hook(e, uc, hook, (uintptr_t)p, 0xffffffffu, p);
+	tcg_e_free(e, t);
+	tcg_e_free(e, base);
+	base = tcg_e_const(e, (uintptr_t)p);
+	t = tcg_e_temp(e);
+	tcg_e_ld64(e, t, base, offsetof(struct probe, abort));
+	tcg_e_exit_if_nonzero(e, t);
 	tcg_e_set_label(e, skip);
 	tcg_e_free(e, t);
 	tcg_e_free(e, base);
@@ -329,11 +348,15 @@ static void probe_hook(uc_engine *uc, uint64_t a, uint32_t size, void *user)
 {
 	struct probe *p = user;
 
-	(void)uc;
+	p->abort = 0;
 	if (size == 0xffffffffu && a == (uintptr_t)p)
 		p->calls_marked++;
 	else
 		p->calls_other++;
+	if (p->calls_marked == 5) {   /* the 5th block does not run now */
+		p->abort = 1;
+		uc_emu_stop(uc);
+	}
 }
 
 static const struct tcg_observer probe_observer = {
@@ -354,6 +377,7 @@ static void run_probe(void)
 		0x90,                           /* nop (until) */
 	};
 	struct probe p = { .flag = (uint64_t)-1 };
+	uint64_t rip = 0;
 	uc_engine *uc;
 	uc_hook h;
 
@@ -373,12 +397,17 @@ static void run_probe(void)
 		goto out;
 	}
 	tcg_emit_observe(&probe_observer, &p);
-	if (uc_emu_start(uc, 0x10000, 0x10000 + sizeof(code) - 1, 0, 0) != UC_ERR_OK)
+	if (uc_emu_start(uc, 0x10000, 0x10000 + sizeof(code) - 1, 0, 0) != UC_ERR_OK ||
+	    uc_reg_read(uc, UC_X86_REG_RIP, &rip) != UC_ERR_OK || p.calls_marked != 5 ||
+	    rip != 0x10005 || p.exits[1] != 4)
+		probe_reason = "leaving a block before its first instruction did not work";
+	else if (uc_emu_start(uc, rip, 0x10000 + sizeof(code) - 1, 0, 0) != UC_ERR_OK)
 		probe_reason = "the probe's code did not run";
 	tcg_emit_observe(NULL, NULL);
 	if (probe_reason)
 		goto out;
-	if (p.starts != 10 || p.exits[1] != 9 || p.exits[0] != 1 || p.calls_marked != 10 ||
+	/* the block left before it ran starts again: 11 starts and calls */
+	if (p.starts != 11 || p.exits[1] != 9 || p.exits[0] != 1 || p.calls_marked != 11 ||
 	    p.calls_other || !p.done)
 		probe_reason = "code emitted into a block did not run as expected";
 	else

@@ -80,6 +80,9 @@ void tcg_e_set_label(struct tcg_emit *e, struct tcg_label *l);
 void tcg_e_br_if_nonneg(struct tcg_emit *e, tcg_val v, struct tcg_label *l);
 /* if (v == imm) goto l */
 void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label *l);
+/* if (v != 0) leave the block through its exit-request exit (PC back at
+ * the block's start: nothing of it ran). For code emitted at block start. */
+void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v);
 /* Calls the block hook's callback (uc, a, size, user) as Unicorn's own
  * inline block hook call does (uc_add_inline_hook). */
 void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint32_t size,

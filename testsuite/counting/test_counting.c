@@ -496,11 +496,20 @@ static void test_page_faults(void **state)
 		unsigned long long ve, vn;
 		int st;
 
-		n = run(&st, "%s/faults %s 2>&1", progdir, r->args);
-		if (!WIFEXITED(st) || WEXITSTATUS(st))
-			fail_msg("native faults %s: status %d\n%s", r->args, st, n);
+		/* the host's own count, again once if it differs from the rule:
+		 * fault-around maps only pages already in the page cache, which
+		 * a loaded host may have dropped before the first run */
+		for (int tries = 0; tries < 2; tries++) {
+			if (tries)
+				free(n);
+			n = run(&st, "%s/faults %s 2>&1", progdir, r->args);
+			if (!WIFEXITED(st) || WEXITSTATUS(st))
+				fail_msg("native faults %s: status %d\n%s", r->args, st, n);
+			vn = val(n, r->key);
+			if (r->expect < 0 || vn == (unsigned long long)r->expect)
+				break;
+		}
 		ve = val(e, r->key);
-		vn = val(n, r->key);
 		if (ve != vn || (r->expect >= 0 && vn != (unsigned long long)r->expect))
 			fail_msg("line %d (%s) faults %s %s: pmusim %llu, native %llu, expected %lld",
 				 r->line, r->rule, r->args, r->key, ve, vn, r->expect);
