@@ -11,6 +11,7 @@
  * block split at the exact instruction (the per-instruction decode says
  * which), so the overflow's sample carries that instruction's IP.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,16 +230,35 @@ static void account(struct pmu_vcpu *pv, struct sim_delta *d, uint64_t ip)
 }
 
 /*
+ * Whether a sample of event reads the guest's state beyond its IP and data
+ * address (perf_prepare_sample: REGS_USER, REGS_INTR, STACK_USER and the
+ * user CALLCHAIN come from the interrupted regs), or its overflow signals
+ * the guest (perf_event_wakeup -> kill_fasync of *perf_event_fasync(event):
+ * the signal frame is the state the PMI interrupted). Such an overflow
+ * takes an exact stop.
+ */
+static bool needs_guest_state(const struct perf_event *event)
+{
+	const struct perf_event *owner = event->parent ? event->parent : event;
+
+	return (event->attr.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR |
+					   PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)) ||
+	       owner->fasync;
+}
+
+/*
  * The earliest instruction index in [from, n) at which a sampling slot's
  * count reaches its overflow point, given extra counts (resolved branch of
  * the previous block) landing on the first instruction; n if none.
+ * *exact: a slot that overflows there needs the guest's state after it.
  */
 static unsigned first_crossing(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
-			       const struct sim_delta *extra, bool rep_cont)
+			       const struct sim_delta *extra, bool rep_cont, bool *exact)
 {
 	struct perf_cpu *cpu = pv->cpu;
 	unsigned best = b->n;
 
+	*exact = false;
 	for (unsigned s = 0; s < cpu->nr_slots; s++) {
 		const struct perf_count_slot *sl = &cpu->slots[s];
 		const struct perf_event *e = sl->event;
@@ -248,15 +268,20 @@ static unsigned first_crossing(struct pmu_vcpu *pv, const struct bdesc *b, unsig
 		if (!sl->sampling || !sl->mode_mask[SIM_MODE_USER])
 			continue;
 		left = e->period_left - e->overflow_at;
-		if (left <= 0)
+		if (left <= 0) {
+			*exact = needs_guest_state(e);
 			return from;
+		}
 		acc = extra ? extra->v[sl->source] : 0;
 		if (sl->source == SIM_SRC_REF_CYCLES || sl->source == SIM_SRC_BUS_CYCLES ||
 		    sl->source == SIM_SRC_BRANCH_MISSES)
 			continue;   /* resolved at block granularity: see below */
-		for (unsigned i = from; i < best; i++) {
+		for (unsigned i = from; i < b->n && i <= best; i++) {
 			acc += insn_value(&b->ins[i], sl->source, !rep_cont);
 			if (acc >= (u64)left) {
+				/* a later slot crossing at the same instruction
+				 * may need the state too */
+				*exact = (i == best && *exact) || needs_guest_state(e);
 				best = i;
 				break;
 			}
@@ -443,6 +468,72 @@ static const struct bdesc *block_of(struct pmu_vcpu *pv, uint64_t addr, uint32_t
 	return b;
 }
 
+/* ---- exact stops (pmu_machine.h) ----------------------------------------- */
+
+/*
+ * An overflow at instruction k of block b whose report d needs the guest's
+ * state after k (needs_guest_state): the report waits. In the middle of the
+ * block, the engine stops before the block runs (a stop asked for in the
+ * block hook leaves before the block's first instruction, as a kick does)
+ * and vcpu_run() runs the block up to k (pmu_exact_prefix); at its last
+ * instruction, the block runs and the state after it is that at the next
+ * block, syscall or stop. The rest of the block after k is a block of its
+ * own when the run resumes there, counted by its own hook.
+ */
+static void exact_defer(struct pmu_vcpu *pv, const struct bdesc *b, unsigned k,
+			const struct sim_delta *d)
+{
+	struct pmu_exact *ex = &pv->ex;
+
+	assert(ex->state == PMU_EXACT_NONE && k < b->n);
+	ex->ip = b->addr + b->ins[k].off;
+	ex->d = *d;
+	if (k + 1 < b->n) {
+		ex->state = PMU_EXACT_PREFIX;
+		ex->begin = b->addr;
+		ex->until = b->addr + b->ins[k + 1].off;
+		pv->exact_stops++;
+		uc_emu_stop(pv->c->uc);
+	} else {
+		ex->state = PMU_EXACT_NEXT;
+	}
+}
+
+bool pmu_exact_prefix(struct pmu_vcpu *pv, uint64_t *begin, uint64_t *until)
+{
+	if (pv->ex.state != PMU_EXACT_PREFIX)
+		return false;
+	*begin = pv->ex.begin;
+	*until = pv->ex.until;
+	return true;
+}
+
+/*
+ * The overflow reported with the engine's state as that after its
+ * instruction: the sample's registers, callchain and stack are read from
+ * it (pmu_fill_sample), and an overflow signal is queued now, so the run
+ * loop delivers it with that state (the PMI returning to user mode after
+ * the instruction). Then the PMI's kernel work, as after every overflow.
+ */
+void pmu_exact_done(struct pmu_vcpu *pv)
+{
+	struct pmu_exact *ex = &pv->ex;
+
+	if (ex->state == PMU_EXACT_NONE)
+		return;
+	if (ex->state == PMU_EXACT_PREFIX) {
+		/* the rest of the block is a new block: no branch to resolve */
+		pv->prev = NULL;
+		pv->cur = NULL;
+	}
+	ex->state = PMU_EXACT_NONE;
+	pmu_vcpu_acquire(pv);
+	pv->lim_valid = false;
+	account(pv, &ex->d, ex->ip);
+	/* the PMI handler's work (perf_event_nmi_handler) */
+	kernel_work(pv, PMU_PMI_INSNS, PMU_PMI_BRANCHES);
+}
+
 /*
  * One executed block: resolve the previous branch, then report this
  * block, split at every instruction where a sampling counter overflows.
@@ -527,7 +618,9 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 		return;
 	}
 	for (;;) {
-		k = first_crossing(pv, b, from, xp, rep_cont);
+		bool exact;
+
+		k = first_crossing(pv, b, from, xp, rep_cont, &exact);
 		for (unsigned i = 0; i < NR_FILLED; i++)
 			dp->v[filled[i]] = xp->v[filled[i]];
 		clear_filled(xp);
@@ -538,6 +631,10 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 		}
 		/* counts up to and including instruction k: its overflow */
 		sum_range(b, from, k + 1, rep_cont, dp);
+		if (exact) {
+			exact_defer(pv, b, k, dp);
+			return;
+		}
 		account(pv, dp, addr + b->ins[k].off);
 		/* the PMI handler's work (perf_event_nmi_handler) */
 		kernel_work(pv, PMU_PMI_INSNS, PMU_PMI_BRANCHES);
@@ -727,6 +824,7 @@ static bool syscall_blocks(struct pmu_vcpu *pv)
 
 void pmu_syscall_enter(struct pmu_vcpu *pv)
 {
+	pmu_exact_done(pv);         /* an overflow at this SYSCALL */
 	pmu_vcpu_acquire(pv);
 	flush(pv);
 	kernel_work(pv, PMU_SYSCALL_ENTRY_INSNS, PMU_SYSCALL_ENTRY_BRANCHES);
@@ -861,6 +959,7 @@ static bool hook_invalid(uc_engine *uc, void *user)
 	if (!pv->access_ok || !pv->access_ok(pv->access_arg, rip, 2) || p[0] != 0x0f || p[1] != 0x33)
 		return false;
 	uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
+	pmu_exact_done(pv);         /* an overflow at this RDPMC: before it reads */
 	pmu_vcpu_acquire(pv);
 	flush(pv);
 	pv->lim_valid = false;

@@ -193,6 +193,10 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	struct vcpu *c = user;
 	unsigned n;
 
+	if (c->exact_prefix)     /* vcpu_run() runs a block up to an overflow */
+		return;
+	if (c->pmu)   /* an overflow at the previous block's last instruction */
+		pmu_exact_done(c->pmu);
 	if (atomic_load_explicit(&c->kick, memory_order_relaxed)) {
 		uc_emu_stop(uc);
 		return;
@@ -483,6 +487,40 @@ void vcpu_flush_tlb(struct vcpu *c)
 }
 
 /*
+ * An exact stop (pmu_machine.h): the block hook stopped the engine before a
+ * block whose instruction k overflows a counter that needs the guest's
+ * state after k. Runs the block from its start to the instruction after k
+ * (the "until" exit: Unicorn translates it as a halt, and drops that
+ * translation again when the run returns), without the block hook's
+ * accounting, then reports the overflow in that state. The block's
+ * translation is dropped first, or its cached code would run past the exit.
+ * A run that ends early without a fault (an asynchronous stop) resumes
+ * there. Returns the engine's result.
+ */
+static uc_err run_exact_prefix(struct vcpu *c)
+{
+	uint64_t begin, until, rip;
+	uc_err e = UC_ERR_OK;
+	void *qcpu;
+
+	if (!pmu_exact_prefix(c->pmu, &begin, &until))
+		return UC_ERR_OK;
+	tlb_fast_unfill_begin();
+	uc_ctl_remove_cache(c->uc, begin, begin + 1);
+	qcpu = tlb_fast_unfill_end(begin, begin + 1);
+	if (qcpu)
+		c->qemu_cpu = qcpu;
+	c->exact_prefix = true;
+	for (rip = begin; rip != until && e == UC_ERR_OK && c->exit == VCPU_EXIT_STOP; ) {
+		e = uc_emu_start(c->uc, rip, until, 0, 0);
+		rip = vcpu_reg(c, UC_X86_REG_RIP);
+	}
+	c->exact_prefix = false;
+	pmu_exact_done(c->pmu);
+	return e;
+}
+
+/*
  * Runs from RIP until a hook stops the engine or the guest faults. Returns
  * the reason; for VCPU_EXIT_FAULT c->fault says where. RIP is left at the
  * faulting instruction for faults, after the last executed one otherwise.
@@ -515,8 +553,12 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 		safe_stop_set_tsc(rdtsc_answer, c);
 		tlb_fast_observe(c->ops->tlb_fill ? tlb_observer : NULL, c);
 		e = uc_emu_start(c->uc, rip, 0, 0, 0);
+		if (c->pmu && e == UC_ERR_OK && c->exit == VCPU_EXIT_STOP)
+			e = run_exact_prefix(c);
 		tlb_fast_observe(NULL, NULL);
 		safe_stop_set_tsc(NULL, NULL);
+		if (c->pmu)   /* an overflow at the run's last instruction */
+			pmu_exact_done(c->pmu);
 	}
 	atomic_store(&c->running_unhooked, 0);
 	atomic_store(&c->kick, 0);

@@ -114,6 +114,7 @@ struct vcpu {
 	_Atomic int kick;          /* vcpu_kick(): end the run at a block start */
 	_Atomic int running_unhooked;   /* in uc_emu_start, no block hook, safe stops */
 	bool in_block_hook;        /* hook_block() is running */
+	bool exact_prefix;         /* running a block up to an overflow (vcpu.c) */
 
 	void *qemu_cpu;            /* the engine's CPUState, seen at its first TLB fill */
 

@@ -258,6 +258,54 @@ static void test_sample_ips(void **state)
 	free(last_trace);
 }
 
+/* ---- the guest's state at the overflowing instruction ------------------- */
+
+struct exact_row {
+	int line;
+	const char *args;
+	long long samples;      /* by arithmetic; -1: the handler's instructions count too */
+	long long checked;      /* the samples in the loop: 6 <= sP < 6 + 8K; -1: as many */
+	unsigned positions;     /* the loop positions j they fall on */
+};
+
+/*
+ * progs/exact_regs.c: registers (REGS_USER), callchain and the overflow
+ * signal's ucontext are the state right after the sample's instruction, by
+ * the arithmetic of a loop that changes one register per instruction, in
+ * the middle of a block (j = 0..6) and at its last instruction (j = 7).
+ * Regs rows: floor((8K + 10) / P) samples. Signal rows: every sample in
+ * the loop (not in the handler) has its signal there, and some in each
+ * position.
+ */
+static const struct exact_row exact_rows[] = {
+	{ __LINE__, "regs 1001 20000", (8 * 20000 + 10) / 1001, 159, 0xff },
+	{ __LINE__, "regs 3 100", (8 * 100 + 10) / 3, 268 - 1, 0xff },  /* several stops a block */
+	{ __LINE__, "regs 8 100", (8 * 100 + 10) / 8, 100, 1u << 2 },   /* 8s - 6 = 2 mod 8 */
+	{ __LINE__, "signal 1001 20000", -1, -1, 0xff },
+	{ __LINE__, "signal 211 3000", -1, -1, 0xff },
+};
+
+static void test_exact_state(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(exact_rows) / sizeof(exact_rows[0]); i++) {
+		const struct exact_row *r = &exact_rows[i];
+		char *o = guest("exact_regs", r->args);
+		unsigned long long n = val(o, "samples"), checked = val(o, "checked");
+
+		if (val(o, "bad"))
+			fail_msg("line %d (%s): not the state after the instruction:\n%s", r->line,
+				 r->args, o);
+		if ((r->samples >= 0 && n != (unsigned long long)r->samples) ||
+		    (r->checked >= 0 && checked != (unsigned long long)r->checked) ||
+		    checked < n / 2 || val(o, "positions") != r->positions)
+			fail_msg("line %d (%s): %llu samples, %llu checked, positions 0x%llx; "
+				 "expected %lld, %lld, 0x%x\n%s", r->line, r->args, n, checked,
+				 val(o, "positions"), r->samples, r->checked, r->positions, o);
+		free(o);
+	}
+}
+
 /* ---- determinism: the same run gives the same ring bytes ----------------- */
 
 static void test_determinism(void **state)
@@ -636,6 +684,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_arith),
 		cmocka_unit_test(test_man_example),
 		cmocka_unit_test(test_sample_ips),
+		cmocka_unit_test(test_exact_state),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_mux),
 		cmocka_unit_test(test_freq),
