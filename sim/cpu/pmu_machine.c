@@ -492,7 +492,6 @@ static void exact_defer(struct pmu_vcpu *pv, const struct bdesc *b, unsigned k,
 		ex->state = PMU_EXACT_PREFIX;
 		ex->begin = b->addr;
 		ex->until = b->addr + b->ins[k + 1].off;
-		pv->exact_stops++;
 		uc_emu_stop(pv->c->uc);
 	} else {
 		ex->state = PMU_EXACT_NEXT;

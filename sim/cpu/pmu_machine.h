@@ -124,7 +124,6 @@ struct pmu_vcpu {
 	struct pmu_mem_access ma;
 
 	struct pmu_exact ex;         /* a pending exact overflow */
-	uint64_t exact_stops;        /* exact overflows taken mid-block (exec -v) */
 
 	uint64_t cc[256];            /* callchain of the sample being written */
 	struct perf_branch_entry br[PMU_LBR_DEPTH];

@@ -195,7 +195,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 
 	if (c->exact_prefix)     /* vcpu_run() runs a block up to an overflow */
 		return;
-	if (c->pmu)   /* an overflow at the previous block's last instruction */
+	if (c->pmu && c->pmu->ex.state)   /* an overflow at the previous block's last instruction */
 		pmu_exact_done(c->pmu);
 	if (atomic_load_explicit(&c->kick, memory_order_relaxed)) {
 		uc_emu_stop(uc);
@@ -511,6 +511,7 @@ static uc_err run_exact_prefix(struct vcpu *c)
 	if (qcpu)
 		c->qemu_cpu = qcpu;
 	c->exact_prefix = true;
+	c->exact_stops++;
 	for (rip = begin; rip != until && e == UC_ERR_OK && c->exit == VCPU_EXIT_STOP; ) {
 		e = uc_emu_start(c->uc, rip, until, 0, 0);
 		rip = vcpu_reg(c, UC_X86_REG_RIP);

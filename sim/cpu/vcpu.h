@@ -115,6 +115,7 @@ struct vcpu {
 	_Atomic int running_unhooked;   /* in uc_emu_start, no block hook, safe stops */
 	bool in_block_hook;        /* hook_block() is running */
 	bool exact_prefix;         /* running a block up to an overflow (vcpu.c) */
+	uint64_t exact_stops;      /* such runs (exec -v) */
 
 	void *qemu_cpu;            /* the engine's CPUState, seen at its first TLB fill */
 

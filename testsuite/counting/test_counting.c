@@ -263,7 +263,8 @@ static void test_sample_ips(void **state)
 struct exact_row {
 	int line;
 	const char *args;
-	long long samples;      /* by arithmetic; -1: the handler's instructions count too */
+	long long insns;        /* each instruction once: 5 + 8K + 5; -1: with the handler's */
+	long long samples;      /* floor(insns / P); -1: the handler's instructions count too */
 	long long checked;      /* the samples in the loop: 6 <= sP < 6 + 8K; -1: as many */
 	unsigned positions;     /* the loop positions j they fall on */
 };
@@ -278,11 +279,13 @@ struct exact_row {
  * position.
  */
 static const struct exact_row exact_rows[] = {
-	{ __LINE__, "regs 1001 20000", (8 * 20000 + 10) / 1001, 159, 0xff },
-	{ __LINE__, "regs 3 100", (8 * 100 + 10) / 3, 268 - 1, 0xff },  /* several stops a block */
-	{ __LINE__, "regs 8 100", (8 * 100 + 10) / 8, 100, 1u << 2 },   /* 8s - 6 = 2 mod 8 */
-	{ __LINE__, "signal 1001 20000", -1, -1, 0xff },
-	{ __LINE__, "signal 211 3000", -1, -1, 0xff },
+	{ __LINE__, "regs 1001 20000", 8 * 20000 + 10, (8 * 20000 + 10) / 1001, 159, 0xff },
+	/* several stops in one block */
+	{ __LINE__, "regs 3 100", 8 * 100 + 10, (8 * 100 + 10) / 3, 268 - 1, 0xff },
+	/* 8s - 6 = 2 mod 8: one position */
+	{ __LINE__, "regs 8 100", 8 * 100 + 10, (8 * 100 + 10) / 8, 100, 1u << 2 },
+	{ __LINE__, "signal 1001 20000", -1, -1, -1, 0xff },
+	{ __LINE__, "signal 211 3000", -1, -1, -1, 0xff },
 };
 
 static void test_exact_state(void **state)
@@ -296,6 +299,9 @@ static void test_exact_state(void **state)
 		if (val(o, "bad"))
 			fail_msg("line %d (%s): not the state after the instruction:\n%s", r->line,
 				 r->args, o);
+		if (r->insns >= 0 && val(o, "instructions") != (unsigned long long)r->insns)
+			fail_msg("line %d (%s): instructions %llu, expected %lld\n%s", r->line,
+				 r->args, val(o, "instructions"), r->insns, o);
 		if ((r->samples >= 0 && n != (unsigned long long)r->samples) ||
 		    (r->checked >= 0 && checked != (unsigned long long)r->checked) ||
 		    checked < n / 2 || val(o, "positions") != r->positions)

@@ -16,7 +16,8 @@
  * so j = 0..6 are in the middle of a block and j = 7 is its last
  * instruction.
  *
- *   exact_regs regs P K   instructions:u every P with IP|CALLCHAIN|REGS_USER:
+ *   exact_regs regs P K   instructions:u every P with IP|CALLCHAIN|REGS_USER
+ *                         (and REGS_INTR AX, IP):
  *                         sample s is the counted instruction n = sP (n = 6 +
  *                         8i + j in the loop); its IP, registers and
  *                         callchain [USER, ip, return address of the frame
@@ -28,7 +29,10 @@
  *                         The handler's own instructions count too, so the
  *                         iteration comes from rax; samples whose IP is not
  *                         in the loop (in the handler) are not checked.
- * Prints samples=N, checked=C, bad=B and positions=MASK (the j checked),
+ *   exact_regs ip P K     IP only, nothing checked: the static split's cost,
+ *                         against which regs measures the exact stops'.
+ * Prints instructions=COUNT (the event's count: 8K + 10 without signals),
+ * samples=N, checked=C, bad=B and positions=MASK (the j checked),
  * after each mismatch.
  */
 #define _GNU_SOURCE
@@ -130,7 +134,7 @@ static void on_overflow(int sig, siginfo_t *si, void *ctx)
 
 /* The ring's samples (IP, then [CALLCHAIN, REGS_USER]) into ips/regs. */
 static unsigned read_ring(void *ring, size_t data_size, uint64_t *ips, uint64_t (*cc)[3],
-			  unsigned *ccn, uint64_t (*regs)[9], int with_regs)
+			  unsigned *ccn, uint64_t (*regs)[11], int with_regs)
 {
 	struct perf_event_mmap_page *mp = ring;
 	const char *data = (const char *)ring + 4096;
@@ -161,20 +165,23 @@ static unsigned read_ring(void *ring, size_t data_size, uint64_t *ips, uint64_t 
 			p++;          /* abi */
 			for (int k = 0; k < 9; k++)
 				regs[n][k] = *p++;
+			p++;          /* REGS_INTR: abi, AX, IP */
+			for (int k = 9; k < 11; k++)
+				regs[n][k] = *p++;
 		}
 		n++;
 	}
 	return n;
 }
 
-static uint64_t ips[MAXS], cc[MAXS][3], regs[MAXS][9];
+static uint64_t ips[MAXS], cc[MAXS][3], regs[MAXS][11];
 static unsigned ccn[MAXS];
 
 int main(int argc, char **argv)
 {
 	struct perf_event_attr a;
-	int sigmode, fd, checked = 0;
-	unsigned long long period, iters, positions = 0;
+	int sigmode, ipmode, fd, checked = 0;
+	unsigned long long period, iters, positions = 0, count;
 	size_t data_size = 64 * 4096;
 	unsigned n;
 	void *ring;
@@ -182,6 +189,7 @@ int main(int argc, char **argv)
 	if (argc != 4)
 		return 2;
 	sigmode = !strcmp(argv[1], "signal");
+	ipmode = !strcmp(argv[1], "ip");
 	period = strtoull(argv[2], NULL, 0);
 	iters = strtoull(argv[3], NULL, 0);
 	pos_ip[0] = exact_i0; pos_ip[1] = exact_i1; pos_ip[2] = exact_i2; pos_ip[3] = exact_i3;
@@ -191,8 +199,9 @@ int main(int argc, char **argv)
 	a.disabled = 1;
 	a.precise_ip = 2;
 	a.sample_type = PERF_SAMPLE_IP;
-	if (!sigmode) {
-		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER;
+	if (!sigmode && !ipmode) {
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR;
+		a.sample_regs_intr = 1ull << 0 | 1ull << 8;      /* AX IP */
 		/* AX BX CX DX SI BP IP R8 R9 (perf_regs.h bit order) */
 		a.sample_regs_user = 1ull << 0 | 1ull << 1 | 1ull << 2 | 1ull << 3 | 1ull << 4 |
 				     1ull << 6 | 1ull << 8 | 1ull << 16 | 1ull << 17;
@@ -222,9 +231,11 @@ int main(int argc, char **argv)
 		}
 	}
 	exact_loop(fd, (long)iters, frame_a, frame_b);
-	n = read_ring(ring, data_size, ips, cc, ccn, regs, !sigmode);
+	n = read_ring(ring, data_size, ips, cc, ccn, regs, !sigmode && !ipmode);
+	if (read(fd, &count, sizeof(count)) != sizeof(count))
+		count = 0;
 
-	for (unsigned s = 0; s < n; s++) {
+	for (unsigned s = 0; s < n && !ipmode; s++) {
 		struct state w, g;
 		uint64_t nth = (s + 1) * period, i;
 		int j;
@@ -254,6 +265,8 @@ int main(int argc, char **argv)
 			check("ip", s, g.ip, w.ip);
 			check("regs ip", s, regs[s][6], w.ip);
 			check("r8", s, regs[s][7], iters);
+			check("intr rax", s, regs[s][9], w.ax);
+			check("intr ip", s, regs[s][10], w.ip);
 			check("r9", s, regs[s][8], w.bp == (uint64_t)(uintptr_t)frame_a ?
 			      (uint64_t)(uintptr_t)frame_b : (uint64_t)(uintptr_t)frame_a);
 			check("callchain nr", s, ccn[s], 3);
@@ -275,6 +288,7 @@ int main(int argc, char **argv)
 		printf("signals %u for %u samples%s\n", nsig, n, bad_code ? ", bad si_code" : "");
 		bad++;
 	}
-	printf("samples=%u\nchecked=%d\nbad=%d\npositions=0x%llx\n", n, checked, bad, positions);
+	printf("instructions=%llu\nsamples=%u\nchecked=%d\nbad=%d\npositions=0x%llx\n", count, n,
+	       checked, bad, positions);
 	return 0;
 }
