@@ -495,7 +495,15 @@ static void exact_defer(struct pmu_vcpu *pv, const struct bdesc *b, unsigned k,
 		uc_emu_stop(pv->c->uc);
 	} else {
 		ex->state = PMU_EXACT_NEXT;
+		ex->rep = b->last_cls & BD_REP;
 	}
+}
+
+void pmu_exact_block(struct pmu_vcpu *pv, uint64_t addr)
+{
+	if (pv->ex.state == PMU_EXACT_NEXT && pv->ex.rep && addr == pv->ex.ip)
+		return;     /* QEMU runs each REP iteration as a block of its own */
+	pmu_exact_done(pv);
 }
 
 bool pmu_exact_prefix(struct pmu_vcpu *pv, uint64_t *begin, uint64_t *until)

@@ -68,6 +68,7 @@ enum pmu_exact_state {
 
 struct pmu_exact {
 	uint8_t state;               /* enum pmu_exact_state */
+	bool rep;                    /* NEXT at a REP string instruction: after its last iteration */
 	uint64_t begin, until;       /* PREFIX: the block, and the instruction after the overflow's */
 	uint64_t ip;                 /* the overflow instruction */
 	struct sim_delta d;          /* the report up to and including it, not yet made */
@@ -168,6 +169,10 @@ void pmu_page_fault_bad(struct pmu_vcpu *pv, uint64_t addr);
  */
 bool pmu_exact_prefix(struct pmu_vcpu *pv, uint64_t *begin, uint64_t *until);
 void pmu_exact_done(struct pmu_vcpu *pv);
+/* From the block hook, at a block starting at addr: pmu_exact_done, unless
+ * the block is the next iteration of the REP string instruction the
+ * overflow is at (it retires after its last). */
+void pmu_exact_block(struct pmu_vcpu *pv, uint64_t addr);
 
 /* Takes the CPU for pv's task (lock + context switch if another task ran
  * there); pmu_vcpu_release gives the lock back. */

@@ -196,7 +196,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	if (c->exact_prefix)     /* vcpu_run() runs a block up to an overflow */
 		return;
 	if (c->pmu && c->pmu->ex.state)   /* an overflow at the previous block's last instruction */
-		pmu_exact_done(c->pmu);
+		pmu_exact_block(c->pmu, addr);
 	if (atomic_load_explicit(&c->kick, memory_order_relaxed)) {
 		uc_emu_stop(uc);
 		return;

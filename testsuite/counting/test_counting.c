@@ -263,9 +263,9 @@ static void test_sample_ips(void **state)
 struct exact_row {
 	int line;
 	const char *args;
-	long long insns;        /* each instruction once: 5 + 8K + 5; -1: with the handler's */
+	long long insns;        /* each instruction once; -1: with the handler's */
 	long long samples;      /* floor(insns / P); -1: the handler's instructions count too */
-	long long checked;      /* the samples in the loop: 6 <= sP < 6 + 8K; -1: as many */
+	long long checked;      /* the samples in the loop (regs: 6 <= sP < 6 + 8K); -1: as many */
 	unsigned positions;     /* the loop positions j they fall on */
 };
 
@@ -273,8 +273,9 @@ struct exact_row {
  * progs/exact_regs.c: registers (REGS_USER), callchain and the overflow
  * signal's ucontext are the state right after the sample's instruction, by
  * the arithmetic of a loop that changes one register per instruction, in
- * the middle of a block (j = 0..6) and at its last instruction (j = 7).
- * Regs rows: floor((8K + 10) / P) samples. Signal rows: every sample in
+ * the middle of a block (j = 0..6) and at its last instruction (j = 7);
+ * rep rows: around a REP string instruction, which QEMU runs as a block
+ * per iteration. Regs and rep rows: floor(instructions / P) samples. Signal rows: every sample in
  * the loop (not in the handler) has its signal there, and some in each
  * position.
  */
@@ -284,6 +285,9 @@ static const struct exact_row exact_rows[] = {
 	{ __LINE__, "regs 3 100", 8 * 100 + 10, (8 * 100 + 10) / 3, 268 - 1, 0xff },
 	/* 8s - 6 = 2 mod 8: one position */
 	{ __LINE__, "regs 8 100", 8 * 100 + 10, (8 * 100 + 10) / 8, 100, 1u << 2 },
+	/* a REP string instruction retires after its last iteration: 2 + 6K + 5 */
+	{ __LINE__, "rep 1001 3000", 6 * 3000 + 7, (6 * 3000 + 7) / 1001, 17, 0x3f },
+	{ __LINE__, "rep 7 300", 6 * 300 + 7, (6 * 300 + 7) / 7, 258 - 1, 0x3f },
 	{ __LINE__, "signal 1001 20000", -1, -1, -1, 0xff },
 	{ __LINE__, "signal 211 3000", -1, -1, -1, 0xff },
 };

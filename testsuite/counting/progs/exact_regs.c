@@ -29,6 +29,13 @@
  *                         The handler's own instructions count too, so the
  *                         iteration comes from rax; samples whose IP is not
  *                         in the loop (in the handler) are not checked.
+ *   exact_regs rep P K    the same samples over a loop around a REP string
+ *                         instruction (rep_loop: 2 setup instructions, then
+ *                         K x r0 mov $16,ecx  r1 mov r9,rdi  r2 rep stosb
+ *                         r3 inc rbx  r4 cmp r8,rbx  r5 jne r0): after
+ *                         (i, j) rbx = i+[j>=3], rcx = 16 before the REP and
+ *                         0 after all its iterations, rdi = buf (j = 1) or
+ *                         buf+16 (j >= 2).
  *   exact_regs ip P K     IP only, nothing checked: the static split's cost,
  *                         against which regs measures the exact stops'.
  * Prints instructions=COUNT (the event's count: 8K + 10 without signals),
@@ -73,6 +80,28 @@ asm(".text\n"
     "mov $16, %eax\n\tmov %r12d, %edi\n\tmov $0x2401, %esi\n\txor %edx, %edx\n\tsyscall\n\t"
     "pop %r12\n\tpop %rbx\n\tpop %rbp\n\tret\n"
     ".size exact_loop, .-exact_loop\n");
+
+void rep_loop(long fd, long iters, void *buf);
+extern const char rep_r0[], rep_r1[], rep_r2[], rep_r3[], rep_r4[], rep_r5[];
+
+asm(".text\n"
+    ".globl rep_loop\n.type rep_loop,@function\n"
+    "rep_loop:\n\t"
+    "push %rbx\n\tpush %r12\n\t"
+    "mov %rdi, %r12\n\tmov %rsi, %r8\n\tmov %rdx, %r9\n\t"
+    "mov $16, %eax\n\tmov %r12d, %edi\n\tmov $0x2400, %esi\n\txor %edx, %edx\n\tsyscall\n\t"
+    "xor %eax, %eax\n\txor %ebx, %ebx\n"
+    ".globl rep_r0\nrep_r0:\n\tmov $16, %ecx\n"
+    ".globl rep_r1\nrep_r1:\n\tmov %r9, %rdi\n"
+    ".globl rep_r2\nrep_r2:\n\trep stosb\n"
+    ".globl rep_r3\nrep_r3:\n\tinc %rbx\n"
+    ".globl rep_r4\nrep_r4:\n\tcmp %r8, %rbx\n"
+    ".globl rep_r5\nrep_r5:\n\tjne rep_r0\n\t"
+    "mov $16, %eax\n\tmov %r12d, %edi\n\tmov $0x2401, %esi\n\txor %edx, %edx\n\tsyscall\n\t"
+    "pop %r12\n\tpop %rbx\n\tret\n"
+    ".size rep_loop, .-rep_loop\n");
+
+static char rep_buf[64];
 
 /* two frames for the frame-pointer walk: {next frame (none), return address} */
 static const uint64_t frame_a[2] __attribute__((aligned(16))) = { 0, 0xa0a0a0a0 };
@@ -132,9 +161,14 @@ static void on_overflow(int sig, siginfo_t *si, void *ctx)
 	nsig = n + 1;
 }
 
-/* The ring's samples (IP, then [CALLCHAIN, REGS_USER]) into ips/regs. */
+/* The registers sampled: REGS_USER in perf_regs.h bit order, then REGS_INTR */
+enum { R_AX, R_BX, R_CX, R_DX, R_SI, R_DI, R_BP, R_IP, R_R8, R_R9, R_IAX, R_IIP, R_NR };
+#define REGS_USER_MASK (1ull << 0 | 1ull << 1 | 1ull << 2 | 1ull << 3 | 1ull << 4 | 1ull << 5 | \
+			1ull << 6 | 1ull << 8 | 1ull << 16 | 1ull << 17)
+
+/* The ring's samples (IP, then [CALLCHAIN, REGS_USER, REGS_INTR]) into ips/regs. */
 static unsigned read_ring(void *ring, size_t data_size, uint64_t *ips, uint64_t (*cc)[3],
-			  unsigned *ccn, uint64_t (*regs)[11], int with_regs)
+			  unsigned *ccn, uint64_t (*regs)[R_NR], int with_regs)
 {
 	struct perf_event_mmap_page *mp = ring;
 	const char *data = (const char *)ring + 4096;
@@ -162,25 +196,52 @@ static unsigned read_ring(void *ring, size_t data_size, uint64_t *ips, uint64_t 
 			for (uint64_t k = 0; k < nr; k++, p++)
 				if (k < 3)
 					cc[n][k] = *p;
-			p++;          /* abi */
-			for (int k = 0; k < 9; k++)
+			p++;          /* abi, then REGS_USER, then REGS_INTR's abi, AX, IP */
+			for (int k = 0; k < R_NR; k++) {
+				if (k == R_IAX)
+					p++;
 				regs[n][k] = *p++;
-			p++;          /* REGS_INTR: abi, AX, IP */
-			for (int k = 9; k < 11; k++)
-				regs[n][k] = *p++;
+			}
 		}
 		n++;
 	}
 	return n;
 }
 
-static uint64_t ips[MAXS], cc[MAXS][3], regs[MAXS][11];
+static uint64_t ips[MAXS], cc[MAXS][3], regs[MAXS][R_NR];
+
+/* rep mode: the samples against the arithmetic of rep_loop */
+static unsigned check_rep(unsigned n, unsigned long long period, unsigned long long iters,
+			  unsigned long long *positions)
+{
+	const char *r[6] = { rep_r0, rep_r1, rep_r2, rep_r3, rep_r4, rep_r5 };
+	uint64_t buf = (uint64_t)(uintptr_t)rep_buf;
+	unsigned checked = 0;
+
+	for (unsigned s = 0; s < n; s++) {
+		uint64_t nth = (s + 1) * period, i, j;
+
+		if (nth < 3 || nth >= 3 + 6 * iters)
+			continue;
+		i = (nth - 3) / 6;
+		j = (nth - 3) % 6;
+		check("ip", s, ips[s], (uint64_t)(uintptr_t)r[j]);
+		check("regs ip", s, regs[s][R_IP], (uint64_t)(uintptr_t)r[j]);
+		check("rbx", s, regs[s][R_BX], i + (j >= 3));
+		check("rcx", s, regs[s][R_CX], j < 2 ? 16 : 0);
+		if (i || j)
+			check("rdi", s, regs[s][R_DI], j == 1 ? buf : buf + 16);
+		*positions |= 1ull << j;
+		checked++;
+	}
+	return checked;
+}
 static unsigned ccn[MAXS];
 
 int main(int argc, char **argv)
 {
 	struct perf_event_attr a;
-	int sigmode, ipmode, fd, checked = 0;
+	int sigmode, ipmode, repmode, fd, checked = 0;
 	unsigned long long period, iters, positions = 0, count;
 	size_t data_size = 64 * 4096;
 	unsigned n;
@@ -190,6 +251,7 @@ int main(int argc, char **argv)
 		return 2;
 	sigmode = !strcmp(argv[1], "signal");
 	ipmode = !strcmp(argv[1], "ip");
+	repmode = !strcmp(argv[1], "rep");
 	period = strtoull(argv[2], NULL, 0);
 	iters = strtoull(argv[3], NULL, 0);
 	pos_ip[0] = exact_i0; pos_ip[1] = exact_i1; pos_ip[2] = exact_i2; pos_ip[3] = exact_i3;
@@ -202,9 +264,7 @@ int main(int argc, char **argv)
 	if (!sigmode && !ipmode) {
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR;
 		a.sample_regs_intr = 1ull << 0 | 1ull << 8;      /* AX IP */
-		/* AX BX CX DX SI BP IP R8 R9 (perf_regs.h bit order) */
-		a.sample_regs_user = 1ull << 0 | 1ull << 1 | 1ull << 2 | 1ull << 3 | 1ull << 4 |
-				     1ull << 6 | 1ull << 8 | 1ull << 16 | 1ull << 17;
+		a.sample_regs_user = REGS_USER_MASK;
 	}
 	fd = peo(&a, -1);
 	if (fd < 0) {
@@ -230,12 +290,17 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	exact_loop(fd, (long)iters, frame_a, frame_b);
+	if (repmode)
+		rep_loop(fd, (long)iters, rep_buf);
+	else
+		exact_loop(fd, (long)iters, frame_a, frame_b);
 	n = read_ring(ring, data_size, ips, cc, ccn, regs, !sigmode && !ipmode);
 	if (read(fd, &count, sizeof(count)) != sizeof(count))
 		count = 0;
 
-	for (unsigned s = 0; s < n && !ipmode; s++) {
+	if (repmode)
+		checked = (int)check_rep(n, period, iters, &positions);
+	for (unsigned s = 0; s < n && !ipmode && !repmode; s++) {
 		struct state w, g;
 		uint64_t nth = (s + 1) * period, i;
 		int j;
@@ -260,14 +325,14 @@ int main(int argc, char **argv)
 			i = (nth - 6) / 8;
 			j = (int)((nth - 6) % 8);
 			w = after(i, (unsigned)j);
-			g = (struct state){ ips[s], regs[s][0], regs[s][1], regs[s][2], regs[s][3],
-					    regs[s][4], regs[s][5] };
+			g = (struct state){ ips[s], regs[s][R_AX], regs[s][R_BX], regs[s][R_CX],
+					    regs[s][R_DX], regs[s][R_SI], regs[s][R_BP] };
 			check("ip", s, g.ip, w.ip);
-			check("regs ip", s, regs[s][6], w.ip);
-			check("r8", s, regs[s][7], iters);
-			check("intr rax", s, regs[s][9], w.ax);
-			check("intr ip", s, regs[s][10], w.ip);
-			check("r9", s, regs[s][8], w.bp == (uint64_t)(uintptr_t)frame_a ?
+			check("regs ip", s, regs[s][R_IP], w.ip);
+			check("r8", s, regs[s][R_R8], iters);
+			check("intr rax", s, regs[s][R_IAX], w.ax);
+			check("intr ip", s, regs[s][R_IIP], w.ip);
+			check("r9", s, regs[s][R_R9], w.bp == (uint64_t)(uintptr_t)frame_a ?
 			      (uint64_t)(uintptr_t)frame_b : (uint64_t)(uintptr_t)frame_a);
 			check("callchain nr", s, ccn[s], 3);
 			check("callchain[0]", s, cc[s][0], PERF_CONTEXT_USER);
