@@ -1025,6 +1025,18 @@ static const int perf_reg_uc[24] = {
 	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
 };
 
+/*
+ * The engine's registers, with the sample's IP in the IP slot. For a
+ * user-mode counter overflow the engine is in the state right after the
+ * overflowing instruction (exact stops), as a PEBS record's GPRs are; the
+ * IP slot is the sample's IP because the kernel takes both from one
+ * pt_regs: perf_prepare_sample() sets data->ip = perf_instruction_pointer(regs)
+ * and perf_sample_regs_user() regs_user->regs = regs, and
+ * setup_pebs_fixed_sample_data() (arch/x86/events/intel/ds.c) makes that
+ * regs the PEBS GPRs with ip = real_ip, the eventing instruction, for
+ * precise_ip > 1 on Haswell and later (intel_pmu_pebs_fixup_ip() finds the
+ * same on older parts).
+ */
 static void read_regs(struct pmu_vcpu *pv, struct perf_sample_regs *r)
 {
 	for (int i = 0; i < 24; i++)
