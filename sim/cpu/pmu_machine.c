@@ -485,7 +485,11 @@ static void exact_defer(struct pmu_vcpu *pv, const struct bdesc *b, unsigned k,
 {
 	struct pmu_exact *ex = &pv->ex;
 
-	assert(ex->state == PMU_EXACT_NONE && k < b->n);
+	assert(k < b->n);
+	/* one at a REP string instruction waits over its iterations, where
+	 * another (cycles) can fall: the first is reported in this state */
+	if (ex->state != PMU_EXACT_NONE)
+		pmu_exact_done(pv);
 	ex->ip = b->addr + b->ins[k].off;
 	ex->d = *d;
 	if (k + 1 < b->n) {

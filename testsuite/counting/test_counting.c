@@ -314,6 +314,18 @@ static void test_exact_state(void **state)
 				 val(o, "positions"), r->samples, r->checked, r->positions, o);
 		free(o);
 	}
+	/* a cycles overflow in a REP's iterations while one at the REP waits
+	 * (it aborted once): the same count as with IP-only samples */
+	{
+		char *o = guest("exact_regs", "cyclesrep 31 300");
+		char *ip = guest("exact_regs", "cyclesrepip 31 300");
+
+		assert_true(val(o, "samples") > 100);
+		assert_int_equal(val(o, "instructions"), val(ip, "instructions"));
+		assert_int_equal(val(o, "samples"), val(ip, "samples"));
+		free(o);
+		free(ip);
+	}
 }
 
 /* ---- determinism: the same run gives the same ring bytes ----------------- */

@@ -36,6 +36,11 @@
  *                         (i, j) rbx = i+[j>=3], rcx = 16 before the REP and
  *                         0 after all its iterations, rdi = buf (j = 1) or
  *                         buf+16 (j >= 2).
+ *   exact_regs cyclesrep P K, cyclesrepip P K: a cycles sampler over rep_loop,
+ *                         with and without registers: each REP iteration
+ *                         is a block that can overflow it while the
+ *                         overflow at the REP waits; nothing checked but
+ *                         the count, which must be the same.
  *   exact_regs ip P K     IP only, nothing checked: the static split's cost,
  *                         against which regs measures the exact stops'.
  * Prints instructions=COUNT (the event's count: 8K + 10 without signals),
@@ -241,7 +246,7 @@ static unsigned ccn[MAXS];
 int main(int argc, char **argv)
 {
 	struct perf_event_attr a;
-	int sigmode, ipmode, repmode, fd, checked = 0;
+	int sigmode, ipmode, repmode, cycles, fd, checked = 0;
 	unsigned long long period, iters, positions = 0, count;
 	size_t data_size = 64 * 4096;
 	unsigned n;
@@ -250,14 +255,17 @@ int main(int argc, char **argv)
 	if (argc != 4)
 		return 2;
 	sigmode = !strcmp(argv[1], "signal");
-	ipmode = !strcmp(argv[1], "ip");
-	repmode = !strcmp(argv[1], "rep");
+	cycles = !strncmp(argv[1], "cyclesrep", 9);
+	ipmode = !strcmp(argv[1], "ip") || !strcmp(argv[1], "cyclesrepip");
+	repmode = !strcmp(argv[1], "rep") || cycles;
 	period = strtoull(argv[2], NULL, 0);
 	iters = strtoull(argv[3], NULL, 0);
 	pos_ip[0] = exact_i0; pos_ip[1] = exact_i1; pos_ip[2] = exact_i2; pos_ip[3] = exact_i3;
 	pos_ip[4] = exact_i4; pos_ip[5] = exact_i5; pos_ip[6] = exact_i6; pos_ip[7] = exact_i7;
 
 	sampler_attr(&a, period);
+	if (cycles)
+		a.config = PERF_COUNT_HW_CPU_CYCLES;
 	a.disabled = 1;
 	a.precise_ip = 2;
 	a.sample_type = PERF_SAMPLE_IP;
@@ -298,7 +306,7 @@ int main(int argc, char **argv)
 	if (read(fd, &count, sizeof(count)) != sizeof(count))
 		count = 0;
 
-	if (repmode)
+	if (repmode && !cycles)
 		checked = (int)check_rep(n, period, iters, &positions);
 	for (unsigned s = 0; s < n && !ipmode && !repmode; s++) {
 		struct state w, g;
