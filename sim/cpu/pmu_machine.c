@@ -9,7 +9,10 @@
  * or not) is resolved from this block's address and reported with it. A
  * sampling counter that would cross its period inside the block gets the
  * block split at the exact instruction (the per-instruction decode says
- * which), so the overflow's sample carries that instruction's IP.
+ * which), so the overflow's sample carries that instruction's IP. An
+ * overflow whose sample reads the guest's registers, stack or callchain,
+ * or whose event signals the guest, waits for the engine's state after
+ * that instruction (exact stops, pmu_machine.h).
  */
 #include <assert.h>
 #include <errno.h>

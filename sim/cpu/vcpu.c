@@ -3,7 +3,8 @@
  * always present (SYSCALL, CPUID, invalid memory, interrupts), RDTSC (the
  * interposed helper of safe_stop.h, or code-hook sites where that is off),
  * the optional block hook (the one dispatch point for per-block events) and
- * the run loop's single step: vcpu_run().
+ * the run loop's single step: vcpu_run(), with the block prefix run of an
+ * exact stop (pmu_machine.h).
  */
 #include <assert.h>
 #include <capstone/capstone.h>
