@@ -205,23 +205,27 @@ static const unsigned filled[] = {
 };
 #define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
 
+/* c core cycles (at freq_hz) as a clock at hz, with *rem carried over. */
+static uint64_t rescale(uint64_t c, uint64_t hz, uint64_t freq_hz, uint64_t *rem)
+{
+	uint64_t x = c * hz + *rem;
+
+	*rem = x % freq_hz;
+	return x / freq_hz;
+}
+
 /* Reference and bus cycles from core cycles: the TSC rate and a 100 MHz
  * bus clock, remainders carried so long runs are exact. 64-bit: a report's
  * cycles times a rate stays far below 2^64. */
 static void derived_clocks(struct pmu_vcpu *pv, struct sim_delta *d)
 {
-	uint64_t c = d->v[SIM_SRC_CYCLES], x;
+	uint64_t c = d->v[SIM_SRC_CYCLES];
 
-	if (pv->tsc_hz == pv->freq_hz) {
+	if (pv->tsc_hz == pv->freq_hz)
 		d->v[SIM_SRC_REF_CYCLES] = c;
-	} else {
-		x = c * pv->tsc_hz + pv->ref_rem;
-		d->v[SIM_SRC_REF_CYCLES] = x / pv->freq_hz;
-		pv->ref_rem = x % pv->freq_hz;
-	}
-	x = c * 100000000ull + pv->bus_rem;
-	d->v[SIM_SRC_BUS_CYCLES] = x / pv->freq_hz;
-	pv->bus_rem = x % pv->freq_hz;
+	else
+		d->v[SIM_SRC_REF_CYCLES] = rescale(c, pv->tsc_hz, pv->freq_hz, &pv->ref_rem);
+	d->v[SIM_SRC_BUS_CYCLES] = rescale(c, 100000000ull, pv->freq_hz, &pv->bus_rem);
 }
 
 /* Reports d at user mode with the overflow IP set. */
@@ -291,6 +295,42 @@ static unsigned first_crossing(struct pmu_vcpu *pv, const struct bdesc *b, unsig
 		}
 	}
 	return best;
+}
+
+/*
+ * Whether report d of a whole block brings a counter that is split at block
+ * granularity (reference and bus cycles, branch misses: see first_crossing)
+ * to an overflow that needs the guest's state: then it waits for the state
+ * after the block's last instruction, its IP.
+ */
+static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
+{
+	const struct perf_cpu *cpu = pv->cpu;
+	uint64_t c = d->v[SIM_SRC_CYCLES];
+
+	for (unsigned s = 0; s < cpu->nr_slots; s++) {
+		const struct perf_count_slot *sl = &cpu->slots[s];
+		uint64_t rem, v;
+		s64 left;
+
+		if (!sl->sampling || !sl->mode_mask[SIM_MODE_USER] || !needs_guest_state(sl->event))
+			continue;
+		if (sl->source == SIM_SRC_BRANCH_MISSES) {
+			v = d->v[SIM_SRC_BRANCH_MISSES];
+		} else if (sl->source == SIM_SRC_REF_CYCLES) {
+			rem = pv->ref_rem;
+			v = pv->tsc_hz == pv->freq_hz ? c : rescale(c, pv->tsc_hz, pv->freq_hz, &rem);
+		} else if (sl->source == SIM_SRC_BUS_CYCLES) {
+			rem = pv->bus_rem;
+			v = rescale(c, 100000000ull, pv->freq_hz, &rem);
+		} else {
+			continue;
+		}
+		left = sl->event->period_left - sl->event->overflow_at;
+		if (left <= 0 || v >= (u64)left)
+			return true;
+	}
+	return false;
 }
 
 /* Sum of [from, to) into d (only the sources per-instruction values give). */
@@ -640,7 +680,10 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 		clear_filled(xp);
 		if (k >= b->n) {
 			sum_range(b, from, b->n, rep_cont, dp);
-			account(pv, dp, addr + b->ins[b->n ? b->n - 1 : 0].off);
+			if (granular_exact(pv, dp))
+				exact_defer(pv, b, b->n - 1, dp);
+			else
+				account(pv, dp, addr + b->ins[b->n ? b->n - 1 : 0].off);
 			return;
 		}
 		/* counts up to and including instruction k: its overflow */

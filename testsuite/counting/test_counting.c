@@ -290,6 +290,8 @@ static const struct exact_row exact_rows[] = {
 	{ __LINE__, "rep 7 300", 6 * 300 + 7, (6 * 300 + 7) / 7, 258 - 1, 0x3f },
 	{ __LINE__, "signal 1001 20000", -1, -1, -1, 0xff },
 	{ __LINE__, "signal 211 3000", -1, -1, -1, 0xff },
+	/* split at block granularity: at the jne, registers as the handler's */
+	{ __LINE__, "refsig 1009 20000", -1, -1, -1, 1u << 7 },
 };
 
 static void test_exact_state(void **state)

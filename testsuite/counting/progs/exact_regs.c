@@ -36,6 +36,12 @@
  *                         (i, j) rbx = i+[j>=3], rcx = 16 before the REP and
  *                         0 after all its iterations, rdi = buf (j = 1) or
  *                         buf+16 (j >= 2).
+ *   exact_regs refsig P K ref-cycles every P with registers and O_ASYNC: a
+ *                         counter split at block granularity overflows at
+ *                         the block's last instruction (j = 7); its
+ *                         registers must be the state after it, the one
+ *                         the signal's ucontext has (the iteration from
+ *                         that rax), RIP the next instruction.
  *   exact_regs cyclesrep P K, cyclesrepip P K: a cycles sampler over rep_loop,
  *                         with and without registers: each REP iteration
  *                         is a block that can overflow it while the
@@ -246,7 +252,7 @@ static unsigned ccn[MAXS];
 int main(int argc, char **argv)
 {
 	struct perf_event_attr a;
-	int sigmode, ipmode, repmode, cycles, fd, checked = 0;
+	int sigmode, ipmode, repmode, cycles, refmode, withregs, fd, checked = 0;
 	unsigned long long period, iters, positions = 0, count;
 	size_t data_size = 64 * 4096;
 	unsigned n;
@@ -254,9 +260,11 @@ int main(int argc, char **argv)
 
 	if (argc != 4)
 		return 2;
-	sigmode = !strcmp(argv[1], "signal");
+	refmode = !strcmp(argv[1], "refsig");
+	sigmode = !strcmp(argv[1], "signal") || refmode;
 	cycles = !strncmp(argv[1], "cyclesrep", 9);
 	ipmode = !strcmp(argv[1], "ip") || !strcmp(argv[1], "cyclesrepip");
+	withregs = !ipmode && (!sigmode || refmode);
 	repmode = !strcmp(argv[1], "rep") || cycles;
 	period = strtoull(argv[2], NULL, 0);
 	iters = strtoull(argv[3], NULL, 0);
@@ -266,10 +274,12 @@ int main(int argc, char **argv)
 	sampler_attr(&a, period);
 	if (cycles)
 		a.config = PERF_COUNT_HW_CPU_CYCLES;
+	if (refmode)
+		a.config = PERF_COUNT_HW_REF_CPU_CYCLES;
 	a.disabled = 1;
 	a.precise_ip = 2;
 	a.sample_type = PERF_SAMPLE_IP;
-	if (!sigmode && !ipmode) {
+	if (withregs) {
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR;
 		a.sample_regs_intr = 1ull << 0 | 1ull << 8;      /* AX IP */
 		a.sample_regs_user = REGS_USER_MASK;
@@ -302,7 +312,7 @@ int main(int argc, char **argv)
 		rep_loop(fd, (long)iters, rep_buf);
 	else
 		exact_loop(fd, (long)iters, frame_a, frame_b);
-	n = read_ring(ring, data_size, ips, cc, ccn, regs, !sigmode && !ipmode);
+	n = read_ring(ring, data_size, ips, cc, ccn, regs, withregs);
 	if (read(fd, &count, sizeof(count)) != sizeof(count))
 		count = 0;
 
@@ -314,15 +324,26 @@ int main(int argc, char **argv)
 		int j;
 
 		if (sigmode) {
-			/* the iteration from rax; RIP the instruction after the sample's */
+			/* the iteration from the handler's rax */
 			j = loop_pos(ips[s]);
-			if (j < 0 || s >= nsig || s >= MAXS)
+			if (j < 0 || s >= nsig)
 				continue;
 			g = sig_state[s];
 			if (g.ax == 0)
 				continue;   /* cannot be after a loop instruction */
 			i = g.ax - 1;
 			w = after(i, (unsigned)j);
+			if (refmode) {
+				/* the sample's registers are those too */
+				check("regs ip", s, regs[s][R_IP], w.ip);
+				check("regs rax", s, regs[s][R_AX], w.ax);
+				check("regs rbx", s, regs[s][R_BX], w.bx);
+				check("regs rcx", s, regs[s][R_CX], w.cx);
+				check("regs rdx", s, regs[s][R_DX], w.dx);
+				check("regs rsi", s, regs[s][R_SI], w.si);
+				check("regs rbp", s, regs[s][R_BP], w.bp);
+			}
+			/* RIP the instruction after the sample's */
 			w.ip = j < 7 ? (uint64_t)(uintptr_t)pos_ip[j + 1] :
 			       w.cx == iters ? (uint64_t)(uintptr_t)exact_end :
 			       (uint64_t)(uintptr_t)exact_i0;
