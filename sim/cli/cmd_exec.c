@@ -379,6 +379,8 @@ int cmd_exec(int argc, char **argv)
 		fprintf(stderr, "pmusim: note: memory hook saw %llu reads, %llu writes\n",
 			(unsigned long long)t->cpu->mem_reads,
 			(unsigned long long)t->cpu->mem_writes);
+		fprintf(stderr, "pmusim: note: %llu exact stops in the middle of a block\n",
+			(unsigned long long)t->cpu->exact_stops);
 		if (jit_count_enabled()) {
 			unsigned long long tr, slow;
 

@@ -349,9 +349,14 @@ bool jit_count_on(const struct jit_count *j)
 	return j->on;
 }
 
-void jit_count_abort_block(struct jit_count *j)
+void jit_count_abort_block(struct jit_count *j, const struct jit_slot *prev)
 {
 	j->abort = 1;
+	if (prev) {     /* its branch is still the next block's to resolve */
+		j->dyn = prev;
+		j->w[0] -= JIT_BIAS << HEAD_SHIFT;
+	}
+	jit_count_force_next(j);
 }
 
 void jit_count_force_next(struct jit_count *j)

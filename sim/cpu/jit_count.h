@@ -104,9 +104,11 @@ bool jit_count_sync(struct jit_count *j, struct sim_delta *d);
 void jit_count_arm(struct jit_count *j, int64_t head, bool on, bool block_start);
 bool jit_count_on(const struct jit_count *j);
 /* From the slow path, with the engine stopped (uc_emu_stop): the block
- * leaves before its first instruction, its PC at its start. What it
- * counted inline is taken back already (jit_count_enter). */
-void jit_count_abort_block(struct jit_count *j);
+ * leaves before its first instruction, its PC at its start, and its next
+ * start takes the slow path again. What it counted inline is taken back
+ * already (jit_count_enter); prev (what jit_count_enter returned, if not
+ * resolved) is again the next block's to resolve. */
+void jit_count_abort_block(struct jit_count *j, const struct jit_slot *prev);
 /* The next block takes the slow path. */
 void jit_count_force_next(struct jit_count *j);
 

@@ -62,6 +62,22 @@ struct pmu_mem_access {
 	uint64_t addr;
 };
 
+/* An overflow whose sample or signal needs the guest's state right after
+ * its instruction (pmu_machine.c, "exact stops"). */
+enum pmu_exact_state {
+	PMU_EXACT_NONE = 0,
+	PMU_EXACT_PREFIX,   /* mid-block: the engine stopped before the block; run [begin, until) */
+	PMU_EXACT_NEXT,     /* the block's last instruction: at the next block, syscall or stop */
+};
+
+struct pmu_exact {
+	uint8_t state;               /* enum pmu_exact_state */
+	bool rep;                    /* NEXT at a REP string instruction: after its last iteration */
+	uint64_t begin, until;       /* PREFIX: the block, and the instruction after the overflow's */
+	uint64_t ip;                 /* the overflow instruction */
+	struct sim_delta d;          /* the report up to and including it, not yet made */
+};
+
 struct pmu_vcpu {
 	/* --- hot: touched by every block (kept together) --- */
 	bool locked;                 /* this thread holds the core lock */
@@ -114,6 +130,8 @@ struct pmu_vcpu {
 	uint64_t mem_miss[3];        /* lines that missed L1D, L2, LLC */
 	struct pmu_mem_access ma;
 
+	struct pmu_exact ex;         /* a pending exact overflow */
+
 	uint64_t cc[256];            /* callchain of the sample being written */
 	struct perf_branch_entry br[PMU_LBR_DEPTH];
 	uint64_t h_invalid;          /* RDPMC hook */
@@ -147,6 +165,25 @@ bool pmu_source_needs_mem(unsigned src);
  * (PAGE_FAULTS only). */
 void pmu_page_fault(struct pmu_vcpu *pv, uint64_t addr, uintptr_t retaddr);
 void pmu_page_fault_bad(struct pmu_vcpu *pv, uint64_t addr);
+
+/*
+ * Exact stops. A user-mode overflow whose sample reads the guest's
+ * registers, stack or callchain, or whose event signals the guest (O_ASYNC),
+ * is reported with the engine in the state right after the overflowing
+ * instruction retired. In the middle of a block, pmu_on_block stops the
+ * engine before the block runs; vcpu_run() then asks pmu_exact_prefix()
+ * for the range to run (the block up to and including that instruction)
+ * and calls pmu_exact_done(). At a block's last instruction the report
+ * waits for the state after it: the next block (hook_block, before its
+ * kick test), the next syscall, RDPMC or the end of the run call
+ * pmu_exact_done(). pmu_exact_done() is a no-op when nothing is pending.
+ */
+bool pmu_exact_prefix(struct pmu_vcpu *pv, uint64_t *begin, uint64_t *until);
+void pmu_exact_done(struct pmu_vcpu *pv);
+/* From the block hook, at a block starting at addr: pmu_exact_done, unless
+ * the block is the next iteration of the REP string instruction the
+ * overflow is at (it retires after its last). */
+void pmu_exact_block(struct pmu_vcpu *pv, uint64_t addr);
 
 /* Takes the CPU for pv's task (lock + context switch if another task ran
  * there); pmu_vcpu_release gives the lock back. */

@@ -312,6 +312,86 @@ static void test_sample_ips(void **state)
 	free(last_trace);
 }
 
+/* ---- the guest's state at the overflowing instruction ------------------- */
+
+struct exact_row {
+	int line;
+	const char *args;
+	long long insns;        /* each instruction once; -1: with the handler's */
+	long long samples;      /* floor(insns / P); -1: the handler's instructions count too */
+	long long checked;      /* the samples in the loop (regs: 6 <= sP < 6 + 8K); -1: as many */
+	unsigned positions;     /* the loop positions j they fall on */
+};
+
+/*
+ * progs/exact_regs.c: registers (REGS_USER), callchain and the overflow
+ * signal's ucontext are the state right after the sample's instruction, by
+ * the arithmetic of a loop that changes one register per instruction, in
+ * the middle of a block (j = 0..6) and at its last instruction (j = 7);
+ * rep rows: around a REP string instruction, which QEMU runs as a block
+ * per iteration. Regs and rep rows: floor(instructions / P) samples. Signal rows: every sample in
+ * the loop (not in the handler) has its signal there, and some in each
+ * position.
+ */
+static const struct exact_row exact_rows[] = {
+	{ __LINE__, "regs 1001 20000", 8 * 20000 + 10, (8 * 20000 + 10) / 1001, 159, 0xff },
+	/* several stops in one block */
+	{ __LINE__, "regs 3 100", 8 * 100 + 10, (8 * 100 + 10) / 3, 268 - 1, 0xff },
+	/* 8s - 6 = 2 mod 8: one position */
+	{ __LINE__, "regs 8 100", 8 * 100 + 10, (8 * 100 + 10) / 8, 100, 1u << 2 },
+	/* a REP string instruction retires after its last iteration: 2 + 6K + 5 */
+	{ __LINE__, "rep 1001 3000", 6 * 3000 + 7, (6 * 3000 + 7) / 1001, 17, 0x3f },
+	{ __LINE__, "rep 7 300", 6 * 300 + 7, (6 * 300 + 7) / 7, 258 - 1, 0x3f },
+	{ __LINE__, "signal 1001 20000", -1, -1, -1, 0xff },
+	{ __LINE__, "signal 211 3000", -1, -1, -1, 0xff },
+	/* split at block granularity: at the jne, registers as the handler's */
+	{ __LINE__, "refsig 1009 20000", -1, -1, -1, 1u << 7 },
+};
+
+/* The rows with inline counting (its slow path has the block leave before
+ * it runs) and with a call per block (the hook stops before the block). */
+static void exact_pass(const char *opts)
+{
+	for (size_t i = 0; i < sizeof(exact_rows) / sizeof(exact_rows[0]); i++) {
+		const struct exact_row *r = &exact_rows[i];
+		char *o = guest_opts(opts, "exact_regs", r->args);
+		unsigned long long n = val(o, "samples"), checked = val(o, "checked");
+
+		if (val(o, "bad"))
+			fail_msg("line %d (%s): not the state after the instruction:\n%s", r->line,
+				 r->args, o);
+		if (r->insns >= 0 && val(o, "instructions") != (unsigned long long)r->insns)
+			fail_msg("line %d (%s): instructions %llu, expected %lld\n%s", r->line,
+				 r->args, val(o, "instructions"), r->insns, o);
+		if ((r->samples >= 0 && n != (unsigned long long)r->samples) ||
+		    (r->checked >= 0 && checked != (unsigned long long)r->checked) ||
+		    checked < n / 2 || val(o, "positions") != r->positions)
+			fail_msg("line %d (%s): %llu samples, %llu checked, positions 0x%llx; "
+				 "expected %lld, %lld, 0x%x\n%s", r->line, r->args, n, checked,
+				 val(o, "positions"), r->samples, r->checked, r->positions, o);
+		free(o);
+	}
+	/* a cycles overflow in a REP's iterations while one at the REP waits
+	 * (it aborted once): the same count as with IP-only samples */
+	{
+		char *o = guest_opts(opts, "exact_regs", "cyclesrep 31 300");
+		char *ip = guest_opts(opts, "exact_regs", "cyclesrepip 31 300");
+
+		assert_true(val(o, "samples") > 100);
+		assert_int_equal(val(o, "instructions"), val(ip, "instructions"));
+		assert_int_equal(val(o, "samples"), val(ip, "samples"));
+		free(o);
+		free(ip);
+	}
+}
+
+static void test_exact_state(void **state)
+{
+	(void)state;
+	exact_pass("");
+	exact_pass("--no-inline-count");
+}
+
 /* ---- determinism: the same run gives the same ring bytes ----------------- */
 
 static void test_determinism(void **state)
@@ -700,6 +780,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_inline_used),
 		cmocka_unit_test(test_man_example),
 		cmocka_unit_test(test_sample_ips),
+		cmocka_unit_test(test_exact_state),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_mux),
 		cmocka_unit_test(test_freq),
