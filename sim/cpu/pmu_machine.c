@@ -1214,11 +1214,15 @@ static const int perf_reg_uc[24] = {
  * precise_ip > 1 on Haswell and later (intel_pmu_pebs_fixup_ip() finds the
  * same on older parts).
  */
-static void read_regs(struct pmu_vcpu *pv, struct perf_sample_regs *r)
+static void read_regs(struct pmu_vcpu *pv, struct perf_sample_regs *r, bool exact)
 {
 	for (int i = 0; i < 24; i++)
 		r->regs[i] = vcpu_reg(pv->c, perf_reg_uc[i]);
 	r->regs[8] = pv->sample_ip;
+	/* setup_pebs_fixed_sample_data(): precise_ip > 1 sets
+	 * PERF_EFLAGS_EXACT, bit 3 (reserved 0 in RFLAGS) */
+	if (exact)
+		r->regs[9] |= 1u << 3;
 	/* user-mode selectors of x86-64 Linux: __USER_CS 0x33, __USER_DS 0x2b;
 	 * perf_reg_value() gives 0 for DS/ES/FS/GS in 64-bit mode */
 	r->regs[10] = 0x33;
@@ -1305,7 +1309,7 @@ static void fill_mem_sample(struct pmu_vcpu *pv, const struct perf_event *event,
 void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_sample_data *data)
 {
 	u64 st = event->attr.sample_type;
-	bool kernel = pv->sample_ip == 0;
+	bool kernel = pv->sample_ip == 0, exact;
 	uint64_t ip = pv->sample_ip;
 
 	if (kernel)  /* kernel-mode work of a syscall: the IP of the SYSCALL */
@@ -1320,10 +1324,11 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 		data->pid = (uint32_t)pv->task->pid;
 		data->tid = (uint32_t)pv->task->tid;
 	}
+	exact = !kernel && event->pmu == PERF_PMU_HW && event->attr.precise_ip > 1;
 	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN))
-		read_regs(pv, &data->regs_user);
+		read_regs(pv, &data->regs_user, exact);
 	if (st & PERF_SAMPLE_REGS_INTR) {
-		read_regs(pv, &data->regs_intr);
+		read_regs(pv, &data->regs_intr, exact);
 		if (kernel)
 			data->regs_intr.regs[8] = data->ip;
 	}

@@ -173,9 +173,9 @@ static void on_overflow(int sig, siginfo_t *si, void *ctx)
 }
 
 /* The registers sampled: REGS_USER in perf_regs.h bit order, then REGS_INTR */
-enum { R_AX, R_BX, R_CX, R_DX, R_SI, R_DI, R_BP, R_IP, R_R8, R_R9, R_IAX, R_IIP, R_NR };
+enum { R_AX, R_BX, R_CX, R_DX, R_SI, R_DI, R_BP, R_IP, R_FLAGS, R_R8, R_R9, R_IAX, R_IIP, R_NR };
 #define REGS_USER_MASK (1ull << 0 | 1ull << 1 | 1ull << 2 | 1ull << 3 | 1ull << 4 | 1ull << 5 | \
-			1ull << 6 | 1ull << 8 | 1ull << 16 | 1ull << 17)
+			1ull << 6 | 1ull << 8 | 1ull << 9 | 1ull << 16 | 1ull << 17)
 
 /* The ring's samples (IP, then [CALLCHAIN, REGS_USER, REGS_INTR]) into ips/regs. */
 static unsigned read_ring(void *ring, size_t data_size, uint64_t *ips, uint64_t (*cc)[3],
@@ -358,6 +358,8 @@ int main(int argc, char **argv)
 					    regs[s][R_DX], regs[s][R_SI], regs[s][R_BP] };
 			check("ip", s, g.ip, w.ip);
 			check("regs ip", s, regs[s][R_IP], w.ip);
+			/* precise_ip 2: PERF_EFLAGS_EXACT (bit 3, reserved 0 in RFLAGS) */
+			check("flags exact", s, regs[s][R_FLAGS] & 0x8, 0x8);
 			check("r8", s, regs[s][R_R8], iters);
 			check("intr rax", s, regs[s][R_IAX], w.ax);
 			check("intr ip", s, regs[s][R_IIP], w.ip);
