@@ -70,6 +70,14 @@ struct jit_count {
 	unsigned nfields;
 	struct exit_row rows[3][4];  /* not taken, taken, identity */
 	struct jit_slot *cur;        /* the block being translated */
+	void *cur_uc, *cur_hook;     /* its slow-path call, emitted at its end */
+	struct tcg_label *cur_slow, *cur_back;
+	struct jcc_update {          /* its Jcc exits' table updates, the same */
+		struct tcg_label *update, *back;
+		unsigned idx;
+		uint64_t pc;
+	} cur_jcc[2];
+	unsigned cur_njcc;
 	uint8_t *bimodal;
 	struct bd_cache *bc;
 	void *user;
@@ -372,18 +380,24 @@ void jit_count_force_next(struct jit_count *j)
 /*
  * At each block start, after its exit-request test:
  *   w[0] -= slot->k[0]; w[1] += slot->k[1]; w[2] += slot->k[2] (the words
- *   with fields);  if (w[0] < 0) call the slow path (hook_block with
- *   JIT_SLOW_MARK), and leave the block before it runs if it said so.
+ *   with fields);  if (w[0] < 0) goto slow;  back:
+ * and after the block's end (on_block_done), out of the straight path:
+ *   slow: call the slow path (hook_block with JIT_SLOW_MARK); leave by the
+ *   exit request if it said so (jit_count_abort_block); goto back.
  */
 static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hook)
 {
 	struct jit_count *j = opaque;
 	struct jit_slot *s = slot_new(j);
 	tcg_val S, B, t, u;
-	struct tcg_label *run = tcg_e_label(e);
 
 	s->k[0] = JIT_FORCE << HEAD_SHIFT;     /* until block_done fills it */
 	j->cur = s;
+	j->cur_uc = uc;
+	j->cur_hook = hook;
+	j->cur_slow = tcg_e_label(e);
+	j->cur_back = tcg_e_label(e);
+	j->cur_njcc = 0;
 	S = tcg_e_const(e, (uintptr_t)j);
 	B = tcg_e_const(e, (uintptr_t)s);
 	t = tcg_e_temp(e);
@@ -400,18 +414,26 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_ld64(e, u, S, OFF(w));
 	tcg_e_sub(e, u, u, t);
 	tcg_e_st64(e, u, S, OFF(w));
-	tcg_e_br_if_nonneg(e, u, run);
-	tcg_e_call_hook(e, uc, hook, (uintptr_t)s, JIT_SLOW_MARK, j->user);
+	tcg_e_br_if_neg(e, u, j->cur_slow);
+	tcg_e_set_label(e, j->cur_back);
 	tcg_e_free(e, u);
 	tcg_e_free(e, t);
 	tcg_e_free(e, B);
 	tcg_e_free(e, S);
-	/* jit_count_abort_block(): out before the first instruction */
+}
+
+/* The slow-path call of the block being finished, after its end. */
+static void emit_slow_call(struct jit_count *j, struct tcg_emit *e)
+{
+	tcg_val S, t;
+
+	tcg_e_set_label(e, j->cur_slow);
+	tcg_e_call_hook(e, j->cur_uc, j->cur_hook, (uintptr_t)j->cur, JIT_SLOW_MARK, j->user);
 	S = tcg_e_const(e, (uintptr_t)j);
 	t = tcg_e_temp(e);
 	tcg_e_ld64(e, t, S, OFF(abort));
 	tcg_e_exit_if_nonzero(e, t);
-	tcg_e_set_label(e, run);
+	tcg_e_br(e, j->cur_back);
 	tcg_e_free(e, t);
 	tcg_e_free(e, S);
 }
@@ -421,30 +443,49 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
  * selects the row of the table the state points at (identity while
  * inline counting is off); w[0] -= row.delta; counter = row.next. The
  * common case, a strongly predicted branch going its predicted way, has
- * nothing to do unless taken branches are counted: it skips the rest.
+ * nothing to do unless taken branches are counted: on the exit's path
+ * only the test, the update after the block's end (emit_jcc_update).
  */
 static void emit_jcc_exit(struct jit_count *j, struct tcg_emit *e, unsigned idx, uint64_t pc)
 {
-	tcg_val C = tcg_e_const(e, (uintptr_t)&j->bimodal[pc & 4095]);
-	tcg_val c = tcg_e_temp(e), S, T, x;
-	struct tcg_label *done = NULL;
+	struct jcc_update *u;
+	tcg_val C, c;
 
-	tcg_e_ld8(e, c, C, 0);
-	if (idx == 0 || j->field[SRC_TAKEN] < 0) {
-		/* strongly not taken and not taken, or strongly taken and taken:
-		 * the counter stays, no mispredict (the same row in every table) */
-		done = tcg_e_label(e);
-		tcg_e_br_if_eq(e, c, idx ? 3 * PMU_BIMODAL_STEP : 0, done);
-		tcg_e_free(e, c);
-		tcg_e_free(e, C);
+	if (j->cur_njcc == 2)       /* gen_jcc emits two exits */
+		return;
+	u = &j->cur_jcc[j->cur_njcc++];
+	u->update = tcg_e_label(e);
+	u->back = tcg_e_label(e);
+	u->idx = idx;
+	u->pc = pc;
+	if (idx == 1 && j->field[SRC_TAKEN] >= 0) {
+		tcg_e_br(e, u->update);
+	} else {
+		/* strongly not taken and not taken, or strongly taken and
+		 * taken: the counter stays, no mispredict (in every table) */
 		C = tcg_e_const(e, (uintptr_t)&j->bimodal[pc & 4095]);
 		c = tcg_e_temp(e);
 		tcg_e_ld8(e, c, C, 0);
+		tcg_e_br_if_ne(e, c, idx ? 3 * PMU_BIMODAL_STEP : 0, u->update);
+		tcg_e_free(e, c);
+		tcg_e_free(e, C);
 	}
+	tcg_e_set_label(e, u->back);
+}
+
+static void emit_jcc_update(struct jit_count *j, struct tcg_emit *e, const struct jcc_update *u)
+{
+	tcg_val S, C, c, T, x;
+
+	/* first the label: values made before it are dead after it */
+	tcg_e_set_label(e, u->update);
 	S = tcg_e_const(e, (uintptr_t)j);
+	C = tcg_e_const(e, (uintptr_t)&j->bimodal[u->pc & 4095]);
+	c = tcg_e_temp(e);
 	T = tcg_e_temp(e);
 	x = tcg_e_temp(e);
-	tcg_e_ld64(e, T, S, OFF(tab) + 8 * (intptr_t)idx);
+	tcg_e_ld8(e, c, C, 0);
+	tcg_e_ld64(e, T, S, OFF(tab) + 8 * (intptr_t)u->idx);
 	tcg_e_add(e, T, T, c);
 	tcg_e_ld8(e, x, T, (intptr_t)offsetof(struct exit_row, next));
 	tcg_e_st8(e, x, C, 0);
@@ -452,8 +493,7 @@ static void emit_jcc_exit(struct jit_count *j, struct tcg_emit *e, unsigned idx,
 	tcg_e_ld64(e, c, S, OFF(w));
 	tcg_e_sub(e, c, c, x);
 	tcg_e_st64(e, c, S, OFF(w));
-	if (done)
-		tcg_e_set_label(e, done);
+	tcg_e_br(e, u->back);
 	tcg_e_free(e, x);
 	tcg_e_free(e, T);
 	tcg_e_free(e, c);
@@ -532,7 +572,7 @@ static bool has_rdpmc(const struct bdesc *b)
  * a block starting with a REP instruction may continue it (counted by
  * pmu_on_block from the previous block), and RDPMC needs pv->cur: those
  * always take the slow path. */
-static void on_block_done(void *opaque, uint64_t pc, uint32_t size)
+static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_t size)
 {
 	struct jit_count *j = opaque;
 	struct jit_slot *s = j->cur;
@@ -540,6 +580,9 @@ static void on_block_done(void *opaque, uint64_t pc, uint32_t size)
 
 	if (!s)
 		return;
+	emit_slow_call(j, e);
+	for (unsigned i = 0; i < j->cur_njcc; i++)
+		emit_jcc_update(j, e, &j->cur_jcc[i]);
 	j->cur = NULL;
 	s->pc = pc;
 	s->size = size;

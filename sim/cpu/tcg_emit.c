@@ -15,11 +15,11 @@
  *      include/uc_priv.h, qemu/include/exec/exec-all.h) ---------------- */
 
 enum {
-	OP_SET_LABEL = 1, OP_LD8U_I64 = 67, OP_LD_I64 = 73, OP_ST8_I64 = 74,
+	OP_SET_LABEL = 1, OP_BR = 3, OP_LD8U_I64 = 67, OP_LD_I64 = 73, OP_ST8_I64 = 74,
 	OP_ST_I64 = 77, OP_ADD_I64 = 78, OP_SUB_I64 = 79, OP_INSN_START = 129,
 };
 enum { TCG_TYPE_I64 = 1 };
-enum { TCG_COND_LT = 2, TCG_COND_GE = 3, TCG_COND_EQ = 8, TCG_COND_NE = 9 };
+enum { TCG_COND_LT = 2, TCG_COND_GE = 3, TCG_COND_NE = 9 };
 /* struct hook begins with int type (UC_HOOK_*) */
 /* struct TranslationBlock: target_ulong pc, cs_base; uint32_t flags; uint16_t size */
 struct qemu_tb_head { uint64_t pc, cs_base; uint32_t flags; uint16_t size, icount; };
@@ -171,7 +171,7 @@ int tcg_gen_code_x86_64(struct tcg_emit *s, const struct qemu_tb_head *tb);
 int tcg_gen_code_x86_64(struct tcg_emit *s, const struct qemu_tb_head *tb)
 {
 	if (tl.o) {
-		tl.o->block_done(tl.opaque, tb->pc, tb->size);
+		tl.o->block_done(tl.opaque, s, tb->pc, tb->size);
 		tl.in_insn = false;
 		tl.start_pending = false;
 	}
@@ -252,9 +252,22 @@ void tcg_e_br_if_nonneg(struct tcg_emit *e, tcg_val v, struct tcg_label *l)
 	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_GE, v, 0, l);
 }
 
-void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label *l)
+void tcg_e_br_if_neg(struct tcg_emit *e, tcg_val v, struct tcg_label *l)
 {
-	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_EQ, v, imm, l);
+	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_LT, v, 0, l);
+}
+
+/* tcg_gen_br(): the label's reference count (bits 16..31 of the first
+ * word, "refs : 16") keeps reachable_code_pass() from dropping it */
+void tcg_e_br(struct tcg_emit *e, struct tcg_label *l)
+{
+	*(unsigned *)l += 1u << 16;
+	tcg_gen_op1_x86_64(e, OP_BR, (tcg_arg)l);
+}
+
+void tcg_e_br_if_ne(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label *l)
+{
+	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_NE, v, imm, l);
 }
 
 /* gen_tb_end() puts exit_tb(tb, TB_EXIT_REQUESTED) at that label:
@@ -285,7 +298,8 @@ void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint3
 /*
  * A scratch engine runs "mov ecx, 10; L: dec ecx; jnz L" with a block hook
  * and an observer that emits, at each block start, a counter increment and
- * a call of the hook when a flag is negative, and at each direct exit an
+ * a branch, when a flag is negative, to a call of the hook placed after the
+ * block's end (that branches back), and at each direct exit an
  * increment of that exit's counter. The loop runs 10 blocks: 9 leave by
  * the taken jump (goto_tb 1), one falls through (goto_tb 0). At the 5th
  * call the hook stops the engine and has the block leave before its first
@@ -294,28 +308,25 @@ void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint3
  */
 struct probe {
 	uint64_t starts, exits[2], flag, calls_marked, calls_other, done, abort;
-	uc_engine *uc;
+	void *uc, *hook;
+	struct tcg_label *slow, *back;
 };
 
 static void probe_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hook)
 {
 	struct probe *p = opaque;
 	tcg_val base = tcg_e_const(e, (uintptr_t)p), t = tcg_e_temp(e);
-	struct tcg_label *skip = tcg_e_label(e);
 
+	p->uc = uc;
+	p->hook = hook;
+	p->slow = tcg_e_label(e);
+	p->back = tcg_e_label(e);
 	tcg_e_ld64(e, t, base, offsetof(struct probe, starts));
 	tcg_e_addi(e, t, t, 1);
 	tcg_e_st64(e, t, base, offsetof(struct probe, starts));
 	tcg_e_ld64(e, t, base, offsetof(struct probe, flag));
-	tcg_e_br_if_nonneg(e, t, skip);
-	tcg_e_call_hook(e, uc, hook, (uintptr_t)p, 0xffffffffu, p);
-	tcg_e_free(e, t);
-	tcg_e_free(e, base);
-	base = tcg_e_const(e, (uintptr_t)p);
-	t = tcg_e_temp(e);
-	tcg_e_ld64(e, t, base, offsetof(struct probe, abort));
-	tcg_e_exit_if_nonzero(e, t);
-	tcg_e_set_label(e, skip);
+	tcg_e_br_if_neg(e, t, p->slow);
+	tcg_e_set_label(e, p->back);
 	tcg_e_free(e, t);
 	tcg_e_free(e, base);
 }
@@ -338,10 +349,23 @@ static void probe_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kin
 	tcg_e_free(e, base);
 }
 
-static void probe_block_done(void *opaque, uint64_t pc, uint32_t size)
+/* the call, out of line: back to the block, or out by the exit request */
+static void probe_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_t size)
 {
+	struct probe *p = opaque;
+	tcg_val base, t;
+
 	(void)pc; (void)size;
-	((struct probe *)opaque)->done++;
+	p->done++;
+	tcg_e_set_label(e, p->slow);
+	tcg_e_call_hook(e, p->uc, p->hook, (uintptr_t)p, 0xffffffffu, p);
+	base = tcg_e_const(e, (uintptr_t)p);
+	t = tcg_e_temp(e);
+	tcg_e_ld64(e, t, base, offsetof(struct probe, abort));
+	tcg_e_exit_if_nonzero(e, t);
+	tcg_e_br(e, p->back);
+	tcg_e_free(e, t);
+	tcg_e_free(e, base);
 }
 
 static void probe_hook(uc_engine *uc, uint64_t a, uint32_t size, void *user)

@@ -49,8 +49,10 @@ struct tcg_observer {
 	void (*block_exit)(void *opaque, struct tcg_emit *e, enum tcg_exit_kind kind,
 			   unsigned idx, uint64_t insn_pc);
 	/* The block's translation is complete (before host code generation):
-	 * its guest address and size. */
-	void (*block_done)(void *opaque, uint64_t pc, uint32_t size);
+	 * its guest address and size. What is emitted here goes after the
+	 * block's last exit: reached only by a branch to a label set here,
+	 * and it must branch back (tcg_e_br) - out-of-line code. */
+	void (*block_done)(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_t size);
 };
 
 /* Whether the interposition works with this libunicorn (probed once). */
@@ -78,8 +80,12 @@ struct tcg_label *tcg_e_label(struct tcg_emit *e);
 void tcg_e_set_label(struct tcg_emit *e, struct tcg_label *l);
 /* if ((int64_t)v >= 0) goto l. Temps die at a branch (TCG basic blocks). */
 void tcg_e_br_if_nonneg(struct tcg_emit *e, tcg_val v, struct tcg_label *l);
-/* if (v == imm) goto l */
-void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label *l);
+/* if ((int64_t)v < 0) goto l */
+void tcg_e_br_if_neg(struct tcg_emit *e, tcg_val v, struct tcg_label *l);
+/* goto l (forward or back) */
+void tcg_e_br(struct tcg_emit *e, struct tcg_label *l);
+/* if (v != imm) goto l */
+void tcg_e_br_if_ne(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label *l);
 /* if (v != 0) leave the block through its exit-request exit (PC back at
  * the block's start: nothing of it ran). For code emitted at block start. */
 void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v);
