@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
+#include "sim/cpu/jit_count.h"
 #include "sim/cpu/safe_stop.h"
 #include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
@@ -33,7 +34,8 @@ static void exec_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pmusim exec [--model M] [--cpus N] [--virtual-time] [--no-fast-store]\n"
-		"                   [--no-safe-stop] [-v] [--argv0 NAME] [--] PROGRAM [ARGS...]\n\n"
+		"                   [--no-safe-stop] [--no-inline-count] [-v] [--argv0 NAME]\n"
+		"                   [--] PROGRAM [ARGS...]\n\n"
 		"Runs an x86-64 Linux program on the emulated CPU of model M (default: %s).\n"
 		"  --cpus N         simulated CPUs of the perf core (default: the host's\n"
 		"                   online CPUs, as the guest sees them); the k-th guest\n"
@@ -43,6 +45,8 @@ static void exec_usage(FILE *out)
 		"  --no-fast-store  keep Unicorn's stock store path (slow, for comparison)\n"
 		"  --no-safe-stop   keep Unicorn's stock exit paths: signals to a guest\n"
 		"                   that makes no syscalls wait for a watchdog (comparison)\n"
+		"  --no-inline-count  count events from a call per executed block instead\n"
+		"                   of inline in the translated code (comparison)\n"
 		"  --argv0 NAME     argv[0] for the program; PROGRAM is then a path as\n"
 		"                   execve(2) takes it (no PATH search)\n"
 		"  -v               notes on stderr\n",
@@ -120,6 +124,7 @@ int cmd_exec(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "no-fast-store", no_argument, NULL, 'S' },
 		{ "no-safe-stop", no_argument, NULL, 'P' },
+		{ "no-inline-count", no_argument, NULL, 'I' },
 		{ "argv0", required_argument, NULL, '0' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attach-arena", required_argument, NULL, 'A' },
@@ -137,7 +142,7 @@ int cmd_exec(int argc, char **argv)
 	char **gargv = NULL;
 	char *pre[16];             /* "exec" and the options, for re-exec */
 	int npre = 0, c, r, first;
-	bool no_safe_stop = false;
+	bool no_safe_stop = false, no_inline_count = false;
 	/* the guest sees the host's online CPUs (sysfs, /proc/cpuinfo): the
 	 * simulated kernel has as many unless --cpus says otherwise */
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -191,6 +196,10 @@ int cmd_exec(int argc, char **argv)
 			no_safe_stop = true;
 			pre[npre++] = "--no-safe-stop";
 			break;
+		case 'I':
+			no_inline_count = true;
+			pre[npre++] = "--no-inline-count";
+			break;
 		case '0':
 			argv0 = optarg;
 			break;
@@ -226,6 +235,8 @@ int cmd_exec(int argc, char **argv)
 	if (!safe_stop_init(no_safe_stop, &why) && !no_safe_stop)
 		fprintf(stderr, "pmusim: note: safe engine stops off (%s); signals to a "
 			"busy guest are late\n", why);
+	if (!jit_count_init(no_inline_count, &why) && !no_inline_count && !no_safe_stop)
+		fprintf(stderr, "pmusim: note: inline counting off (%s); counting is slower\n", why);
 	/* One simulated kernel for the whole emulated tree: a core in a shared
 	 * arena that fork shares and execve re-attaches (--attach-core), unless
 	 * a `pmusim run` session or an ancestor gave one. */
@@ -368,6 +379,15 @@ int cmd_exec(int argc, char **argv)
 		fprintf(stderr, "pmusim: note: memory hook saw %llu reads, %llu writes\n",
 			(unsigned long long)t->cpu->mem_reads,
 			(unsigned long long)t->cpu->mem_writes);
+		fprintf(stderr, "pmusim: note: %llu exact stops in the middle of a block\n",
+			(unsigned long long)t->cpu->exact_stops);
+		if (jit_count_enabled()) {
+			unsigned long long tr, slow;
+
+			jit_count_stats(&tr, &slow);
+			fprintf(stderr, "pmusim: note: inline counting: %llu blocks translated, "
+				"%llu slow-path calls\n", tr, slow);
+		}
 	}
 	switch (st) {
 	case GUEST_KILLED:

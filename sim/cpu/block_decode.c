@@ -276,3 +276,33 @@ void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end)
 		free(old);
 	}
 }
+
+/*
+ * The class of the one instruction at addr (0 if it does not decode). The
+ * bytes read stop at the end of addr's page unless the instruction needs
+ * more (then it crosses into the next page, which the translator fetched).
+ */
+uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr)
+{
+	size_t in_page = 4096 - (addr & 4095), left = in_page < 15 ? in_page : 15;
+	const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
+	uint64_t pc = addr;
+	struct bd_insn bi = { 0 };
+	cs_insn *in = cs_malloc(bc->cs);
+
+	if (!in)
+		return 0;
+	if (!cs_disasm_iter(bc->cs, &code, &left, &pc, in) && in_page < 15) {
+		code = (const uint8_t *)(uintptr_t)addr;
+		left = 15;
+		pc = addr;
+		if (!cs_disasm_iter(bc->cs, &code, &left, &pc, in))
+			goto out;
+	} else if (pc == addr) {
+		goto out;
+	}
+	classify(in, &bi);
+out:
+	cs_free(in, 1);
+	return bi.cls;
+}

@@ -9,9 +9,14 @@
  * or not) is resolved from this block's address and reported with it. A
  * sampling counter that would cross its period inside the block gets the
  * block split at the exact instruction (the per-instruction decode says
- * which), so the overflow's sample carries that instruction's IP.
+ * which), so the overflow's sample carries that instruction's IP. An
+ * overflow whose sample reads the guest's registers, stack or callchain,
+ * or whose event signals the guest, waits for the engine's state after
+ * that instruction (exact stops, pmu_machine.h).
  */
+#include <assert.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unicorn/unicorn.h>
@@ -19,6 +24,7 @@
 #include "sim/core/sample_data.h"
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cache_model.h"
+#include "sim/cpu/jit_count.h"
 #include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/vcpu.h"
 
@@ -43,6 +49,9 @@ void pmu_vcpu_release(struct pmu_vcpu *pv)
 {
 	flush(pv);
 	pv->lim_valid = false;
+	/* unlocked, blocks may not count inline: the next one acquires */
+	if (pv->jit)
+		jit_count_arm(pv->jit, 0, false, false);
 	if (pv->locked) {
 		perf_core_unlock_all(pv->core);
 		pv->locked = false;
@@ -82,6 +91,23 @@ static bool ctx_needs_mem(const struct perf_event_context *ctx)
 	return false;
 }
 
+/* The sources the events of ctx count that may be scheduled (a
+ * SIM_SRC_* mask). */
+static uint64_t ctx_sources(const struct perf_event_context *ctx)
+{
+	const struct perf_event *e;
+	uint64_t m = 0;
+
+	if (!ctx)
+		return 0;
+	list_for_each_entry(e, &ctx->event_list, event_entry)
+		if (e->state >= PERF_EVENT_STATE_INACTIVE &&
+		    e->group_leader->state >= PERF_EVENT_STATE_INACTIVE &&
+		    e->pmu == PERF_PMU_HW && e->source < 64)
+			m |= UINT64_C(1) << e->source;
+	return m;
+}
+
 /*
  * What the hooks should be (pay only for what is counted): the block hook
  * once any event is scheduled on the CPU (it then stays); the memory hook
@@ -97,6 +123,13 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 
 	if (!c->blocks_on && !c->want_blocks_pending && (cpu->nr_slots || cpu->nr_sw_slots)) {
 		c->want_blocks_pending = true;
+		change = true;
+	}
+	/* inline counting adds what the contexts' events count; more means
+	 * translating again (vcpu_want_blocks drops them all the first time) */
+	if (pv->jit && jit_count_want(pv->jit, ctx_sources(&cpu->ctx) | ctx_sources(cpu->task_ctx)) &&
+	    c->blocks_on) {
+		c->jit_retranslate = true;
 		change = true;
 	}
 	if (!pv->c->model || !pv->c->model->caches)
@@ -137,12 +170,12 @@ void pmu_vcpu_check_hooks(struct pmu_vcpu *pv)
 static bool bimodal_predict(struct pmu_vcpu *pv, uint64_t ip, bool taken)
 {
 	uint8_t *ctr = &pv->bimodal[ip & 4095];
-	bool pred = *ctr >= 2;
+	bool pred = *ctr >= 2 * PMU_BIMODAL_STEP;
 
-	if (taken && *ctr < 3)
-		(*ctr)++;
+	if (taken && *ctr < 3 * PMU_BIMODAL_STEP)
+		*ctr += PMU_BIMODAL_STEP;
 	else if (!taken && *ctr > 0)
-		(*ctr)--;
+		*ctr -= PMU_BIMODAL_STEP;
 	return pred != taken;
 }
 
@@ -200,23 +233,27 @@ static const unsigned filled[] = {
 };
 #define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
 
+/* c core cycles (at freq_hz) as a clock at hz, with *rem carried over. */
+static uint64_t rescale(uint64_t c, uint64_t hz, uint64_t freq_hz, uint64_t *rem)
+{
+	uint64_t x = c * hz + *rem;
+
+	*rem = x % freq_hz;
+	return x / freq_hz;
+}
+
 /* Reference and bus cycles from core cycles: the TSC rate and a 100 MHz
  * bus clock, remainders carried so long runs are exact. 64-bit: a report's
  * cycles times a rate stays far below 2^64. */
 static void derived_clocks(struct pmu_vcpu *pv, struct sim_delta *d)
 {
-	uint64_t c = d->v[SIM_SRC_CYCLES], x;
+	uint64_t c = d->v[SIM_SRC_CYCLES];
 
-	if (pv->tsc_hz == pv->freq_hz) {
+	if (pv->tsc_hz == pv->freq_hz)
 		d->v[SIM_SRC_REF_CYCLES] = c;
-	} else {
-		x = c * pv->tsc_hz + pv->ref_rem;
-		d->v[SIM_SRC_REF_CYCLES] = x / pv->freq_hz;
-		pv->ref_rem = x % pv->freq_hz;
-	}
-	x = c * 100000000ull + pv->bus_rem;
-	d->v[SIM_SRC_BUS_CYCLES] = x / pv->freq_hz;
-	pv->bus_rem = x % pv->freq_hz;
+	else
+		d->v[SIM_SRC_REF_CYCLES] = rescale(c, pv->tsc_hz, pv->freq_hz, &pv->ref_rem);
+	d->v[SIM_SRC_BUS_CYCLES] = rescale(c, 100000000ull, pv->freq_hz, &pv->bus_rem);
 }
 
 /* Reports d at user mode with the overflow IP set. */
@@ -228,16 +265,35 @@ static void account(struct pmu_vcpu *pv, struct sim_delta *d, uint64_t ip)
 }
 
 /*
+ * Whether a sample of event reads the guest's state beyond its IP and data
+ * address (perf_prepare_sample: REGS_USER, REGS_INTR, STACK_USER and the
+ * user CALLCHAIN come from the interrupted regs), or its overflow signals
+ * the guest (perf_event_wakeup -> kill_fasync of *perf_event_fasync(event):
+ * the signal frame is the state the PMI interrupted). Such an overflow
+ * takes an exact stop.
+ */
+static bool needs_guest_state(const struct perf_event *event)
+{
+	const struct perf_event *owner = event->parent ? event->parent : event;
+
+	return (event->attr.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR |
+					   PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)) ||
+	       owner->fasync;
+}
+
+/*
  * The earliest instruction index in [from, n) at which a sampling slot's
  * count reaches its overflow point, given extra counts (resolved branch of
  * the previous block) landing on the first instruction; n if none.
+ * *exact: a slot that overflows there needs the guest's state after it.
  */
 static unsigned first_crossing(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
-			       const struct sim_delta *extra, bool rep_cont)
+			       const struct sim_delta *extra, bool rep_cont, bool *exact)
 {
 	struct perf_cpu *cpu = pv->cpu;
 	unsigned best = b->n;
 
+	*exact = false;
 	for (unsigned s = 0; s < cpu->nr_slots; s++) {
 		const struct perf_count_slot *sl = &cpu->slots[s];
 		const struct perf_event *e = sl->event;
@@ -247,21 +303,62 @@ static unsigned first_crossing(struct pmu_vcpu *pv, const struct bdesc *b, unsig
 		if (!sl->sampling || !sl->mode_mask[SIM_MODE_USER])
 			continue;
 		left = e->period_left - e->overflow_at;
-		if (left <= 0)
+		if (left <= 0) {
+			*exact = needs_guest_state(e);
 			return from;
+		}
 		acc = extra ? extra->v[sl->source] : 0;
 		if (sl->source == SIM_SRC_REF_CYCLES || sl->source == SIM_SRC_BUS_CYCLES ||
 		    sl->source == SIM_SRC_BRANCH_MISSES)
 			continue;   /* resolved at block granularity: see below */
-		for (unsigned i = from; i < best; i++) {
+		for (unsigned i = from; i < b->n && i <= best; i++) {
 			acc += insn_value(&b->ins[i], sl->source, !rep_cont);
 			if (acc >= (u64)left) {
+				/* a later slot crossing at the same instruction
+				 * may need the state too */
+				*exact = (i == best && *exact) || needs_guest_state(e);
 				best = i;
 				break;
 			}
 		}
 	}
 	return best;
+}
+
+/*
+ * Whether report d of a whole block brings a counter that is split at block
+ * granularity (reference and bus cycles, branch misses: see first_crossing)
+ * to an overflow that needs the guest's state: then it waits for the state
+ * after the block's last instruction, its IP.
+ */
+static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
+{
+	const struct perf_cpu *cpu = pv->cpu;
+	uint64_t c = d->v[SIM_SRC_CYCLES];
+
+	for (unsigned s = 0; s < cpu->nr_slots; s++) {
+		const struct perf_count_slot *sl = &cpu->slots[s];
+		uint64_t rem, v;
+		s64 left;
+
+		if (!sl->sampling || !sl->mode_mask[SIM_MODE_USER] || !needs_guest_state(sl->event))
+			continue;
+		if (sl->source == SIM_SRC_BRANCH_MISSES) {
+			v = d->v[SIM_SRC_BRANCH_MISSES];
+		} else if (sl->source == SIM_SRC_REF_CYCLES) {
+			rem = pv->ref_rem;
+			v = pv->tsc_hz == pv->freq_hz ? c : rescale(c, pv->tsc_hz, pv->freq_hz, &rem);
+		} else if (sl->source == SIM_SRC_BUS_CYCLES) {
+			rem = pv->bus_rem;
+			v = rescale(c, 100000000ull, pv->freq_hz, &rem);
+		} else {
+			continue;
+		}
+		left = sl->event->period_left - sl->event->overflow_at;
+		if (left <= 0 || v >= (u64)left)
+			return true;
+	}
+	return false;
 }
 
 /* Sum of [from, to) into d (only the sources per-instruction values give). */
@@ -352,6 +449,13 @@ static void flush(struct pmu_vcpu *pv)
 {
 	struct sim_delta *a = &pv->acc;
 
+	if (pv->jit && jit_count_sync(pv->jit, a)) {
+		/* blocks that counted inline: reported where the guest is */
+		pv->acc_dirty = true;
+		pv->acc_ip = vcpu_reg(pv->c, UC_X86_REG_RIP);
+		/* new limits: the next block takes the slow path, which arms */
+		jit_count_arm(pv->jit, 0, false, false);
+	}
 	if (pv->mem_dirty)
 		mem_to_acc(pv);
 	if (!pv->acc_dirty)
@@ -442,6 +546,96 @@ static const struct bdesc *block_of(struct pmu_vcpu *pv, uint64_t addr, uint32_t
 	return b;
 }
 
+/* ---- exact stops (pmu_machine.h) ----------------------------------------- */
+
+/*
+ * An overflow at instruction k of block b whose report d needs the guest's
+ * state after k (needs_guest_state): the report waits. In the middle of the
+ * block, the engine stops before the block runs (a stop asked for in the
+ * block hook leaves before the block's first instruction, as a kick does)
+ * and vcpu_run() runs the block up to k (pmu_exact_prefix); at its last
+ * instruction, the block runs and the state after it is that at the next
+ * block, syscall or stop. The rest of the block after k is a block of its
+ * own when the run resumes there, counted by its own hook.
+ */
+static void exact_defer(struct pmu_vcpu *pv, const struct bdesc *b, unsigned k,
+			const struct sim_delta *d)
+{
+	struct pmu_exact *ex = &pv->ex;
+
+	assert(k < b->n);
+	/* one at a REP string instruction waits over its iterations, where
+	 * another (cycles) can fall: the first is reported in this state */
+	if (ex->state != PMU_EXACT_NONE)
+		pmu_exact_done(pv);
+	ex->ip = b->addr + b->ins[k].off;
+	ex->d = *d;
+	if (k + 1 < b->n) {
+		ex->state = PMU_EXACT_PREFIX;
+		ex->begin = b->addr;
+		ex->until = b->addr + b->ins[k + 1].off;
+		uc_emu_stop(pv->c->uc);
+	} else {
+		ex->state = PMU_EXACT_NEXT;
+		ex->rep = b->last_cls & BD_REP;
+	}
+}
+
+void pmu_exact_block(struct pmu_vcpu *pv, uint64_t addr)
+{
+	if (pv->ex.state == PMU_EXACT_NEXT && pv->ex.rep && addr == pv->ex.ip)
+		return;     /* QEMU runs each REP iteration as a block of its own */
+	pmu_exact_done(pv);
+}
+
+bool pmu_exact_prefix(struct pmu_vcpu *pv, uint64_t *begin, uint64_t *until)
+{
+	if (pv->ex.state != PMU_EXACT_PREFIX)
+		return false;
+	*begin = pv->ex.begin;
+	*until = pv->ex.until;
+	return true;
+}
+
+/*
+ * The overflow reported with the engine's state as that after its
+ * instruction: the sample's registers, callchain and stack are read from
+ * it (pmu_fill_sample), and an overflow signal is queued now, so the run
+ * loop delivers it with that state (the PMI returning to user mode after
+ * the instruction). The core charges the PMI's kernel work around the
+ * overflow, as for every hardware overflow (perf_cpu_interrupt).
+ */
+void pmu_exact_done(struct pmu_vcpu *pv)
+{
+	struct pmu_exact *ex = &pv->ex;
+
+	if (ex->state == PMU_EXACT_NONE)
+		return;
+	if (ex->state == PMU_EXACT_PREFIX) {
+		/* the rest of the block is a new block: no branch to resolve */
+		pv->prev = NULL;
+		pv->cur = NULL;
+	}
+	ex->state = PMU_EXACT_NONE;
+	pmu_vcpu_acquire(pv);
+	pv->lim_valid = false;
+	account(pv, &ex->d, ex->ip);     /* with the PMI (perf_cpu_interrupt) */
+	/* new limits: the next block arms inline counting again */
+	if (pv->jit)
+		jit_count_force_next(pv->jit);
+}
+
+/* Another thread waits for the core: it gets it now. */
+static void maybe_yield(struct pmu_vcpu *pv)
+{
+	if (!perf_core_should_yield(pv->core))
+		return;
+	flush(pv);
+	perf_core_yield(pv->core);
+	pv->lim_valid = false;
+	pmu_vcpu_acquire(pv);
+}
+
 /*
  * One executed block: resolve the previous branch, then report this
  * block, split at every instruction where a sampling counter overflows.
@@ -456,12 +650,8 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 	/* while this thread holds the lock no one else switches its CPU */
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
-	if (!(++pv->blocks & 63) && perf_core_should_yield(pv->core)) {
-		flush(pv);
-		perf_core_yield(pv->core);
-		pv->lim_valid = false;
-		pmu_vcpu_acquire(pv);
-	}
+	if (!(++pv->blocks & 63))
+		maybe_yield(pv);
 	b = block_of(pv, addr, size);
 	if (!b || !b->n)
 		return;
@@ -526,22 +716,110 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 		return;
 	}
 	for (;;) {
-		k = first_crossing(pv, b, from, xp, rep_cont);
+		bool exact;
+
+		k = first_crossing(pv, b, from, xp, rep_cont, &exact);
 		for (unsigned i = 0; i < NR_FILLED; i++)
 			dp->v[filled[i]] = xp->v[filled[i]];
 		clear_filled(xp);
 		if (k >= b->n) {
 			sum_range(b, from, b->n, rep_cont, dp);
-			account(pv, dp, addr + b->ins[b->n ? b->n - 1 : 0].off);
+			if (granular_exact(pv, dp))
+				exact_defer(pv, b, b->n - 1, dp);
+			else
+				account(pv, dp, addr + b->ins[b->n ? b->n - 1 : 0].off);
 			return;
 		}
 		/* counts up to and including instruction k: its overflow */
 		sum_range(b, from, k + 1, rep_cont, dp);
+		if (exact) {
+			exact_defer(pv, b, k, dp);
+			return;
+		}
 		account(pv, dp, addr + b->ins[k].off);
 		from = k + 1;
 		if (from >= b->n)
 			return;
 	}
+}
+
+/* ---- inline counting's slow path ------------------------------------------- */
+
+/*
+ * At a block start (block_start) or after a report: inline counting is on
+ * while no LBR or memory event needs every block, and every scheduled
+ * source is counted inline. The head is the cycles that may run inline:
+ * the least, over the limits (the next timer, each user-mode sampling
+ * slot's overflow point), of what is left (pmu_on_block's fits test:
+ * acc + block < left). A limit on another source than cycles bounds
+ * through cycles, which every inline source never exceeds (each counted
+ * instruction, branch, load, store or mispredict costs at least a cycle):
+ * the slow path comes at or before the block that crosses, finds where
+ * (first_crossing), or arms again with what is left. At most a slice
+ * (jit_count_arm).
+ */
+static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
+{
+	struct perf_cpu *cpu = pv->cpu;
+	uint64_t need = 0, head = INT32_MAX;
+	bool on;
+
+	if (!pv->lim_valid)
+		compute_limits(pv);
+	for (unsigned s = 0; s < cpu->nr_slots; s++)
+		if (cpu->slots[s].source < 64)
+			need |= UINT64_C(1) << cpu->slots[s].source;
+	on = pv->locked && !pv->no_batch && !pv->want_lbr && !pv->c->mem_on &&
+	     jit_count_covers(pv->jit, need);
+	for (unsigned i = 0; i < pv->nlim && on; i++) {
+		uint64_t acc = pv->acc.v[pv->lim[i].src], left = pv->lim[i].left;
+
+		on = pv->lim[i].src == SIM_SRC_CYCLES || jit_count_covers(pv->jit, UINT64_C(1) << pv->lim[i].src);
+		left = left > acc ? left - acc - 1 : 0;
+		head = left < head ? left : head;
+	}
+	jit_count_arm(pv->jit, on ? (int64_t)head : 0, on, block_start);
+}
+
+void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
+{
+	bool was_on;
+	const struct jit_slot *p = jit_count_enter(pv->jit, s, &was_on);
+
+	if (!pv->locked)
+		pmu_vcpu_acquire(pv);
+	/* the batch: what ran inline since the last report, up to here */
+	if (jit_count_sync(pv->jit, &pv->acc)) {
+		pv->acc_dirty = true;
+		pv->acc_ip = s->pc;
+	}
+	/* an overflow at the previous block's last instruction: reported in
+	 * the state before this block */
+	if (pv->ex.state)
+		pmu_exact_block(pv, s->pc);
+	if (atomic_load(&pv->c->kick)) {
+		/* a kick (a signal, perhaps that overflow's) or a stop deferred
+		 * to this block start: the block runs when the run resumes, as
+		 * at the kick test in hook_block */
+		uc_emu_stop(pv->c->uc);
+		jit_count_abort_block(pv->jit, p);
+		return;
+	}
+	if (was_on) {
+		/* the previous block left with the inline tables on: its
+		 * branch is resolved unless it left it to this block */
+		pv->prev = p ? block_of(pv, p->pc, p->size) : NULL;
+		maybe_yield(pv);
+	}
+	pmu_on_block(pv, s->pc, s->size);
+	if (pv->ex.state == PMU_EXACT_PREFIX)
+		/* exact_defer stopped the engine: the block runs up to the
+		 * overflow in run_exact_prefix() instead */
+		jit_count_abort_block(pv->jit, NULL);
+	else if (pv->ex.state == PMU_EXACT_NEXT)
+		/* reported at the next block start, which must come here */
+		jit_count_force_next(pv->jit);
+	jit_rearm(pv, true);
 }
 
 /* ---- data accesses -------------------------------------------------------- */
@@ -766,6 +1044,7 @@ static bool syscall_blocks(struct pmu_vcpu *pv)
 
 void pmu_syscall_enter(struct pmu_vcpu *pv)
 {
+	pmu_exact_done(pv);         /* an overflow at this SYSCALL */
 	pmu_vcpu_acquire(pv);
 	flush(pv);
 	kernel_work(pv, &syscall_entry);
@@ -900,6 +1179,7 @@ static bool hook_invalid(uc_engine *uc, void *user)
 	if (!pv->access_ok || !pv->access_ok(pv->access_arg, rip, 2) || p[0] != 0x0f || p[1] != 0x33)
 		return false;
 	uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
+	pmu_exact_done(pv);         /* an overflow at this RDPMC: before it reads */
 	pmu_vcpu_acquire(pv);
 	flush(pv);
 	pv->lim_valid = false;
@@ -937,6 +1217,8 @@ static bool hook_invalid(uc_engine *uc, void *user)
 			pv->skip_addr = 0;
 	}
 	pv->prev = NULL;
+	if (pv->jit)   /* the block from rip+2 is seen by pmu_on_block */
+		jit_count_force_next(pv->jit);
 	v = (uint32_t)val;
 	uc_reg_write(uc, UC_X86_REG_RAX, &v);
 	v = (uint32_t)(val >> 32);
@@ -958,11 +1240,27 @@ static const int perf_reg_uc[24] = {
 	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
 };
 
-static void read_regs(struct pmu_vcpu *pv, struct perf_sample_regs *r)
+/*
+ * The engine's registers, with the sample's IP in the IP slot. For a
+ * user-mode counter overflow the engine is in the state right after the
+ * overflowing instruction (exact stops), as a PEBS record's GPRs are; the
+ * IP slot is the sample's IP because the kernel takes both from one
+ * pt_regs: perf_prepare_sample() sets data->ip = perf_instruction_pointer(regs)
+ * and perf_sample_regs_user() regs_user->regs = regs, and
+ * setup_pebs_fixed_sample_data() (arch/x86/events/intel/ds.c) makes that
+ * regs the PEBS GPRs with ip = real_ip, the eventing instruction, for
+ * precise_ip > 1 on Haswell and later (intel_pmu_pebs_fixup_ip() finds the
+ * same on older parts).
+ */
+static void read_regs(struct pmu_vcpu *pv, struct perf_sample_regs *r, bool exact)
 {
 	for (int i = 0; i < 24; i++)
 		r->regs[i] = vcpu_reg(pv->c, perf_reg_uc[i]);
 	r->regs[8] = pv->sample_ip;
+	/* setup_pebs_fixed_sample_data(): precise_ip > 1 sets
+	 * PERF_EFLAGS_EXACT, bit 3 (reserved 0 in RFLAGS) */
+	if (exact)
+		r->regs[9] |= 1u << 3;
 	/* user-mode selectors of x86-64 Linux: __USER_CS 0x33, __USER_DS 0x2b;
 	 * perf_reg_value() gives 0 for DS/ES/FS/GS in 64-bit mode */
 	r->regs[10] = 0x33;
@@ -1049,7 +1347,7 @@ static void fill_mem_sample(struct pmu_vcpu *pv, const struct perf_event *event,
 void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_sample_data *data)
 {
 	u64 st = event->attr.sample_type;
-	bool kernel = pv->sample_ip == 0;
+	bool kernel = pv->sample_ip == 0, exact;
 	uint64_t ip = pv->sample_ip;
 
 	if (kernel)  /* kernel-mode work of a syscall: the IP of the SYSCALL */
@@ -1064,10 +1362,11 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 		data->pid = (uint32_t)pv->task->pid;
 		data->tid = (uint32_t)pv->task->tid;
 	}
+	exact = !kernel && event->pmu == PERF_PMU_HW && event->attr.precise_ip > 1;
 	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN))
-		read_regs(pv, &data->regs_user);
+		read_regs(pv, &data->regs_user, exact);
 	if (st & PERF_SAMPLE_REGS_INTR) {
-		read_regs(pv, &data->regs_intr);
+		read_regs(pv, &data->regs_intr, exact);
 		if (kernel)
 			data->regs_intr.regs[8] = data->ip;
 	}
@@ -1147,14 +1446,21 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 	pv->core = core;
 	pv->cpu = perf_core_cpu(core, cpu);
 	pv->task = task;
-	memset(pv->bimodal, 1, sizeof(pv->bimodal));
+	memset(pv->bimodal, PMU_BIMODAL_STEP, sizeof(pv->bimodal));   /* weakly not taken */
 	pv->freq_hz = c->model && c->model->freq_hz ? c->model->freq_hz : 3000000000ull;
 	pv->tsc_hz = c->model && c->model->tsc_hz ? c->model->tsc_hz : pv->freq_hz;
+	if (jit_count_enabled()) {
+		pv->jit = jit_count_new(pv->bimodal, pv->bc, c);
+		if (!pv->jit)
+			goto err_bc;
+	}
 	if (uc_hook_add(c->uc, &h, UC_HOOK_INSN_INVALID, hook_invalid, pv, 1, 0) != UC_ERR_OK)
-		goto err_bc;
+		goto err_jit;
 	pv->h_invalid = h;
 	c->pmu = pv;
 	return pv;
+err_jit:
+	jit_count_free(pv->jit);
 err_bc:
 	bd_cache_free(pv->bc);
 err_free:
@@ -1171,6 +1477,7 @@ void pmu_vcpu_free(struct pmu_vcpu *pv)
 		uc_hook_del(pv->c->uc, (uc_hook)pv->h_invalid);
 		pv->c->pmu = NULL;
 	}
+	jit_count_free(pv->jit);
 	bd_cache_free(pv->bc);
 	cache_model_free(pv->cm);
 	free(pv);

@@ -23,6 +23,7 @@
 #include "sim/core/sim_source.h"
 
 struct vcpu;
+struct jit_count;
 struct perf_core;
 struct perf_cpu;
 struct perf_task;
@@ -58,6 +59,9 @@ struct perf_sample_data;
 /* Branch predictor model (pmu_machine.c): a mispredict costs this many
  * cycles. */
 #define PMU_MISPREDICT_CYCLES      15
+/* The bimodal table holds each 2-bit counter times this: the index of the
+ * counter's row in inline counting's exit tables (jit_count.c). */
+#define PMU_BIMODAL_STEP           16
 #define PMU_RDTSC_CYCLES           25
 #define PMU_LBR_DEPTH              32
 #define PMU_FRONT_CACHE            1024
@@ -73,6 +77,22 @@ struct pmu_mem_access {
 	uint8_t level;               /* enum cache_level that served it */
 	unsigned latency;
 	uint64_t addr;
+};
+
+/* An overflow whose sample or signal needs the guest's state right after
+ * its instruction (pmu_machine.c, "exact stops"). */
+enum pmu_exact_state {
+	PMU_EXACT_NONE = 0,
+	PMU_EXACT_PREFIX,   /* mid-block: the engine stopped before the block; run [begin, until) */
+	PMU_EXACT_NEXT,     /* the block's last instruction: at the next block, syscall or stop */
+};
+
+struct pmu_exact {
+	uint8_t state;               /* enum pmu_exact_state */
+	bool rep;                    /* NEXT at a REP string instruction: after its last iteration */
+	uint64_t begin, until;       /* PREFIX: the block, and the instruction after the overflow's */
+	uint64_t ip;                 /* the overflow instruction */
+	struct sim_delta d;          /* the report up to and including it, not yet made */
 };
 
 struct pmu_vcpu {
@@ -96,6 +116,7 @@ struct pmu_vcpu {
 	unsigned ras_top;
 
 	/* --- the rest --- */
+	struct jit_count *jit;       /* inline counting (jit_count.h), or NULL */
 	struct vcpu *c;
 	struct perf_cpu *cpu;
 	struct perf_task *task;
@@ -106,7 +127,8 @@ struct pmu_vcpu {
 	uint64_t freq_hz, tsc_hz;    /* the model's core and TSC clocks */
 	struct sim_delta d;          /* a report being built (split blocks) */
 	const struct bdesc *front[PMU_FRONT_CACHE]; /* decode lookup, direct mapped */
-	uint8_t bimodal[4096];       /* 2-bit counters, by branch address [11:0] */
+	uint8_t bimodal[4096];       /* 2-bit counters times PMU_BIMODAL_STEP, by
+				      * branch address [11:0] */
 	uint64_t btb[1024];          /* last target of indirect branches */
 	struct pmu_lbr_entry lbr[PMU_LBR_DEPTH];
 	unsigned lbr_pos, lbr_nr;
@@ -125,6 +147,8 @@ struct pmu_vcpu {
 	uint64_t mem_miss[3];        /* lines that missed L1D, L2, LLC */
 	struct pmu_mem_access ma;
 
+	struct pmu_exact ex;         /* a pending exact overflow */
+
 	uint64_t cc[256];            /* callchain of the sample being written */
 	struct perf_branch_entry br[PMU_LBR_DEPTH];
 	uint64_t h_invalid;          /* RDPMC hook */
@@ -136,6 +160,11 @@ void pmu_vcpu_free(struct pmu_vcpu *pv);
 
 /* Called by vcpu.c: */
 void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size);
+/* Inline counting's slow path for the block of slot s (jit_count.h): the
+ * block start of a block that must be seen here, or when the inline
+ * accumulators must become a report. */
+struct jit_slot;
+void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s);
 void pmu_syscall_enter(struct pmu_vcpu *pv);
 void pmu_syscall_exit(struct pmu_vcpu *pv);
 uint64_t pmu_cycles(struct pmu_vcpu *pv, bool rdtsc);
@@ -153,6 +182,25 @@ bool pmu_source_needs_mem(unsigned src);
  * (PAGE_FAULTS only). */
 void pmu_page_fault(struct pmu_vcpu *pv, uint64_t addr, uintptr_t retaddr);
 void pmu_page_fault_bad(struct pmu_vcpu *pv, uint64_t addr);
+
+/*
+ * Exact stops. A user-mode overflow whose sample reads the guest's
+ * registers, stack or callchain, or whose event signals the guest (O_ASYNC),
+ * is reported with the engine in the state right after the overflowing
+ * instruction retired. In the middle of a block, pmu_on_block stops the
+ * engine before the block runs; vcpu_run() then asks pmu_exact_prefix()
+ * for the range to run (the block up to and including that instruction)
+ * and calls pmu_exact_done(). At a block's last instruction the report
+ * waits for the state after it: the next block (hook_block, before its
+ * kick test), the next syscall, RDPMC or the end of the run call
+ * pmu_exact_done(). pmu_exact_done() is a no-op when nothing is pending.
+ */
+bool pmu_exact_prefix(struct pmu_vcpu *pv, uint64_t *begin, uint64_t *until);
+void pmu_exact_done(struct pmu_vcpu *pv);
+/* From the block hook, at a block starting at addr: pmu_exact_done, unless
+ * the block is the next iteration of the REP string instruction the
+ * overflow is at (it retires after its last). */
+void pmu_exact_block(struct pmu_vcpu *pv, uint64_t addr);
 
 /* Takes the CPU for pv's task (lock + context switch if another task ran
  * there); pmu_vcpu_release gives the lock back. */

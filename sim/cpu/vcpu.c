@@ -3,7 +3,8 @@
  * always present (SYSCALL, CPUID, invalid memory, interrupts), RDTSC (the
  * interposed helper of safe_stop.h, or code-hook sites where that is off),
  * the optional block hook (the one dispatch point for per-block events) and
- * the run loop's single step: vcpu_run().
+ * the run loop's single step: vcpu_run(), with the block prefix run of an
+ * exact stop (pmu_machine.h).
  */
 #include <assert.h>
 #include <capstone/capstone.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pmu_models/pmu_model.h"
+#include "sim/cpu/jit_count.h"
 #include "sim/cpu/safe_stop.h"
 #include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
@@ -193,6 +195,21 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	struct vcpu *c = user;
 	unsigned n;
 
+	if (size == JIT_SLOW_MARK) {
+		/* inline counting's slow path: after the block's exit-request
+		 * test, so the block runs unless the slow path has it leave
+		 * first (jit_count_abort_block: a kick seen there, an exact
+		 * stop); a stop asked for in it takes effect at the next block
+		 * start (vcpu_stop uses uc_emu_stop then) */
+		c->in_jit_call = true;
+		pmu_on_jit_block(c->pmu, (const struct jit_slot *)(uintptr_t)addr);
+		c->in_jit_call = false;
+		return;
+	}
+	if (c->exact_prefix)     /* vcpu_run() runs a block up to an overflow */
+		return;
+	if (c->pmu && c->pmu->ex.state)   /* an overflow at the previous block's last instruction */
+		pmu_exact_block(c->pmu, addr);
 	if (atomic_load_explicit(&c->kick, memory_order_relaxed)) {
 		uc_emu_stop(uc);
 		return;
@@ -435,8 +452,13 @@ void vcpu_unwant_mem(struct vcpu *c)
 void vcpu_stop(struct vcpu *c)
 {
 	c->stop = true;
-	if (c->in_block_hook)   /* after this block: at the next block start */
+	if (c->in_jit_call) {         /* the exit-request test of the next block */
+		uc_emu_stop(c->uc);
+	} else if (c->in_block_hook) {   /* after this block: at the next block start */
 		atomic_store(&c->kick, 1);
+		if (c->pmu && c->pmu->jit)   /* which sees the kick in the slow path */
+			jit_count_force_next(c->pmu->jit);
+	}
 	else
 		uc_emu_stop(c->uc);
 }
@@ -483,6 +505,41 @@ void vcpu_flush_tlb(struct vcpu *c)
 }
 
 /*
+ * An exact stop (pmu_machine.h): the block hook stopped the engine before a
+ * block whose instruction k overflows a counter that needs the guest's
+ * state after k. Runs the block from its start to the instruction after k
+ * (the "until" exit: Unicorn translates it as a halt, and drops that
+ * translation again when the run returns), without the block hook's
+ * accounting, then reports the overflow in that state. The block's
+ * translation is dropped first, or its cached code would run past the exit.
+ * A run that ends early without a fault (an asynchronous stop) resumes
+ * there. Returns the engine's result.
+ */
+static uc_err run_exact_prefix(struct vcpu *c)
+{
+	uint64_t begin, until, rip;
+	uc_err e = UC_ERR_OK;
+	void *qcpu;
+
+	if (!pmu_exact_prefix(c->pmu, &begin, &until))
+		return UC_ERR_OK;
+	tlb_fast_unfill_begin();
+	uc_ctl_remove_cache(c->uc, begin, begin + 1);
+	qcpu = tlb_fast_unfill_end(begin, begin + 1);
+	if (qcpu)
+		c->qemu_cpu = qcpu;
+	c->exact_prefix = true;
+	c->exact_stops++;
+	for (rip = begin; rip != until && e == UC_ERR_OK && c->exit == VCPU_EXIT_STOP; ) {
+		e = uc_emu_start(c->uc, rip, until, 0, 0);
+		rip = vcpu_reg(c, UC_X86_REG_RIP);
+	}
+	c->exact_prefix = false;
+	pmu_exact_done(c->pmu);
+	return e;
+}
+
+/*
  * Runs from RIP until a hook stops the engine or the guest faults. Returns
  * the reason; for VCPU_EXIT_FAULT c->fault says where. RIP is left at the
  * faulting instruction for faults, after the last executed one otherwise.
@@ -507,16 +564,30 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 	c->err = UC_ERR_OK;
 	memset(&c->fault, 0, sizeof(c->fault));
 	rip = vcpu_reg(c, UC_X86_REG_RIP);
-	/* with the block hook on, kicks are seen there (hook_block) */
-	atomic_store(&c->running_unhooked, !c->blocks_on && safe_stop_on());
+	if (c->jit_retranslate) {
+		c->jit_retranslate = false;
+		drop_all_translations(c);
+	}
+	/* with the block hook on, kicks are seen there (hook_block), except
+	 * in blocks that count inline: every block start tests for them */
+	atomic_store(&c->running_unhooked,
+		     (!c->blocks_on || (c->pmu && c->pmu->jit)) && safe_stop_on());
 	if (atomic_load(&c->kick)) {
 		e = UC_ERR_OK;
 	} else {
 		safe_stop_set_tsc(rdtsc_answer, c);
 		tlb_fast_observe(c->ops->tlb_fill ? tlb_observer : NULL, c);
+		if (c->pmu && c->pmu->jit)
+			jit_count_begin(c->pmu->jit);
 		e = uc_emu_start(c->uc, rip, 0, 0, 0);
+		if (c->pmu && c->pmu->jit)
+			jit_count_end(c->pmu->jit);
+		if (c->pmu && e == UC_ERR_OK && c->exit == VCPU_EXIT_STOP)
+			e = run_exact_prefix(c);
 		tlb_fast_observe(NULL, NULL);
 		safe_stop_set_tsc(NULL, NULL);
+		if (c->pmu)   /* an overflow at the run's last instruction */
+			pmu_exact_done(c->pmu);
 	}
 	atomic_store(&c->running_unhooked, 0);
 	atomic_store(&c->kick, 0);

@@ -114,6 +114,10 @@ struct vcpu {
 	_Atomic int kick;          /* vcpu_kick(): end the run at a block start */
 	_Atomic int running_unhooked;   /* in uc_emu_start, no block hook, safe stops */
 	bool in_block_hook;        /* hook_block() is running */
+	bool in_jit_call;          /* ... as inline counting's slow path (jit_count.h) */
+	bool jit_retranslate;      /* drop every translation at the next vcpu_run() */
+	bool exact_prefix;         /* running a block up to an overflow (vcpu.c) */
+	uint64_t exact_stops;      /* such runs (exec -v) */
 
 	void *qemu_cpu;            /* the engine's CPUState, seen at its first TLB fill */
 

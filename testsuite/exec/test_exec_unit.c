@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <cmocka.h>
 #include "pmu_models/pmu_model.h"
+#include "sim/cpu/tcg_emit.h"
 #include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
@@ -222,6 +223,16 @@ static void test_jit_cycle(void **state)
 			fail_msg("row at line %d: stale code ran", rows[i].line);
 	}
 	machine_down(&m);
+}
+
+/* The interposed translator (tcg_emit.c) runs code emitted into blocks:
+ * its probe counts block starts and both exits of a Jcc loop by hand
+ * (10 blocks, 9 taken, 1 not) and calls back at each block. */
+static void test_tcg_emit_probe(void **state)
+{
+	(void)state;
+	if (!tcg_emit_available())
+		fail_msg("tcg_emit probe: %s", tcg_emit_unavailable_reason());
 }
 
 /* Stores on a data page take the fast path: the fill is marked dirty. */
@@ -530,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_rw_then_rwx_patch),
 		cmocka_unit_test(test_jit_cycle),
 		cmocka_unit_test(test_fast_path_used),
+		cmocka_unit_test(test_tcg_emit_probe),
 		cmocka_unit_test(test_rdtsc_virtual),
 		cmocka_unit_test(test_unknown_syscall),
 		cmocka_unit_test(test_fd_rules),

@@ -1,0 +1,583 @@
+/*
+ * jit_count.c - inline counting in translated blocks: the per-vCPU
+ * accumulators, the per-block slots, the TCG ops each block and each
+ * conditional-branch exit carries, and the sync/arm steps the slow path
+ * uses (jit_count.h).
+ */
+#include <assert.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim/cpu/block_decode.h"
+#include "sim/cpu/jit_count.h"
+#include "sim/cpu/pmu_machine.h"
+#include "sim/cpu/safe_stop.h"
+#include "sim/cpu/tcg_emit.h"
+
+/*
+ * The accumulators are three 64-bit words of 21-bit fields, so one block
+ * updates all it counts with one subtraction (and at most two additions):
+ *   w[0] = head << 42 | field 1 << 21 | field 0   (head: signed, 22 bits)
+ *   w[1] = field 4 << 42 | field 3 << 21 | field 2
+ *   w[2] = field 7 << 42 | field 6 << 21 | field 5
+ * A block subtracts k[0] = cost << 42 - (its counts in fields 0, 1) from
+ * w[0], so w[0] < 0 exactly when the head went negative, and adds k[1],
+ * k[2]. Exits touch w[0] only: the sources they count (mispredicts, taken
+ * Jcc) get fields 0 and 1 first.
+ * Fields never carry into each other: between two syncs (every slow path)
+ * a field grows by at most the cycles run, a head (at most JIT_SLICE) plus
+ * one block, far below 2^21; the head stays within [-2^21, 2^21) as
+ * JIT_OFF and every bias are 2^18.
+ */
+#define FIELD_BITS 21
+#define FIELD_MASK ((INT64_C(1) << FIELD_BITS) - 1)
+#define HEAD_SHIFT 42
+#define NR_FIELDS  8
+#define JIT_SLICE  (INT64_C(1) << 17)
+#define JIT_FORCE  (INT64_C(1) << 18)
+#define JIT_BIAS   (INT64_C(1) << 18)
+#define JIT_OFF    (-(INT64_C(1) << 18))
+#define SLOTS_PER_CHUNK 1024
+
+struct slot_chunk {
+	struct slot_chunk *next;
+	unsigned used;
+	struct jit_slot s[SLOTS_PER_CHUNK];
+};
+
+/* A row of an exit table, by bimodal counter / PMU_BIMODAL_STEP. */
+struct exit_row {
+	int64_t delta;               /* subtracted from w[0] */
+	uint8_t next;                /* the counter after this outcome */
+	uint8_t pad[7];
+};
+_Static_assert(sizeof(struct exit_row) == PMU_BIMODAL_STEP, "rows are indexed by counter");
+
+struct jit_count {
+	/* --- read and written by translated code (fixed offsets) --- */
+	int64_t w[3];                /* the packed accumulators */
+	const struct exit_row *tab[2];  /* exit tables: [0] not taken, [1] taken */
+	const struct jit_slot *dyn;  /* a block whose branch the next block resolves */
+	uint64_t abort;              /* the slow path's block leaves before it runs */
+
+	/* --- C only --- */
+	int64_t head0;               /* head when nothing ran inline since the sync */
+	int64_t bias;                /* jit_count_force_next's, not yet taken back */
+	bool on;
+	int8_t field[JIT_NR_SRC];    /* each source's field, -1: not counted inline */
+	unsigned nfields;
+	struct exit_row rows[3][4];  /* not taken, taken, identity */
+	struct jit_slot *cur;        /* the block being translated */
+	uint8_t *bimodal;
+	struct bd_cache *bc;
+	void *user;
+	struct slot_chunk *chunks;
+};
+
+/* The SIM_SRC_* source of each inline source index (enum bd_total order,
+ * then mispredicts). */
+static const unsigned inline_src[JIT_NR_SRC] = {
+	SIM_SRC_INSTRUCTIONS, SIM_SRC_BRANCHES, SIM_SRC_COND_BRANCHES, SIM_SRC_TAKEN_BRANCHES,
+	SIM_SRC_CALLS, SIM_SRC_RETURNS, SIM_SRC_LOADS, SIM_SRC_STORES, SIM_SRC_BRANCH_MISSES,
+};
+#define SRC_MISSES JIT_NR_STATIC
+#define SRC_TAKEN  BDT_UNCOND_TAKEN
+_Static_assert(BDT_INSNS == 0 && BDT_STORES == JIT_NR_STATIC - 1 && BDT_UNCOND_TAKEN == 3,
+	       "inline sources follow enum bd_total");
+
+static unsigned field_word(unsigned f)
+{
+	return f < 2 ? 0 : f < 5 ? 1 : 2;
+}
+
+static unsigned field_shift(unsigned f)
+{
+	static const unsigned sh[NR_FIELDS] = { 0, 21, 0, 21, 42, 0, 21, 42 };
+
+	return sh[f];
+}
+
+static int64_t head_of(int64_t w0)
+{
+	return w0 >> HEAD_SHIFT;     /* arithmetic: gcc and clang on x86-64 */
+}
+
+/* A head as w[0]'s top field (the low fields 0). */
+static int64_t head_word(int64_t head)
+{
+	return (int64_t)((uint64_t)head << HEAD_SHIFT);
+}
+
+/*
+ * The exit tables for the current fields (bimodal_predict in
+ * pmu_machine.c: predicted taken when the counter is 2 or 3): per counter
+ * value, the new counter and what w[0] loses: the mispredict penalty in
+ * head units, a mispredict and a taken branch in their fields.
+ */
+static void build_rows(struct jit_count *j)
+{
+	for (unsigned c = 0; c < 4; c++) {
+		for (unsigned taken = 0; taken < 2; taken++) {
+			struct exit_row *r = &j->rows[taken][c];
+			bool miss = (c >= 2) != taken;
+			int64_t d = 0;
+
+			r->next = (uint8_t)((taken ? (c < 3 ? c + 1 : 3) : (c > 0 ? c - 1 : 0)) *
+					    PMU_BIMODAL_STEP);
+			if (miss)
+				d += (int64_t)PMU_MISPREDICT_CYCLES << HEAD_SHIFT;
+			assert(j->field[SRC_MISSES] < 2 && j->field[SRC_TAKEN] < 2);
+			if (miss && j->field[SRC_MISSES] >= 0)
+				d -= INT64_C(1) << field_shift((unsigned)j->field[SRC_MISSES]);
+			if (taken && j->field[SRC_TAKEN] >= 0)
+				d -= INT64_C(1) << field_shift((unsigned)j->field[SRC_TAKEN]);
+			r->delta = d;
+		}
+		j->rows[2][c] = (struct exit_row){ .delta = 0, .next = (uint8_t)(c * PMU_BIMODAL_STEP) };
+	}
+}
+
+/* ---- enabling -------------------------------------------------------------- */
+
+static bool enabled;
+static _Atomic unsigned long long n_translated, n_slow;
+
+bool jit_count_init(bool disable, const char **why)
+{
+	const char *reason = NULL;
+
+	if (disable)
+		reason = "disabled by option";
+	else if (!safe_stop_on())
+		reason = "needs safe engine stops";
+	else if (!tcg_emit_available())
+		reason = tcg_emit_unavailable_reason();
+	enabled = !reason;
+	if (why)
+		*why = reason;
+	return enabled;
+}
+
+bool jit_count_enabled(void)
+{
+	return enabled;
+}
+
+void jit_count_stats(unsigned long long *translated, unsigned long long *slow)
+{
+	*translated = atomic_load(&n_translated);
+	*slow = atomic_load(&n_slow);
+}
+
+/* ---- state ------------------------------------------------------------------ */
+
+struct jit_count *jit_count_new(uint8_t *bimodal, struct bd_cache *bc, void *engine_user)
+{
+	struct jit_count *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->bimodal = bimodal;
+	j->bc = bc;
+	j->user = engine_user;
+	for (unsigned i = 0; i < JIT_NR_SRC; i++)
+		j->field[i] = -1;
+	j->field[BDT_INSNS] = 0;
+	j->nfields = 1;
+	build_rows(j);
+	j->tab[0] = j->tab[1] = j->rows[2];
+	j->w[0] = head_word(JIT_OFF);
+	j->head0 = JIT_OFF;
+	return j;
+}
+
+void jit_count_free(struct jit_count *j)
+{
+	if (!j)
+		return;
+	while (j->chunks) {
+		struct slot_chunk *n = j->chunks->next;
+
+		free(j->chunks);
+		j->chunks = n;
+	}
+	free(j);
+}
+
+/* Slots live as long as the vCPU: translated code points at them. */
+static struct jit_slot *slot_new(struct jit_count *j)
+{
+	struct slot_chunk *c = j->chunks;
+
+	if (!c || c->used == SLOTS_PER_CHUNK) {
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			/* translated code cannot do without it (as glib's g_malloc,
+			 * which Unicorn's translator uses, aborts) */
+			fputs("pmusim: out of memory for inline counting\n", stderr);
+			abort();
+		}
+		c->next = j->chunks;
+		j->chunks = c;
+	}
+	return &c->s[c->used++];
+}
+
+static int64_t pending_bias(const struct jit_count *j)
+{
+	return j->bias + (j->dyn ? JIT_BIAS : 0);
+}
+
+/*
+ * New sources get the next free fields, those exits count (mispredicts,
+ * taken) fields 0 and 1 when free. The counts of every block translated
+ * before sit in the old fields: they now take the slow path (k = force),
+ * whose undo subtracts exactly what they added.
+ */
+bool jit_count_want(struct jit_count *j, uint64_t src_mask)
+{
+	static const unsigned order[JIT_NR_SRC] = {
+		SRC_MISSES, SRC_TAKEN, BDT_INSNS, BDT_BRANCHES, BDT_COND, BDT_CALLS, BDT_RETS,
+		BDT_LOADS, BDT_STORES,
+	};
+	int8_t field[JIT_NR_SRC];
+	unsigned n = 0;
+	bool grew = false;
+
+	for (unsigned i = 0; i < JIT_NR_SRC; i++) {
+		bool want = (src_mask >> inline_src[i]) & 1;
+
+		grew |= want && j->field[i] < 0;
+		field[i] = j->field[i] >= 0 || want ? 0 : -1;
+	}
+	if (!grew)
+		return false;
+	for (unsigned o = 0; o < JIT_NR_SRC && n < NR_FIELDS; o++)
+		if (field[order[o]] == 0)
+			field[order[o]] = (int8_t)n++;
+	memcpy(j->field, field, sizeof(field));
+	j->nfields = n;
+	for (unsigned i = 0; i < JIT_NR_SRC; i++)
+		if (j->field[i] >= (int)n)
+			j->field[i] = -1;
+	for (struct slot_chunk *c = j->chunks; c; c = c->next)
+		for (unsigned i = 0; i < c->used; i++)
+			c->s[i] = (struct jit_slot){ .k = { JIT_FORCE << HEAD_SHIFT, 0, 0 },
+						     .pc = c->s[i].pc, .size = c->s[i].size,
+						     .done = c->s[i].done };
+	build_rows(j);
+	return true;
+}
+
+bool jit_count_covers(const struct jit_count *j, uint64_t src_mask)
+{
+	for (unsigned i = 0; i < JIT_NR_SRC; i++)
+		if (((src_mask >> inline_src[i]) & 1) && j->field[i] < 0)
+			return false;
+	return true;
+}
+
+/* ---- the slow path's steps ----------------------------------------------------- */
+
+const struct jit_slot *jit_count_enter(struct jit_count *j, const struct jit_slot *s,
+				       bool *was_on)
+{
+	const struct jit_slot *prev = j->dyn;
+
+	atomic_fetch_add_explicit(&n_slow, 1, memory_order_relaxed);
+	j->abort = 0;
+	j->w[0] += s->k[0];
+	j->w[1] -= s->k[1];
+	j->w[2] -= s->k[2];
+	if (prev) {
+		j->w[0] += JIT_BIAS << HEAD_SHIFT;
+		j->dyn = NULL;
+	}
+	j->w[0] += j->bias << HEAD_SHIFT;
+	j->bias = 0;
+	*was_on = j->on;
+	return prev;
+}
+
+bool jit_count_sync(struct jit_count *j, struct sim_delta *d)
+{
+	int64_t pending = pending_bias(j), head = head_of(j->w[0]), cyc = j->head0 - head - pending;
+	bool any = cyc != 0;
+
+	assert(cyc >= 0);
+	d->v[SIM_SRC_CYCLES] += (uint64_t)cyc;
+	for (unsigned i = 0; i < JIT_NR_SRC; i++) {
+		int f = j->field[i];
+		uint64_t v;
+
+		if (f < 0)
+			continue;
+		v = ((uint64_t)j->w[field_word((unsigned)f)] >> field_shift((unsigned)f)) & FIELD_MASK;
+		d->v[inline_src[i]] += v;
+		any |= v != 0;
+	}
+	j->w[0] = head_word(head);
+	j->w[1] = j->w[2] = 0;
+	j->head0 = head + pending;
+	return any;
+}
+
+void jit_count_arm(struct jit_count *j, int64_t head, bool on, bool block_start)
+{
+	int64_t pending = pending_bias(j);
+
+	/* nothing unsynced may be lost */
+	assert(j->head0 - head_of(j->w[0]) == pending && !(j->w[0] & ((INT64_C(1) << HEAD_SHIFT) - 1)) &&
+	       !j->w[1] && !j->w[2]);
+	if (block_start) {
+		j->on = on;
+		j->tab[0] = on ? j->rows[0] : j->rows[2];
+		j->tab[1] = on ? j->rows[1] : j->rows[2];
+	}
+	if (!j->on || !on)
+		head = JIT_OFF;
+	if (head > JIT_SLICE)
+		head = JIT_SLICE;
+	j->head0 = head;
+	j->w[0] = head_word(head - pending);
+}
+
+bool jit_count_on(const struct jit_count *j)
+{
+	return j->on;
+}
+
+void jit_count_abort_block(struct jit_count *j, const struct jit_slot *prev)
+{
+	j->abort = 1;
+	if (prev) {     /* its branch is still the next block's to resolve */
+		j->dyn = prev;
+		j->w[0] -= JIT_BIAS << HEAD_SHIFT;
+	}
+	jit_count_force_next(j);
+}
+
+void jit_count_force_next(struct jit_count *j)
+{
+	j->w[0] -= JIT_BIAS << HEAD_SHIFT;
+	j->bias += JIT_BIAS;
+}
+
+/* ---- what translated blocks carry ------------------------------------------- */
+
+#define OFF(field) ((intptr_t)offsetof(struct jit_count, field))
+
+/*
+ * At each block start, after its exit-request test:
+ *   w[0] -= slot->k[0]; w[1] += slot->k[1]; w[2] += slot->k[2] (the words
+ *   with fields);  if (w[0] < 0) call the slow path (hook_block with
+ *   JIT_SLOW_MARK), and leave the block before it runs if it said so.
+ */
+static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hook)
+{
+	struct jit_count *j = opaque;
+	struct jit_slot *s = slot_new(j);
+	tcg_val S, B, t, u;
+	struct tcg_label *run = tcg_e_label(e);
+
+	s->k[0] = JIT_FORCE << HEAD_SHIFT;     /* until block_done fills it */
+	j->cur = s;
+	S = tcg_e_const(e, (uintptr_t)j);
+	B = tcg_e_const(e, (uintptr_t)s);
+	t = tcg_e_temp(e);
+	u = tcg_e_temp(e);
+	for (unsigned w = 1; w < 3; w++) {
+		if (j->nfields <= (w == 1 ? 2u : 5u))
+			continue;
+		tcg_e_ld64(e, t, B, (intptr_t)offsetof(struct jit_slot, k) + 8 * (intptr_t)w);
+		tcg_e_ld64(e, u, S, OFF(w) + 8 * (intptr_t)w);
+		tcg_e_add(e, u, u, t);
+		tcg_e_st64(e, u, S, OFF(w) + 8 * (intptr_t)w);
+	}
+	tcg_e_ld64(e, t, B, (intptr_t)offsetof(struct jit_slot, k));
+	tcg_e_ld64(e, u, S, OFF(w));
+	tcg_e_sub(e, u, u, t);
+	tcg_e_st64(e, u, S, OFF(w));
+	tcg_e_br_if_nonneg(e, u, run);
+	tcg_e_call_hook(e, uc, hook, (uintptr_t)s, JIT_SLOW_MARK, j->user);
+	tcg_e_free(e, u);
+	tcg_e_free(e, t);
+	tcg_e_free(e, B);
+	tcg_e_free(e, S);
+	/* jit_count_abort_block(): out before the first instruction */
+	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_temp(e);
+	tcg_e_ld64(e, t, S, OFF(abort));
+	tcg_e_exit_if_nonzero(e, t);
+	tcg_e_set_label(e, run);
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+}
+
+/*
+ * A Jcc's exit (taken: idx 1, gen_jcc): the branch's bimodal counter
+ * selects the row of the table the state points at (identity while
+ * inline counting is off); w[0] -= row.delta; counter = row.next. The
+ * common case, a strongly predicted branch going its predicted way, has
+ * nothing to do unless taken branches are counted: it skips the rest.
+ */
+static void emit_jcc_exit(struct jit_count *j, struct tcg_emit *e, unsigned idx, uint64_t pc)
+{
+	tcg_val C = tcg_e_const(e, (uintptr_t)&j->bimodal[pc & 4095]);
+	tcg_val c = tcg_e_temp(e), S, T, x;
+	struct tcg_label *done = NULL;
+
+	tcg_e_ld8(e, c, C, 0);
+	if (idx == 0 || j->field[SRC_TAKEN] < 0) {
+		/* strongly not taken and not taken, or strongly taken and taken:
+		 * the counter stays, no mispredict (the same row in every table) */
+		done = tcg_e_label(e);
+		tcg_e_br_if_eq(e, c, idx ? 3 * PMU_BIMODAL_STEP : 0, done);
+		tcg_e_free(e, c);
+		tcg_e_free(e, C);
+		C = tcg_e_const(e, (uintptr_t)&j->bimodal[pc & 4095]);
+		c = tcg_e_temp(e);
+		tcg_e_ld8(e, c, C, 0);
+	}
+	S = tcg_e_const(e, (uintptr_t)j);
+	T = tcg_e_temp(e);
+	x = tcg_e_temp(e);
+	tcg_e_ld64(e, T, S, OFF(tab) + 8 * (intptr_t)idx);
+	tcg_e_add(e, T, T, c);
+	tcg_e_ld8(e, x, T, (intptr_t)offsetof(struct exit_row, next));
+	tcg_e_st8(e, x, C, 0);
+	tcg_e_ld64(e, x, T, (intptr_t)offsetof(struct exit_row, delta));
+	tcg_e_ld64(e, c, S, OFF(w));
+	tcg_e_sub(e, c, c, x);
+	tcg_e_st64(e, c, S, OFF(w));
+	if (done)
+		tcg_e_set_label(e, done);
+	tcg_e_free(e, x);
+	tcg_e_free(e, T);
+	tcg_e_free(e, c);
+	tcg_e_free(e, C);
+	tcg_e_free(e, S);
+}
+
+/* An exit the next block resolves: dyn = this block; head -= JIT_BIAS. */
+static void emit_dyn_exit(struct jit_count *j, struct tcg_emit *e)
+{
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), B = tcg_e_const(e, (uintptr_t)j->cur);
+	tcg_val t = tcg_e_temp(e);
+
+	tcg_e_st64(e, B, S, OFF(dyn));
+	tcg_e_ld64(e, t, S, OFF(w));
+	tcg_e_addi(e, t, t, -(JIT_BIAS << HEAD_SHIFT));
+	tcg_e_st64(e, t, S, OFF(w));
+	tcg_e_free(e, t);
+	tcg_e_free(e, B);
+	tcg_e_free(e, S);
+}
+
+/*
+ * The exits (the instruction being translated is the block's last):
+ *  - a Jcc's two chained exits resolve it inline;
+ *  - a direct JMP needs nothing (its taken count is static);
+ *  - calls (the return stack), returns, indirect branches, LOOP/JrCXZ,
+ *    any branch leaving by a computed jump, and a REP instruction's loop
+ *    back (the next block continues it) leave the resolution to the next
+ *    block's slow path.
+ */
+static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind kind,
+			  unsigned idx, uint64_t insn_pc)
+{
+	struct jit_count *j = opaque;
+	uint8_t cls;
+
+	if (!j->cur)
+		return;
+	cls = bd_class_at(j->bc, insn_pc);
+	if (cls & BD_REP) {
+		if (kind == TCG_EXIT_DYNAMIC || idx == 0)
+			emit_dyn_exit(j, e);
+		return;
+	}
+	if (!(cls & BD_BRANCH))
+		return;
+	if (kind == TCG_EXIT_DIRECT) {
+		if ((cls & BD_COND) && idx <= 1) {
+			emit_jcc_exit(j, e, idx, insn_pc);
+			return;
+		}
+		if (!(cls & (BD_CALL | BD_RET | BD_INDIRECT | BD_COND)))
+			return;
+	}
+	emit_dyn_exit(j, e);
+}
+
+/* RDPMC (0f 33) after optional prefixes: not_yet_run() needs pv->cur. */
+static bool has_rdpmc(const struct bdesc *b)
+{
+	for (unsigned i = 0; i < b->n; i++) {
+		const uint8_t *p = (const uint8_t *)(uintptr_t)(b->addr + b->ins[i].off);
+		unsigned n = b->ins[i].len, k = 0;
+
+		while (k < n && (p[k] == 0x66 || p[k] == 0x67 || p[k] == 0xf2 || p[k] == 0xf3 ||
+				 (p[k] & 0xf0) == 0x40))
+			k++;
+		if (k + 1 < n && p[k] == 0x0f && p[k + 1] == 0x33)
+			return true;
+	}
+	return false;
+}
+
+/* The block's k[]: its cycles and the counts of the sources with fields;
+ * a block starting with a REP instruction may continue it (counted by
+ * pmu_on_block from the previous block), and RDPMC needs pv->cur: those
+ * always take the slow path. */
+static void on_block_done(void *opaque, uint64_t pc, uint32_t size)
+{
+	struct jit_count *j = opaque;
+	struct jit_slot *s = j->cur;
+	const struct bdesc *b;
+
+	if (!s)
+		return;
+	j->cur = NULL;
+	s->pc = pc;
+	s->size = size;
+	b = bd_get(j->bc, pc, size);
+	if (!b || !b->n || (b->ins[0].cls & BD_REP) || has_rdpmc(b)) {
+		s->k[0] = JIT_FORCE << HEAD_SHIFT;
+	} else {
+		int64_t k[3] = { (int64_t)b->t[BDT_CYCLES] << HEAD_SHIFT, 0, 0 };
+
+		for (unsigned i = 0; i < JIT_NR_STATIC; i++) {
+			int f = j->field[i];
+
+			if (f < 0)
+				continue;
+			if (field_word((unsigned)f) == 0)
+				k[0] -= (int64_t)b->t[i] << field_shift((unsigned)f);
+			else
+				k[field_word((unsigned)f)] += (int64_t)b->t[i] << field_shift((unsigned)f);
+		}
+		memcpy(s->k, k, sizeof(k));
+	}
+	s->done = true;
+	atomic_fetch_add_explicit(&n_translated, 1, memory_order_relaxed);
+}
+
+static const struct tcg_observer observer = {
+	.block_start = on_block_start,
+	.block_exit = on_block_exit,
+	.block_done = on_block_done,
+};
+
+void jit_count_begin(struct jit_count *j)
+{
+	tcg_emit_observe(&observer, j);
+}
+
+void jit_count_end(struct jit_count *j)
+{
+	tcg_emit_observe(NULL, NULL);
+	j->cur = NULL;
+}

@@ -1,0 +1,115 @@
+/*
+ * jit_count.h - counting inside the translated code (inline counting).
+ *
+ * A call from every translated block into pmu_on_block() costs more than
+ * the block itself (bench_compute: ~8 ns of guest code per block). While
+ * the scheduled events only count (no user-mode sampling, no LBR, no
+ * memory events), each block instead adds its statically known counts to
+ * per-vCPU accumulators with a few inline TCG ops (tcg_emit.h), and the
+ * conditional branch that ends it updates the bimodal predictor and the
+ * mispredict penalty inline on each of its two exits. The call into C (the
+ * "slow path", pmu_on_jit_block) happens only when
+ *  - the cycles left before the next timer or the end of a slice run out
+ *    (head < 0): the accumulators then become one batch report, exactly
+ *    as pmu_on_block's batching would have made it;
+ *  - the block must be seen by C: it follows a block whose branch needs
+ *    the next address (returns, indirect jumps and calls, direct calls for
+ *    the return stack, LOOP/JrCXZ, a jump to another page), it continues a
+ *    REP string instruction, it holds RDPMC, or C asked (jit_force_next);
+ *  - inline counting is off (every block then takes the slow path, which
+ *    runs pmu_on_block as the block hook did).
+ *
+ * Invariants:
+ *  - between two syncs, the counts of the blocks run inline are
+ *    v[] and head0 - head - (pending bias), nothing else;
+ *  - a block's inline ops run after its exit-request test, so a block is
+ *    counted iff it runs;
+ *  - the predictor tables the exits read change only at a block start (the
+ *    slow path), so each branch is resolved exactly once: inline when the
+ *    tables were on at its exit, else by pmu_on_block through pv->prev.
+ */
+#ifndef PMUSIM_JIT_COUNT_H
+#define PMUSIM_JIT_COUNT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "sim/core/sim_source.h"
+
+/* The size argument of the block hook call that marks the slow path; the
+ * address argument is then the block's struct jit_slot. */
+#define JIT_SLOW_MARK 0xffffffffu
+
+/* The static per-block sources, in enum bd_total order (INSNS..STORES),
+ * then branch misses: what blocks and exits may count inline. */
+#define JIT_NR_STATIC 8
+#define JIT_NR_SRC    (JIT_NR_STATIC + 1)
+
+struct jit_count;
+struct bd_cache;
+
+/* One translated block, filled when its translation completes. k[] are
+ * what its inline ops subtract from (k[0]) and add to (k[1], k[2]) the
+ * packed accumulators (jit_count.c); the slow path takes them back. */
+struct jit_slot {
+	int64_t k[3];
+	uint64_t pc;
+	uint32_t size;
+	bool done;                   /* its translation completed */
+};
+
+/* Whether inline counting can be used at all (probe; off by option). */
+bool jit_count_init(bool disable, const char **why);
+bool jit_count_enabled(void);
+/* Blocks translated with inline counting, and slow-path calls, so far
+ * (this process, all vCPUs). */
+void jit_count_stats(unsigned long long *translated, unsigned long long *slow);
+
+/*
+ * A vCPU's inline counting: its accumulators and the slots of the blocks
+ * translated for it. bimodal is the predictor table the inline exits
+ * update (4096 two-bit counters by branch address [11:0]); bc decodes;
+ * engine_user is the block hook's user data (the struct vcpu).
+ */
+struct jit_count *jit_count_new(uint8_t *bimodal, struct bd_cache *bc, void *engine_user);
+void jit_count_free(struct jit_count *j);
+
+/* Translation happens on the calling thread for this vCPU from now on
+ * (around uc_emu_start); _end stops observing. */
+void jit_count_begin(struct jit_count *j);
+void jit_count_end(struct jit_count *j);
+
+/* Sources blocks should add inline from the next translation on (a
+ * SIM_SRC_* mask); returns whether that grows the set. Blocks translated
+ * before then take the slow path until they are translated again (drop
+ * them for speed). */
+bool jit_count_want(struct jit_count *j, uint64_t src_mask);
+/* Whether every source in src_mask is counted inline. */
+bool jit_count_covers(const struct jit_count *j, uint64_t src_mask);
+
+/* The slow path's first step for block s: takes back what its inline ops
+ * added. Returns the block whose branch is still to be resolved (its
+ * slot), or NULL, and whether the inline tables were on (the previous
+ * block's exit ran with them). */
+const struct jit_slot *jit_count_enter(struct jit_count *j, const struct jit_slot *s,
+				       bool *was_on);
+/* Moves what blocks counted inline into d (adding); returns whether any. */
+bool jit_count_sync(struct jit_count *j, struct sim_delta *d);
+/*
+ * Arms inline counting: head = cycles that may run inline before the slow
+ * path; on: whether inline counting (and the exits' predictor tables) are
+ * on. At a block start (the slow path) both change; elsewhere (mid-block)
+ * only the head may shrink to force the next block into the slow path,
+ * and tables stay as they are (see the invariants).
+ */
+void jit_count_arm(struct jit_count *j, int64_t head, bool on, bool block_start);
+bool jit_count_on(const struct jit_count *j);
+/* From the slow path, with the engine stopped (uc_emu_stop): the block
+ * leaves before its first instruction, its PC at its start, and its next
+ * start takes the slow path again. What it counted inline is taken back
+ * already (jit_count_enter); prev (what jit_count_enter returned, if not
+ * resolved) is again the next block's to resolve. */
+void jit_count_abort_block(struct jit_count *j, const struct jit_slot *prev);
+/* The next block takes the slow path. */
+void jit_count_force_next(struct jit_count *j);
+
+#endif

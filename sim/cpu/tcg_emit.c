@@ -1,0 +1,431 @@
+/*
+ * tcg_emit.c - interposition of Unicorn 2.0.1's x86-64 translator at block
+ * start, block exits and block completion, and a minimal TCG op emitter
+ * for the observer of the translating thread (tcg_emit.h).
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unicorn/unicorn.h>
+#include "sim/cpu/tcg_emit.h"
+
+/* ---- Unicorn 2.0.1 internals (qemu/include/tcg/tcg.h, tcg-opc.h,
+ *      include/uc_priv.h, qemu/include/exec/exec-all.h) ---------------- */
+
+enum {
+	OP_SET_LABEL = 1, OP_LD8U_I64 = 67, OP_LD_I64 = 73, OP_ST8_I64 = 74,
+	OP_ST_I64 = 77, OP_ADD_I64 = 78, OP_SUB_I64 = 79, OP_INSN_START = 129,
+};
+enum { TCG_TYPE_I64 = 1 };
+enum { TCG_COND_LT = 2, TCG_COND_GE = 3, TCG_COND_EQ = 8, TCG_COND_NE = 9 };
+/* struct hook begins with int type (UC_HOOK_*) */
+/* struct TranslationBlock: target_ulong pc, cs_base; uint32_t flags; uint16_t size */
+struct qemu_tb_head { uint64_t pc, cs_base; uint32_t flags; uint16_t size, icount; };
+
+typedef uintptr_t tcg_arg;
+void *tcg_temp_new_internal_x86_64(struct tcg_emit *s, int type, bool local);
+void tcg_temp_free_internal_x86_64(struct tcg_emit *s, void *temp);
+tcg_val tcg_const_i64_x86_64(struct tcg_emit *s, int64_t v);
+tcg_val tcg_const_i32_x86_64(struct tcg_emit *s, int32_t v);
+void tcg_gen_op1_x86_64(struct tcg_emit *s, int opc, tcg_arg a1);
+void tcg_gen_op3_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
+void tcg_gen_addi_i64_x86_64(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
+void tcg_gen_brcondi_i64_x86_64(struct tcg_emit *s, int cond, tcg_val a, int64_t imm,
+				struct tcg_label *l);
+struct tcg_label *gen_new_label_x86_64(struct tcg_emit *s);
+
+typedef void (*add_inline_hook_fn)(void *uc, void *hook, void **args, int nargs);
+typedef void (*brcondi_i32_fn)(struct tcg_emit *s, int cond, tcg_val a, int32_t imm,
+			       struct tcg_label *l);
+typedef void (*op2_fn)(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2);
+typedef void (*goto_tb_fn)(struct tcg_emit *s, unsigned idx);
+typedef void (*goto_ptr_fn)(struct tcg_emit *s);
+typedef void (*exit_tb_fn)(struct tcg_emit *s, const void *tb, unsigned idx);
+typedef int (*gen_code_fn)(struct tcg_emit *s, const struct qemu_tb_head *tb);
+
+static add_inline_hook_fn real_add_inline_hook;
+static brcondi_i32_fn real_brcondi_i32;
+static op2_fn real_op2;
+static goto_tb_fn real_goto_tb;
+static goto_ptr_fn real_goto_ptr;
+static exit_tb_fn real_exit_tb;
+static gen_code_fn real_gen_code;
+
+/* ---- the translating thread's observer ----------------------------------- */
+
+struct emit_thread {
+	const struct tcg_observer *o;
+	void *opaque;
+	bool start_pending;      /* the block hook's call was asked for: next
+				  * comes gen_tb_start's exit-request test */
+	void *uc, *hook;
+	struct tcg_label *exitreq;   /* the block's exit-request label */
+	uint64_t insn_pc;
+	bool in_insn;
+};
+static __thread struct emit_thread tl;
+
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
+static bool resolved_all;
+
+static void resolve_all(void)
+{
+	real_add_inline_hook = (add_inline_hook_fn)dlsym(RTLD_NEXT, "uc_add_inline_hook_x86_64");
+	real_brcondi_i32 = (brcondi_i32_fn)dlsym(RTLD_NEXT, "tcg_gen_brcondi_i32_x86_64");
+	real_op2 = (op2_fn)dlsym(RTLD_NEXT, "tcg_gen_op2_x86_64");
+	real_goto_tb = (goto_tb_fn)dlsym(RTLD_NEXT, "tcg_gen_goto_tb_x86_64");
+	real_goto_ptr = (goto_ptr_fn)dlsym(RTLD_NEXT, "tcg_gen_lookup_and_goto_ptr_x86_64");
+	real_exit_tb = (exit_tb_fn)dlsym(RTLD_NEXT, "tcg_gen_exit_tb_x86_64");
+	real_gen_code = (gen_code_fn)dlsym(RTLD_NEXT, "tcg_gen_code_x86_64");
+	resolved_all = real_add_inline_hook && real_brcondi_i32 && real_op2 && real_goto_tb &&
+		       real_goto_ptr && real_exit_tb && real_gen_code;
+}
+
+/* The real function, for a call libunicorn made to our definition. */
+#define REAL(fn) (pthread_once(&resolve_once, resolve_all), (fn) ? (fn) : (abort(), (fn)))
+
+void tcg_emit_observe(const struct tcg_observer *o, void *opaque)
+{
+	tl.o = o;
+	tl.opaque = opaque;
+	tl.start_pending = false;
+	tl.in_insn = false;
+}
+
+/* ---- interposed translator functions ------------------------------------ */
+
+/*
+ * gen_uc_tracecode() with exactly one hook of the type: emits a direct
+ * call of its callback. For the observed thread's block hook nothing is
+ * emitted here; the observer emits its code (and its own call, if it
+ * wants one) after the exit-request test that follows.
+ */
+void uc_add_inline_hook_x86_64(void *uc, void *hook, void **args, int nargs);
+void uc_add_inline_hook_x86_64(void *uc, void *hook, void **args, int nargs)
+{
+	if (tl.o && *(const int *)hook == UC_HOOK_BLOCK) {
+		tl.start_pending = true;
+		tl.uc = uc;
+		tl.hook = hook;
+		tl.in_insn = false;
+		return;
+	}
+	REAL(real_add_inline_hook)(uc, hook, args, nargs);
+}
+
+/* gen_tb_start(): "if (icount_decr < 0) goto exitreq" is the first
+ * brcondi_i32 after the block hook's call. */
+void tcg_gen_brcondi_i32_x86_64(struct tcg_emit *s, int cond, tcg_val a, int32_t imm,
+				struct tcg_label *l);
+void tcg_gen_brcondi_i32_x86_64(struct tcg_emit *s, int cond, tcg_val a, int32_t imm,
+				struct tcg_label *l)
+{
+	REAL(real_brcondi_i32)(s, cond, a, imm, l);
+	if (tl.start_pending && cond == TCG_COND_LT && imm == 0) {
+		tl.start_pending = false;
+		tl.exitreq = l;
+		tl.o->block_start(tl.opaque, s, tl.uc, tl.hook);
+	}
+}
+
+/* tcg_gen_insn_start(pc, cc_op) of target/i386: the instruction's address. */
+void tcg_gen_op2_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2);
+void tcg_gen_op2_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2)
+{
+	if (opc == OP_INSN_START && tl.o) {
+		tl.insn_pc = a1;
+		tl.in_insn = true;
+	}
+	REAL(real_op2)(s, opc, a1, a2);
+}
+
+void tcg_gen_goto_tb_x86_64(struct tcg_emit *s, unsigned idx);
+void tcg_gen_goto_tb_x86_64(struct tcg_emit *s, unsigned idx)
+{
+	if (tl.o && tl.in_insn)
+		tl.o->block_exit(tl.opaque, s, TCG_EXIT_DIRECT, idx, tl.insn_pc);
+	REAL(real_goto_tb)(s, idx);
+}
+
+void tcg_gen_lookup_and_goto_ptr_x86_64(struct tcg_emit *s);
+void tcg_gen_lookup_and_goto_ptr_x86_64(struct tcg_emit *s)
+{
+	if (tl.o && tl.in_insn)
+		tl.o->block_exit(tl.opaque, s, TCG_EXIT_DYNAMIC, 0, tl.insn_pc);
+	REAL(real_goto_ptr)(s);
+}
+
+/* exit_tb(NULL, 0) ends a block whose next address is in env->eip
+ * (gen_eob); exit_tb(tb, n) follows goto_tb n or is the exit request. */
+void tcg_gen_exit_tb_x86_64(struct tcg_emit *s, const void *tb, unsigned idx);
+void tcg_gen_exit_tb_x86_64(struct tcg_emit *s, const void *tb, unsigned idx)
+{
+	if (tl.o && tl.in_insn && !tb)
+		tl.o->block_exit(tl.opaque, s, TCG_EXIT_DYNAMIC, idx, tl.insn_pc);
+	REAL(real_exit_tb)(s, tb, idx);
+}
+
+int tcg_gen_code_x86_64(struct tcg_emit *s, const struct qemu_tb_head *tb);
+int tcg_gen_code_x86_64(struct tcg_emit *s, const struct qemu_tb_head *tb)
+{
+	if (tl.o) {
+		tl.o->block_done(tl.opaque, tb->pc, tb->size);
+		tl.in_insn = false;
+		tl.start_pending = false;
+	}
+	return REAL(real_gen_code)(s, tb);
+}
+
+/* ---- the emitter ------------------------------------------------------------ */
+
+static tcg_arg arg_of(struct tcg_emit *e, tcg_val v)
+{
+	return (tcg_arg)((char *)e + v);
+}
+
+tcg_val tcg_e_const(struct tcg_emit *e, uint64_t v)
+{
+	return tcg_const_i64_x86_64(e, (int64_t)v);
+}
+
+tcg_val tcg_e_temp(struct tcg_emit *e)
+{
+	return (tcg_val)((char *)tcg_temp_new_internal_x86_64(e, TCG_TYPE_I64, false) - (char *)e);
+}
+
+void tcg_e_free(struct tcg_emit *e, tcg_val v)
+{
+	tcg_temp_free_internal_x86_64(e, (char *)e + v);
+}
+
+void tcg_e_ld64(struct tcg_emit *e, tcg_val dst, tcg_val base, intptr_t off)
+{
+	tcg_gen_op3_x86_64(e, OP_LD_I64, arg_of(e, dst), arg_of(e, base), (tcg_arg)off);
+}
+
+void tcg_e_ld8(struct tcg_emit *e, tcg_val dst, tcg_val base, intptr_t off)
+{
+	tcg_gen_op3_x86_64(e, OP_LD8U_I64, arg_of(e, dst), arg_of(e, base), (tcg_arg)off);
+}
+
+void tcg_e_st64(struct tcg_emit *e, tcg_val v, tcg_val base, intptr_t off)
+{
+	tcg_gen_op3_x86_64(e, OP_ST_I64, arg_of(e, v), arg_of(e, base), (tcg_arg)off);
+}
+
+void tcg_e_st8(struct tcg_emit *e, tcg_val v, tcg_val base, intptr_t off)
+{
+	tcg_gen_op3_x86_64(e, OP_ST8_I64, arg_of(e, v), arg_of(e, base), (tcg_arg)off);
+}
+
+void tcg_e_add(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b)
+{
+	tcg_gen_op3_x86_64(e, OP_ADD_I64, arg_of(e, dst), arg_of(e, a), arg_of(e, b));
+}
+
+void tcg_e_sub(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b)
+{
+	tcg_gen_op3_x86_64(e, OP_SUB_I64, arg_of(e, dst), arg_of(e, a), arg_of(e, b));
+}
+
+void tcg_e_addi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
+{
+	tcg_gen_addi_i64_x86_64(e, dst, a, imm);
+}
+
+struct tcg_label *tcg_e_label(struct tcg_emit *e)
+{
+	return gen_new_label_x86_64(e);
+}
+
+/* gen_set_label(): struct TCGLabel starts with the bit field "present : 1" */
+void tcg_e_set_label(struct tcg_emit *e, struct tcg_label *l)
+{
+	*(unsigned *)l |= 1u;
+	tcg_gen_op1_x86_64(e, OP_SET_LABEL, (tcg_arg)l);
+}
+
+void tcg_e_br_if_nonneg(struct tcg_emit *e, tcg_val v, struct tcg_label *l)
+{
+	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_GE, v, 0, l);
+}
+
+void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label *l)
+{
+	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_EQ, v, imm, l);
+}
+
+/* gen_tb_end() puts exit_tb(tb, TB_EXIT_REQUESTED) at that label:
+ * cpu_tb_exec() then sets the PC back to the block's start. */
+void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v)
+{
+	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_NE, v, 0, tl.exitreq);
+}
+
+void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint32_t size,
+		     void *user)
+{
+	tcg_val v[4] = {
+		tcg_e_const(e, (uintptr_t)uc), tcg_e_const(e, a),
+		tcg_const_i32_x86_64(e, (int32_t)size), tcg_e_const(e, (uintptr_t)user),
+	};
+	void *args[4];
+
+	for (unsigned i = 0; i < 4; i++)
+		args[i] = (char *)e + v[i];
+	REAL(real_add_inline_hook)(uc, hook, args, 4);
+	for (unsigned i = 0; i < 4; i++)
+		tcg_e_free(e, v[i]);
+}
+
+/* ---- the probe ---------------------------------------------------------------- */
+
+/*
+ * A scratch engine runs "mov ecx, 10; L: dec ecx; jnz L" with a block hook
+ * and an observer that emits, at each block start, a counter increment and
+ * a call of the hook when a flag is negative, and at each direct exit an
+ * increment of that exit's counter. The loop runs 10 blocks: 9 leave by
+ * the taken jump (goto_tb 1), one falls through (goto_tb 0). At the 5th
+ * call the hook stops the engine and has the block leave before its first
+ * instruction (tcg_e_exit_if_nonzero): the run ends at that block's start
+ * after 4 taken exits, and the next run starts it again.
+ */
+struct probe {
+	uint64_t starts, exits[2], flag, calls_marked, calls_other, done, abort;
+	uc_engine *uc;
+};
+
+static void probe_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hook)
+{
+	struct probe *p = opaque;
+	tcg_val base = tcg_e_const(e, (uintptr_t)p), t = tcg_e_temp(e);
+	struct tcg_label *skip = tcg_e_label(e);
+
+	tcg_e_ld64(e, t, base, offsetof(struct probe, starts));
+	tcg_e_addi(e, t, t, 1);
+	tcg_e_st64(e, t, base, offsetof(struct probe, starts));
+	tcg_e_ld64(e, t, base, offsetof(struct probe, flag));
+	tcg_e_br_if_nonneg(e, t, skip);
+	tcg_e_call_hook(e, uc, hook, (uintptr_t)p, 0xffffffffu, p);
+	tcg_e_free(e, t);
+	tcg_e_free(e, base);
+	base = tcg_e_const(e, (uintptr_t)p);
+	t = tcg_e_temp(e);
+	tcg_e_ld64(e, t, base, offsetof(struct probe, abort));
+	tcg_e_exit_if_nonzero(e, t);
+	tcg_e_set_label(e, skip);
+	tcg_e_free(e, t);
+	tcg_e_free(e, base);
+}
+
+static void probe_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind kind,
+			     unsigned idx, uint64_t insn_pc)
+{
+	struct probe *p = opaque;
+	tcg_val base, t;
+
+	(void)insn_pc;
+	if (kind != TCG_EXIT_DIRECT || idx > 1)
+		return;
+	base = tcg_e_const(e, (uintptr_t)p);
+	t = tcg_e_temp(e);
+	tcg_e_ld8(e, t, base, offsetof(struct probe, exits) + 8 * idx);
+	tcg_e_addi(e, t, t, 1);
+	tcg_e_st8(e, t, base, offsetof(struct probe, exits) + 8 * idx);
+	tcg_e_free(e, t);
+	tcg_e_free(e, base);
+}
+
+static void probe_block_done(void *opaque, uint64_t pc, uint32_t size)
+{
+	(void)pc; (void)size;
+	((struct probe *)opaque)->done++;
+}
+
+static void probe_hook(uc_engine *uc, uint64_t a, uint32_t size, void *user)
+{
+	struct probe *p = user;
+
+	p->abort = 0;
+	if (size == 0xffffffffu && a == (uintptr_t)p)
+		p->calls_marked++;
+	else
+		p->calls_other++;
+	if (p->calls_marked == 5) {   /* the 5th block does not run now */
+		p->abort = 1;
+		uc_emu_stop(uc);
+	}
+}
+
+static const struct tcg_observer probe_observer = {
+	.block_start = probe_block_start,
+	.block_exit = probe_block_exit,
+	.block_done = probe_block_done,
+};
+
+static const char *probe_reason;
+static bool probe_ok;
+
+static void run_probe(void)
+{
+	static const uint8_t code[] = {
+		0xb9, 0x0a, 0x00, 0x00, 0x00,   /* mov ecx, 10 */
+		0xff, 0xc9,                     /* dec ecx */
+		0x75, 0xfc,                     /* jnz -4 */
+		0x90,                           /* nop (until) */
+	};
+	struct probe p = { .flag = (uint64_t)-1 };
+	uint64_t rip = 0;
+	uc_engine *uc;
+	uc_hook h;
+
+	pthread_once(&resolve_once, resolve_all);
+	if (!resolved_all) {
+		probe_reason = "libunicorn does not export its x86-64 translator internals";
+		return;
+	}
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK) {
+		probe_reason = "no scratch engine";
+		return;
+	}
+	if (uc_mem_map(uc, 0x10000, 0x1000, UC_PROT_ALL) != UC_ERR_OK ||
+	    uc_mem_write(uc, 0x10000, code, sizeof(code)) != UC_ERR_OK ||
+	    uc_hook_add(uc, &h, UC_HOOK_BLOCK, probe_hook, &p, 1, 0) != UC_ERR_OK) {
+		probe_reason = "scratch engine set-up failed";
+		goto out;
+	}
+	tcg_emit_observe(&probe_observer, &p);
+	if (uc_emu_start(uc, 0x10000, 0x10000 + sizeof(code) - 1, 0, 0) != UC_ERR_OK ||
+	    uc_reg_read(uc, UC_X86_REG_RIP, &rip) != UC_ERR_OK || p.calls_marked != 5 ||
+	    rip != 0x10005 || p.exits[1] != 4)
+		probe_reason = "leaving a block before its first instruction did not work";
+	else if (uc_emu_start(uc, rip, 0x10000 + sizeof(code) - 1, 0, 0) != UC_ERR_OK)
+		probe_reason = "the probe's code did not run";
+	tcg_emit_observe(NULL, NULL);
+	if (probe_reason)
+		goto out;
+	/* the block left before it ran starts again: 11 starts and calls */
+	if (p.starts != 11 || p.exits[1] != 9 || p.exits[0] != 1 || p.calls_marked != 11 ||
+	    p.calls_other || !p.done)
+		probe_reason = "code emitted into a block did not run as expected";
+	else
+		probe_ok = true;
+out:
+	uc_close(uc);
+}
+
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+bool tcg_emit_available(void)
+{
+	pthread_once(&probe_once, run_probe);
+	return probe_ok;
+}
+
+const char *tcg_emit_unavailable_reason(void)
+{
+	pthread_once(&probe_once, run_probe);
+	return probe_reason;
+}

@@ -1,0 +1,91 @@
+/*
+ * tcg_emit.h - code of our own inside Unicorn's translated blocks.
+ *
+ * Unicorn 2.0.1 (QEMU 5.0's TCG) exports its translator internals, and
+ * libunicorn calls them through its PLT, so the executable (linked
+ * -rdynamic) can interpose them, as safe_stop.c and tlb_fast.c do. This
+ * file interposes the points of x86-64 translation where a block starts
+ * (after the exit-request test of gen_tb_start), where it leaves
+ * (tcg_gen_goto_tb, tcg_gen_lookup_and_goto_ptr, tcg_gen_exit_tb with no
+ * block) and where it is finished (tcg_gen_code), tracks the guest address
+ * of the instruction being translated (INDEX_op_insn_start), and gives an
+ * observer a minimal TCG op emitter: 64-bit loads, stores, adds and
+ * subtracts on host addresses, labels, a conditional branch, and a call
+ * into the block hook's callback. It is what QEMU's TCG plugins call
+ * "inline operations"; Unicorn 2.0.1 has no plugin API.
+ *
+ * An observer is per host thread (the thread that runs and so translates
+ * for one engine); without one every interposed function only calls
+ * through. The opcode numbers and struct layouts below are those of
+ * Unicorn 2.0.1's sources (qemu/include/tcg/tcg-opc.h, tcg.h); a start-up
+ * probe (tcg_emit_available) runs emitted code in a scratch engine and
+ * checks what it did before anyone relies on it.
+ */
+#ifndef PMUSIM_TCG_EMIT_H
+#define PMUSIM_TCG_EMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A TCG value (TCGv_i64/TCGv_ptr: an offset into the TCG context). */
+typedef uintptr_t tcg_val;
+struct tcg_emit;       /* the TCG context being emitted into */
+struct tcg_label;
+
+enum tcg_exit_kind {
+	TCG_EXIT_DIRECT,   /* goto_tb(idx): a chained jump to a known address */
+	TCG_EXIT_DYNAMIC,  /* lookup_and_goto_ptr or exit_tb(NULL): computed target */
+};
+
+struct tcg_observer {
+	/* A block starts being translated (its address comes with
+	 * block_done) and has passed its exit-request test: what is emitted
+	 * here runs each time the block runs, before its first instruction.
+	 * hook is Unicorn's struct hook of the engine's (single) block hook,
+	 * for tcg_e_call_hook. */
+	void (*block_start)(void *opaque, struct tcg_emit *e, void *uc, void *hook);
+	/* The block leaves here; insn_pc is the instruction being translated
+	 * (the block's last). What is emitted runs on that path only. */
+	void (*block_exit)(void *opaque, struct tcg_emit *e, enum tcg_exit_kind kind,
+			   unsigned idx, uint64_t insn_pc);
+	/* The block's translation is complete (before host code generation):
+	 * its guest address and size. */
+	void (*block_done)(void *opaque, uint64_t pc, uint32_t size);
+};
+
+/* Whether the interposition works with this libunicorn (probed once). */
+bool tcg_emit_available(void);
+/* Why not, when it does not. */
+const char *tcg_emit_unavailable_reason(void);
+
+/* Sets (or with NULL clears) the observer of the calling thread. */
+void tcg_emit_observe(const struct tcg_observer *o, void *opaque);
+
+/* The emitter: valid inside the observer's callbacks only. */
+tcg_val tcg_e_const(struct tcg_emit *e, uint64_t v);
+tcg_val tcg_e_temp(struct tcg_emit *e);
+void tcg_e_free(struct tcg_emit *e, tcg_val v);
+/* dst = *(uint64_t *)(base + off) / *(uint8_t *)(base + off) */
+void tcg_e_ld64(struct tcg_emit *e, tcg_val dst, tcg_val base, intptr_t off);
+void tcg_e_ld8(struct tcg_emit *e, tcg_val dst, tcg_val base, intptr_t off);
+/* *(uint64_t *)(base + off) = v / *(uint8_t *)(base + off) = v */
+void tcg_e_st64(struct tcg_emit *e, tcg_val v, tcg_val base, intptr_t off);
+void tcg_e_st8(struct tcg_emit *e, tcg_val v, tcg_val base, intptr_t off);
+void tcg_e_add(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b);
+void tcg_e_sub(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b);
+void tcg_e_addi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm);
+struct tcg_label *tcg_e_label(struct tcg_emit *e);
+void tcg_e_set_label(struct tcg_emit *e, struct tcg_label *l);
+/* if ((int64_t)v >= 0) goto l. Temps die at a branch (TCG basic blocks). */
+void tcg_e_br_if_nonneg(struct tcg_emit *e, tcg_val v, struct tcg_label *l);
+/* if (v == imm) goto l */
+void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label *l);
+/* if (v != 0) leave the block through its exit-request exit (PC back at
+ * the block's start: nothing of it ran). For code emitted at block start. */
+void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v);
+/* Calls the block hook's callback (uc, a, size, user) as Unicorn's own
+ * inline block hook call does (uc_add_inline_hook). */
+void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint32_t size,
+		     void *user);
+
+#endif
