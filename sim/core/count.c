@@ -112,35 +112,100 @@ static void perf_cpu_timers(struct perf_cpu *cpu)
 }
 
 /*
- * The hot path: what happened on cpu at mode since the last report. Adds
- * each delta to the ACTIVE events counting it and checks sampling events
- * for overflow; then advances the clock by delta->v[SIM_SRC_CYCLES].
- * Overflow handling runs after the additions, in slot order, because it
- * may change the slots.
+ * Adds delta at mode to the events on cpu's counters. Appends to over[]
+ * (n entries so far) each sampling event whose period ran out and that is
+ * not listed yet; returns the new n.
  */
-void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode, const struct sim_delta *delta)
+static inline unsigned perf_cpu_add(struct perf_cpu *cpu, enum sim_mode mode,
+				    const struct sim_delta *delta, struct perf_event **over, unsigned n)
 {
-	struct perf_event *overflowed[PERF_CPU_MAX_SLOTS];
-	unsigned n_over = 0, i;
-
-	for (i = 0; i < cpu->nr_slots; i++) {
+	for (unsigned i = 0; i < cpu->nr_slots; i++) {
 		struct perf_count_slot *s = &cpu->slots[i];
 		u64 v = delta->v[s->source] & s->mode_mask[mode];
+		unsigned j;
 
 		s->event->count += v;
 		if (s->sampling && v) {
 			s->event->period_left -= (s64)v;
-			if (s->event->period_left <= s->event->overflow_at)
-				overflowed[n_over++] = s->event;
+			if (s->event->period_left <= s->event->overflow_at) {
+				for (j = 0; j < n && over[j] != s->event; j++)
+					;
+				if (j == n)
+					over[n++] = s->event;
+			}
 		}
 	}
-	if (n_over) {
-		perf_cpu_sync_time(cpu); /* samples carry the time of the block's end */
-		for (i = 0; i < n_over; i++)
-			if (overflowed[i]->state == PERF_EVENT_STATE_ACTIVE && overflowed[i]->slot >= 0)
-				perf_event_overflow(cpu, overflowed[i]);
+	return n;
+}
+
+/* The PMIs one overflow may chain (an exit path that overflows again, see
+ * perf_cpu_interrupt); beyond this the counters have a period shorter than
+ * the interrupt itself and throttling has not stopped them. */
+#define PERF_MAX_CHAINED_PMIS 1000
+
+/*
+ * The events in over[] overflowed on cpu. Hardware events raise the
+ * counter interrupt, with the machine's costs (pmi_cost; x86: the PMI, an
+ * NMI, perf_event_nmi_handler -> intel_pmu_handle_irq):
+ *  - the NMI entry runs with the counters enabled until
+ *    __intel_pmu_disable_all, and the handler then reads every counter
+ *    (x86_perf_event_update): what the entry counted is part of this
+ *    interrupt, and a counter it overflowed is handled in the same pass;
+ *  - the handler's body runs with the counters disabled: its cycles pass
+ *    on the clock only;
+ *  - the exit, from __intel_pmu_enable_all to the IRET, counts again; a
+ *    counter it overflows raises the next NMI, taken at the IRET.
+ * Software events overflow where they are counted, without an interrupt.
+ * The samples carry the time after what overflowed them.
+ */
+static void perf_cpu_interrupt(struct perf_cpu *cpu, struct perf_event **over, unsigned n)
+{
+	const struct perf_machine *m = perf_core_machine(cpu->core);
+	bool pmi_cost = m && m->ops && m->ops->pmi_cost;
+	struct sim_delta d;
+
+	for (unsigned chained = 0; n; chained++) {
+		bool hw = false;
+
+		for (unsigned i = 0; i < n; i++)
+			hw |= over[i]->pmu == PERF_PMU_HW;
+		hw &= pmi_cost && chained < PERF_MAX_CHAINED_PMIS;
+		if (hw) {
+			m->ops->pmi_cost(m->ctx, cpu, PERF_PMI_ENTRY, &d);
+			n = perf_cpu_add(cpu, SIM_MODE_KERNEL, &d, over, n);
+			cpu->cycles += d.v[SIM_SRC_CYCLES];
+		}
+		perf_cpu_sync_time(cpu);
+		for (unsigned i = 0; i < n; i++)
+			if (over[i]->state == PERF_EVENT_STATE_ACTIVE && over[i]->slot >= 0)
+				perf_event_overflow(cpu, over[i]);
+		if (!hw)
+			return;
+		m->ops->pmi_cost(m->ctx, cpu, PERF_PMI_MASKED, &d);
+		cpu->cycles += d.v[SIM_SRC_CYCLES];
+		m->ops->pmi_cost(m->ctx, cpu, PERF_PMI_EXIT, &d);
+		n = perf_cpu_add(cpu, SIM_MODE_KERNEL, &d, over, 0);
+		cpu->cycles += d.v[SIM_SRC_CYCLES];
 	}
+}
+
+/*
+ * The hot path: what happened on cpu at mode since the last report. Adds
+ * each delta to the ACTIVE events counting it and advances the clock by
+ * delta->v[SIM_SRC_CYCLES]; then the sampling events whose period ran out
+ * overflow (perf_cpu_interrupt), in slot order, after the additions
+ * because overflow handling may change the slots. Timers that fall due
+ * run last, as the tick and the mux hrtimer interrupt only once the PMI
+ * returned.
+ */
+void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode, const struct sim_delta *delta)
+{
+	struct perf_event *overflowed[PERF_CPU_MAX_SLOTS];
+	unsigned n_over = perf_cpu_add(cpu, mode, delta, overflowed, 0);
+
 	cpu->cycles += delta->v[SIM_SRC_CYCLES];
+	if (n_over)
+		perf_cpu_interrupt(cpu, overflowed, n_over);
 	if (cpu->cycles >= cpu->next_timer_cycles)
 		perf_cpu_timers(cpu);
 }

@@ -47,6 +47,11 @@ struct perf_cred {
 };
 
 /* What the machine provides to the core. Every hook may be NULL. */
+/* The parts of a counter interrupt (x86: the PMI, an NMI): the entry up
+ * to the handler's PMU disable and the exit from its re-enable are
+ * counted; the handler's body in between runs with the counters off. */
+enum perf_pmi_part { PERF_PMI_ENTRY, PERF_PMI_MASKED, PERF_PMI_EXIT };
+
 struct perf_machine_ops {
 	/* Fill the machine-known fields of a sample (ip, regs, callchain...)
 	 * for the task running on cpu; the core fills the rest. */
@@ -57,6 +62,11 @@ struct perf_machine_ops {
 	/* Deliver the async signal of a file (kill_fasync): si_code is
 	 * POLL_IN or POLL_HUP. The fd layer knows the fd and the owner. */
 	void (*fasync)(void *machine, int handle, int si_code);
+	/* The modelled cost of one part of the counter interrupt (PMI) on
+	 * cpu, into *d (kernel mode; for PERF_PMI_MASKED only its cycles
+	 * matter: the counters are disabled). NULL: interrupts cost nothing. */
+	void (*pmi_cost)(void *machine, struct perf_cpu *cpu, enum perf_pmi_part part,
+			 struct sim_delta *d);
 };
 
 struct perf_machine {
@@ -144,7 +154,9 @@ struct perf_cpu *perf_core_cpu(struct perf_core *core, unsigned cpu);
 /* Context switch: task (or NULL for idle) now runs on cpu. */
 void perf_cpu_switch_to(struct perf_cpu *cpu, struct perf_task *task);
 /* What happened on cpu since the last report, at mode. Cycles in the delta
- * advance the CPU's simulated clock; mux rotation and overflow run here. */
+ * advance the CPU's simulated clock; mux rotation and overflow run here,
+ * with the machine's counter interrupt cost (pmi_cost) around each
+ * hardware overflow. */
 void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode,
 		      const struct sim_delta *delta);
 /* Simulated time of cpu in nanoseconds (perf_clock). */

@@ -32,7 +32,6 @@
 
 static void flush(struct pmu_vcpu *pv);
 static void mem_to_acc(struct pmu_vcpu *pv);
-static void kernel_work(struct pmu_vcpu *pv, unsigned insns, unsigned branches);
 
 void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 {
@@ -603,7 +602,8 @@ bool pmu_exact_prefix(struct pmu_vcpu *pv, uint64_t *begin, uint64_t *until)
  * instruction: the sample's registers, callchain and stack are read from
  * it (pmu_fill_sample), and an overflow signal is queued now, so the run
  * loop delivers it with that state (the PMI returning to user mode after
- * the instruction). Then the PMI's kernel work, as after every overflow.
+ * the instruction). The core charges the PMI's kernel work around the
+ * overflow, as for every hardware overflow (perf_cpu_interrupt).
  */
 void pmu_exact_done(struct pmu_vcpu *pv)
 {
@@ -619,9 +619,7 @@ void pmu_exact_done(struct pmu_vcpu *pv)
 	ex->state = PMU_EXACT_NONE;
 	pmu_vcpu_acquire(pv);
 	pv->lim_valid = false;
-	account(pv, &ex->d, ex->ip);
-	/* the PMI handler's work (perf_event_nmi_handler) */
-	kernel_work(pv, PMU_PMI_INSNS, PMU_PMI_BRANCHES);
+	account(pv, &ex->d, ex->ip);     /* with the PMI (perf_cpu_interrupt) */
 	/* new limits: the next block arms inline counting again */
 	if (pv->jit)
 		jit_count_force_next(pv->jit);
@@ -739,8 +737,6 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 			return;
 		}
 		account(pv, dp, addr + b->ins[k].off);
-		/* the PMI handler's work (perf_event_nmi_handler) */
-		kernel_work(pv, PMU_PMI_INSNS, PMU_PMI_BRANCHES);
 		from = k + 1;
 		if (from >= b->n)
 			return;
@@ -932,35 +928,77 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 	pv->acc_ip = rip;
 	flush(pv);
 	pv->ma.valid = false;
-	/* the PMI handler's work (perf_event_nmi_handler) */
-	kernel_work(pv, PMU_PMI_INSNS, PMU_PMI_BRANCHES);
 }
 
 /* ---- syscalls, clock, code changes -------------------------------------- */
 
+/* One kernel path of the cost table (docs/machine-counting.md). */
+struct kernel_path { unsigned insns, branches, calls, rets; };
+
+static const struct kernel_path syscall_entry = {
+	PMU_SYSCALL_ENTRY_INSNS, PMU_SYSCALL_ENTRY_BRANCHES,
+	PMU_SYSCALL_ENTRY_INSNS / 12, PMU_SYSCALL_ENTRY_INSNS / 12 };
+static const struct kernel_path syscall_exit = {
+	PMU_SYSCALL_EXIT_INSNS, PMU_SYSCALL_EXIT_BRANCHES,
+	PMU_SYSCALL_EXIT_INSNS / 12, PMU_SYSCALL_EXIT_INSNS / 12 };
+static const struct kernel_path pmi_entry = {
+	PMU_PMI_ENTRY_INSNS, PMU_PMI_ENTRY_BRANCHES, PMU_PMI_ENTRY_CALLS, PMU_PMI_ENTRY_RETS };
+static const struct kernel_path pmi_exit = {
+	PMU_PMI_EXIT_INSNS, PMU_PMI_EXIT_BRANCHES, PMU_PMI_EXIT_CALLS, PMU_PMI_EXIT_RETS };
+
 /*
- * Modelled kernel-mode work (docs/machine-counting.md, cost table): per
- * kernel path: its instructions and branches; among the branches one call
- * and one return per 12 instructions (branches >= 2 x insns / 12), loads 30% and stores 15% of the instructions, CPI 1.5.
+ * The delta of kernel path k (at SIM_MODE_KERNEL): its instructions,
+ * branches, calls and returns; the other branches are conditional and
+ * half of them taken (calls and returns are taken); loads 30% and stores
+ * 15% of the instructions; CPI 1.5.
  */
-static void kernel_work(struct pmu_vcpu *pv, unsigned insns, unsigned branches)
+static void kernel_delta(struct pmu_vcpu *pv, const struct kernel_path *k, struct sim_delta *d)
+{
+	assert(k->branches >= k->calls + k->rets);
+	memset(d, 0, sizeof(*d));
+	d->v[SIM_SRC_INSTRUCTIONS] = k->insns;
+	d->v[SIM_SRC_BRANCHES] = k->branches;
+	d->v[SIM_SRC_CALLS] = k->calls;
+	d->v[SIM_SRC_RETURNS] = k->rets;
+	d->v[SIM_SRC_COND_BRANCHES] = k->branches - k->calls - k->rets;
+	d->v[SIM_SRC_TAKEN_BRANCHES] = k->calls + k->rets + d->v[SIM_SRC_COND_BRANCHES] / 2;
+	d->v[SIM_SRC_LOADS] = k->insns * 3 / 10;
+	d->v[SIM_SRC_STORES] = k->insns * 15 / 100;
+	d->v[SIM_SRC_CYCLES] = (uint64_t)k->insns * PMU_SYSCALL_CPI_MILLI / 1000;
+	derived_clocks(pv, d);
+}
+
+/* Reports the modelled work of kernel path k; an overflow there samples
+ * the kernel IP. */
+static void kernel_work(struct pmu_vcpu *pv, const struct kernel_path *k)
 {
 	struct sim_delta d;
 
-	memset(&d, 0, sizeof(d));
-	d.v[SIM_SRC_INSTRUCTIONS] = insns;
-	d.v[SIM_SRC_BRANCHES] = branches;
-	d.v[SIM_SRC_CALLS] = insns / 12;
-	d.v[SIM_SRC_RETURNS] = insns / 12;
-	/* calls and returns are taken; half the conditional branches are */
-	d.v[SIM_SRC_COND_BRANCHES] = branches - 2 * (insns / 12);
-	d.v[SIM_SRC_TAKEN_BRANCHES] = 2 * (insns / 12) + d.v[SIM_SRC_COND_BRANCHES] / 2;
-	d.v[SIM_SRC_LOADS] = insns * 3 / 10;
-	d.v[SIM_SRC_STORES] = insns * 15 / 100;
-	d.v[SIM_SRC_CYCLES] = (uint64_t)insns * PMU_SYSCALL_CPI_MILLI / 1000;
-	derived_clocks(pv, &d);
+	kernel_delta(pv, k, &d);
 	pv->sample_ip = 0;
 	perf_cpu_account(pv->cpu, SIM_MODE_KERNEL, &d);
+}
+
+/*
+ * The cost of one part of the counter interrupt (perf_cpu_interrupt in
+ * the core): the NMI entry up to __intel_pmu_disable_all and the exit from
+ * __intel_pmu_enable_all are counted; the masked body between only takes
+ * its cycles. The sample keeps the interrupted IP.
+ */
+void pmu_pmi_cost(struct pmu_vcpu *pv, enum perf_pmi_part part, struct sim_delta *d)
+{
+	switch (part) {
+	case PERF_PMI_ENTRY:
+		kernel_delta(pv, &pmi_entry, d);
+		break;
+	case PERF_PMI_EXIT:
+		kernel_delta(pv, &pmi_exit, d);
+		break;
+	default:
+		memset(d, 0, sizeof(*d));
+		d->v[SIM_SRC_CYCLES] = (uint64_t)PMU_PMI_MASKED_INSNS * PMU_SYSCALL_CPI_MILLI / 1000;
+		break;
+	}
 }
 
 /*
@@ -1009,7 +1047,7 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 	pmu_exact_done(pv);         /* an overflow at this SYSCALL */
 	pmu_vcpu_acquire(pv);
 	flush(pv);
-	kernel_work(pv, PMU_SYSCALL_ENTRY_INSNS, PMU_SYSCALL_ENTRY_BRANCHES);
+	kernel_work(pv, &syscall_entry);
 	pv->prev = NULL;            /* SYSCALL ends the block; no branch to resolve */
 	if (pv->task && syscall_blocks(pv)) {
 		/* schedule(): off the CPU until the syscall returns (acquire) */
@@ -1022,7 +1060,7 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 void pmu_syscall_exit(struct pmu_vcpu *pv)
 {
 	pmu_vcpu_acquire(pv);
-	kernel_work(pv, PMU_SYSCALL_EXIT_INSNS, PMU_SYSCALL_EXIT_BRANCHES);
+	kernel_work(pv, &syscall_exit);
 	pmu_vcpu_check_hooks(pv);
 	pmu_vcpu_release(pv);
 }

@@ -3,7 +3,8 @@
  * accounting (instructions, branches, calls, returns, loads, stores, the
  * first timing model, the branch predictor model, a modelled LBR), exact
  * overflow at the instruction where a sampling counter crosses its period,
- * the kernel-mode cost of each emulated syscall, RDPMC and the core clock
+ * the kernel-mode cost of each emulated syscall and counter overflow
+ * interrupt, RDPMC and the core clock
  * behind RDTSC. One struct pmu_vcpu per vCPU (guest thread); it knows the
  * core task it runs and the simulated CPU it runs on.
  *
@@ -18,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
+#include "sim/core/perf_core.h"
 #include "sim/core/sim_source.h"
 
 struct vcpu;
@@ -28,17 +30,32 @@ struct perf_task;
 struct perf_event;
 struct perf_sample_data;
 
-/* Kernel-mode work of one syscall (docs/machine-counting.md): entry path
- * (before the handler runs) and exit path (after it). */
+/* Kernel-mode work of one syscall (docs/machine-counting.md, cost table):
+ * entry path (before the handler runs) and exit path (after it). */
 #define PMU_SYSCALL_ENTRY_INSNS    120
 #define PMU_SYSCALL_ENTRY_BRANCHES 24
 #define PMU_SYSCALL_EXIT_INSNS     80
 #define PMU_SYSCALL_EXIT_BRANCHES  16
 #define PMU_SYSCALL_CPI_MILLI      1500   /* kernel paths run at CPI 1.5 */
-/* Kernel-mode work of one counter overflow interrupt (NMI entry, the x86
- * PMU handler, the sample, NMI exit), at the same CPI. */
-#define PMU_PMI_INSNS              1500
-#define PMU_PMI_BRANCHES           260
+/* One counter overflow interrupt (PMI) from user mode, at the same CPI, in
+ * three parts (docs/machine-counting.md, "The PMI"):
+ *  - entry, counted: asm_exc_nmi, exc_nmi, irqentry_nmi_enter,
+ *    default_do_nmi, nmi_handle, perf_event_nmi_handler and
+ *    intel_pmu_handle_irq up to the WRMSR of __intel_pmu_disable_all;
+ *  - masked, not counted (PERF_GLOBAL_CTRL is 0): reading the status, the
+ *    LBR, the sample and its output, reprogramming the counter; its cycles
+ *    still pass on the clock;
+ *  - exit, counted: from the WRMSR of __intel_pmu_enable_all to the IRET
+ *    of swapgs_restore_regs_and_return_to_usermode. */
+#define PMU_PMI_ENTRY_INSNS        200
+#define PMU_PMI_ENTRY_BRANCHES     40
+#define PMU_PMI_ENTRY_CALLS        10
+#define PMU_PMI_ENTRY_RETS         5
+#define PMU_PMI_MASKED_INSNS       1000
+#define PMU_PMI_EXIT_INSNS         300
+#define PMU_PMI_EXIT_BRANCHES      60
+#define PMU_PMI_EXIT_CALLS         12
+#define PMU_PMI_EXIT_RETS          18
 /* Branch predictor model (pmu_machine.c): a mispredict costs this many
  * cycles. */
 #define PMU_MISPREDICT_CYCLES      15
@@ -198,6 +215,9 @@ void pmu_vcpu_check_hooks(struct pmu_vcpu *pv);
 void pmu_vcpu_hooks_pending(struct pmu_vcpu *pv);
 
 /* fill_sample for the vCPU running on a CPU. */
+/* The modelled cost of one part of a counter interrupt (the core's
+ * pmi_cost machine hook): docs/machine-counting.md, "The PMI". */
+void pmu_pmi_cost(struct pmu_vcpu *pv, enum perf_pmi_part part, struct sim_delta *d);
 void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event,
 		     struct perf_sample_data *data);
 

@@ -199,10 +199,23 @@ static void m_wakeup(void *machine, int handle)
 		SH.wakeup(machine, handle);
 }
 
+/* The counter interrupt's cost on the running guest thread's CPU. */
+static void m_pmi_cost(void *machine, struct perf_cpu *cpu, enum perf_pmi_part part,
+		       struct sim_delta *d)
+{
+	(void)machine;
+	if (cur_pv && cur_pv->cpu == cpu) {
+		pmu_pmi_cost(cur_pv, part, d);
+		return;
+	}
+	memset(d, 0, sizeof(*d));
+}
+
 static const struct perf_machine_ops guest_machine_ops = {
 	.fill_sample = m_fill_sample,
 	.wakeup = m_wakeup,
 	.fasync = m_fasync,
+	.pmi_cost = m_pmi_cost,
 };
 
 static const struct perf_machine guest_machine = { .ops = &guest_machine_ops, .ctx = NULL };

@@ -59,6 +59,7 @@ struct arith_row {
 
 #define N1 1000ull
 #define N2 123457ull
+#define N3 100000ull
 /* the region outside its body: 4 setup instructions + DISABLE's SYSCALL,
  * and the body's own "mov $N, %rcx" */
 #define LOOP_INSNS(n) (2 * (n) + 6)
@@ -68,6 +69,14 @@ struct arith_row {
 #define LOOP_CYCLES(n) (2 * (n) + 6 + 2 * 15)
 /* syscall cost table (docs/machine-counting.md): entry 120 + exit 80 */
 #define KERNEL_INSNS(m) (80 + (m) * (120 + 80) + 120)
+/* PMI cost table: the counted entry (200 instructions, 40 branches) and
+ * exit (300, 60) of each counter interrupt; its masked body (1000
+ * instructions) is not counted. S overflows of a region between ENABLE
+ * and DISABLE: */
+#define PMI_KERNEL_INSNS(s) (80 + 120 + (s) * (200 + 300))
+#define PMI_KERNEL_BRANCHES(s) (16 + 24 + (s) * (40 + 60))
+/* ... and its cycles of both modes at CPI 1.5 */
+#define PMI_CYCLES(n, s) (LOOP_CYCLES(n) + (80 + 120) * 3 / 2 + (s) * (200 + 300) * 3 / 2)
 
 static const struct arith_row arith_rows[] = {
 	{ __LINE__, "INST_RETIRED.ANY: dec+jnz per iteration", "loop 1000", "instructions", LOOP_INSNS(N1) },
@@ -86,6 +95,15 @@ static const struct arith_row arith_rows[] = {
 	  "kernel 10", "kernel_instructions", KERNEL_INSNS(10) },
 	{ __LINE__, "exclude_user", "kernel 1000", "kernel_instructions", KERNEL_INSNS(1000) },
 	{ __LINE__, "exclude_kernel: mov, syscall, dec, jnz per call", "kernel 10", "user_instructions", 4 * 10 + 5 },
+	{ __LINE__, "floor((2N+6)/P) overflows", "pmi 1000 100000", "pmi_samples", 200 },
+	{ __LINE__, "instructions:k see only the PMI's NMI entry up to __intel_pmu_disable_all and "
+	  "exit from __intel_pmu_enable_all", "pmi 1000 100000", "pmi_kernel_instructions", PMI_KERNEL_INSNS(200) },
+	{ __LINE__, "branches:k likewise", "pmi 1000 100000", "pmi_kernel_branches", PMI_KERNEL_BRANCHES(200) },
+	{ __LINE__, "cycles: the loop, the syscall paths and the PMI's counted parts",
+	  "pmi 1000 100000", "pmi_cycles", PMI_CYCLES(N3, 200) },
+	{ __LINE__, "floor((2N+6)/P) = floor(100006/777) overflows", "pmi 777 50000", "pmi_samples", 128 },
+	{ __LINE__, "instructions:k", "pmi 777 50000", "pmi_kernel_instructions", PMI_KERNEL_INSNS(128) },
+	{ __LINE__, "cycles", "pmi 777 50000", "pmi_cycles", PMI_CYCLES(50000ull, 128) },
 	{ __LINE__, "RDPMC of a GP counter: the loop's N branches", "rdpmc 1000", "raw_branch_delta", N1 },
 	{ __LINE__, "RDPMC of fixed counter 0: the RDPMC itself is not counted, the next one is not yet",
 	  "rdpmc 1000", "raw_insn_delta", 2 * N1 + 5 },
@@ -477,14 +495,40 @@ static void test_mux(void **state)
 	free(o);
 }
 
+/* ---- the PMI's masked body takes time ------------------------------------------- */
+
+static void test_pmi_time(void **state)
+{
+	/* task-clock counts the time from ENABLE to DISABLE: every counted
+	 * cycle plus the PMI bodies run with the PMU disabled (1000
+	 * instructions at CPI 1.5 each), at 3 GHz; the edges round to whole
+	 * nanoseconds, so within 1 ns */
+	static const struct { const char *args; unsigned long long n, s; } rows[] = {
+		{ "pmi 1000 100000", N3, 200 },
+		{ "pmi 777 50000", 50000, 128 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *o = guest("counting", rows[i].args);
+		unsigned long long want = (PMI_CYCLES(rows[i].n, rows[i].s) + rows[i].s * 1500) / 3;
+		unsigned long long got = val(o, "pmi_task_clock");
+
+		if (got + 1 < want || got > want + 1)
+			fail_msg("%s: task-clock %llu ns, want %llu +- 1", rows[i].args, got, want);
+		free(o);
+	}
+}
+
 /* ---- freq mode ---------------------------------------------------------------- */
 
 static void test_freq(void **state)
 {
 	/* perf_adjust_period() converges on the instructions of one 1/F
 	 * second: the loop retires 1 instruction per cycle at 3 GHz, less the
-	 * modelled PMI (1500 kernel instructions at CPI 1.5 = 2250 cycles) per
-	 * sample: (3e9 - 2250 x 10000) / 10000 = 297750 */
+	 * time of the modelled PMI per sample (entry 200 + masked body 1000 +
+	 * exit 300 kernel instructions at CPI 1.5 = 2250 cycles):
+	 * (3e9 - 2250 x 10000) / 10000 = 297750 */
 	char *o = guest("counting", "freq 10000 10000000");
 	double p = (double)val(o, "freq_last_period");
 
@@ -492,6 +536,23 @@ static void test_freq(void **state)
 	if (p < 297750 * 0.99 || p > 297750 * 1.01)
 		fail_msg("freq 10000: last period %.0f, want 297750 within 1%%", p);
 	assert_true(val(o, "freq_samples") > 50);
+	free(o);
+
+	/* cycles of both modes: the counter sees the PMI's counted entry and
+	 * exit but not its masked body (1500 cycles), which still takes time,
+	 * so 1/F second holds 3e9 / 10000 - 1500 = 298500 counted cycles.
+	 * A counter the entry overflows again is handled by the same
+	 * interrupt (the handler reads it after __intel_pmu_disable_all), so
+	 * two samples are at least one interrupt apart: masked body + exit +
+	 * the next entry = 1500 + 450 + 300 cycles = 750 ns. */
+	o = guest("counting", "freq_kernel 10000 30000000");
+	p = (double)val(o, "freqk_last_period");
+	if (p < 298500 * 0.999 || p > 298500 * 1.001)
+		fail_msg("freq_kernel 10000: last period %.0f, want 298500 within 0.1%%", p);
+	if (val(o, "freqk_min_gap") < 750)
+		fail_msg("freq_kernel 10000: two samples %llu ns apart, want >= 750",
+			 (unsigned long long)val(o, "freqk_min_gap"));
+	assert_true(val(o, "freqk_samples") > 150);
 	free(o);
 }
 
@@ -783,6 +844,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exact_state),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_mux),
+		cmocka_unit_test(test_pmi_time),
 		cmocka_unit_test(test_freq),
 		cmocka_unit_test(test_papi),
 		cmocka_unit_test(test_session_perf),

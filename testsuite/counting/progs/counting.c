@@ -11,6 +11,8 @@
  *   memloop N     a loop with one load and one store per iteration
  *   rep N         REP MOVSB of N bytes and REP STOSQ of N qwords
  *   kernel M      exclude_user count of M getppid syscalls
+ *   pmi P N       kernel-mode counts and task-clock of a loop of N sampled
+ *                 every P user instructions (the PMI's cost)
  *   mux N         6 counting events on 4 counters over a long loop
  *   sample P N    IPs of samples every P instructions over a loop of N
  *   sample_notid P N  the same without PERF_SAMPLE_TID (same bytes every run)
@@ -25,6 +27,8 @@
  *   throttle P N  more overflows than the per-tick limit: THROTTLE
  *   freq F N      freq mode at F samples per simulated second: the last
  *                 sample's period
+ *   freq_kernel F N  freq mode on cycles of both modes: the samples, their
+ *                 smallest TIME gap and the last period
  *   efault        bad guest pointers to the perf syscalls: EFAULT
  *   switches M    context switches over M nanosleeps (software event)
  *   pollsel       poll and select readiness of a sampling fd (perf_poll)
@@ -155,6 +159,26 @@ static void mode_kernel(unsigned long m)
 
 	kernel_region(fk, m);
 	printf("kernel_instructions=%llu\nuser_instructions=%llu\n", rd(fk), rd(fu));
+}
+
+/* A user-mode sampler every P instructions over a loop of N, in a group
+ * led by a kernel-mode instructions counter, with kernel-mode branches,
+ * cycles of both modes and task-clock beside it: what each counter
+ * interrupt adds to the kernel-mode counts and to the time. */
+static void mode_pmi(unsigned long long p, unsigned long n)
+{
+	int fk = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 0, 1, 0);
+	int fb = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, fk, 0, 1, 0);
+	int fc = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, fk, 0, 0, 0);
+	int ft = open_ev(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, fk, 0, 0, 0);
+	struct perf_event_attr a;
+	int fs;
+
+	sampler_attr(&a, p);
+	fs = peo(&a, fk);
+	loop_region(fk, n);
+	printf("pmi_samples=%llu\npmi_kernel_instructions=%llu\npmi_kernel_branches=%llu\n"
+	       "pmi_cycles=%llu\npmi_task_clock=%llu\n", rd(fs) / p, rd(fk), rd(fb), rd(fc), rd(ft));
 }
 
 static void mode_mux(unsigned long n)
@@ -604,10 +628,17 @@ static void mode_throttle(unsigned long long p, unsigned long n)
 	       v[0], c.samples, c.thr, c.unthr, v[1]);
 }
 
-static void mode_freq(unsigned long long f, unsigned long n)
+/*
+ * Freq mode at f samples per simulated second on config (instructions
+ * user-only, or cycles of both modes so that the counter also sees the
+ * kernel's part of each counter interrupt) over a loop of n: prints the
+ * samples, their smallest TIME gap and the last period as PREFIX_*.
+ */
+static void mode_freq(const char *prefix, unsigned long long config, int excl_kernel,
+		      unsigned long long f, unsigned long n)
 {
 	struct perf_event_attr a;
-	unsigned long long last_period = 0, samples = 0;
+	unsigned long long last_period = 0, samples = 0, last_time = 0, min_gap = ~0ull;
 	const unsigned char *data;
 	unsigned long long head, tail;
 	int fd;
@@ -615,12 +646,12 @@ static void mode_freq(unsigned long long f, unsigned long n)
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.config = config;
 	a.freq = 1;
 	a.sample_freq = f;
-	a.sample_type = PERF_SAMPLE_PERIOD;
+	a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
 	a.disabled = 1;
-	a.exclude_kernel = 1;
+	a.exclude_kernel = excl_kernel;
 	a.exclude_hv = 1;
 	fd = peo(&a, -1);
 	ring = mmap(NULL, 65 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -633,12 +664,18 @@ static void mode_freq(unsigned long long f, unsigned long n)
 		const struct perf_event_header *eh = (const void *)(data + (tail % ring->data_size));
 
 		if (eh->type == PERF_RECORD_SAMPLE) {
-			last_period = *(const unsigned long long *)(eh + 1);
+			const unsigned long long *q = (const unsigned long long *)(eh + 1);
+
+			if (samples && q[0] - last_time < min_gap)
+				min_gap = q[0] - last_time;
+			last_time = q[0];
+			last_period = q[1];
 			samples++;
 		}
 		tail += eh->size;
 	}
-	printf("freq_samples=%llu\nfreq_last_period=%llu\n", samples, last_period);
+	printf("%s_samples=%llu\n%s_min_gap=%llu\n%s_last_period=%llu\n", prefix, samples, prefix,
+	       min_gap, prefix, last_period);
 }
 
 /* ---- bad pointers ---- */
@@ -887,6 +924,8 @@ int main(int argc, char **argv)
 		mode_kernel(a1);
 	else if (!strcmp(argv[1], "mux"))
 		mode_mux(a1);
+	else if (!strcmp(argv[1], "pmi"))
+		mode_pmi(a1, a2);
 	else if (!strcmp(argv[1], "sample"))
 		mode_sample(a1, a2);
 	else if (!strcmp(argv[1], "sample_notid")) {
@@ -902,7 +941,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "throttle"))
 		mode_throttle(a1, a2);
 	else if (!strcmp(argv[1], "freq"))
-		mode_freq(a1, a2);
+		mode_freq("freq", PERF_COUNT_HW_INSTRUCTIONS, 1, a1, a2);
+	else if (!strcmp(argv[1], "freq_kernel"))
+		mode_freq("freqk", PERF_COUNT_HW_CPU_CYCLES, 0, a1, a2);
 	else if (!strcmp(argv[1], "efault"))
 		mode_efault();
 	else if (!strcmp(argv[1], "switches"))
