@@ -25,6 +25,7 @@
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cache_model.h"
 #include "sim/cpu/jit_count.h"
+#include "sim/cpu/kernel_symbols.h"
 #include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/vcpu.h"
 
@@ -1352,7 +1353,8 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 
 	if (kernel)  /* kernel-mode work of a syscall: the IP of the SYSCALL */
 		ip = vcpu_reg(pv->c, UC_X86_REG_RIP);
-	data->ip = kernel ? 0xffffffff81000000ull : ip;
+	/* the modelled syscall path: entry_SYSCALL_64 (kernel_symbols.c) */
+	data->ip = kernel ? kernel_syscall_ip() : ip;
 	data->cpumode = kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 	data->exact_ip = !kernel && event->attr.precise_ip > 0;
 	/* perf_sw_event()'s addr: the page fault's address */

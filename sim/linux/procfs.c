@@ -1,7 +1,7 @@
 /*
  * procfs.c - the guest's own /proc/<pid> directory (procfs.h): which paths
- * name it, the files generated for the guest (cpuinfo, maps, auxv, cmdline,
- * environ, stat) and the directories whose entries are filtered (fd,
+ * name it, the files generated for the guest (cpuinfo, kallsyms, maps, auxv,
+ * cmdline, environ, stat) and the directories whose entries are filtered (fd,
  * fdinfo, task: pmusim's fds in [fd_reserved_lo, fd_reserved_hi) and its
  * helper thread are not the guest's).
  */
@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "sim/cpu/kernel_symbols.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
 #include "sim/linux/procfs.h"
@@ -102,6 +103,8 @@ enum procfs_kind procfs_classify(struct guest_thread *t, const char *path)
 
 	if (!strcmp(path, "/proc/cpuinfo"))
 		return PROCFS_CPUINFO;
+	if (!strcmp(path, "/proc/kallsyms"))
+		return PROCFS_KALLSYMS;
 	rest = procfs_self_rest(t, path);
 	if (!rest)
 		return PROCFS_HOST;
@@ -293,7 +296,7 @@ static const char *const gen_names[] = {
 	[PROCFS_CPUINFO] = GEN_PREFIX "cpuinfo", [PROCFS_MAPS] = GEN_PREFIX "maps",
 	[PROCFS_AUXV] = GEN_PREFIX "auxv", [PROCFS_CMDLINE] = GEN_PREFIX "cmdline",
 	[PROCFS_ENVIRON] = GEN_PREFIX "environ", [PROCFS_STAT] = GEN_PREFIX "stat",
-	[PROCFS_STATUS] = GEN_PREFIX "status",
+	[PROCFS_STATUS] = GEN_PREFIX "status", [PROCFS_KALLSYMS] = GEN_PREFIX "kallsyms",
 };
 
 /* Writes the text of generated file k into the empty file fd; path is the
@@ -318,6 +321,16 @@ static int fill_generated(struct guest_thread *t, enum procfs_kind k, const char
 		if (write(fd, text, n) != (ssize_t)n)
 			err = -EIO;
 		free(text);
+		break;
+	}
+	case PROCFS_KALLSYMS: {
+		char text[1024];
+		size_t n = kernel_kallsyms_text(text, sizeof(text));
+
+		if (n > sizeof(text))
+			n = sizeof(text);
+		if (write(fd, text, n) != (ssize_t)n)
+			err = -EIO;
 		break;
 	}
 	case PROCFS_MAPS:

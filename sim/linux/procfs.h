@@ -31,6 +31,7 @@ enum procfs_kind {
 	PROCFS_ENVIRON,
 	PROCFS_STAT,
 	PROCFS_STATUS,
+	PROCFS_KALLSYMS,      /* the simulated kernel's (kernel_symbols.c) */
 };
 #define PROCFS_IS_DIR(k) ((k) >= PROCFS_DIR_FD && (k) <= PROCFS_DIR_TASK)
 #define PROCFS_IS_GENERATED(k) ((k) >= PROCFS_CPUINFO)

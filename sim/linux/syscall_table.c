@@ -68,6 +68,8 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	/* ---- memory (sys_mem.c) ---- */
 	ROW(mmap, sys_perf_mmap), ROW(munmap, sys_perf_munmap), OWN(mprotect), OWN(mremap), OWN(brk), OWN(madvise),
 	OWN(pkey_mprotect), OWN(shmat), OWN(shmdt),
+	/* NUMA policy: of the host memory that is the guest's (perf reads it) */
+	PASS(get_mempolicy), PASS(set_mempolicy), PASS(mbind),
 
 	/* ---- time (sys_time.c or host) ---- */
 	OWN(clock_gettime), OWN(gettimeofday), OWN(time), PASS(clock_getres),
