@@ -1242,7 +1242,8 @@ static const int perf_reg_uc[24] = {
 };
 
 /*
- * The engine's registers, with the sample's IP in the IP slot. For a
+ * The engine's registers, with ip in the IP slot: the sample's, or for a
+ * kernel-mode sample the task's user IP (task_pt_regs()). For a
  * user-mode counter overflow the engine is in the state right after the
  * overflowing instruction (exact stops), as a PEBS record's GPRs are; the
  * IP slot is the sample's IP because the kernel takes both from one
@@ -1253,11 +1254,11 @@ static const int perf_reg_uc[24] = {
  * precise_ip > 1 on Haswell and later (intel_pmu_pebs_fixup_ip() finds the
  * same on older parts).
  */
-static void read_regs(struct pmu_vcpu *pv, struct perf_sample_regs *r, bool exact)
+static void read_regs(struct pmu_vcpu *pv, struct perf_sample_regs *r, uint64_t ip, bool exact)
 {
 	for (int i = 0; i < 24; i++)
 		r->regs[i] = vcpu_reg(pv->c, perf_reg_uc[i]);
-	r->regs[8] = pv->sample_ip;
+	r->regs[8] = ip;
 	/* setup_pebs_fixed_sample_data(): precise_ip > 1 sets
 	 * PERF_EFLAGS_EXACT, bit 3 (reserved 0 in RFLAGS) */
 	if (exact)
@@ -1270,14 +1271,35 @@ static void read_regs(struct pmu_vcpu *pv, struct perf_sample_regs *r, bool exac
 	r->abi = PERF_SAMPLE_REGS_ABI_64;
 }
 
-/* perf_callchain_user(): IP, then the frame-pointer chain. */
-static unsigned user_callchain(struct pmu_vcpu *pv, uint64_t ip, uint64_t fp, unsigned max)
+/*
+ * get_perf_callchain(): for a kernel-mode sample the kernel part
+ * (PERF_CONTEXT_KERNEL, the modelled path's IP: it has no frames of its
+ * own) unless exclude_callchain_kernel; then the user part from the
+ * task's user registers (PERF_CONTEXT_USER, the user IP, the
+ * frame-pointer chain: perf_callchain_user()) unless
+ * exclude_callchain_user. max bounds the entries, not the context marks
+ * (perf_callchain_store()). Returns the number of words in pv->cc.
+ */
+static unsigned sample_callchain(struct pmu_vcpu *pv, const struct perf_event *event, uint64_t kip,
+				 uint64_t ip, uint64_t fp, unsigned max)
 {
-	unsigned n = 0;
+	unsigned n = 0, entries = 0;
 
+	if (kip && !event->attr.exclude_callchain_kernel) {
+		pv->cc[n++] = PERF_CONTEXT_KERNEL;
+		if (entries < max) {
+			pv->cc[n++] = kip;
+			entries++;
+		}
+	}
+	if (event->attr.exclude_callchain_user)
+		return n;
 	pv->cc[n++] = PERF_CONTEXT_USER;
-	pv->cc[n++] = ip;
-	while (n < max + 1 && n < 255) {
+	if (entries < max) {
+		pv->cc[n++] = ip;
+		entries++;
+	}
+	while (entries < max && n < 255) {
 		uint64_t frame[2];
 
 		if (fp & 7 || !pv->access_ok || !pv->access_ok(pv->access_arg, fp, 16))
@@ -1286,6 +1308,7 @@ static unsigned user_callchain(struct pmu_vcpu *pv, uint64_t ip, uint64_t fp, un
 		if (!frame[1])
 			break;
 		pv->cc[n++] = frame[1];
+		entries++;
 		if (frame[0] <= fp)      /* the stack grows down: frames go up */
 			break;
 		fp = frame[0];
@@ -1351,8 +1374,8 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 	bool kernel = pv->sample_ip == 0, exact;
 	uint64_t ip = pv->sample_ip;
 
-	if (kernel)  /* kernel-mode work of a syscall: the IP of the SYSCALL */
-		ip = vcpu_reg(pv->c, UC_X86_REG_RIP);
+	if (kernel)  /* kernel-mode work of a syscall: the user IP is its return */
+		ip = vcpu_syscall_rip(pv->c);
 	/* the modelled syscall path: entry_SYSCALL_64 (kernel_symbols.c) */
 	data->ip = kernel ? kernel_syscall_ip() : ip;
 	data->cpumode = kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
@@ -1365,21 +1388,26 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 		data->tid = (uint32_t)pv->task->tid;
 	}
 	exact = !kernel && event->pmu == PERF_PMU_HW && event->attr.precise_ip > 1;
-	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN))
-		read_regs(pv, &data->regs_user, exact);
+	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)) {
+		read_regs(pv, &data->regs_user, ip, exact);
+		if (kernel) {   /* pt_regs of a SYSCALL: CX the return IP, R11 RFLAGS */
+			data->regs_user.regs[2] = ip;
+			data->regs_user.regs[19] = data->regs_user.regs[9];
+		}
+	}
 	if (st & PERF_SAMPLE_REGS_INTR) {
-		read_regs(pv, &data->regs_intr, exact);
-		if (kernel)
+		read_regs(pv, &data->regs_intr, ip, exact);
+		if (kernel) {   /* the interrupted kernel regs: __KERNEL_CS, __KERNEL_DS */
 			data->regs_intr.regs[8] = data->ip;
+			data->regs_intr.regs[10] = 0x10;
+			data->regs_intr.regs[11] = 0x18;
+		}
 	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		unsigned max = event->attr.sample_max_stack ? event->attr.sample_max_stack : 127;
 
-		if (event->attr.exclude_callchain_user) {
-			data->callchain_nr = 0;
-		} else {
-			data->callchain_nr = user_callchain(pv, ip, data->regs_user.regs[6], max);
-		}
+		data->callchain_nr = sample_callchain(pv, event, kernel ? data->ip : 0, ip,
+						      data->regs_user.regs[6], max);
 		data->callchain = pv->cc;
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {

@@ -395,6 +395,11 @@ void vcpu_syscall_set_rip(struct vcpu *c, uint64_t target)
 	vcpu_set_reg(c, UC_X86_REG_RIP, target - 2);
 }
 
+uint64_t vcpu_syscall_rip(struct vcpu *c)
+{
+	return vcpu_reg(c, UC_X86_REG_RIP) + 2;
+}
+
 int vcpu_set_fs(struct vcpu *c, uint64_t base)
 {
 	return uc_reg_write(c->uc, UC_X86_REG_FS_BASE, &base) == UC_ERR_OK ? 0 : -EINVAL;

@@ -144,6 +144,9 @@ void vcpu_set_reg(struct vcpu *c, int reg, uint64_t v);
 /* From a SYSCALL hook: make the guest continue at target (rt_sigreturn,
  * execve). Unicorn 2.0.1 adds the instruction length after the hook. */
 void vcpu_syscall_set_rip(struct vcpu *c, uint64_t target);
+/* In the SYSCALL hook: where the guest resumes (the return address, or
+ * what vcpu_syscall_set_rip() set). */
+uint64_t vcpu_syscall_rip(struct vcpu *c);
 /* FS/GS bases (arch_prctl). */
 int vcpu_set_fs(struct vcpu *c, uint64_t base);
 int vcpu_set_gs(struct vcpu *c, uint64_t base);

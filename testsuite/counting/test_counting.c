@@ -410,6 +410,32 @@ static void test_exact_state(void **state)
 	exact_pass("--no-inline-count");
 }
 
+/*
+ * progs/kernel_samples.c: a kernel-mode overflow of the syscall cost samples
+ * as get_perf_callchain() and perf_sample_regs_user() make it; the program
+ * checks each sample taken in its loop of K raw SYSCALLs. The count is the
+ * syscall cost table's plus the PMI's counted entry and exit (200 + 300)
+ * per sample, and every period gives a sample; all but those of ENABLE's
+ * exit and DISABLE's entry are in the loop.
+ */
+static void test_kernel_samples(void **state)
+{
+	static const char *const opts[] = { "", "--no-inline-count" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		char *o = guest_opts(opts[i], "kernel_samples", "997 300");
+		unsigned long long n = val(o, "samples"), count = val(o, "instructions");
+
+		if (val(o, "bad") || count != KERNEL_INSNS(300) + n * (200 + 300) ||
+		    n != count / 997 || val(o, "checked") + 2 < n || !val(o, "checked"))
+			fail_msg("%s: kernel samples not as the kernel's (expected %llu "
+				 "instructions for %llu samples):\n%s", opts[i],
+				 KERNEL_INSNS(300) + n * (200 + 300), n, o);
+		free(o);
+	}
+}
+
 /* ---- determinism: the same run gives the same ring bytes ----------------- */
 
 static void test_determinism(void **state)
@@ -842,6 +868,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_man_example),
 		cmocka_unit_test(test_sample_ips),
 		cmocka_unit_test(test_exact_state),
+		cmocka_unit_test(test_kernel_samples),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_mux),
 		cmocka_unit_test(test_pmi_time),

@@ -67,6 +67,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include "region.h"
+#include "sample_check.h"
 
 void exact_loop(long fd, long iters, const void *frame_a, const void *frame_b);
 extern const char exact_i0[], exact_i1[], exact_i2[], exact_i3[], exact_i4[], exact_i5[],
@@ -142,16 +143,6 @@ static int loop_pos(uint64_t ip)
 	return -1;
 }
 
-static int bad;
-
-static void check(const char *what, unsigned s, uint64_t got, uint64_t want)
-{
-	if (got == want)
-		return;
-	if (bad++ < 20)
-		printf("sample %u: %s 0x%llx, expected 0x%llx\n", s, what,
-		       (unsigned long long)got, (unsigned long long)want);
-}
 
 #define MAXS 4096
 static struct state sig_state[MAXS];
@@ -191,10 +182,7 @@ static unsigned read_ring(void *ring, size_t data_size, uint64_t *ips, uint64_t 
 		struct perf_event_header h;
 		const uint64_t *p;
 
-		for (size_t k = 0; k < sizeof(h); k++)
-			((char *)&h)[k] = data[(off + k) % data_size];
-		for (size_t k = 0; k < h.size && k < sizeof(rec); k++)
-			rec[k] = data[(off + k) % data_size];
+		h = ring_record(data, data_size, off, rec, sizeof(rec));
 		off += h.size;
 		if (h.type != PERF_RECORD_SAMPLE)
 			continue;
