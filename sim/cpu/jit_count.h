@@ -55,6 +55,10 @@ struct jit_slot {
 	uint64_t pc;
 	uint32_t size;
 	bool done;                   /* its translation completed */
+	/* the slow path's cache of the block's decode (pmu_machine.c), valid
+	 * while its generation is the decode cache's */
+	uint32_t decoded_gen;
+	const void *decoded;
 };
 
 /* Whether inline counting can be used at all (probe; off by option). */

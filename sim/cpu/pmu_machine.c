@@ -547,6 +547,21 @@ static const struct bdesc *block_of(struct pmu_vcpu *pv, uint64_t addr, uint32_t
 	return b;
 }
 
+/* The decode of a translated block, cached in its slot while the decode
+ * cache keeps its generation (pmu_code_changed() moves it on). */
+static const struct bdesc *slot_block(struct pmu_vcpu *pv, const struct jit_slot *cs)
+{
+	struct jit_slot *s = (struct jit_slot *)cs;  /* the cache fields are ours */
+
+	if (!s->decoded || s->decoded_gen != pv->decode_gen) {
+		s->decoded = block_of(pv, s->pc, s->size);
+		s->decoded_gen = pv->decode_gen;
+	}
+	return s->decoded;
+}
+
+static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bdesc *b);
+
 /* ---- exact stops (pmu_machine.h) ----------------------------------------- */
 
 /*
@@ -643,17 +658,23 @@ static void maybe_yield(struct pmu_vcpu *pv)
  */
 void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 {
-	struct sim_delta *dp = &pv->d, *xp = &pv->extra;
-	const struct bdesc *b, *p = pv->prev;
-	unsigned from = 0, k;
-	bool rep_cont = false;
-
 	/* while this thread holds the lock no one else switches its CPU */
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
 	if (!(++pv->blocks & 63))
 		maybe_yield(pv);
-	b = block_of(pv, addr, size);
+	on_decoded_block(pv, addr, block_of(pv, addr, size));
+}
+
+/* pmu_on_block() of the decode b of the block at addr (NULL: undecodable),
+ * with the CPU's lock held. */
+static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bdesc *b)
+{
+	struct sim_delta *dp = &pv->d, *xp = &pv->extra;
+	const struct bdesc *p = pv->prev;
+	unsigned from = 0, k;
+	bool rep_cont = false;
+
 	if (!b || !b->n)
 		return;
 	/* resolve_prev() writes only these */
@@ -809,10 +830,12 @@ void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
 	if (was_on) {
 		/* the previous block left with the inline tables on: its
 		 * branch is resolved unless it left it to this block */
-		pv->prev = p ? block_of(pv, p->pc, p->size) : NULL;
+		pv->prev = p ? slot_block(pv, p) : NULL;
 		maybe_yield(pv);
 	}
-	pmu_on_block(pv, s->pc, s->size);
+	if (!(++pv->blocks & 63))
+		maybe_yield(pv);
+	on_decoded_block(pv, s->pc, slot_block(pv, s));
 	if (pv->ex.state == PMU_EXACT_PREFIX)
 		/* exact_defer stopped the engine: the block runs up to the
 		 * overflow in run_exact_prefix() instead */
@@ -1096,6 +1119,7 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
 {
 	memset(pv->front, 0, sizeof(pv->front));
 	bd_invalidate(pv->bc, start, end);
+	pv->decode_gen++;         /* the slots' cached decodes may be freed */
 	pv->prev = NULL;
 	pv->cur = NULL;
 }

@@ -127,6 +127,7 @@ struct pmu_vcpu {
 	uint64_t freq_hz, tsc_hz;    /* the model's core and TSC clocks */
 	struct sim_delta d;          /* a report being built (split blocks) */
 	const struct bdesc *front[PMU_FRONT_CACHE]; /* decode lookup, direct mapped */
+	uint32_t decode_gen;         /* moves on when decodes are freed (slot_block) */
 	uint8_t bimodal[4096];       /* 2-bit counters times PMU_BIMODAL_STEP, by
 				      * branch address [11:0] */
 	uint64_t btb[1024];          /* last target of indirect branches */
