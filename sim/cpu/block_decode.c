@@ -282,7 +282,7 @@ void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end)
  * bytes read stop at the end of addr's page unless the instruction needs
  * more (then it crosses into the next page, which the translator fetched).
  */
-uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr)
+uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr, unsigned *len)
 {
 	size_t in_page = 4096 - (addr & 4095), left = in_page < 15 ? in_page : 15;
 	const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
@@ -290,6 +290,7 @@ uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr)
 	struct bd_insn bi = { 0 };
 	cs_insn *in = cs_malloc(bc->cs);
 
+	*len = 0;
 	if (!in)
 		return 0;
 	if (!cs_disasm_iter(bc->cs, &code, &left, &pc, in) && in_page < 15) {
@@ -302,6 +303,7 @@ uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr)
 		goto out;
 	}
 	classify(in, &bi);
+	*len = (unsigned)(pc - addr);
 out:
 	cs_free(in, 1);
 	return bi.cls;

@@ -74,8 +74,9 @@ const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size);
 /* Decodes without the cache (tests); free() the result. */
 struct bdesc *bd_decode(void *cs_handle, uint64_t addr, uint32_t size);
 /* The class bits of the single instruction at addr (host readable; a
- * translated instruction), 0 when it does not decode. */
-uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr);
+ * translated instruction), 0 when it does not decode; *len its length
+ * (0 then). */
+uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr, unsigned *len);
 /* Drops cached blocks that overlap [start, end). */
 void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end);
 

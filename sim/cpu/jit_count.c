@@ -61,6 +61,12 @@ struct jit_count {
 	const struct exit_row *tab[2];  /* exit tables: [0] not taken, [1] taken */
 	const struct jit_slot *dyn;  /* a block whose branch the next block resolves */
 	uint64_t abort;              /* the slow path's block leaves before it runs */
+	uint64_t dyn_on;             /* 1: calls, returns, indirect branches inline */
+	uint64_t dyn_check;          /* 1: the next block compares its address ... */
+	uint64_t expect;             /* ... with this predicted target; */
+	uint64_t *miss_store;        /* a mispredict stores it here (BTB entry) */
+	int64_t miss_delta;          /* and takes this from w[0] */
+	uint64_t scratch;            /* a return's miss_store */
 
 	/* --- C only --- */
 	int64_t head0;               /* head when nothing ran inline since the sync */
@@ -78,7 +84,7 @@ struct jit_count {
 		uint64_t pc;
 	} cur_jcc[2];
 	unsigned cur_njcc;
-	uint8_t *bimodal;
+	struct jit_predictors pred;
 	struct bd_cache *bc;
 	void *user;
 	struct slot_chunk *chunks;
@@ -145,6 +151,10 @@ static void build_rows(struct jit_count *j)
 		}
 		j->rows[2][c] = (struct exit_row){ .delta = 0, .next = (uint8_t)(c * PMU_BIMODAL_STEP) };
 	}
+	/* a return's or indirect branch's mispredict: the same penalty */
+	j->miss_delta = (int64_t)PMU_MISPREDICT_CYCLES << HEAD_SHIFT;
+	if (j->field[SRC_MISSES] >= 0)
+		j->miss_delta -= INT64_C(1) << field_shift((unsigned)j->field[SRC_MISSES]);
 }
 
 /* ---- enabling -------------------------------------------------------------- */
@@ -181,13 +191,15 @@ void jit_count_stats(unsigned long long *translated, unsigned long long *slow)
 
 /* ---- state ------------------------------------------------------------------ */
 
-struct jit_count *jit_count_new(uint8_t *bimodal, struct bd_cache *bc, void *engine_user)
+struct jit_count *jit_count_new(const struct jit_predictors *p, struct bd_cache *bc,
+				void *engine_user)
 {
 	struct jit_count *j = calloc(1, sizeof(*j));
 
 	if (!j)
 		return NULL;
-	j->bimodal = bimodal;
+	j->pred = *p;
+	j->miss_store = &j->scratch;
 	j->bc = bc;
 	j->user = engine_user;
 	for (unsigned i = 0; i < JIT_NR_SRC; i++)
@@ -343,6 +355,7 @@ void jit_count_arm(struct jit_count *j, int64_t head, bool on, bool block_start)
 		j->on = on;
 		j->tab[0] = on ? j->rows[0] : j->rows[2];
 		j->tab[1] = on ? j->rows[1] : j->rows[2];
+		j->dyn_on = on;
 	}
 	if (!j->on || !on)
 		head = JIT_OFF;
@@ -382,8 +395,10 @@ void jit_count_force_next(struct jit_count *j)
  *   w[0] -= slot->k[0]; w[1] += slot->k[1]; w[2] += slot->k[2] (the words
  *   with fields);  if (w[0] < 0) goto slow;  back:
  * and after the block's end (on_block_done), out of the straight path:
- *   slow: call the slow path (hook_block with JIT_SLOW_MARK); leave by the
- *   exit request if it said so (jit_count_abort_block); goto back.
+ *   slow: if a return or indirect branch left to this block (dyn_check,
+ *   with dyn's bias): resolve it (emit_slow_call); if (w[0] >= 0) goto back;
+ *   call the slow path (hook_block with JIT_SLOW_MARK); leave by the exit
+ *   request if it said so (jit_count_abort_block); goto back.
  */
 static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hook)
 {
@@ -422,12 +437,71 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_free(e, S);
 }
 
-/* The slow-path call of the block being finished, after its end. */
-static void emit_slow_call(struct jit_count *j, struct tcg_emit *e)
+/* w[0] += imm; then, with a label, if (w[0] >= 0) goto if_nonneg. */
+static void emit_w0_addi(struct jit_count *j, struct tcg_emit *e, int64_t imm,
+			 struct tcg_label *if_nonneg)
 {
-	tcg_val S, t;
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e);
+
+	tcg_e_ld64(e, t, S, OFF(w));
+	tcg_e_addi(e, t, t, imm);
+	tcg_e_st64(e, t, S, OFF(w));
+	if (if_nonneg)
+		tcg_e_br_if_nonneg(e, t, if_nonneg);
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+}
+
+/*
+ * The slow path of the block at pc being finished, after its end. First
+ * the check a return or an indirect branch left to it (emit_predicted_exit),
+ * as resolve_prev() does it: a mispredict when pc is not the predicted
+ * target (expect); then the BTB entry (miss_store) learns pc, w[0] loses
+ * miss_delta. dyn's bias goes back; the call follows only if the head is
+ * still negative (a limit, or the force of a slot).
+ */
+static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc)
+{
+	struct tcg_label *call = tcg_e_label(e), *miss = tcg_e_label(e), *hit = tcg_e_label(e);
+	tcg_val S, t, x;
 
 	tcg_e_set_label(e, j->cur_slow);
+	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_temp(e);
+	tcg_e_ld64(e, t, S, OFF(dyn_check));
+	tcg_e_br_if_ne(e, t, 1, call);
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_const(e, 0);
+	x = tcg_e_temp(e);
+	tcg_e_st64(e, t, S, OFF(dyn_check));
+	tcg_e_st64(e, t, S, OFF(dyn));
+	tcg_e_ld64(e, x, S, OFF(expect));
+	tcg_e_br_if_ne(e, x, (int64_t)pc, miss);
+	tcg_e_br(e, hit);
+	tcg_e_free(e, x);
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+
+	tcg_e_set_label(e, miss);
+	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_temp(e);
+	x = tcg_e_const(e, pc);
+	tcg_e_ld64(e, t, S, OFF(miss_store));
+	tcg_e_st64(e, x, t, 0);
+	tcg_e_ld64(e, t, S, OFF(w));
+	tcg_e_ld64(e, x, S, OFF(miss_delta));
+	tcg_e_sub(e, t, t, x);
+	tcg_e_st64(e, t, S, OFF(w));
+	tcg_e_free(e, x);
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+
+	tcg_e_set_label(e, hit);
+	emit_w0_addi(j, e, JIT_BIAS << HEAD_SHIFT, j->cur_back);
+
+	tcg_e_set_label(e, call);
 	tcg_e_call_hook(e, j->cur_uc, j->cur_hook, (uintptr_t)j->cur, JIT_SLOW_MARK, j->user);
 	S = tcg_e_const(e, (uintptr_t)j);
 	t = tcg_e_temp(e);
@@ -463,7 +537,7 @@ static void emit_jcc_exit(struct jit_count *j, struct tcg_emit *e, unsigned idx,
 	} else {
 		/* strongly not taken and not taken, or strongly taken and
 		 * taken: the counter stays, no mispredict (in every table) */
-		C = tcg_e_const(e, (uintptr_t)&j->bimodal[pc & 4095]);
+		C = tcg_e_const(e, (uintptr_t)&j->pred.bimodal[pc & 4095]);
 		c = tcg_e_temp(e);
 		tcg_e_ld8(e, c, C, 0);
 		tcg_e_br_if_ne(e, c, idx ? 3 * PMU_BIMODAL_STEP : 0, u->update);
@@ -480,7 +554,7 @@ static void emit_jcc_update(struct jit_count *j, struct tcg_emit *e, const struc
 	/* first the label: values made before it are dead after it */
 	tcg_e_set_label(e, u->update);
 	S = tcg_e_const(e, (uintptr_t)j);
-	C = tcg_e_const(e, (uintptr_t)&j->bimodal[u->pc & 4095]);
+	C = tcg_e_const(e, (uintptr_t)&j->pred.bimodal[u->pc & 4095]);
 	c = tcg_e_temp(e);
 	T = tcg_e_temp(e);
 	x = tcg_e_temp(e);
@@ -505,35 +579,142 @@ static void emit_jcc_update(struct jit_count *j, struct tcg_emit *e, const struc
 static void emit_dyn_exit(struct jit_count *j, struct tcg_emit *e)
 {
 	tcg_val S = tcg_e_const(e, (uintptr_t)j), B = tcg_e_const(e, (uintptr_t)j->cur);
-	tcg_val t = tcg_e_temp(e);
 
 	tcg_e_st64(e, B, S, OFF(dyn));
-	tcg_e_ld64(e, t, S, OFF(w));
-	tcg_e_addi(e, t, t, -(JIT_BIAS << HEAD_SHIFT));
-	tcg_e_st64(e, t, S, OFF(w));
-	tcg_e_free(e, t);
 	tcg_e_free(e, B);
 	tcg_e_free(e, S);
+	emit_w0_addi(j, e, -(JIT_BIAS << HEAD_SHIFT), NULL);
+}
+
+/* A call's return-stack push, as resolve_prev's: ras[top / 8] = ret;
+ * top = (top + 8) mod (PMU_RAS_DEPTH * 8). */
+static void emit_ras_push(struct jit_count *j, struct tcg_emit *e, uint64_t ret)
+{
+	struct tcg_label *done = tcg_e_label(e);
+	tcg_val T = tcg_e_const(e, (uintptr_t)j->pred.ras_top), R = tcg_e_const(e, (uintptr_t)j->pred.ras);
+	tcg_val v = tcg_e_const(e, ret), o = tcg_e_temp(e);
+
+	tcg_e_ld64(e, o, T, 0);
+	tcg_e_add(e, R, R, o);
+	tcg_e_st64(e, v, R, 0);
+	tcg_e_addi(e, o, o, 8);
+	tcg_e_st64(e, o, T, 0);
+	tcg_e_br_if_ne(e, o, PMU_RAS_DEPTH * 8, done);
+	tcg_e_free(e, o);
+	tcg_e_free(e, v);
+	tcg_e_free(e, R);
+	tcg_e_free(e, T);
+	T = tcg_e_const(e, (uintptr_t)j->pred.ras_top);      /* wrap to 0 */
+	v = tcg_e_const(e, 0);
+	tcg_e_st64(e, v, T, 0);
+	tcg_e_free(e, v);
+	tcg_e_free(e, T);
+	tcg_e_set_label(e, done);
+}
+
+/* A return's pop, as resolve_prev's: top = (top - 8) mod (PMU_RAS_DEPTH *
+ * 8); expect = ras[top / 8]. */
+static void emit_ras_pop(struct jit_count *j, struct tcg_emit *e)
+{
+	struct tcg_label *go = tcg_e_label(e);
+	tcg_val T = tcg_e_const(e, (uintptr_t)j->pred.ras_top), o = tcg_e_temp(e), R, S;
+
+	tcg_e_ld64(e, o, T, 0);
+	tcg_e_br_if_ne(e, o, 0, go);
+	tcg_e_free(e, o);
+	tcg_e_free(e, T);
+	T = tcg_e_const(e, (uintptr_t)j->pred.ras_top);      /* wrap from 0 */
+	o = tcg_e_const(e, PMU_RAS_DEPTH * 8);
+	tcg_e_st64(e, o, T, 0);
+	tcg_e_free(e, o);
+	tcg_e_free(e, T);
+	tcg_e_set_label(e, go);
+	T = tcg_e_const(e, (uintptr_t)j->pred.ras_top);
+	R = tcg_e_const(e, (uintptr_t)j->pred.ras);
+	S = tcg_e_const(e, (uintptr_t)j);
+	o = tcg_e_temp(e);
+	tcg_e_ld64(e, o, T, 0);
+	tcg_e_addi(e, o, o, -8);
+	tcg_e_st64(e, o, T, 0);
+	tcg_e_add(e, R, R, o);
+	tcg_e_ld64(e, o, R, 0);
+	tcg_e_st64(e, o, S, OFF(expect));
+	tcg_e_free(e, o);
+	tcg_e_free(e, S);
+	tcg_e_free(e, R);
+	tcg_e_free(e, T);
+}
+
+/*
+ * A call, return or indirect branch (cls) at from, ret the address after
+ * it. With the inline tables on (dyn_on), its predictors work here, as
+ * resolve_prev() would at the next block: a call pushes ret; a return
+ * pops the prediction, an indirect branch reads its BTB entry, and the
+ * next block start checks it (dyn_check, with dyn's bias so it takes its
+ * out-of-line path). Off, the next block's slow path resolves it all.
+ */
+static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t cls, uint64_t from,
+				uint64_t ret)
+{
+	struct tcg_label *off = tcg_e_label(e), *done = tcg_e_label(e);
+	uint64_t *btb = &j->pred.btb[from & (PMU_BTB_ENTRIES - 1)];
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e), B;
+
+	tcg_e_ld64(e, t, S, OFF(dyn_on));
+	tcg_e_br_if_ne(e, t, 1, off);
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+	if (cls & BD_CALL)
+		emit_ras_push(j, e, ret);
+	if (cls & (BD_RET | BD_INDIRECT)) {
+		if (cls & BD_RET)
+			emit_ras_pop(j, e);
+		S = tcg_e_const(e, (uintptr_t)j);
+		t = tcg_e_temp(e);
+		if (!(cls & BD_RET)) {
+			B = tcg_e_const(e, (uintptr_t)btb);
+			tcg_e_ld64(e, t, B, 0);
+			tcg_e_st64(e, t, S, OFF(expect));
+			tcg_e_st64(e, B, S, OFF(miss_store));
+			tcg_e_free(e, B);
+		} else {
+			B = tcg_e_const(e, (uintptr_t)&j->scratch);
+			tcg_e_st64(e, B, S, OFF(miss_store));
+			tcg_e_free(e, B);
+		}
+		B = tcg_e_const(e, 1);
+		tcg_e_st64(e, B, S, OFF(dyn_check));
+		tcg_e_free(e, B);
+		tcg_e_free(e, t);
+		tcg_e_free(e, S);
+		emit_dyn_exit(j, e);
+	}
+	tcg_e_br(e, done);
+	tcg_e_set_label(e, off);
+	emit_dyn_exit(j, e);
+	tcg_e_set_label(e, done);
 }
 
 /*
  * The exits (the instruction being translated is the block's last):
  *  - a Jcc's two chained exits resolve it inline;
- *  - a direct JMP needs nothing (its taken count is static);
- *  - calls (the return stack), returns, indirect branches, LOOP/JrCXZ,
- *    any branch leaving by a computed jump, and a REP instruction's loop
- *    back (the next block continues it) leave the resolution to the next
- *    block's slow path.
+ *  - a direct JMP needs nothing (its taken count is static), even when it
+ *    leaves by a computed jump (another page);
+ *  - calls, returns and indirect branches: emit_predicted_exit;
+ *  - LOOP/JrCXZ, a Jcc leaving by a computed jump, and a REP
+ *    instruction's loop back (the next block continues it) leave the
+ *    resolution to the next block's slow path.
  */
 static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind kind,
 			  unsigned idx, uint64_t insn_pc)
 {
 	struct jit_count *j = opaque;
+	unsigned len;
 	uint8_t cls;
 
 	if (!j->cur)
 		return;
-	cls = bd_class_at(j->bc, insn_pc);
+	cls = bd_class_at(j->bc, insn_pc, &len);
 	if (cls & BD_REP) {
 		if (kind == TCG_EXIT_DYNAMIC || idx == 0)
 			emit_dyn_exit(j, e);
@@ -541,15 +722,15 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 	}
 	if (!(cls & BD_BRANCH))
 		return;
-	if (kind == TCG_EXIT_DIRECT) {
-		if ((cls & BD_COND) && idx <= 1) {
+	if (cls & BD_COND) {
+		if (kind == TCG_EXIT_DIRECT && idx <= 1)
 			emit_jcc_exit(j, e, idx, insn_pc);
-			return;
-		}
-		if (!(cls & (BD_CALL | BD_RET | BD_INDIRECT | BD_COND)))
-			return;
+		else
+			emit_dyn_exit(j, e);
+		return;
 	}
-	emit_dyn_exit(j, e);
+	if (cls & (BD_CALL | BD_RET | BD_INDIRECT))
+		emit_predicted_exit(j, e, cls, insn_pc, insn_pc + len);
 }
 
 /* RDPMC (0f 33) after optional prefixes: not_yet_run() needs pv->cur. */
@@ -580,7 +761,7 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 
 	if (!s)
 		return;
-	emit_slow_call(j, e);
+	emit_slow_call(j, e, pc);
 	for (unsigned i = 0; i < j->cur_njcc; i++)
 		emit_jcc_update(j, e, &j->cur_jcc[i]);
 	j->cur = NULL;

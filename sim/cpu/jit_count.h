@@ -69,12 +69,25 @@ bool jit_count_enabled(void);
 void jit_count_stats(unsigned long long *translated, unsigned long long *slow);
 
 /*
- * A vCPU's inline counting: its accumulators and the slots of the blocks
- * translated for it. bimodal is the predictor table the inline exits
- * update (4096 two-bit counters by branch address [11:0]); bc decodes;
- * engine_user is the block hook's user data (the struct vcpu).
+ * The branch predictors' state (pmu_machine.c's resolve_prev) that the
+ * inline exits update too, in the same layout: the bimodal table (4096
+ * two-bit counters, stored x PMU_BIMODAL_STEP, by branch address [11:0]),
+ * the return stack (PMU_RAS_DEPTH entries, its top in bytes) and the BTB
+ * (PMU_BTB_ENTRIES last targets, by branch address).
  */
-struct jit_count *jit_count_new(uint8_t *bimodal, struct bd_cache *bc, void *engine_user);
+struct jit_predictors {
+	uint8_t *bimodal;
+	uint64_t *ras, *ras_top;
+	uint64_t *btb;
+};
+
+/*
+ * A vCPU's inline counting: its accumulators and the slots of the blocks
+ * translated for it; p the predictors (copied); bc decodes; engine_user
+ * is the block hook's user data (the struct vcpu).
+ */
+struct jit_count *jit_count_new(const struct jit_predictors *p, struct bd_cache *bc,
+				void *engine_user);
 void jit_count_free(struct jit_count *j);
 
 /* Translation happens on the calling thread for this vCPU from now on

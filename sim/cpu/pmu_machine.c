@@ -182,7 +182,7 @@ static bool bimodal_predict(struct pmu_vcpu *pv, uint64_t ip, bool taken)
 
 static bool btb_predict(struct pmu_vcpu *pv, uint64_t ip, uint64_t target)
 {
-	uint64_t *e = &pv->btb[ip & 1023];
+	uint64_t *e = &pv->btb[ip & (PMU_BTB_ENTRIES - 1)];
 	bool miss = *e != target;
 
 	*e = target;
@@ -416,8 +416,8 @@ static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *e
 	} else {
 		taken = true;
 		if (cls & BD_RET) {
-			pv->ras_top = (pv->ras_top - 1) & 15;
-			miss = pv->ras[pv->ras_top] != addr;
+			pv->ras_top = (pv->ras_top - 8) & (PMU_RAS_DEPTH * 8 - 1);
+			miss = pv->ras[pv->ras_top / 8] != addr;
 			type = PERF_BR_RET;
 		} else if (cls & BD_INDIRECT) {
 			miss = btb_predict(pv, from, addr);
@@ -426,8 +426,8 @@ static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *e
 			type = (cls & BD_CALL) ? PERF_BR_CALL : PERF_BR_UNCOND;
 		}
 		if (cls & BD_CALL) {
-			pv->ras[pv->ras_top] = fall;
-			pv->ras_top = (pv->ras_top + 1) & 15;
+			pv->ras[pv->ras_top / 8] = fall;
+			pv->ras_top = (pv->ras_top + 8) & (PMU_RAS_DEPTH * 8 - 1);
 		}
 	}
 	if (miss) {
@@ -1504,7 +1504,8 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 	pv->freq_hz = c->model && c->model->freq_hz ? c->model->freq_hz : 3000000000ull;
 	pv->tsc_hz = c->model && c->model->tsc_hz ? c->model->tsc_hz : pv->freq_hz;
 	if (jit_count_enabled()) {
-		pv->jit = jit_count_new(pv->bimodal, pv->bc, c);
+		pv->jit = jit_count_new(&(struct jit_predictors){ pv->bimodal, pv->ras, &pv->ras_top, pv->btb },
+					pv->bc, c);
 		if (!pv->jit)
 			goto err_bc;
 	}

@@ -65,6 +65,8 @@ struct perf_sample_data;
 #define PMU_RDTSC_CYCLES           25
 #define PMU_LBR_DEPTH              32
 #define PMU_FRONT_CACHE            1024
+#define PMU_RAS_DEPTH              16
+#define PMU_BTB_ENTRIES            1024
 #define PMU_MAX_LIMITS             8
 
 struct pmu_lbr_entry { uint64_t from, to; uint8_t mispred, type; };
@@ -112,8 +114,8 @@ struct pmu_vcpu {
 	/* the batch (see flush() in pmu_machine.c) and the previous branch's
 	 * resolution: only the sources pmu_machine.c fills are ever written */
 	struct sim_delta acc, extra;
-	uint64_t ras[16];            /* return address stack */
-	unsigned ras_top;
+	uint64_t ras[PMU_RAS_DEPTH]; /* return address stack */
+	uint64_t ras_top;            /* its top, in bytes (inline code indexes it) */
 
 	/* --- the rest --- */
 	struct jit_count *jit;       /* inline counting (jit_count.h), or NULL */
@@ -130,7 +132,7 @@ struct pmu_vcpu {
 	uint32_t decode_gen;         /* moves on when decodes are freed (slot_block) */
 	uint8_t bimodal[4096];       /* 2-bit counters times PMU_BIMODAL_STEP, by
 				      * branch address [11:0] */
-	uint64_t btb[1024];          /* last target of indirect branches */
+	uint64_t btb[PMU_BTB_ENTRIES]; /* last target of indirect branches */
 	struct pmu_lbr_entry lbr[PMU_LBR_DEPTH];
 	unsigned lbr_pos, lbr_nr;
 

@@ -86,6 +86,20 @@ static const struct arith_row arith_rows[] = {
 	{ __LINE__, "bimodal predictor: first taken, last not taken", "loop 123457", "branch_misses", 2 },
 	{ __LINE__, "timing model: base cost + mispredict penalty", "loop 1000", "cycles", LOOP_CYCLES(N1) },
 	{ __LINE__, "timing model", "loop 123457", "cycles", LOOP_CYCLES(N2) },
+	{ __LINE__, "calls: call, ret, mov, and, lea, jmp*, dec, jnz per iteration", "calls 1000", "instructions",
+	  8 * N1 + 6 },
+	{ __LINE__, "calls: call, ret, jmp*, jnz", "calls 1000", "branches", 4 * N1 },
+	{ __LINE__, "calls: the jmp* alternates (BTB of the last target: each misses), the returns hit "
+	  "the return stack, the even jnz misses its first, the odd one its first and last",
+	  "calls 1000", "branch_misses", N1 + 3 },
+	{ __LINE__, "deep: 4 + 4(D-1) + 3 per round, lea, mov", "deep 40 100", "instructions", 163 * 100 + 7 },
+	{ __LINE__, "deep: jz, call, ret per level, jnz", "deep 40 100", "branches", 121 * 100 },
+	{ __LINE__, "deep 10: the 16-entry return stack holds every level; per round the jz "
+	  "taken misses; the call* misses once, the loop's jnz twice", "deep 10 100", "branch_misses", 100 + 3 },
+	{ __LINE__, "deep 16: still within the return stack", "deep 16 50", "branch_misses", 50 + 3 },
+	{ __LINE__, "deep 17: the round's outer return address is overwritten: one more per round",
+	  "deep 17 50", "branch_misses", 2 * 50 + 3 },
+	{ __LINE__, "deep 40: likewise", "deep 40 100", "branch_misses", 2 * 100 + 3 },
 	{ __LINE__, "INST_RETIRED.ANY: load, store, dec, jnz", "memloop 1000", "instructions", 4 * N1 + 6 },
 	{ __LINE__, "MEM_INST_RETIRED.ALL_LOADS (raw 0x81d0)", "memloop 1000", "loads", N1 },
 	{ __LINE__, "MEM_INST_RETIRED.ALL_STORES (raw 0x82d0)", "memloop 1000", "stores", N1 },
@@ -225,20 +239,52 @@ static void test_arith(void **state)
  * its start, its syscalls and a few calls and returns, not per block
  * (pmusim exec -v prints the slow-path calls).
  */
-static void test_inline_used(void **state)
+/* The slow-path calls `pmusim exec -v` reports for args; *o the output. */
+static unsigned long long slow_calls(const char *args, char **o)
 {
-	char *o = guest_opts("-v", "counting", "loop 123457");
-	const char *p = strstr(o, "blocks translated, ");
+	const char *p;
 	unsigned long long slow;
 
-	(void)state;
+	*o = guest_opts("-v", "counting", args);
+	p = strstr(*o, "blocks translated, ");
 	if (!p || sscanf(p, "blocks translated, %llu slow-path calls", &slow) != 1)
-		fail_msg("no inline counting note in:\n%s", o);
+		fail_msg("no inline counting note in:\n%s", *o);
+	return slow;
+}
+
+/*
+ * Blocks count inline: a 123457-iteration loop, and 100000 iterations of
+ * calls, returns and indirect jumps (their predictors work inline), take
+ * the slow path a bounded number of times; and the call-heavy regions
+ * give the same counts, cycles included (which no row checks), with a call
+ * per block.
+ */
+static void test_inline_used(void **state)
+{
+	static const char *const same[] = { "calls 1000", "deep 40 100", "deep 17 50" };
+	char *o;
+	unsigned long long slow = slow_calls("loop 123457", &o);
+
+	(void)state;
 	assert_int_equal(val(o, "instructions"), LOOP_INSNS(N2));
 	if (slow > 2000)
 		fail_msg("%llu slow-path calls for a 123457-iteration loop: blocks do not count inline",
 			 slow);
 	free(o);
+	slow = slow_calls("calls 100000", &o);
+	assert_int_equal(val(o, "branch_misses"), 100000 + 3);
+	if (slow > 2000)
+		fail_msg("%llu slow-path calls for 100000 calls, returns and indirect jumps", slow);
+	free(o);
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		char *a = guest_opts("", "counting", same[i]);
+		char *b = guest_opts("--no-inline-count", "counting", same[i]);
+
+		if (strcmp(a, b))
+			fail_msg("%s: inline\n%s\ndiffers from a call per block\n%s", same[i], a, b);
+		free(a);
+		free(b);
+	}
 }
 
 /* ---- the perf_event_open(2) example against the single-step oracle ------ */

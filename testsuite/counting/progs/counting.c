@@ -9,6 +9,9 @@
  * Modes:
  *   loop N        instructions, branches, taken... of a dec/jnz loop
  *   memloop N     a loop with one load and one store per iteration
+ *   calls N       a loop of a call, a return and an indirect jump to one
+ *                 of two targets, by the parity of the counter
+ *   deep D R      R recursions D calls deep, entered by an indirect call
  *   rep N         REP MOVSB of N bytes and REP STOSQ of N qwords
  *   kernel M      exclude_user count of M getppid syscalls
  *   pmi P N       kernel-mode counts and task-clock of a loop of N sampled
@@ -85,6 +88,51 @@ static void memloop_region(int fd, unsigned long n, long *buf)
 		     : "+r"(r12), "+r"(r13) : "r"(n) : REGION_CLOBBERS);
 }
 
+/*
+ * calls_region(fd, n): after ENABLE, mov n,rcx; then per iteration
+ *   call calls_ret (ret); mov ecx,eax; and $1,eax; lea calls_tab,rdx;
+ *   jmp *(rdx,rax,8) to calls_even or calls_odd: dec rcx; jnz
+ * (8 instructions, 4 branches), then DISABLE. The jnz not taken is
+ * calls_odd's at rcx = 1.
+ */
+void calls_region(long fd, unsigned long n);
+asm(".text\n"
+    ".globl calls_region\n.type calls_region,@function\n"
+    "calls_region:\n\t"
+    "push %r12\n\tmov %rdi, %r12\n\tmov %rsi, %r8\n\t"
+    "mov $16, %eax\n\tmov %r12d, %edi\n\tmov $0x2400, %esi\n\txor %edx, %edx\n\tsyscall\n\t"
+    "mov %r8, %rcx\n"
+    "1:\tcall calls_ret\n\t"
+    "mov %ecx, %eax\n\tand $1, %eax\n\tlea calls_tab(%rip), %rdx\n\tjmp *(%rdx,%rax,8)\n"
+    "calls_even:\n\tdec %rcx\n\tjnz 1b\n\tud2\n"
+    "calls_odd:\n\tdec %rcx\n\tjnz 1b\n\t"
+    "mov $16, %eax\n\tmov %r12d, %edi\n\tmov $0x2401, %esi\n\txor %edx, %edx\n\tsyscall\n\t"
+    "pop %r12\n\tret\n"
+    "calls_ret:\n\tret\n"
+    ".size calls_region, .-calls_region\n"
+    ".section .data.rel.ro,\"aw\"\n.balign 8\n"
+    "calls_tab:\n\t.quad calls_even, calls_odd\n"
+    ".text\n");
+
+/*
+ * deep_region(fd, d, r): after ENABLE, lea deep_rec,r9; mov r,rcx; then
+ * per round mov d,edi; call *r9; dec rcx; jnz, where deep_rec is
+ *   dec rdi; jz 1f; call deep_rec; 1: ret
+ * (a round: 4 + 4(d-1) + 3 instructions, 3d + 1 branches), then DISABLE.
+ */
+void deep_region(long fd, unsigned long d, unsigned long r);
+asm(".text\n"
+    ".globl deep_region\n.type deep_region,@function\n"
+    "deep_region:\n\t"
+    "push %r12\n\tpush %r13\n\tmov %rdi, %r12\n\tmov %rsi, %r13\n\tmov %rdx, %r8\n\t"
+    "mov $16, %eax\n\tmov %r12d, %edi\n\tmov $0x2400, %esi\n\txor %edx, %edx\n\tsyscall\n\t"
+    "lea deep_rec(%rip), %r9\n\tmov %r8, %rcx\n"
+    "1:\tmov %r13d, %edi\n\tcall *%r9\n\tdec %rcx\n\tjnz 1b\n\t"
+    "mov $16, %eax\n\tmov %r12d, %edi\n\tmov $0x2401, %esi\n\txor %edx, %edx\n\tsyscall\n\t"
+    "pop %r13\n\tpop %r12\n\tret\n"
+    "deep_rec:\n\tdec %rdi\n\tjz 2f\n\tcall deep_rec\n2:\tret\n"
+    ".size deep_region, .-deep_region\n");
+
 /* lea src,rsi; lea dst,rdi; mov n,rcx; rep movsb; lea dst,rdi; mov n,rcx;
  * rep stosq: 7 instructions whatever n */
 static void rep_region(int fd, unsigned long n, char *src, char *dst)
@@ -119,16 +167,46 @@ static unsigned long long rd(int fd)
 	return v[0];
 }
 
+/* instructions (leader), branches, branch-misses and cycles of user mode */
+static void branch_group_open(int f[4])
+{
+	f[0] = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 1, 0, 0);
+	f[1] = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, f[0], 1, 0, 0);
+	f[2] = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, f[0], 1, 0, 0);
+	f[3] = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, f[0], 1, 0, 0);
+}
+
+static void branch_group_print(const int f[4])
+{
+	printf("instructions=%llu\nbranches=%llu\nbranch_misses=%llu\ncycles=%llu\n",
+	       rd(f[0]), rd(f[1]), rd(f[2]), rd(f[3]));
+}
+
 static void mode_loop(unsigned long n)
 {
-	int fi = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 1, 0, 0);
-	int fb = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, fi, 1, 0, 0);
-	int fm = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, fi, 1, 0, 0);
-	int fc = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, fi, 1, 0, 0);
+	int f[4];
 
-	loop_region(fi, n);
-	printf("instructions=%llu\nbranches=%llu\nbranch_misses=%llu\ncycles=%llu\n",
-	       rd(fi), rd(fb), rd(fm), rd(fc));
+	branch_group_open(f);
+	loop_region(f[0], n);
+	branch_group_print(f);
+}
+
+static void mode_calls(unsigned long n)
+{
+	int f[4];
+
+	branch_group_open(f);
+	calls_region(f[0], n);
+	branch_group_print(f);
+}
+
+static void mode_deep(unsigned long d, unsigned long r)
+{
+	int f[4];
+
+	branch_group_open(f);
+	deep_region(f[0], d, r);
+	branch_group_print(f);
 }
 
 static void mode_memloop(unsigned long n)
@@ -918,6 +996,10 @@ int main(int argc, char **argv)
 		mode_loop(a1);
 	else if (!strcmp(argv[1], "memloop"))
 		mode_memloop(a1);
+	else if (!strcmp(argv[1], "calls"))
+		mode_calls(a1);
+	else if (!strcmp(argv[1], "deep"))
+		mode_deep(a1, a2);
 	else if (!strcmp(argv[1], "rep"))
 		mode_rep(a1);
 	else if (!strcmp(argv[1], "kernel"))
