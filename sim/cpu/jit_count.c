@@ -590,7 +590,6 @@ static void emit_dyn_exit(struct jit_count *j, struct tcg_emit *e)
  * top = (top + 8) mod (PMU_RAS_DEPTH * 8). */
 static void emit_ras_push(struct jit_count *j, struct tcg_emit *e, uint64_t ret)
 {
-	struct tcg_label *done = tcg_e_label(e);
 	tcg_val T = tcg_e_const(e, (uintptr_t)j->pred.ras_top), R = tcg_e_const(e, (uintptr_t)j->pred.ras);
 	tcg_val v = tcg_e_const(e, ret), o = tcg_e_temp(e);
 
@@ -598,43 +597,24 @@ static void emit_ras_push(struct jit_count *j, struct tcg_emit *e, uint64_t ret)
 	tcg_e_add(e, R, R, o);
 	tcg_e_st64(e, v, R, 0);
 	tcg_e_addi(e, o, o, 8);
+	tcg_e_andi(e, o, o, PMU_RAS_DEPTH * 8 - 1);
 	tcg_e_st64(e, o, T, 0);
-	tcg_e_br_if_ne(e, o, PMU_RAS_DEPTH * 8, done);
 	tcg_e_free(e, o);
 	tcg_e_free(e, v);
 	tcg_e_free(e, R);
 	tcg_e_free(e, T);
-	T = tcg_e_const(e, (uintptr_t)j->pred.ras_top);      /* wrap to 0 */
-	v = tcg_e_const(e, 0);
-	tcg_e_st64(e, v, T, 0);
-	tcg_e_free(e, v);
-	tcg_e_free(e, T);
-	tcg_e_set_label(e, done);
 }
 
 /* A return's pop, as resolve_prev's: top = (top - 8) mod (PMU_RAS_DEPTH *
  * 8); expect = ras[top / 8]. */
 static void emit_ras_pop(struct jit_count *j, struct tcg_emit *e)
 {
-	struct tcg_label *go = tcg_e_label(e);
-	tcg_val T = tcg_e_const(e, (uintptr_t)j->pred.ras_top), o = tcg_e_temp(e), R, S;
+	tcg_val T = tcg_e_const(e, (uintptr_t)j->pred.ras_top), R = tcg_e_const(e, (uintptr_t)j->pred.ras);
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), o = tcg_e_temp(e);
 
 	tcg_e_ld64(e, o, T, 0);
-	tcg_e_br_if_ne(e, o, 0, go);
-	tcg_e_free(e, o);
-	tcg_e_free(e, T);
-	T = tcg_e_const(e, (uintptr_t)j->pred.ras_top);      /* wrap from 0 */
-	o = tcg_e_const(e, PMU_RAS_DEPTH * 8);
-	tcg_e_st64(e, o, T, 0);
-	tcg_e_free(e, o);
-	tcg_e_free(e, T);
-	tcg_e_set_label(e, go);
-	T = tcg_e_const(e, (uintptr_t)j->pred.ras_top);
-	R = tcg_e_const(e, (uintptr_t)j->pred.ras);
-	S = tcg_e_const(e, (uintptr_t)j);
-	o = tcg_e_temp(e);
-	tcg_e_ld64(e, o, T, 0);
 	tcg_e_addi(e, o, o, -8);
+	tcg_e_andi(e, o, o, PMU_RAS_DEPTH * 8 - 1);
 	tcg_e_st64(e, o, T, 0);
 	tcg_e_add(e, R, R, o);
 	tcg_e_ld64(e, o, R, 0);

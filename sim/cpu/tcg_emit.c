@@ -32,6 +32,7 @@ tcg_val tcg_const_i32_x86_64(struct tcg_emit *s, int32_t v);
 void tcg_gen_op1_x86_64(struct tcg_emit *s, int opc, tcg_arg a1);
 void tcg_gen_op3_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
 void tcg_gen_addi_i64_x86_64(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
+void tcg_gen_andi_i64_x86_64(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
 void tcg_gen_brcondi_i64_x86_64(struct tcg_emit *s, int cond, tcg_val a, int64_t imm,
 				struct tcg_label *l);
 struct tcg_label *gen_new_label_x86_64(struct tcg_emit *s);
@@ -235,6 +236,11 @@ void tcg_e_addi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
 	tcg_gen_addi_i64_x86_64(e, dst, a, imm);
 }
 
+void tcg_e_andi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
+{
+	tcg_gen_andi_i64_x86_64(e, dst, a, imm);
+}
+
 struct tcg_label *tcg_e_label(struct tcg_emit *e)
 {
 	return gen_new_label_x86_64(e);
@@ -297,7 +303,8 @@ void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint3
 
 /*
  * A scratch engine runs "mov ecx, 10; L: dec ecx; jnz L" with a block hook
- * and an observer that emits, at each block start, a counter increment and
+ * and an observer that emits, at each block start, a counter increment
+ * (and the count's low two bits, by an AND, into another word) and
  * a branch, when a flag is negative, to a call of the hook placed after the
  * block's end (that branches back), and at each direct exit an
  * increment of that exit's counter. The loop runs 10 blocks: 9 leave by
@@ -307,7 +314,7 @@ void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint3
  * after 4 taken exits, and the next run starts it again.
  */
 struct probe {
-	uint64_t starts, exits[2], flag, calls_marked, calls_other, done, abort;
+	uint64_t starts, starts_mod4, exits[2], flag, calls_marked, calls_other, done, abort;
 	void *uc, *hook;
 	struct tcg_label *slow, *back;
 };
@@ -324,6 +331,8 @@ static void probe_block_start(void *opaque, struct tcg_emit *e, void *uc, void *
 	tcg_e_ld64(e, t, base, offsetof(struct probe, starts));
 	tcg_e_addi(e, t, t, 1);
 	tcg_e_st64(e, t, base, offsetof(struct probe, starts));
+	tcg_e_andi(e, t, t, 3);
+	tcg_e_st64(e, t, base, offsetof(struct probe, starts_mod4));
 	tcg_e_ld64(e, t, base, offsetof(struct probe, flag));
 	tcg_e_br_if_neg(e, t, p->slow);
 	tcg_e_set_label(e, p->back);
@@ -431,7 +440,7 @@ static void run_probe(void)
 	if (probe_reason)
 		goto out;
 	/* the block left before it ran starts again: 11 starts and calls */
-	if (p.starts != 11 || p.exits[1] != 9 || p.exits[0] != 1 || p.calls_marked != 11 ||
+	if (p.starts != 11 || p.starts_mod4 != (11 & 3) || p.exits[1] != 9 || p.exits[0] != 1 || p.calls_marked != 11 ||
 	    p.calls_other || !p.done)
 		probe_reason = "code emitted into a block did not run as expected";
 	else

@@ -9,8 +9,8 @@
  * (tcg_gen_goto_tb, tcg_gen_lookup_and_goto_ptr, tcg_gen_exit_tb with no
  * block) and where it is finished (tcg_gen_code), tracks the guest address
  * of the instruction being translated (INDEX_op_insn_start), and gives an
- * observer a minimal TCG op emitter: 64-bit loads, stores, adds and
- * subtracts on host addresses, labels, a conditional branch, and a call
+ * observer a minimal TCG op emitter: 64-bit loads, stores, adds,
+ * subtracts and ANDs on host addresses, labels, a conditional branch, and a call
  * into the block hook's callback. It is what QEMU's TCG plugins call
  * "inline operations"; Unicorn 2.0.1 has no plugin API.
  *
@@ -76,6 +76,7 @@ void tcg_e_st8(struct tcg_emit *e, tcg_val v, tcg_val base, intptr_t off);
 void tcg_e_add(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b);
 void tcg_e_sub(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b);
 void tcg_e_addi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm);
+void tcg_e_andi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm);
 struct tcg_label *tcg_e_label(struct tcg_emit *e);
 void tcg_e_set_label(struct tcg_emit *e, struct tcg_label *l);
 /* if ((int64_t)v >= 0) goto l. Temps die at a branch (TCG basic blocks). */
