@@ -67,6 +67,7 @@ struct jit_count {
 	uint64_t *miss_store;        /* a mispredict stores it here (BTB entry) */
 	int64_t miss_delta;          /* and takes this from w[0] */
 	uint64_t scratch;            /* a return's miss_store */
+	uint64_t rep_pc;             /* a REP that looped back (with dyn's bias) */
 
 	/* --- C only --- */
 	int64_t head0;               /* head when nothing ran inline since the sync */
@@ -308,6 +309,7 @@ const struct jit_slot *jit_count_enter(struct jit_count *j, const struct jit_slo
 
 	atomic_fetch_add_explicit(&n_slow, 1, memory_order_relaxed);
 	j->abort = 0;
+	j->rep_pc = 0;       /* prev is what says whether a REP continues now */
 	j->w[0] += s->k[0];
 	j->w[1] -= s->k[1];
 	j->w[2] -= s->k[2];
@@ -453,6 +455,43 @@ static void emit_w0_addi(struct jit_count *j, struct tcg_emit *e, int64_t imm,
 }
 
 /*
+ * A block at pc that starts with a REP instruction (its slot forces the
+ * slow path): if that REP looped back to it (rep_pc), this is its next
+ * iteration, which pmu_on_block counts as BD_CYC_REP cycles and nothing
+ * else (it retired with its first): take back the slot's force and dyn's
+ * bias, count those cycles and run the block, or with the head used up
+ * leave it all to the slow path (dyn still says the REP continues).
+ */
+static void emit_rep_continue(struct jit_count *j, struct tcg_emit *e, uint64_t pc,
+			      struct tcg_label *call)
+{
+	struct tcg_label *other = tcg_e_label(e);
+	const int64_t undo = (JIT_FORCE + JIT_BIAS - BD_CYC_REP) << HEAD_SHIFT;
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e);
+
+	tcg_e_ld64(e, t, S, OFF(rep_pc));
+	tcg_e_br_if_ne(e, t, (int64_t)pc, other);
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_const(e, 0);
+	tcg_e_st64(e, t, S, OFF(rep_pc));
+	tcg_e_ld64(e, t, S, OFF(w));
+	tcg_e_addi(e, t, t, undo);
+	tcg_e_br_if_neg(e, t, call);
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_const(e, 0);
+	tcg_e_st64(e, t, S, OFF(dyn));
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+	emit_w0_addi(j, e, undo, j->cur_back);
+	tcg_e_br(e, j->cur_back);      /* not reached: the head is not negative */
+	tcg_e_set_label(e, other);
+}
+
+/*
  * The slow path of the block at pc being finished, after its end. First
  * the check a return or an indirect branch left to it (emit_predicted_exit),
  * as resolve_prev() does it: a mispredict when pc is not the predicted
@@ -460,12 +499,14 @@ static void emit_w0_addi(struct jit_count *j, struct tcg_emit *e, int64_t imm,
  * miss_delta. dyn's bias goes back; the call follows only if the head is
  * still negative (a limit, or the force of a slot).
  */
-static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc)
+static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc, bool rep_start)
 {
 	struct tcg_label *call = tcg_e_label(e), *miss = tcg_e_label(e), *hit = tcg_e_label(e);
 	tcg_val S, t, x;
 
 	tcg_e_set_label(e, j->cur_slow);
+	if (rep_start)
+		emit_rep_continue(j, e, pc, call);
 	S = tcg_e_const(e, (uintptr_t)j);
 	t = tcg_e_temp(e);
 	tcg_e_ld64(e, t, S, OFF(dyn_check));
@@ -696,8 +737,14 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 		return;
 	cls = bd_class_at(j->bc, insn_pc, &len);
 	if (cls & BD_REP) {
-		if (kind == TCG_EXIT_DYNAMIC || idx == 0)
+		if (kind == TCG_EXIT_DYNAMIC || idx == 0) {
+			tcg_val S = tcg_e_const(e, (uintptr_t)j), P = tcg_e_const(e, insn_pc);
+
+			tcg_e_st64(e, P, S, OFF(rep_pc));
+			tcg_e_free(e, P);
+			tcg_e_free(e, S);
 			emit_dyn_exit(j, e);
+		}
 		return;
 	}
 	if (!(cls & BD_BRANCH))
@@ -741,13 +788,13 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 
 	if (!s)
 		return;
-	emit_slow_call(j, e, pc);
+	b = bd_get(j->bc, pc, size);
+	emit_slow_call(j, e, pc, b && b->n && (b->ins[0].cls & BD_REP));
 	for (unsigned i = 0; i < j->cur_njcc; i++)
 		emit_jcc_update(j, e, &j->cur_jcc[i]);
 	j->cur = NULL;
 	s->pc = pc;
 	s->size = size;
-	b = bd_get(j->bc, pc, size);
 	if (!b || !b->n || (b->ins[0].cls & BD_REP) || has_rdpmc(b)) {
 		s->k[0] = JIT_FORCE << HEAD_SHIFT;
 	} else {

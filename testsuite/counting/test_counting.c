@@ -255,13 +255,14 @@ static unsigned long long slow_calls(const char *args, char **o)
 /*
  * Blocks count inline: a 123457-iteration loop, and 100000 iterations of
  * calls, returns and indirect jumps (their predictors work inline), take
- * the slow path a bounded number of times; and the call-heavy regions
- * give the same counts, cycles included (which no row checks), with a call
- * per block.
+ * the slow path a bounded number of times; and the call-heavy and REP
+ * regions (a REP's iterations after the first are inline too) give the
+ * same counts, cycles included (which no row checks), with a call per
+ * block.
  */
 static void test_inline_used(void **state)
 {
-	static const char *const same[] = { "calls 1000", "deep 40 100", "deep 17 50" };
+	static const char *const same[] = { "calls 1000", "deep 40 100", "deep 17 50", "rep 4096" };
 	char *o;
 	unsigned long long slow = slow_calls("loop 123457", &o);
 
@@ -275,6 +276,10 @@ static void test_inline_used(void **state)
 	assert_int_equal(val(o, "branch_misses"), 100000 + 3);
 	if (slow > 2000)
 		fail_msg("%llu slow-path calls for 100000 calls, returns and indirect jumps", slow);
+	free(o);
+	slow = slow_calls("rep 100000", &o);
+	if (slow > 2000)
+		fail_msg("%llu slow-path calls for 200000 REP iterations", slow);
 	free(o);
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
 		char *a = guest_opts("", "counting", same[i]);

@@ -224,10 +224,11 @@ static void mode_memloop(unsigned long n)
 static void mode_rep(unsigned long n)
 {
 	char *src = calloc(n * 8, 1), *dst = calloc(n * 8, 1);
-	int fi = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, 1, 0, 0);
+	int f[4];
 
-	rep_region(fi, n, src, dst);
-	printf("instructions=%llu\n", rd(fi));
+	branch_group_open(f);
+	rep_region(f[0], n, src, dst);
+	branch_group_print(f);
 }
 
 static void mode_kernel(unsigned long m)
