@@ -85,6 +85,8 @@ struct jit_count {
 		uint64_t pc;
 	} cur_jcc[2];
 	unsigned cur_njcc;
+	uint64_t cur_exit_pc;        /* the instruction of the last exit seen, */
+	unsigned cur_exit_n;         /* and how many it has had */
 	struct jit_predictors pred;
 	struct bd_cache *bc;
 	void *user;
@@ -415,6 +417,7 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	j->cur_slow = tcg_e_label(e);
 	j->cur_back = tcg_e_label(e);
 	j->cur_njcc = 0;
+	j->cur_exit_pc = UINT64_MAX;
 	S = tcg_e_const(e, (uintptr_t)j);
 	B = tcg_e_const(e, (uintptr_t)s);
 	t = tcg_e_temp(e);
@@ -718,7 +721,10 @@ static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t
 
 /*
  * The exits (the instruction being translated is the block's last):
- *  - a Jcc's two chained exits resolve it inline;
+ *  - a Jcc's two exits resolve it inline: gen_jcc emits the fall-through
+ *    exit, then the taken one, each a goto_tb (0, 1) or, to another page,
+ *    a lookup_and_goto_ptr; without jmp_opt (TF, an interrupt shadow) it
+ *    has one exit_tb(NULL) for both, like LOOP/JrCXZ;
  *  - a direct JMP needs nothing (its taken count is static), even when it
  *    leaves by a computed jump (another page);
  *  - calls, returns and indirect branches: emit_predicted_exit;
@@ -730,14 +736,16 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 			  unsigned idx, uint64_t insn_pc)
 {
 	struct jit_count *j = opaque;
-	unsigned len;
+	unsigned len, nth = j->cur_exit_pc == insn_pc ? j->cur_exit_n : 0;
 	uint8_t cls;
 
 	if (!j->cur)
 		return;
+	j->cur_exit_pc = insn_pc;
+	j->cur_exit_n = nth + 1;
 	cls = bd_class_at(j->bc, insn_pc, &len);
 	if (cls & BD_REP) {
-		if (kind == TCG_EXIT_DYNAMIC || idx == 0) {
+		if (kind != TCG_EXIT_DIRECT || idx == 0) {
 			tcg_val S = tcg_e_const(e, (uintptr_t)j), P = tcg_e_const(e, insn_pc);
 
 			tcg_e_st64(e, P, S, OFF(rep_pc));
@@ -752,6 +760,8 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 	if (cls & BD_COND) {
 		if (kind == TCG_EXIT_DIRECT && idx <= 1)
 			emit_jcc_exit(j, e, idx, insn_pc);
+		else if (kind == TCG_EXIT_LOOKUP && nth <= 1)
+			emit_jcc_exit(j, e, nth, insn_pc);
 		else
 			emit_dyn_exit(j, e);
 		return;

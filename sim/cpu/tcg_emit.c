@@ -154,7 +154,7 @@ void tcg_gen_lookup_and_goto_ptr_x86_64(struct tcg_emit *s);
 void tcg_gen_lookup_and_goto_ptr_x86_64(struct tcg_emit *s)
 {
 	if (tl.o && tl.in_insn)
-		tl.o->block_exit(tl.opaque, s, TCG_EXIT_DYNAMIC, 0, tl.insn_pc);
+		tl.o->block_exit(tl.opaque, s, TCG_EXIT_LOOKUP, 0, tl.insn_pc);
 	REAL(real_goto_ptr)(s);
 }
 

@@ -34,7 +34,9 @@ struct tcg_label;
 
 enum tcg_exit_kind {
 	TCG_EXIT_DIRECT,   /* goto_tb(idx): a chained jump to a known address */
-	TCG_EXIT_DYNAMIC,  /* lookup_and_goto_ptr or exit_tb(NULL): computed target */
+	TCG_EXIT_LOOKUP,   /* lookup_and_goto_ptr: a computed target, or a known
+			    * one on another page (gen_goto_tb's other way) */
+	TCG_EXIT_DYNAMIC,  /* exit_tb(NULL): gen_eob, the target in env->eip */
 };
 
 struct tcg_observer {

@@ -100,6 +100,11 @@ static const struct arith_row arith_rows[] = {
 	{ __LINE__, "deep 17: the round's outer return address is overwritten: one more per round",
 	  "deep 17 50", "branch_misses", 2 * 50 + 3 },
 	{ __LINE__, "deep 40: likewise", "deep 40 100", "branch_misses", 2 * 100 + 3 },
+	{ __LINE__, "farjcc: dec, jmp, nop, jnz; mov and the jmp into the loop", "farjcc 1000", "instructions",
+	  4 * N1 + 7 },
+	{ __LINE__, "farjcc: jmp, jnz; the jmp into the loop", "farjcc 1000", "branches", 2 * N1 + 1 },
+	{ __LINE__, "farjcc: a jnz to another page is predicted as any: its first and last miss",
+	  "farjcc 1000", "branch_misses", 2 },
 	{ __LINE__, "INST_RETIRED.ANY: load, store, dec, jnz", "memloop 1000", "instructions", 4 * N1 + 6 },
 	{ __LINE__, "MEM_INST_RETIRED.ALL_LOADS (raw 0x81d0)", "memloop 1000", "loads", N1 },
 	{ __LINE__, "MEM_INST_RETIRED.ALL_STORES (raw 0x82d0)", "memloop 1000", "stores", N1 },
@@ -262,7 +267,8 @@ static unsigned long long slow_calls(const char *args, char **o)
  */
 static void test_inline_used(void **state)
 {
-	static const char *const same[] = { "calls 1000", "deep 40 100", "deep 17 50", "rep 4096" };
+	static const char *const same[] = { "calls 1000", "deep 40 100", "deep 17 50", "rep 4096",
+					    "farjcc 1000" };
 	char *o;
 	unsigned long long slow = slow_calls("loop 123457", &o);
 
@@ -276,6 +282,10 @@ static void test_inline_used(void **state)
 	assert_int_equal(val(o, "branch_misses"), 100000 + 3);
 	if (slow > 2000)
 		fail_msg("%llu slow-path calls for 100000 calls, returns and indirect jumps", slow);
+	free(o);
+	slow = slow_calls("farjcc 100000", &o);
+	if (slow > 2000)
+		fail_msg("%llu slow-path calls for 100000 jumps to another page", slow);
 	free(o);
 	slow = slow_calls("rep 100000", &o);
 	if (slow > 2000)

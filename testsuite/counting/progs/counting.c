@@ -12,6 +12,7 @@
  *   calls N       a loop of a call, a return and an indirect jump to one
  *                 of two targets, by the parity of the counter
  *   deep D R      R recursions D calls deep, entered by an indirect call
+ *   farjcc N      a loop whose jnz jumps back to another page
  *   rep N         REP MOVSB of N bytes and REP STOSQ of N qwords
  *   kernel M      exclude_user count of M getppid syscalls
  *   pmi P N       kernel-mode counts and task-clock of a loop of N sampled
@@ -133,6 +134,27 @@ asm(".text\n"
     "deep_rec:\n\tdec %rdi\n\tjz 2f\n\tcall deep_rec\n2:\tret\n"
     ".size deep_region, .-deep_region\n");
 
+/*
+ * farjcc_region(fd, n): after ENABLE, mov n,rcx; then per iteration
+ *   1: dec rcx; jmp 2f (to the next page)  2: nop; jnz 1b (back a page)
+ * (4 instructions, 2 branches): both of the block's jumps leave for
+ * another page, where the translator cannot chain (lookup_and_goto_ptr).
+ */
+void farjcc_region(long fd, unsigned long n);
+asm(".text\n"
+    ".globl farjcc_region\n.type farjcc_region,@function\n"
+    "farjcc_region:\n\t"
+    "push %r12\n\tmov %rdi, %r12\n\tmov %rsi, %r8\n\t"
+    "mov $16, %eax\n\tmov %r12d, %edi\n\tmov $0x2400, %esi\n\txor %edx, %edx\n\tsyscall\n\t"
+    "mov %r8, %rcx\n\tjmp 1f\n"
+    ".balign 4096\n"
+    "1:\tdec %rcx\n\tjmp 2f\n"
+    ".balign 4096\n"
+    "2:\tnop\n\tjnz 1b\n\t"
+    "mov $16, %eax\n\tmov %r12d, %edi\n\tmov $0x2401, %esi\n\txor %edx, %edx\n\tsyscall\n\t"
+    "pop %r12\n\tret\n"
+    ".size farjcc_region, .-farjcc_region\n");
+
 /* lea src,rsi; lea dst,rdi; mov n,rcx; rep movsb; lea dst,rdi; mov n,rcx;
  * rep stosq: 7 instructions whatever n */
 static void rep_region(int fd, unsigned long n, char *src, char *dst)
@@ -206,6 +228,15 @@ static void mode_deep(unsigned long d, unsigned long r)
 
 	branch_group_open(f);
 	deep_region(f[0], d, r);
+	branch_group_print(f);
+}
+
+static void mode_farjcc(unsigned long n)
+{
+	int f[4];
+
+	branch_group_open(f);
+	farjcc_region(f[0], n);
 	branch_group_print(f);
 }
 
@@ -1001,6 +1032,8 @@ int main(int argc, char **argv)
 		mode_calls(a1);
 	else if (!strcmp(argv[1], "deep"))
 		mode_deep(a1, a2);
+	else if (!strcmp(argv[1], "farjcc"))
+		mode_farjcc(a1);
 	else if (!strcmp(argv[1], "rep"))
 		mode_rep(a1);
 	else if (!strcmp(argv[1], "kernel"))
