@@ -149,6 +149,7 @@ long process_fork(struct guest_thread *t, uint64_t flags, uint64_t newsp,
 		    guest_mm_access_ok(&p->mm, ctid, 4, PROT_WRITE))
 			*(int *)(uintptr_t)ctid = t->tid;
 		t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
+		t->robust_list = 0;             /* copy_process() */
 		if (flags & CLONE_SETTLS) {
 			t->fs_base = tls;
 			vcpu_set_fs(t->cpu, tls);
@@ -453,6 +454,9 @@ static long do_execve(struct guest_thread *t, const char *path, uint64_t uargv,
 
 	fflush(NULL);
 	signal_before_exec(t);
+	/* exec_mm_release() of this thread, and de_thread()'s kills of the
+	 * others (a failed execve after the checks above is not undone) */
+	futex_exit_robust_lists(t->proc, t);
 	execve("/proc/self/exe", nargv, envp);
 	ret = -errno;
 	signal_exec_failed(t);
@@ -529,7 +533,7 @@ long sys_waitid(struct guest_thread *t, const uint64_t a[6])
 
 __attribute__((noreturn)) void process_exit_group(struct guest_thread *t, int code)
 {
-	(void)t;
+	futex_exit_robust_lists(t->proc, t);   /* each thread's exit_mm_release() */
 	fflush(NULL);
 	/* do_group_exit(): every thread ends, the status is code & 0xff */
 	syscall(SYS_exit_group, code & 0xff);

@@ -26,6 +26,7 @@
 #include <unicorn/unicorn.h>
 #include "sim/cpu/safe_stop.h"
 #include "sim/cpu/vcpu.h"
+#include "sim/linux/futex.h"
 #include "sim/linux/guest.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/signal_frame.h"
@@ -334,6 +335,40 @@ int signal_helper_tid(void)
 	return wd_started ? __atomic_load_n(&wd_tid, __ATOMIC_ACQUIRE) : 0;
 }
 
+static struct guest_process *sig_proc;   /* for sig_fatal_default */
+
+/* Asynchronous signals whose default action ends the process (the
+ * synchronous faults go through guest_signal_fault; glibc keeps 32, 33). */
+static bool default_kills_async(int sig)
+{
+	switch (sig) {
+	case SIGHUP: case SIGINT: case SIGQUIT: case SIGABRT: case SIGUSR1: case SIGUSR2:
+	case SIGPIPE: case SIGALRM: case SIGTERM: case SIGSTKFLT: case SIGXCPU: case SIGXFSZ:
+	case SIGVTALRM: case SIGPROF: case SIGIO: case SIGPWR:
+		return true;
+	default:
+		return sig >= 34;
+	}
+}
+
+/*
+ * Such a signal while the guest leaves it at SIG_DFL: the guest threads'
+ * robust lists first (each thread's exit_mm_release(), which pmusim keeps
+ * in futex.c), then the default action itself, done to pmusim.
+ */
+static void sig_fatal_default(int sig)
+{
+	struct host_ksa dfl = { .handler = SIG_DFL, .flags = K_SA_RESTORER,
+				.restorer = pmusim_sig_restorer };
+	uint64_t m = SIGBIT(sig);
+
+	if (sig_proc)
+		futex_exit_robust_lists(sig_proc, NULL);
+	host_sigaction(sig, &dfl, NULL);
+	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, NULL, 8);
+	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+}
+
 /* Makes the host disposition of sig follow the guest's (caller holds sig_lock). */
 static void mirror_host_action(int sig)
 {
@@ -342,7 +377,10 @@ static void mirror_host_action(int sig)
 
 	if (sig == SIGKILL || sig == SIGSTOP)
 		return;
-	if (ga->handler == K_SIG_DFL) {
+	if (ga->handler == K_SIG_DFL && default_kills_async(sig)) {
+		h.handler = (void *)sig_fatal_default;
+		h.mask = ~0ull;
+	} else if (ga->handler == K_SIG_DFL) {
 		h.handler = SIG_DFL;
 	} else if (ga->handler == K_SIG_IGN) {
 		h.handler = SIG_IGN;
@@ -375,6 +413,7 @@ int signal_process_init(struct guest_process *p)
 	pthread_mutex_unlock(&sig_lock);
 	if (p)
 		p->sig_private = sig_act;
+	sig_proc = p;
 	watchdog_start(p);
 	return 0;
 }
@@ -488,6 +527,9 @@ __attribute__((noreturn)) void signal_die(int sig)
 				.restorer = pmusim_sig_restorer };
 	uint64_t m = SIGBIT(sig);
 
+	/* each thread's exit_mm_release() */
+	if (sig_cur)
+		futex_exit_robust_lists(sig_cur->proc, sig_cur);
 	fflush(NULL);
 	/* do_group_exit(sig): the default action, done to pmusim itself */
 	host_sigaction(sig, &dfl, NULL);

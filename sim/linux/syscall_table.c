@@ -117,7 +117,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 
 	/* ---- threads and futexes (thread*.c, futex*.c) ---- */
 	OWN(exit), ROW(clone, sys_perf_clone), OWN(clone3), OWN(gettid), OWN(futex),
-	OWN(set_tid_address), PASS(set_robust_list), PASS(get_robust_list),
+	OWN(set_tid_address), OWN(set_robust_list), OWN(get_robust_list),
 
 	/* ---- processes (process*.c) ---- */
 	ROW(fork, sys_perf_fork), ROW(vfork, sys_perf_vfork), OWN(execve), OWN(execveat), OWN(wait4), OWN(waitid),

@@ -190,6 +190,7 @@ void thread_finish(struct guest_thread *t, enum guest_run_state st)
 	case GUEST_EXIT_GROUP:
 		process_exit_group(t, t->exit_code);
 	case GUEST_KILLED:
+		futex_exit_robust_lists(t->proc, t);
 		signal_die(t->term_sig);
 	default:
 		thread_exit(t, t->exit_code);
@@ -197,7 +198,8 @@ void thread_finish(struct guest_thread *t, enum guest_run_state st)
 }
 
 /*
- * do_exit() for one thread: clear_child_tid and its wake (mm_release()),
+ * do_exit() for one thread: the robust list, clear_child_tid and its wake
+ * (exit_mm_release()),
  * then the thread is gone. The last thread of the process ends it with its
  * own status, as the kernel's group exit with that code does. The leader's
  * host thread leaves with a bare exit so the process lives on (glibc's
@@ -206,6 +208,7 @@ void thread_finish(struct guest_thread *t, enum guest_run_state st)
  */
 __attribute__((noreturn)) void thread_exit(struct guest_thread *t, int code)
 {
+	futex_exit_robust_list(t);      /* exit_mm_release(): robust list first */
 	futex_clear_child_tid(t);
 	if (guest_last_thread(t))
 		process_exit_group(t, code);
