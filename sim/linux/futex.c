@@ -144,10 +144,19 @@ long sys_get_robust_list(struct guest_thread *t, const uint64_t a[6])
 	return 0;
 }
 
-/* A guest word of the list, if readable. */
-static bool robust_fetch(struct guest_thread *t, uint64_t addr, uint64_t *v)
+/* Whether the guest may access [addr, addr+len): without waiting for the
+ * address space's lock in a signal handler (no_wait). */
+static bool robust_access_ok(struct guest_thread *t, uint64_t addr, uint64_t len, int prot,
+			     bool no_wait)
 {
-	if (!guest_mm_access_ok(&t->proc->mm, addr, 8, PROT_READ))
+	return no_wait ? guest_mm_access_ok_try(&t->proc->mm, addr, len, prot) :
+	       guest_mm_access_ok(&t->proc->mm, addr, len, prot);
+}
+
+/* A guest word of the list, if readable. */
+static bool robust_fetch(struct guest_thread *t, uint64_t addr, uint64_t *v, bool no_wait)
+{
+	if (!robust_access_ok(t, addr, 8, PROT_READ, no_wait))
 		return false;
 	*v = *(const uint64_t *)(uintptr_t)addr;
 	return true;
@@ -158,11 +167,12 @@ static bool robust_fetch(struct guest_thread *t, uint64_t addr, uint64_t *v)
  * FUTEX_OWNER_DIED (keeping FUTEX_WAITERS) and one waiter is woken; a
  * pending non-PI operation on a free futex wakes one too. false: stop.
  */
-static bool robust_futex_death(struct guest_thread *t, uint64_t uaddr, bool pi, bool pending)
+static bool robust_futex_death(struct guest_thread *t, uint64_t uaddr, bool pi, bool pending,
+			       bool no_wait)
 {
 	uint32_t *w = (uint32_t *)(uintptr_t)uaddr, uval, mval;
 
-	if ((uaddr & 3) || !guest_mm_access_ok(&t->proc->mm, uaddr, 4, PROT_READ | PROT_WRITE))
+	if ((uaddr & 3) || !robust_access_ok(t, uaddr, 4, PROT_READ | PROT_WRITE, no_wait))
 		return false;
 	uval = __atomic_load_n(w, __ATOMIC_SEQ_CST);
 	do {
@@ -180,26 +190,27 @@ static bool robust_futex_death(struct guest_thread *t, uint64_t uaddr, bool pi, 
 	return true;
 }
 
-void futex_exit_robust_list(struct guest_thread *t)
+/* exit_robust_list() of t's list (no_wait: see futex_exit_robust_lists). */
+static void exit_robust_list(struct guest_thread *t, bool no_wait)
 {
 	uint64_t head = t->robust_list, entry, next, pending, off;
 	unsigned limit = ROBUST_LIST_LIMIT;
 	bool pi, next_pi, pip;
 
 	t->robust_list = 0;
-	if (!head || !robust_fetch(t, head, &entry) || !robust_fetch(t, head + 8, &off) ||
-	    !robust_fetch(t, head + 16, &pending))
+	if (!head || !robust_fetch(t, head, &entry, no_wait) || !robust_fetch(t, head + 8, &off, no_wait) ||
+	    !robust_fetch(t, head + 16, &pending, no_wait))
 		return;
 	pi = entry & 1;
 	entry &= ~1ull;
 	pip = pending & 1;
 	pending &= ~1ull;
 	while (entry != head) {
-		bool ok = robust_fetch(t, entry, &next);
+		bool ok = robust_fetch(t, entry, &next, no_wait);
 
 		next_pi = next & 1;
 		next &= ~1ull;
-		if (entry != pending && !robust_futex_death(t, entry + off, pi, false))
+		if (entry != pending && !robust_futex_death(t, entry + off, pi, false, no_wait))
 			return;
 		if (!ok)
 			return;
@@ -209,21 +220,26 @@ void futex_exit_robust_list(struct guest_thread *t)
 			break;
 	}
 	if (pending)
-		robust_futex_death(t, pending + off, pip, true);
+		robust_futex_death(t, pending + off, pip, true, no_wait);
 }
 
-void futex_exit_robust_lists(struct guest_process *p, struct guest_thread *self)
+void futex_exit_robust_list(struct guest_thread *t)
+{
+	exit_robust_list(t, false);
+}
+
+void futex_exit_robust_lists(struct guest_process *p, struct guest_thread *self, bool no_wait)
 {
 	struct guest_thread *o;
 
 	if (self)
-		futex_exit_robust_list(self);
+		exit_robust_list(self, no_wait);
 	/* the others die with the process (it may be held by a thread that
 	 * dies in the middle of changing the list: then theirs are lost) */
 	if (pthread_mutex_trylock(&p->lock))
 		return;
 	list_for_each_entry(o, &p->threads, node)
 		if (o != self)
-			futex_exit_robust_list(o);
+			exit_robust_list(o, no_wait);
 	pthread_mutex_unlock(&p->lock);
 }

@@ -377,22 +377,13 @@ busy:
  * else a binary search for the first VMA, then the VMAs that follow it,
  * and the hint is refilled when the range lies in one VMA.
  */
-bool guest_mm_access_ok_hint(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,
+/* The VMA search of guest_mm_access_ok_hint, with mm->lock held. */
+static bool access_ok_locked(struct guest_mm *mm, uint64_t addr, uint64_t end, int prot,
 			     struct guest_vma_hint *h)
 {
-	uint64_t cur = addr, end = addr + len;
-	size_t lo = 0, hi;
-	bool ok = true;
+	uint64_t cur = addr;
+	size_t lo = 0, hi = mm->nr;
 
-	if (end < addr)
-		return false;
-	if (!len)
-		return true;
-	if (h && h->seq == __atomic_load_n(&mm->seq, __ATOMIC_ACQUIRE) && addr >= h->start &&
-	    end <= h->end && (h->prot & prot) == prot)
-		return true;
-	pthread_mutex_lock(&mm->lock);
-	hi = mm->nr;
 	while (lo < hi) {                /* the first VMA that ends above addr */
 		size_t mid = (lo + hi) / 2;
 
@@ -405,16 +396,42 @@ bool guest_mm_access_ok_hint(struct guest_mm *mm, uint64_t addr, uint64_t len, i
 		const struct guest_vma *v = &mm->vma[i];
 		int have = v->prot & (PROT_WRITE | PROT_EXEC) ? v->prot | PROT_READ : v->prot;
 
-		if (v->start > cur || (have & prot) != prot) {
-			ok = false;
-			break;
-		}
+		if (v->start > cur || (have & prot) != prot)
+			return false;
 		if (h && i == lo && v->end >= end)
 			*h = (struct guest_vma_hint){ mm->seq, v->start, v->end, have };
 		cur = v->end;
 	}
-	if (cur < end)
-		ok = false;
+	return cur >= end;
+}
+
+bool guest_mm_access_ok_hint(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,
+			     struct guest_vma_hint *h)
+{
+	uint64_t end = addr + len;
+	bool ok;
+
+	if (end < addr)
+		return false;
+	if (!len)
+		return true;
+	if (h && h->seq == __atomic_load_n(&mm->seq, __ATOMIC_ACQUIRE) && addr >= h->start &&
+	    end <= h->end && (h->prot & prot) == prot)
+		return true;
+	pthread_mutex_lock(&mm->lock);
+	ok = access_ok_locked(mm, addr, end, prot, h);
+	pthread_mutex_unlock(&mm->lock);
+	return ok;
+}
+
+bool guest_mm_access_ok_try(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
+{
+	uint64_t end = addr + len;
+	bool ok;
+
+	if (end < addr || pthread_mutex_trylock(&mm->lock))
+		return false;
+	ok = access_ok_locked(mm, addr, end, prot, NULL);
 	pthread_mutex_unlock(&mm->lock);
 	return ok;
 }

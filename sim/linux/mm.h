@@ -104,6 +104,8 @@ int guest_mm_set_brk(struct guest_mm *mm, uint64_t start);
 /* True if [addr, addr+len) is wholly guest-mapped with at least prot (on
  * x86 PROT_WRITE and PROT_EXEC imply PROT_READ). */
 bool guest_mm_access_ok(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
+/* The same without waiting (a signal handler's): false while mm->lock is busy. */
+bool guest_mm_access_ok_try(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
 /* The same with a caller's cache of the last VMA found (zeroed at first):
  * no lock while mm->seq has not moved. */
 struct guest_vma_hint {

@@ -456,7 +456,7 @@ static long do_execve(struct guest_thread *t, const char *path, uint64_t uargv,
 	signal_before_exec(t);
 	/* exec_mm_release() of this thread, and de_thread()'s kills of the
 	 * others (a failed execve after the checks above is not undone) */
-	futex_exit_robust_lists(t->proc, t);
+	futex_exit_robust_lists(t->proc, t, false);
 	execve("/proc/self/exe", nargv, envp);
 	ret = -errno;
 	signal_exec_failed(t);
@@ -533,7 +533,7 @@ long sys_waitid(struct guest_thread *t, const uint64_t a[6])
 
 __attribute__((noreturn)) void process_exit_group(struct guest_thread *t, int code)
 {
-	futex_exit_robust_lists(t->proc, t);   /* each thread's exit_mm_release() */
+	futex_exit_robust_lists(t->proc, t, false);   /* each thread's exit_mm_release() */
 	fflush(NULL);
 	/* do_group_exit(): every thread ends, the status is code & 0xff */
 	syscall(SYS_exit_group, code & 0xff);

@@ -363,7 +363,7 @@ static void sig_fatal_default(int sig)
 	uint64_t m = SIGBIT(sig);
 
 	if (sig_proc)
-		futex_exit_robust_lists(sig_proc, NULL);
+		futex_exit_robust_lists(sig_proc, NULL, true);
 	host_sigaction(sig, &dfl, NULL);
 	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, NULL, 8);
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
@@ -529,7 +529,7 @@ __attribute__((noreturn)) void signal_die(int sig)
 
 	/* each thread's exit_mm_release() */
 	if (sig_cur)
-		futex_exit_robust_lists(sig_cur->proc, sig_cur);
+		futex_exit_robust_lists(sig_cur->proc, sig_cur, true);
 	fflush(NULL);
 	/* do_group_exit(sig): the default action, done to pmusim itself */
 	host_sigaction(sig, &dfl, NULL);

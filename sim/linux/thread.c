@@ -190,7 +190,7 @@ void thread_finish(struct guest_thread *t, enum guest_run_state st)
 	case GUEST_EXIT_GROUP:
 		process_exit_group(t, t->exit_code);
 	case GUEST_KILLED:
-		futex_exit_robust_lists(t->proc, t);
+		futex_exit_robust_lists(t->proc, t, false);
 		signal_die(t->term_sig);
 	default:
 		thread_exit(t, t->exit_code);
