@@ -204,39 +204,21 @@ static void branch_group_print(const int f[4])
 	       rd(f[0]), rd(f[1]), rd(f[2]), rd(f[3]));
 }
 
-static void mode_loop(unsigned long n)
+/* The modes that count the branch group over one region: loop, calls,
+ * deep, farjcc. */
+static void mode_branches(const char *mode, unsigned long a1, unsigned long a2)
 {
 	int f[4];
 
 	branch_group_open(f);
-	loop_region(f[0], n);
-	branch_group_print(f);
-}
-
-static void mode_calls(unsigned long n)
-{
-	int f[4];
-
-	branch_group_open(f);
-	calls_region(f[0], n);
-	branch_group_print(f);
-}
-
-static void mode_deep(unsigned long d, unsigned long r)
-{
-	int f[4];
-
-	branch_group_open(f);
-	deep_region(f[0], d, r);
-	branch_group_print(f);
-}
-
-static void mode_farjcc(unsigned long n)
-{
-	int f[4];
-
-	branch_group_open(f);
-	farjcc_region(f[0], n);
+	if (!strcmp(mode, "loop"))
+		loop_region(f[0], a1);
+	else if (!strcmp(mode, "calls"))
+		calls_region(f[0], a1);
+	else if (!strcmp(mode, "deep"))
+		deep_region(f[0], a1, a2);
+	else
+		farjcc_region(f[0], a1);
 	branch_group_print(f);
 }
 
@@ -1024,16 +1006,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
 		return 2;
-	if (!strcmp(argv[1], "loop"))
-		mode_loop(a1);
+	if (!strcmp(argv[1], "loop") || !strcmp(argv[1], "calls") || !strcmp(argv[1], "deep") ||
+	    !strcmp(argv[1], "farjcc"))
+		mode_branches(argv[1], a1, a2);
 	else if (!strcmp(argv[1], "memloop"))
 		mode_memloop(a1);
-	else if (!strcmp(argv[1], "calls"))
-		mode_calls(a1);
-	else if (!strcmp(argv[1], "deep"))
-		mode_deep(a1, a2);
-	else if (!strcmp(argv[1], "farjcc"))
-		mode_farjcc(a1);
 	else if (!strcmp(argv[1], "rep"))
 		mode_rep(a1);
 	else if (!strcmp(argv[1], "kernel"))
