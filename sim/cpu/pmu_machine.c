@@ -1071,7 +1071,9 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 	pmu_exact_done(pv);         /* an overflow at this SYSCALL */
 	pmu_vcpu_acquire(pv);
 	flush(pv);
+	pv->syscall_entry = true;
 	kernel_work(pv, &syscall_entry);
+	pv->syscall_entry = false;
 	pv->prev = NULL;            /* SYSCALL ends the block; no branch to resolve */
 	if (pv->task && syscall_blocks(pv)) {
 		/* schedule(): off the CPU until the syscall returns (acquire) */
@@ -1417,6 +1419,10 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 		if (kernel) {   /* pt_regs of a SYSCALL: CX the return IP, R11 RFLAGS */
 			data->regs_user.regs[2] = ip;
 			data->regs_user.regs[19] = data->regs_user.regs[9];
+			/* entry_SYSCALL_64 pushes AX = -ENOSYS (the number goes
+			 * to orig_ax); the exit's AX is the result */
+			if (pv->syscall_entry)
+				data->regs_user.regs[0] = (uint64_t)-ENOSYS;
 		}
 	}
 	if (st & PERF_SAMPLE_REGS_INTR) {

@@ -3,7 +3,7 @@
  * kernel-mode overflow reports them (docs/machine-counting.md, "Samples").
  *
  *   kernel_samples P K   instructions:k every P with IP, CALLCHAIN,
- *                        REGS_USER (BP, IP) and REGS_INTR (IP, CS), over
+ *                        REGS_USER (AX, BP, IP) and REGS_INTR (IP, CS), over
  *                        ENABLE, K raw getppid SYSCALLs at ks_call (rbp the
  *                        fake frame {0, 0xa0a0a0a0}), DISABLE.
  *
@@ -12,10 +12,12 @@
  * make it: PERF_RECORD_MISC_KERNEL, a kernel address as IP;
  * callchain [PERF_CONTEXT_KERNEL, IP, PERF_CONTEXT_USER, ks_ret,
  * 0xa0a0a0a0] (the kernel part, then the user part from the task's user
- * regs); REGS_USER the task's user regs (IP ks_ret, BP the frame); REGS_INTR
+ * regs); REGS_USER the task's user regs (IP ks_ret, BP the frame, AX
+ * -ENOSYS during the entry, getppid()'s result at the exit); REGS_INTR
  * the interrupted kernel regs (IP the sample's, CS __KERNEL_CS 0x10).
  * Prints instructions=COUNT, samples=N, checked=C, bad=B.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +48,7 @@ int main(int argc, char **argv)
 	struct perf_event_attr a;
 	size_t data_size = 64 * 4096;
 	unsigned long long period, iters, count = 0;
-	unsigned n = 0, checked = 0;
+	unsigned n = 0, checked = 0, entries = 0;
 	uint64_t kip = 0;
 	struct perf_event_mmap_page *mp;
 	const char *data;
@@ -64,7 +66,7 @@ int main(int argc, char **argv)
 	a.disabled = 1;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 			PERF_SAMPLE_REGS_INTR;
-	a.sample_regs_user = 1ull << 6 | 1ull << 8;     /* BP IP */
+	a.sample_regs_user = 1ull << 0 | 1ull << 6 | 1ull << 8;     /* AX BP IP */
 	a.sample_regs_intr = 1ull << 8 | 1ull << 10;    /* IP CS */
 	fd = peo(&a, -1);
 	if (fd < 0) {
@@ -97,8 +99,8 @@ int main(int argc, char **argv)
 		for (uint64_t k = 0; k < nr; k++, p++)
 			if (k < 8)
 				cc[k] = *p;
-		/* REGS_USER: abi, BP, IP; REGS_INTR: abi, IP, CS */
-		if (p[2] != (uint64_t)(uintptr_t)ks_ret) {
+		/* REGS_USER: abi, AX, BP, IP; REGS_INTR: abi, IP, CS */
+		if (p[3] != (uint64_t)(uintptr_t)ks_ret) {
 			n++;
 			continue;   /* ENABLE's exit or DISABLE's entry */
 		}
@@ -115,13 +117,17 @@ int main(int argc, char **argv)
 		check("callchain[3]", n, cc[3], (uint64_t)(uintptr_t)ks_ret);
 		check("callchain[4]", n, cc[4], frame[1]);
 		check("user abi", n, p[0], PERF_SAMPLE_REGS_ABI_64);
-		check("user bp", n, p[1], (uint64_t)(uintptr_t)frame);
-		check("intr abi", n, p[3], PERF_SAMPLE_REGS_ABI_64);
-		check("intr ip", n, p[4], ip);
-		check("intr cs", n, p[5], 0x10);
+		if (p[1] != (uint64_t)-ENOSYS)
+			check("user ax", n, p[1], (uint64_t)getppid());
+		check("user bp", n, p[2], (uint64_t)(uintptr_t)frame);
+		check("intr abi", n, p[4], PERF_SAMPLE_REGS_ABI_64);
+		check("intr ip", n, p[5], ip);
+		check("intr cs", n, p[6], 0x10);
+		entries += p[1] == (uint64_t)-ENOSYS;
 		checked++;
 		n++;
 	}
-	printf("instructions=%llu\nsamples=%u\nchecked=%u\nbad=%d\n", count, n, checked, bad);
+	printf("instructions=%llu\nsamples=%u\nchecked=%u\nentries=%u\nbad=%d\n", count, n, checked,
+	       entries, bad);
 	return 0;
 }
