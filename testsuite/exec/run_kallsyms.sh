@@ -20,9 +20,13 @@ else
 	echo "FAIL guest /proc/kallsyms:"; diff <(echo "$want") <(echo "$got"); fail=1
 fi
 
-# a kptr_restrict host shows 0: the samples then use _text without KASLR
+# a host that hides its addresses (kptr_restrict, not root) shows 0, and
+# perf then cannot name kernel samples: nothing to compare them with
 addr=$(awk '$3 == "entry_SYSCALL_64" { print $1 }' <<< "$want")
-[[ -z "$addr" || "$addr" =~ ^0+$ ]] && addr=ffffffff81000000
+if [[ -z "$addr" || "$addr" =~ ^0+$ ]]; then
+	echo "skip kernel samples: the host hides kernel addresses"
+	exit $fail
+fi
 cd "$tmp" || exit 1
 "$PMUSIM" exec -- perf record -q -e instructions:k -c 1000 -o k.data -- /bin/true 2>/dev/null
 samples=$(perf script -i k.data -F ip,sym 2>/dev/null)
