@@ -38,19 +38,23 @@ static struct {
 static pthread_once_t symbols_once = PTHREAD_ONCE_INIT;
 
 /* The index in kernel_symbol_names of a line's name (a line of the core
- * kernel: "ADDR TYPE NAME", no module), or -1. *addr is its address. */
+ * kernel: "ADDR TYPE NAME", no module), or -1. *addr is its address. The
+ * name is compared first: the host has some 120k lines to pass over. */
 static int kernel_symbol_of(const char *line, uint64_t *addr)
 {
-	char name[128], type;
-	unsigned long long a;
-	int end = 0;
+	const char *sp = strchr(line, ' '), *name = sp ? strchr(sp + 1, ' ') : NULL;
+	size_t len;
 
-	if (sscanf(line, "%llx %c %127s%n", &a, &type, name, &end) != 3 ||
-	    (line[end] && line[end] != '\n'))
+	if (!name)
+		return -1;
+	name++;
+	len = strcspn(name, "\t\n");
+	if (name[len] == '\t')          /* a module's symbol */
 		return -1;
 	for (size_t i = 0; i < NR_KERNEL_SYMBOLS; i++)
-		if (!strcmp(name, kernel_symbol_names[i])) {
-			*addr = a;
+		if (strlen(kernel_symbol_names[i]) == len &&
+		    !memcmp(name, kernel_symbol_names[i], len)) {
+			*addr = strtoull(line, NULL, 16);
 			return (int)i;
 		}
 	return -1;
