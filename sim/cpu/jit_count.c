@@ -61,7 +61,7 @@ struct jit_count {
 	const struct exit_row *tab[2];  /* exit tables: [0] not taken, [1] taken */
 	const struct jit_slot *dyn;  /* a block whose branch the next block resolves */
 	uint64_t abort;              /* the slow path's block leaves before it runs */
-	uint64_t dyn_on;             /* 1: calls, returns, indirect branches inline */
+	uint64_t on;                 /* 1: the inline tables are on (the exits read it) */
 	uint64_t dyn_check;          /* 1: the next block compares its address ... */
 	uint64_t expect;             /* ... with this predicted target; */
 	uint64_t *miss_store;        /* a mispredict stores it here (BTB entry) */
@@ -72,7 +72,6 @@ struct jit_count {
 	/* --- C only --- */
 	int64_t head0;               /* head when nothing ran inline since the sync */
 	int64_t bias;                /* jit_count_force_next's, not yet taken back */
-	bool on;
 	int8_t field[JIT_NR_SRC];    /* each source's field, -1: not counted inline */
 	unsigned nfields;
 	struct exit_row rows[3][4];  /* not taken, taken, identity */
@@ -286,10 +285,10 @@ bool jit_count_want(struct jit_count *j, uint64_t src_mask)
 		if (j->field[i] >= (int)n)
 			j->field[i] = -1;
 	for (struct slot_chunk *c = j->chunks; c; c = c->next)
-		for (unsigned i = 0; i < c->used; i++)
-			c->s[i] = (struct jit_slot){ .k = { JIT_FORCE << HEAD_SHIFT, 0, 0 },
-						     .pc = c->s[i].pc, .size = c->s[i].size,
-						     .done = c->s[i].done };
+		for (unsigned i = 0; i < c->used; i++) {
+			c->s[i].k[0] = JIT_FORCE << HEAD_SHIFT;
+			c->s[i].k[1] = c->s[i].k[2] = 0;
+		}
 	build_rows(j);
 	return true;
 }
@@ -359,7 +358,6 @@ void jit_count_arm(struct jit_count *j, int64_t head, bool on, bool block_start)
 		j->on = on;
 		j->tab[0] = on ? j->rows[0] : j->rows[2];
 		j->tab[1] = on ? j->rows[1] : j->rows[2];
-		j->dyn_on = on;
 	}
 	if (!j->on || !on)
 		head = JIT_OFF;
@@ -489,8 +487,8 @@ static void emit_rep_continue(struct jit_count *j, struct tcg_emit *e, uint64_t 
 	tcg_e_st64(e, t, S, OFF(dyn));
 	tcg_e_free(e, t);
 	tcg_e_free(e, S);
-	emit_w0_addi(j, e, undo, j->cur_back);
-	tcg_e_br(e, j->cur_back);      /* not reached: the head is not negative */
+	emit_w0_addi(j, e, undo, NULL);
+	tcg_e_br(e, j->cur_back);
 	tcg_e_set_label(e, other);
 }
 
@@ -671,7 +669,7 @@ static void emit_ras_pop(struct jit_count *j, struct tcg_emit *e)
 
 /*
  * A call, return or indirect branch (cls) at from, ret the address after
- * it. With the inline tables on (dyn_on), its predictors work here, as
+ * it. With the inline tables on (on), its predictors work here, as
  * resolve_prev() would at the next block: a call pushes ret; a return
  * pops the prediction, an indirect branch reads its BTB entry, and the
  * next block start checks it (dyn_check, with dyn's bias so it takes its
@@ -684,7 +682,7 @@ static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t
 	uint64_t *btb = &j->pred.btb[from & (PMU_BTB_ENTRIES - 1)];
 	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e), B;
 
-	tcg_e_ld64(e, t, S, OFF(dyn_on));
+	tcg_e_ld64(e, t, S, OFF(on));
 	tcg_e_br_if_ne(e, t, 1, off);
 	tcg_e_free(e, t);
 	tcg_e_free(e, S);

@@ -661,8 +661,6 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 	/* while this thread holds the lock no one else switches its CPU */
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
-	if (!(++pv->blocks & 63))
-		maybe_yield(pv);
 	on_decoded_block(pv, addr, block_of(pv, addr, size));
 }
 
@@ -671,10 +669,13 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bdesc *b)
 {
 	struct sim_delta *dp = &pv->d, *xp = &pv->extra;
-	const struct bdesc *p = pv->prev;
+	const struct bdesc *p;
 	unsigned from = 0, k;
 	bool rep_cont = false;
 
+	if (!(++pv->blocks & 63))
+		maybe_yield(pv);
+	p = pv->prev;
 	if (!b || !b->n)
 		return;
 	/* resolve_prev() writes only these */
@@ -833,8 +834,6 @@ void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
 		pv->prev = p ? slot_block(pv, p) : NULL;
 		maybe_yield(pv);
 	}
-	if (!(++pv->blocks & 63))
-		maybe_yield(pv);
 	on_decoded_block(pv, s->pc, slot_block(pv, s));
 	if (pv->ex.state == PMU_EXACT_PREFIX)
 		/* exact_defer stopped the engine: the block runs up to the
@@ -1427,7 +1426,10 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 	}
 	if (st & PERF_SAMPLE_REGS_INTR) {
 		read_regs(pv, &data->regs_intr, ip, exact);
-		if (kernel) {   /* the interrupted kernel regs: __KERNEL_CS, __KERNEL_DS */
+		/* the interrupted kernel regs: the kernel IP, __KERNEL_CS and
+		 * __KERNEL_DS; the modelled path has no register values of its
+		 * own, so the other GPRs stay the task's */
+		if (kernel) {
 			data->regs_intr.regs[8] = data->ip;
 			data->regs_intr.regs[10] = 0x10;
 			data->regs_intr.regs[11] = 0x18;
