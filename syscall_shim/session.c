@@ -24,9 +24,45 @@
 #include <time.h>
 #include <unistd.h>
 #include "sim/core/arena.h"
+#include "sim/core/fd_place.h"
 #include "syscall_shim/session.h"
 
 static struct shim_session *session;
+static fd_place_sys place_sys;  /* the shim's trampoline, or NULL (session.h) */
+
+void shim_session_set_sys(fd_place_sys sys)
+{
+	place_sys = sys;
+}
+
+bool shim_fd_in_window(const struct shim_session *s, long fd)
+{
+	unsigned base = (unsigned)fd & SHIM_FD_MASK;
+
+	return base == SHIM_FD_BASE || (s && s->fd_base2 && base == (unsigned)s->fd_base2);
+}
+
+int shim_fd_base2(long hard)
+{
+	long top = (hard < SHIM_FD_BASE2_CEIL ? hard : SHIM_FD_BASE2_CEIL) & ~(long)(SHIM_FD_WINDOW - 1);
+
+	return top - SHIM_FD_WINDOW >= SHIM_FD_END ? (int)(top - SHIM_FD_WINDOW) : 0;
+}
+
+int shim_fd_place(int fd, int min, bool top, bool cloexec)
+{
+	int base2 = session ? session->fd_base2 : 0;
+	int r = -EMFILE;
+
+	/* the first window, below the arena's fd; then the second */
+	if (min < SHIM_ARENA_FD)
+		r = fd_place(place_sys, fd, min > SHIM_FD_BASE ? min : SHIM_FD_BASE, SHIM_ARENA_FD,
+			     top, cloexec);
+	if (r == -EMFILE && base2 && min < base2 + SHIM_FD_WINDOW)
+		r = fd_place(place_sys, fd, min > base2 ? min : base2, base2 + SHIM_FD_WINDOW,
+			     top, cloexec);
+	return r;
+}
 
 struct shim_session *shim_session_get(void)
 {
@@ -323,9 +359,10 @@ int shim_session_adopt(pid_t tid)
 		fd = open_write_end(f);
 		if (fd < 0)
 			continue;
-		/* kept without CLOEXEC, out of the perf range: it must live as
-		 * long as this task, through its exec into the emulator */
-		int keep = fcntl(fd, F_DUPFD, SHIM_FD_END);
+		/* kept without CLOEXEC, at the top of a window: it must live
+		 * as long as this task, through its exec into the emulator,
+		 * where it is one of pmusim's own fds (shim_session_own_fds) */
+		int keep = shim_fd_place(fd, 0, true, false);
 
 		close(fd);
 		if (keep < 0)
@@ -344,6 +381,41 @@ int shim_session_adopt(pid_t tid)
 			syscall(SYS_rt_sigqueueinfo, f->owner, SIGSYS, &si);
 	}
 	return n;
+}
+
+void shim_session_own_fds(void (*own)(void *ctx, int fd), void *ctx)
+{
+	int bases[2] = { SHIM_FD_BASE, session ? session->fd_base2 : 0 };
+	struct pollfd pfd[SHIM_FD_WINDOW];
+	struct timespec zero = { 0, 0 };
+
+	if (!session)
+		return;
+	own(ctx, session->arena_fd);
+	for (int w = 0; w < 2 && bases[w]; w++) {
+		/* which fds of the window are open (POLLNVAL: not) */
+		for (int i = 0; i < SHIM_FD_WINDOW; i++)
+			pfd[i] = (struct pollfd){ .fd = bases[w] + i };
+		if (ppoll(pfd, SHIM_FD_WINDOW, &zero, NULL) < 0)
+			continue;
+		for (int i = 0; i < SHIM_FD_WINDOW; i++) {
+			struct stat st;
+			int fl;
+
+			if ((pfd[i].revents & POLLNVAL) || fstat(pfd[i].fd, &st) ||
+			    !S_ISFIFO(st.st_mode))
+				continue;
+			fl = fcntl(pfd[i].fd, F_GETFL);
+			if (fl < 0 || (fl & O_ACCMODE) != O_WRONLY)
+				continue;
+			for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
+				if (session->files[h].ino == st.st_ino) {
+					own(ctx, pfd[i].fd);
+					break;
+				}
+			}
+		}
+	}
 }
 
 void shim_log(const char *fmt, ...)

@@ -30,11 +30,25 @@
 #define PMUSIM_RING_ADDR 0x59e000000000UL
 #define PMUSIM_RING_SIZE (1UL << 32)
 
-/* Perf files are real fds in [SHIM_FD_BASE, SHIM_FD_END): the filter traps
- * syscalls on these only (low 32 bits & SHIM_FD_MASK == SHIM_FD_BASE). */
-#define SHIM_FD_BASE 1024
-#define SHIM_FD_END  2048
-#define SHIM_FD_MASK 0xfffffc00U
+/* Perf files are real fds in a window of SHIM_FD_WINDOW numbers the filter
+ * traps syscalls on (low 32 bits & SHIM_FD_MASK == the window's base):
+ * [SHIM_FD_BASE, SHIM_FD_END), and when that is full (a program with
+ * more than a thousand files of its own) a second window at
+ * shim_session.fd_base2, chosen by pmusim run from the hard RLIMIT_NOFILE
+ * (0: none). Both lie above the soft limit programs usually have; the
+ * shim raises it for the moment of placing an fd there (sim/core/
+ * fd_place.h). The session's arena memfd is the first window's top fd,
+ * SHIM_ARENA_FD: the shim answers a close, close_range, dup2 onto it or
+ * FD_CLOEXEC of it without really doing it, so a program that closes
+ * every fd it did not open keeps its children in the session. */
+#define SHIM_FD_BASE   1024
+#define SHIM_FD_END    2048
+#define SHIM_FD_WINDOW 1024
+#define SHIM_FD_MASK   0xfffffc00U
+#define SHIM_ARENA_FD  (SHIM_FD_END - 1)
+/* The second window lies below min(hard limit, this): the kernel's fd
+ * table grows to the highest open fd, and every fork copies it. */
+#define SHIM_FD_BASE2_CEIL 65536
 
 /* The filter answers close(SHIM_PROBE_FD) with this errno, so a process
  * can tell that its tree already has the filter (filters survive exec and
@@ -82,6 +96,7 @@ struct shim_session {
 	char exe[PATH_MAX];     /* pmusim, for the re-exec of monitored tasks */
 	char log[PATH_MAX];     /* --log FILE or "" */
 	int arena_fd;           /* the arena memfd's number in every process */
+	int fd_base2;           /* the second window of perf fds, or 0 */
 	struct shim_file files[PERF_CORE_MAX_FILES];
 };
 
@@ -115,6 +130,23 @@ void shim_session_fasync_deliver(void);
  * end of the pipe of every file attached to it, so its exit (even a
  * crash) gives the perf fds POLLHUP. Returns how many it took. */
 int shim_session_adopt(pid_t tid);
+/* Whether fd lies in a window of perf fds of session s (shim_session_get):
+ * the numbers the filter traps. */
+bool shim_fd_in_window(const struct shim_session *s, long fd);
+/* The second window's base for a hard RLIMIT_NOFILE of hard (0: none). */
+int shim_fd_base2(long hard);
+/* Places a dup of fd in a window of perf fds at or above min: the first,
+ * else the second; the lowest free number, or with top the highest.
+ * Returns the new fd or -errno (fd_place()). */
+int shim_fd_place(int fd, int min, bool top, bool cloexec);
+/* How shim_fd_place makes its syscalls in this process (the shim's
+ * trampoline); NULL by default: the plain calls. */
+void shim_session_set_sys(long (*sys)(long, long, long, long, long, long, long));
+/* The fds of this process that are the session's and not the program's:
+ * the arena memfd and the write ends a monitored task took
+ * (shim_session_adopt); own() is called with each. For `pmusim exec
+ * --attach-arena`, which hides them from its guest. */
+void shim_session_own_fds(void (*own)(void *ctx, int fd), void *ctx);
 /* Appends one line to the session log (--log), if any. */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

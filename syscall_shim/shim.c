@@ -48,6 +48,7 @@
 #include <linux/perf_event.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/core/arena.h"
+#include "sim/core/fd_place.h"
 #include "sim/core/perf_epoll.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/tramp.h"
@@ -59,13 +60,42 @@ static bool passive;            /* inside pmusim: pass everything through */
 static bool active;             /* handler installed */
 static __thread ucontext_t *cur_uc; /* the trapped context (its signal mask) */
 
-/* This process's view of its perf fds: fd - SHIM_FD_BASE -> handle, valid
- * while the pipe inode matches (fds may be closed behind our back). */
-static struct { uint64_t ino; int handle; } fd_cache[SHIM_FD_END - SHIM_FD_BASE];
+/* This process's view of its perf fds: window slot (fd_slot) -> handle,
+ * valid while the pipe inode matches (fds may be closed behind our back). */
+#define FD_SLOTS (2 * SHIM_FD_WINDOW)
+static struct { uint64_t ino; int handle; } fd_cache[FD_SLOTS];
+/* The session arena's fd in this process (SHIM_ARENA_FD unless a dup2
+ * onto it moved it), and its PMUSIM_ARENA_FD for the environment. */
+static int arena_fd = -1;
+static char env_arena[64];
 
 static bool in_range(long fd)
 {
-	return ((unsigned)fd & SHIM_FD_MASK) == SHIM_FD_BASE;
+	return shim_fd_in_window(sess, fd);
+}
+
+/* fd's slot in fd_cache (in_range(fd) holds), and back. */
+static unsigned fd_slot(long fd)
+{
+	return ((unsigned)fd & SHIM_FD_MASK) == SHIM_FD_BASE
+		? (unsigned)fd - SHIM_FD_BASE : SHIM_FD_WINDOW + ((unsigned)fd - (unsigned)sess->fd_base2);
+}
+
+static long slot_fd(unsigned i)
+{
+	if (i < SHIM_FD_WINDOW)
+		return SHIM_FD_BASE + i;
+	return sess && sess->fd_base2 ? sess->fd_base2 + (long)(i - SHIM_FD_WINDOW) : -1;
+}
+
+/* A perf fd at the lowest free number at or above min in the windows (the
+ * kernel: the lowest free at or above min), a dup of fd; -EMFILE when the
+ * windows have no room at or above min. */
+static long place_fd(long fd, long min, bool cloexec)
+{
+	int r = shim_fd_place((int)fd, min < 0 ? 0 : min > INT_MAX ? INT_MAX : (int)min, false, cloexec);
+
+	return r < 0 ? -EMFILE : r;
 }
 
 /* The core handle behind fd, or -1 when fd is not a perf file. */
@@ -74,9 +104,9 @@ static int fd_handle(long fd)
 	struct stat st;
 	unsigned i;
 
-	if (!in_range(fd) || !sess)
+	if (!sess || !in_range(fd))
 		return -1;
-	i = (unsigned)fd - SHIM_FD_BASE;
+	i = fd_slot(fd);
 	if (TSYS2(SYS_fstat, fd, &st) < 0 || !S_ISFIFO(st.st_mode))
 		return -1;
 	if (fd_cache[i].ino == st.st_ino && sess->files[fd_cache[i].handle].ino == st.st_ino)
@@ -94,7 +124,7 @@ static int fd_handle(long fd)
 static void fd_forget(long fd)
 {
 	if (in_range(fd))
-		fd_cache[(unsigned)fd - SHIM_FD_BASE].ino = 0;
+		fd_cache[fd_slot(fd)].ino = 0;
 }
 
 static void file_check_released(int h);
@@ -221,13 +251,8 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 		perf_file_put(core, h);
 		return -EMFILE;
 	}
-	fd = TSYS3(SYS_fcntl, p[0], (flags & PERF_FLAG_FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD,
-		   SHIM_FD_BASE);
+	fd = place_fd(p[0], SHIM_FD_BASE, flags & PERF_FLAG_FD_CLOEXEC);
 	TSYS1(SYS_close, p[0]);
-	if (fd >= 0 && fd >= SHIM_FD_END) {
-		TSYS1(SYS_close, fd);
-		fd = -EMFILE;
-	}
 	if (fd < 0) {
 		TSYS1(SYS_close, p[1]);
 		perf_file_put(core, h);
@@ -249,8 +274,8 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 	f->sig_fd = (int)fd;
 	f->sigq_head = f->sigq_tail = f->sigq_lost = 0;
 	__atomic_store_n(&f->ino, (uint64_t)st.st_ino, __ATOMIC_RELEASE);
-	fd_cache[fd - SHIM_FD_BASE].ino = st.st_ino;
-	fd_cache[fd - SHIM_FD_BASE].handle = h;
+	fd_cache[fd_slot(fd)].ino = st.st_ino;
+	fd_cache[fd_slot(fd)].handle = h;
 	/* this process holds perf fds now: its poll() answers as perf_poll */
 	if (!tramp_poll_filter_present()) {
 		int err = tramp_poll_filter_install();
@@ -353,12 +378,11 @@ static long sys_fcntl(int h, long *a)
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		r = TSYS3(SYS_fcntl, a[0], cmd, a[2] < SHIM_FD_BASE ? SHIM_FD_BASE : a[2]);
-		if (r >= SHIM_FD_END) {
-			/* out of the range the filter watches */
-			TSYS1(SYS_close, r);
-			return -EMFILE;
-		}
+		/* f_dupfd(): an arg at or above the soft limit is EINVAL */
+		if ((unsigned long)a[2] >= (unsigned long)fd_soft_limit())
+			return -EINVAL;
+		/* in the windows the filter watches */
+		r = place_fd(a[0], a[2], cmd == F_DUPFD_CLOEXEC);
 		if (r >= 0)
 			perf_file_get(core, h);
 		return r;
@@ -622,7 +646,7 @@ static long fd_syscall(long nr, int h, long *a)
 		file_put(h);
 		return TSYS1(SYS_close, a[0]);
 	case SYS_dup:
-		r = TSYS3(SYS_fcntl, a[0], F_DUPFD, SHIM_FD_BASE);
+		r = place_fd(a[0], SHIM_FD_BASE, false);
 		if (r >= 0)
 			perf_file_get(core, h);
 		return r;
@@ -654,19 +678,33 @@ static long sys_dup23(long nr, long *a)
 	return r;
 }
 
+/* close_range(): the perf files among the closed fds drop their
+ * references; the session's arena fd stays open (the range is closed in
+ * the pieces around it), as if it had been closed. */
 static long sys_close_range(long *a)
 {
-	unsigned first = (unsigned)a[0], last = (unsigned)a[1];
-	int handles[SHIM_FD_END - SHIM_FD_BASE];
+	unsigned first = (unsigned)a[0], last = (unsigned)a[1], keep = (unsigned)arena_fd;
+	int handles[FD_SLOTS];
 	long r;
 
-	for (unsigned fd = SHIM_FD_BASE; fd < SHIM_FD_END; fd++)
-		handles[fd - SHIM_FD_BASE] = fd >= first && fd <= last ? fd_handle(fd) : -1;
-	r = TSYS3(SYS_close_range, a[0], a[1], a[2]);
+	if (first > last)
+		return -EINVAL;
+	for (unsigned i = 0; i < FD_SLOTS; i++) {
+		long fd = slot_fd(i);
+
+		handles[i] = fd >= first && fd <= last ? fd_handle(fd) : -1;
+	}
+	if (arena_fd < 0 || keep < first || keep > last) {
+		r = TSYS3(SYS_close_range, first, last, a[2]);
+	} else {
+		r = keep > first ? TSYS3(SYS_close_range, first, keep - 1, a[2]) : 0;
+		if (r == 0 && keep < last)
+			r = TSYS3(SYS_close_range, keep + 1, last, a[2]);
+	}
 	if (r == 0 && !(a[2] & CLOSE_RANGE_CLOEXEC)) {
-		for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
+		for (unsigned i = 0; i < FD_SLOTS; i++) {
 			if (handles[i] >= 0) {
-				fd_forget(SHIM_FD_BASE + i);
+				fd_forget(slot_fd(i));
 				file_put(handles[i]);
 			}
 		}
@@ -674,11 +712,53 @@ static long sys_close_range(long *a)
 	return r;
 }
 
+/*
+ * The session arena's fd: a program that closes every fd it did not open
+ * (close, close_range, closefrom, a /proc/self/fd sweep) or marks them
+ * close-on-exec must not take it from its children, which join the
+ * session through it. close and FD_CLOEXEC are answered as done and not
+ * done; a dup2 onto it moves it first. Returns true with *r set when
+ * the call was the arena fd's.
+ */
+static bool arena_fd_syscall(long nr, long *a, long *r)
+{
+	if (arena_fd < 0)
+		return false;
+	if ((nr == SYS_dup2 || nr == SYS_dup3) && a[1] == arena_fd && a[0] != a[1]) {
+		int moved = shim_fd_place(arena_fd, 0, true, false);
+
+		if (moved < 0)
+			return false;   /* no room: the dup2 takes it */
+		shim_log("arena fd %d moved to %d (dup2 onto it)", arena_fd, moved);
+		arena_fd = moved;
+		snprintf(env_arena, sizeof(env_arena), PMUSIM_ENV_ARENA "=%d", moved);
+		return false;           /* the dup2 itself goes on */
+	}
+	if (a[0] != arena_fd)
+		return false;
+	switch (nr) {
+	case SYS_close:
+		*r = 0;
+		return true;
+	case SYS_fcntl:
+		if ((int)a[1] != F_SETFD)
+			return false;
+		*r = 0;
+		return true;
+	case SYS_ioctl:
+		if ((unsigned)a[1] != FIOCLEX)
+			return false;
+		*r = 0;
+		return true;
+	}
+	return false;
+}
+
 /* ---- execve ---- */
 
 /* The session's environment as this process got it ("NAME=value"). */
 static char env_shim[PATH_MAX];                 /* the library's path */
-static char env_arena[64], env_session[64], env_exe[PATH_MAX + 16];
+static char env_session[64], env_exe[PATH_MAX + 16];
 static char env_asan[256];      /* an ASan pmusim's tolerance of the shim (cmd_run.c) */
 
 #define MAX_ENV 4096
@@ -808,7 +888,7 @@ static long sys_execve(long *a)
 		if (argc + 10 < 1024) {
 			int adopted = shim_session_adopt(tid);
 
-			snprintf(fdbuf, sizeof(fdbuf), "%d", sess->arena_fd);
+			snprintf(fdbuf, sizeof(fdbuf), "%d", arena_fd);
 			nargv[n++] = sess->exe;
 			nargv[n++] = (char *)"exec";
 			nargv[n++] = (char *)"--attach-arena";
@@ -1303,6 +1383,7 @@ static long host_syscall(long nr, long *a)
 
 static long dispatch(long nr, long *a)
 {
+	long r;
 	int h;
 
 	if (nr == SYS_epoll_wait || nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2)
@@ -1366,6 +1447,8 @@ static long dispatch(long nr, long *a)
 	case SYS_close_range:
 		return sys_close_range(a);
 	}
+	if (arena_fd_syscall(nr, a, &r))
+		return r;
 	h = fd_handle(nr == SYS_mmap ? a[4] : nr == SYS_epoll_ctl ? a[2] : a[0]);
 	if (h < 0)      /* not a perf file: the host's syscall */
 		return host_syscall(nr, a);
@@ -1603,21 +1686,15 @@ static void adopt_received(struct msghdr *msg)
 			if (h < 0)
 				continue;
 			fl = TSYS2(SYS_fcntl, fds[i], F_GETFD);
-			nfd = TSYS3(SYS_fcntl, fds[i],
-				    fl > 0 && (fl & FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD,
-				    SHIM_FD_BASE);
-			if (nfd >= SHIM_FD_END) {
-				TSYS1(SYS_close, nfd);
-				nfd = -EMFILE;
-			}
+			nfd = place_fd(fds[i], SHIM_FD_BASE, fl > 0 && (fl & FD_CLOEXEC));
 			if (nfd < 0) {
 				shim_log("SCM_RIGHTS: perf file %d at fd %d: range full, not intercepted",
 					 h, fds[i]);
 				continue;
 			}
 			perf_file_get(core, h);
-			fd_cache[nfd - SHIM_FD_BASE].ino = st.st_ino;
-			fd_cache[nfd - SHIM_FD_BASE].handle = h;
+			fd_cache[fd_slot(nfd)].ino = st.st_ino;
+			fd_cache[fd_slot(nfd)].handle = h;
 			TSYS1(SYS_close, fds[i]);
 			shim_log("SCM_RIGHTS: perf file %d received at fd %d, moved to %ld", h, fds[i],
 				 nfd);
@@ -1670,23 +1747,21 @@ int recvmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags, struct times
 
 /* After exec: the perf fds this image inherited (not CLOEXEC) join the
  * cache, so a fork takes their references. One zero-timeout ppoll over
- * the range tells which fds are open (POLLNVAL: not), then only those are
- * looked at. */
+ * the windows tells which fds are open (POLLNVAL: not), then only those
+ * are looked at. */
 static void scan_inherited_fds(void)
 {
-	static struct pollfd pfd[SHIM_FD_END - SHIM_FD_BASE];
+	static struct pollfd pfd[FD_SLOTS];
 	struct timespec zero = { 0, 0 };
+	unsigned n = sess->fd_base2 ? FD_SLOTS : SHIM_FD_WINDOW;
 
-	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
-		pfd[i].fd = (int)(SHIM_FD_BASE + i);
-		pfd[i].events = 0;
-		pfd[i].revents = 0;
-	}
-	if (TSYS6(SYS_ppoll, pfd, SHIM_FD_END - SHIM_FD_BASE, &zero, NULL, 8, 0) < 0)
+	for (unsigned i = 0; i < n; i++)
+		pfd[i] = (struct pollfd){ .fd = (int)slot_fd(i) };
+	if (TSYS6(SYS_ppoll, pfd, n, &zero, NULL, 8, 0) < 0)
 		return;
-	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++)
+	for (unsigned i = 0; i < n; i++)
 		if (!(pfd[i].revents & POLLNVAL))
-			fd_handle(SHIM_FD_BASE + i);    /* fills fd_cache */
+			fd_handle(pfd[i].fd);   /* fills fd_cache */
 }
 
 static void atfork_child(void)
@@ -1694,8 +1769,8 @@ static void atfork_child(void)
 	/* VM_DONTCOPY: the parent's rings are not the child's */
 	memset(ring_maps, 0, sizeof(ring_maps));
 	ring_lock = 0;
-	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
-		int h = fd_cache[i].ino ? fd_handle(SHIM_FD_BASE + i) : -1;
+	for (unsigned i = 0; i < FD_SLOTS; i++) {
+		int h = fd_cache[i].ino ? fd_handle(slot_fd(i)) : -1;
 
 		if (h >= 0)
 			perf_file_get(core, h); /* dup_fd(): the child holds the file too */
@@ -1708,8 +1783,8 @@ static void __attribute__((destructor)) shim_fini(void)
 		return;
 	/* exit_files(): the process's references go; an _exit or a crash
 	 * leaves them to the session's end (docs/shim.md) */
-	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
-		int h = fd_cache[i].ino ? fd_handle(SHIM_FD_BASE + i) : -1;
+	for (unsigned i = 0; i < FD_SLOTS; i++) {
+		int h = fd_cache[i].ino ? fd_handle(slot_fd(i)) : -1;
 
 		if (h >= 0) {
 			fd_cache[i].ino = 0;
@@ -1757,6 +1832,7 @@ static void __attribute__((constructor)) shim_init(void)
 	if (n > 0)
 		self[n] = 0;
 	passive = exe && n > 0 && strcmp(self, exe) == 0;
+	shim_session_set_sys(tramp_syscall);
 	err = tramp_map();
 	if (err) {
 		fprintf(stderr, "pmusim shim: cannot map the trampoline at %#lx: %s\n",
@@ -1792,12 +1868,13 @@ static void __attribute__((constructor)) shim_init(void)
 		} else {
 			sess = shim_session_get();
 			model = perf_core_model(core);
+			arena_fd = atoi(getenv(PMUSIM_ENV_ARENA));
 			scan_inherited_fds();
 			pthread_atfork(NULL, NULL, atfork_child);
 		}
 	}
 	if (!tramp_filter_present()) {
-		err = tramp_filter_install();
+		err = tramp_filter_install(sess ? (unsigned)sess->fd_base2 : 0);
 		if (err)
 			fprintf(stderr, "pmusim shim: cannot install the seccomp filter: %s\n",
 				strerror(-err));

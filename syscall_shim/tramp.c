@@ -94,16 +94,23 @@ static void emit(struct prog *p, struct sock_filter insn)
 	p->n++;
 }
 
-/* if (nr == sysno) return TRAP if any listed arg is a perf-range fd, else ALLOW */
-static void fd_rule(struct prog *p, int sysno, const int *args, unsigned nargs)
+/* if (nr == sysno) return TRAP if any listed arg is a perf-window fd (the
+ * first window, or base2 unless 0), else ALLOW */
+static void fd_rule(struct prog *p, int sysno, const int *args, unsigned nargs, unsigned base2)
 {
-	unsigned body = 4 * nargs + 1;  /* per arg: LD, AND, JEQ, RET TRAP; then RET ALLOW */
+	unsigned per = base2 ? 5 : 4;   /* per arg: LD, AND, JEQ (JEQ base2), RET TRAP */
+	unsigned body = per * nargs + 1;  /* then RET ALLOW */
 
 	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)sysno, 0, body));
 	for (unsigned i = 0; i < nargs; i++) {
 		emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(args[i])));
 		emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, SHIM_FD_MASK));
-		emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SHIM_FD_BASE, 0, 1));
+		if (base2) {
+			emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SHIM_FD_BASE, 1, 0));
+			emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, base2, 0, 1));
+		} else {
+			emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SHIM_FD_BASE, 0, 1));
+		}
 		emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
 	}
 	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
@@ -193,7 +200,7 @@ int tramp_poll_filter_install(void)
 	return (int)install(&p);
 }
 
-int tramp_filter_install(void)
+int tramp_filter_install(unsigned fd_base2)
 {
 	static const int a0[] = { 0 }, a01[] = { 0, 1 }, a2[] = { 2 }, a4[] = { 4 };
 	static const int fd_calls[] = {
@@ -226,11 +233,11 @@ int tramp_filter_install(void)
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	for (unsigned i = 0; i < sizeof(fd_calls) / sizeof(fd_calls[0]); i++)
-		fd_rule(&p, fd_calls[i], a0, 1);
-	fd_rule(&p, SYS_dup2, a01, 2);
-	fd_rule(&p, SYS_dup3, a01, 2);
-	fd_rule(&p, SYS_mmap, a4, 1);
-	fd_rule(&p, SYS_epoll_ctl, a2, 1);     /* epoll_ctl(epfd, op, fd, event) */
+		fd_rule(&p, fd_calls[i], a0, 1, fd_base2);
+	fd_rule(&p, SYS_dup2, a01, 2, fd_base2);
+	fd_rule(&p, SYS_dup3, a01, 2, fd_base2);
+	fd_rule(&p, SYS_mmap, a4, 1, fd_base2);
+	fd_rule(&p, SYS_epoll_ctl, a2, 1, fd_base2);     /* epoll_ctl(epfd, op, fd, event) */
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	if (p.n > MAX_INSNS)
 		return -E2BIG;

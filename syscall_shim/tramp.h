@@ -22,8 +22,10 @@ int tramp_map(void);
 long tramp_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 /* Whether this process tree already runs under the shim's filter. */
 bool tramp_filter_present(void);
-/* Installs the filter on every thread. Returns 0 or -errno. */
-int tramp_filter_install(void);
+/* Installs the filter on every thread; fd syscalls trap on the first
+ * window of perf fds and on the second at fd_base2 (0: none). Returns 0
+ * or -errno. */
+int tramp_filter_install(unsigned fd_base2);
 /* The second filter, trapping poll and ppoll, for processes that hold perf
  * fds (they answer poll as perf_poll does). Same conventions. */
 bool tramp_poll_filter_present(void);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
+#include "sim/core/fd_place.h"
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/safe_stop.h"
 #include "sim/cpu/tlb_fast.h"
@@ -115,6 +116,20 @@ static int report_load_error(const char *path, const struct loader_error *e, boo
 int exec_attach_arena_fd = -1;
 /* --attach-core FD: the core of an emulated ancestor (not a session), or -1 */
 static int exec_attach_core_fd = -1;
+
+static void reserve_fd(void *proc, int fd)
+{
+	guest_fd_reserve(proc, fd, true);
+}
+
+/* The arena's memfd (the tree's own core's, or a `pmusim run` session's)
+ * is pmusim's, not the guest's: hidden from it, and kept open through its
+ * close_range and /proc/self/fd sweeps. */
+static void reserve_own_fds(struct guest_process *p)
+{
+	reserve_fd(p, exec_attach_core_fd);
+	reserve_fd(p, exec_attach_arena_fd);
+}
 
 int cmd_exec(int argc, char **argv)
 {
@@ -243,13 +258,19 @@ int cmd_exec(int argc, char **argv)
 	if (exec_attach_arena_fd < 0 && exec_attach_core_fd < 0) {
 		static char fdarg[16];
 
+		/* its memfd at the top of [1024, 2048): above the numbers
+		 * programs use, where the guest never sees it */
 		r = perf_guest_arena_create(model, nr_cpus, PMUSIM_ARENA_ADDR, PMUSIM_ARENA_SIZE,
-					    2000, &own_core, &exec_attach_core_fd);
+					    SHIM_FD_BASE, SHIM_FD_END, &own_core, &exec_attach_core_fd);
 		if (r == -EEXIST && getenv(PMUSIM_ENV_SESSION) && getenv(PMUSIM_ENV_ARENA)) {
 			/* a session's arena is mapped here already: join it */
 			exec_attach_arena_fd = atoi(getenv(PMUSIM_ENV_ARENA));
 			pre[npre++] = "--attach-arena";
 			pre[npre++] = getenv(PMUSIM_ENV_ARENA);
+		} else if (r == -EPERM) {
+			fprintf(stderr, "pmusim: the hard limit on open files (ulimit -Hn) is %ld; "
+				"pmusim exec needs %d\n", fd_hard_limit(), SHIM_FD_END);
+			return 1;
 		} else if (r) {
 			fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));
 			return 1;
@@ -285,6 +306,7 @@ int cmd_exec(int argc, char **argv)
 		gargv[0] = (char *)argv0;
 
 	guest_process_init(&proc, model, &opt);
+	reserve_own_fds(&proc);
 	r = guest_load(&proc, path, gargv, environ, &le);
 	if (r == -ENOEXEC && le.why == LOAD_EXEC_FORMAT && !argv0 && !is_binary_file(path)) {
 		/* execvp(): a file without a known format runs under /bin/sh */
@@ -298,6 +320,7 @@ int cmd_exec(int argc, char **argv)
 			shv[i - first + 1] = argv[i];
 		guest_process_destroy(&proc);
 		guest_process_init(&proc, model, &opt);
+		reserve_own_fds(&proc);
 		r = guest_load(&proc, "/bin/sh", shv, environ, &le);
 		free(shv);
 	}
@@ -342,6 +365,8 @@ int cmd_exec(int argc, char **argv)
 
 			perf_guest_set_session(&hooks);
 			r = shim_session_join_fd(exec_attach_arena_fd, perf_guest_machine(), &core);
+			if (!r)
+				shim_session_own_fds(reserve_fd, &proc);
 			if (!r)
 				r = perf_guest_start_core(&proc, t, core, base ? base + 1 : path);
 		} else {

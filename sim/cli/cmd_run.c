@@ -22,6 +22,7 @@
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
 #include "sim/core/arena.h"
+#include "sim/core/fd_place.h"
 #include "sim/core/perf_core.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/vfs.h"
@@ -283,13 +284,21 @@ int cmd_run(int argc, char **argv)
 		if (!realpath(log, s->log))
 			snprintf(s->log, sizeof(s->log), "%s", log);
 	}
-	/* the arena's memfd, inherited by the whole tree at one number */
-	fd = fcntl(perf_arena_memfd(arena), F_DUPFD, 1000);
-	if (fd < 0 || fd >= SHIM_FD_BASE) {
-		fprintf(stderr, "pmusim: cannot place the arena fd\n");
+	/* the arena's memfd, inherited by the whole tree at one number: the
+	 * top of the first window of perf fds, whatever the soft limit */
+	fd = fd_place(NULL, perf_arena_memfd(arena), SHIM_ARENA_FD, SHIM_FD_END, false, false);
+	if (fd == -EPERM) {
+		fprintf(stderr, "pmusim: the hard limit on open files (ulimit -Hn) is %ld; "
+			"pmusim run needs %d\n", fd_hard_limit(), SHIM_FD_END);
+		return 1;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "pmusim: cannot place the arena fd at %d: %s\n", SHIM_ARENA_FD,
+			strerror(-fd));
 		return 1;
 	}
 	s->arena_fd = fd;
+	s->fd_base2 = shim_fd_base2(fd_hard_limit());
 
 	/* the virtual sysfs/procfs (a private mount namespace) */
 	vc.model = model;

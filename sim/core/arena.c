@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <assert.h>
 #include "sim/core/arena.h"
+#include "sim/core/fd_place.h"
 
 #define ARENA_MAGIC UINT64_C(0x616e6572614d5550) /* "PUMarena" */
 #define PAGE 4096UL
@@ -246,15 +247,15 @@ int perf_arena_memfd(const struct perf_arena *a)
 	return a->heap ? -1 : local_memfd;
 }
 
-int perf_arena_memfd_move(const struct perf_arena *a, int fd_min)
+int perf_arena_memfd_move(const struct perf_arena *a, int lo, int hi)
 {
 	int fd;
 
 	if (a->heap || local_memfd < 0)
 		return -EINVAL;
-	fd = fcntl(local_memfd, F_DUPFD, fd_min);
+	fd = fd_place(NULL, local_memfd, lo, hi, true, false);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	close(local_memfd);
 	local_memfd = fd;
 	return fd;

@@ -41,11 +41,12 @@ void perf_arena_set_root(struct perf_arena *arena, void *root);
 /* For mapping a page-aligned allocation elsewhere: the memfd (-1 for a
  * heap arena) and the offset of p in it. */
 int perf_arena_memfd(const struct perf_arena *arena);
-/* Moves this process's fd of the shared arena to the lowest free number
- * >= fd_min, without close-on-exec (an exec'd pmusim attaches to it), and
- * closes the old one: the number a program would see as its next fd stays
- * free. Returns the new fd or -errno. */
-int perf_arena_memfd_move(const struct perf_arena *arena, int fd_min);
+/* Moves this process's fd of the shared arena to the highest free number
+ * in [lo, hi) (above the soft RLIMIT_NOFILE if need be: fd_place.h),
+ * without close-on-exec (an exec'd pmusim attaches to it), and closes the
+ * old one: the number a program would see as its next fd stays free.
+ * Returns the new fd or -errno (-EPERM: the hard limit is below hi). */
+int perf_arena_memfd_move(const struct perf_arena *arena, int lo, int hi);
 uint64_t perf_arena_offset(const struct perf_arena *arena, const void *p);
 
 /* Bytes in use and the arena's size (0 for a heap arena). */

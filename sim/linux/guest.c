@@ -26,8 +26,6 @@ int guest_process_init(struct guest_process *p, const struct pmu_model *m,
 	p->model = m;
 	if (opt)
 		p->opt = *opt;
-	p->fd_reserved_lo = 1024;
-	p->fd_reserved_hi = 2048;
 	pthread_mutex_init(&p->lock, NULL);
 	list_init(&p->threads);
 	return 0;
@@ -36,6 +34,26 @@ int guest_process_init(struct guest_process *p, const struct pmu_model *m,
 void guest_process_destroy(struct guest_process *p)
 {
 	guest_mm_destroy(&p->mm);
+}
+
+void guest_fd_reserve(struct guest_process *p, int fd, bool on)
+{
+	uint64_t bit;
+
+	if (fd < 0 || fd >= GUEST_FD_RESERVED_MAX)
+		return;
+	bit = 1ull << (fd % 64);
+	if (on)
+		__atomic_fetch_or(&p->fd_reserved[fd / 64], bit, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(&p->fd_reserved[fd / 64], ~bit, __ATOMIC_RELEASE);
+}
+
+bool guest_fd_reserved(const struct guest_process *p, long fd)
+{
+	if (fd < 0 || fd >= GUEST_FD_RESERVED_MAX)
+		return false;
+	return __atomic_load_n(&p->fd_reserved[fd / 64], __ATOMIC_ACQUIRE) >> (fd % 64) & 1;
 }
 
 /* The vCPU's SYSCALL: read the arguments, dispatch, write RAX. */

@@ -74,6 +74,9 @@ struct guest_thread {
 };
 
 /* Options of a `pmusim exec` session that the guest layer obeys. */
+/* pmusim's own fds are numbered below this (struct guest_process). */
+#define GUEST_FD_RESERVED_MAX 65536
+
 struct guest_options {
 	bool virtual_time;                 /* clock_gettime & co. from the virtual clock */
 	bool verbose;                      /* notes on stderr (fast store path, ...) */
@@ -88,9 +91,12 @@ struct guest_process {
 	const struct pmu_model *model;     /* CPUID, /proc/cpuinfo, virtual clocks */
 	struct guest_options opt;
 
-	/* Ranges of host fds that belong to pmusim and that the guest may not
-	 * touch ([fd_reserved_lo, fd_reserved_hi)). */
-	int fd_reserved_lo, fd_reserved_hi;
+	/* Host fds that are pmusim's own (the arena's memfd, a session's
+	 * write ends, a vfork pipe), one bit each below GUEST_FD_RESERVED_MAX:
+	 * the guest neither sees them nor closes or dups onto them
+	 * (guest_fd_reserved). They sit above the soft RLIMIT_NOFILE the
+	 * guest has, which stays the caller's (sim/core/fd_place.h). */
+	uint64_t fd_reserved[GUEST_FD_RESERVED_MAX / 64];
 
 	pthread_mutex_t lock;              /* protects threads, nr_threads */
 	struct list_node threads;
@@ -170,6 +176,10 @@ bool guest_access_ok(struct guest_thread *t, uint64_t addr, uint64_t len, int pr
 int guest_process_init(struct guest_process *p, const struct pmu_model *m,
 		       const struct guest_options *opt);
 void guest_process_destroy(struct guest_process *p);
+/* Marks host fd as pmusim's own (on) or the guest's again (off). */
+void guest_fd_reserve(struct guest_process *p, int fd, bool on);
+/* Whether fd is one of pmusim's own fds. */
+bool guest_fd_reserved(const struct guest_process *p, long fd);
 struct guest_thread *guest_thread_new(struct guest_process *p);
 void guest_thread_attach(struct guest_thread *t);
 void guest_thread_detach(struct guest_thread *t);

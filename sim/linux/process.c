@@ -74,15 +74,26 @@ int process_init(struct guest_process *p, struct guest_thread *leader)
 
 /* ---- fork ------------------------------------------------------------ */
 
-/* Moves fd into pmusim's reserved range so the guest never sees it. */
+/* Moves fd above the numbers the guest uses and makes it pmusim's own
+ * (guest_fd_reserve), so the guest never sees it. Not above the soft
+ * RLIMIT_NOFILE: other guest threads run meanwhile, and a raised limit
+ * would let their fds go past it (sim/core/fd_place.h). */
 static int hide_fd(struct guest_process *p, int fd)
 {
-	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, p->fd_reserved_lo);
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 1024);
 
 	if (nfd < 0)
 		return fd;   /* a low RLIMIT_NOFILE: keep it where it is */
 	close(fd);
+	guest_fd_reserve(p, nfd, true);
 	return nfd;
+}
+
+/* Closes a hide_fd() fd. */
+static void hidden_close(struct guest_process *p, int fd)
+{
+	guest_fd_reserve(p, fd, false);
+	close(fd);
 }
 
 /*
@@ -113,7 +124,10 @@ long process_fork(struct guest_thread *t, uint64_t flags, uint64_t newsp,
 	if (pid < 0) {
 		int e = errno;
 
-		if (wp[0] >= 0) { close(wp[0]); close(wp[1]); }
+		if (wp[0] >= 0) {
+			hidden_close(p, wp[0]);
+			hidden_close(p, wp[1]);
+		}
 		return -e;
 	}
 	/* dup_mmap(): a vfork child shares the mm, a fork child gets a copy */
@@ -138,11 +152,11 @@ long process_fork(struct guest_thread *t, uint64_t flags, uint64_t newsp,
 		thread_lock_after_fork_child();
 		signal_after_fork_child(t);
 		if (vfork_wr >= 0) {
-			close(vfork_wr);   /* a grandchild does not hold our parent */
+			hidden_close(p, vfork_wr); /* a grandchild does not hold our parent */
 			vfork_wr = -1;
 		}
 		if (wp[0] >= 0) {
-			close(wp[0]);
+			hidden_close(p, wp[0]);
 			vfork_wr = wp[1];
 		}
 		if ((flags & CLONE_CHILD_SETTID) &&
@@ -164,10 +178,10 @@ long process_fork(struct guest_thread *t, uint64_t flags, uint64_t newsp,
 	if (wp[0] >= 0) {
 		char c;
 
-		close(wp[1]);
+		hidden_close(p, wp[1]);
 		while (read(wp[0], &c, 1) < 0 && errno == EINTR)
 			;
-		close(wp[0]);
+		hidden_close(p, wp[0]);
 	}
 	return pid;
 }

@@ -2,7 +2,7 @@
  * procfs.c - the guest's own /proc/<pid> directory (procfs.h): which paths
  * name it, the files generated for the guest (cpuinfo, kallsyms, maps, auxv,
  * cmdline, environ, stat) and the directories whose entries are filtered (fd,
- * fdinfo, task: pmusim's fds in [fd_reserved_lo, fd_reserved_hi) and its
+ * fdinfo, task: pmusim's own fds (guest_fd_reserved) and its
  * helper thread are not the guest's).
  */
 #include <dirent.h>
@@ -65,7 +65,7 @@ const char *procfs_self_rest(struct guest_thread *t, const char *p)
 /* An fd number of pmusim's own. */
 static bool hidden_fd(struct guest_process *p, long fd)
 {
-	return fd >= p->fd_reserved_lo && fd < p->fd_reserved_hi;
+	return guest_fd_reserved(p, fd);
 }
 
 /* Is the directory entry name one the guest must not see in kind k? */

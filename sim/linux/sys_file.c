@@ -93,9 +93,10 @@ long sys_openat2(struct guest_thread *t, const uint64_t a[6])
 	return opened(t, r, ret_errno(R(SYS_openat2, a[0], p, a[2], a[3])));
 }
 
+/* One of pmusim's own fds: to the guest, a number that is not open. */
 static bool reserved_fd(struct guest_thread *t, uint64_t fd)
 {
-	return (int64_t)fd >= t->proc->fd_reserved_lo && (int64_t)fd < t->proc->fd_reserved_hi;
+	return fd <= INT_MAX && guest_fd_reserved(t->proc, (long)fd);
 }
 
 long sys_close(struct guest_thread *t, const uint64_t a[6])
@@ -105,25 +106,28 @@ long sys_close(struct guest_thread *t, const uint64_t a[6])
 	return ret_errno(R(SYS_close, a[0]));
 }
 
-/* close_range(): the part of the range that is pmusim's is left open. */
+/* close_range(): pmusim's own fds in the range are left open; the rest is
+ * closed in the pieces between them. */
 long sys_close_range(struct guest_thread *t, const uint64_t a[6])
 {
-	unsigned lo = (unsigned)a[0], hi = (unsigned)a[1];
-	unsigned rlo = (unsigned)t->proc->fd_reserved_lo, rhi = (unsigned)t->proc->fd_reserved_hi;
+	unsigned lo = (unsigned)a[0], hi = (unsigned)a[1], from = lo;
 	long r;
 
 	if (lo > hi)
 		return -EINVAL;
-	if (hi < rlo || lo >= rhi)
-		return ret_errno(R(SYS_close_range, lo, hi, a[2]));
-	if (lo < rlo) {
-		r = ret_errno(R(SYS_close_range, lo, rlo - 1, a[2]));
-		if (r < 0)
-			return r;
+	for (unsigned fd = lo; fd <= hi && fd < GUEST_FD_RESERVED_MAX; fd++) {
+		if (!reserved_fd(t, fd))
+			continue;
+		if (fd > from) {
+			r = ret_errno(R(SYS_close_range, from, fd - 1, a[2]));
+			if (r < 0)
+				return r;
+		}
+		from = fd + 1;
 	}
-	if (hi >= rhi)
-		return ret_errno(R(SYS_close_range, rhi, hi, a[2]));
-	return 0;
+	if (from > hi || from == 0)
+		return 0;       /* the last piece was reserved (from wrapped) */
+	return ret_errno(R(SYS_close_range, from, hi, a[2]));
 }
 
 long sys_dup2(struct guest_thread *t, const uint64_t a[6])
@@ -140,28 +144,12 @@ long sys_dup3(struct guest_thread *t, const uint64_t a[6])
 	return ret_errno(R(SYS_dup3, a[0], a[1], a[2]));
 }
 
-/* fcntl(F_DUPFD*): the new fd never lands in pmusim's range (the guest
- * could not close it again); everything else passes. */
+/* fcntl() of one of pmusim's fds: EBADF (fdget() finds nothing). A new
+ * fd never lands on one of them: they are open. */
 long sys_fcntl(struct guest_thread *t, const uint64_t a[6])
 {
-	long r;
-
-	if (a[1] == F_DUPFD || a[1] == F_DUPFD_CLOEXEC) {
-		uint64_t arg = a[2];
-
-		if (reserved_fd(t, a[0]))
-			return -EBADF;
-		if (reserved_fd(t, arg))
-			arg = (uint64_t)t->proc->fd_reserved_hi;
-		r = ret_errno(R(SYS_fcntl, a[0], a[1], arg));
-		if (r >= 0 && reserved_fd(t, (uint64_t)r)) {
-			long r2 = ret_errno(R(SYS_fcntl, a[0], a[1], t->proc->fd_reserved_hi));
-
-			close((int)r);
-			r = r2;
-		}
-		return r;
-	}
+	if (reserved_fd(t, a[0]))
+		return -EBADF;
 	return ret_errno(R(SYS_fcntl, a[0], a[1], a[2]));
 }
 

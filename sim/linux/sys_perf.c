@@ -308,7 +308,7 @@ int perf_guest_start(struct guest_process *p, struct guest_thread *t,
 }
 
 int perf_guest_arena_create(const struct pmu_model *model, unsigned nr_cpus, void *addr,
-			    size_t size, int fd_min, struct perf_core **core, int *fd)
+			    size_t size, int fd_lo, int fd_hi, struct perf_core **core, int *fd)
 {
 	struct perf_core_config cfg = { 0 };
 	struct perf_arena *arena;
@@ -326,7 +326,7 @@ int perf_guest_arena_create(const struct pmu_model *model, unsigned nr_cpus, voi
 		goto err_arena;
 	/* inherited by exec at a number the guest never sees, and not left
 	 * at the lowest free number, which is the guest's next open() */
-	*fd = perf_arena_memfd_move(arena, fd_min);
+	*fd = perf_arena_memfd_move(arena, fd_lo, fd_hi);
 	if (*fd < 0) {
 		err = *fd;
 		goto err_core;

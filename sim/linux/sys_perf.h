@@ -34,9 +34,9 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 			  struct perf_core *core, const char *comm);
 /* A core in a shared arena at addr (every process of the emulated tree
  * maps it there: fork shares it, execve re-attaches through the memfd
- * duplicated at *fd >= fd_min, inheritable). */
+ * duplicated at the highest free *fd in [fd_lo, fd_hi), inheritable). */
 int perf_guest_arena_create(const struct pmu_model *model, unsigned nr_cpus, void *addr,
-			    size_t size, int fd_min, struct perf_core **core, int *fd);
+			    size_t size, int fd_lo, int fd_hi, struct perf_core **core, int *fd);
 /* A process after execve: the core of the arena whose memfd is fd. */
 int perf_guest_arena_attach(int fd, void *addr, struct perf_core **core);
 /* The machine hooks of this process's guest (fill_sample, wakeup, fasync). */
