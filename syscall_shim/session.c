@@ -383,39 +383,42 @@ int shim_session_adopt(pid_t tid)
 	return n;
 }
 
+struct own_scan {
+	void (*own)(void *ctx, int fd);
+	void *ctx;
+};
+
+/* A write end of a session file's pipe is the session's. */
+static void own_if_write_end(void *ctx, int fd)
+{
+	const struct own_scan *sc = ctx;
+	struct stat st;
+	int fl;
+
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode))
+		return;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) != O_WRONLY)
+		return;
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
+		if (session->files[h].ino == st.st_ino) {
+			sc->own(sc->ctx, fd);
+			return;
+		}
+	}
+}
+
 void shim_session_own_fds(void (*own)(void *ctx, int fd), void *ctx)
 {
-	int bases[2] = { SHIM_FD_BASE, session ? session->fd_base2 : 0 };
-	struct pollfd pfd[SHIM_FD_WINDOW];
-	struct timespec zero = { 0, 0 };
+	struct own_scan sc = { own, ctx };
 
 	if (!session)
 		return;
 	own(ctx, session->arena_fd);
-	for (int w = 0; w < 2 && bases[w]; w++) {
-		/* which fds of the window are open (POLLNVAL: not) */
-		for (int i = 0; i < SHIM_FD_WINDOW; i++)
-			pfd[i] = (struct pollfd){ .fd = bases[w] + i };
-		if (ppoll(pfd, SHIM_FD_WINDOW, &zero, NULL) < 0)
-			continue;
-		for (int i = 0; i < SHIM_FD_WINDOW; i++) {
-			struct stat st;
-			int fl;
-
-			if ((pfd[i].revents & POLLNVAL) || fstat(pfd[i].fd, &st) ||
-			    !S_ISFIFO(st.st_mode))
-				continue;
-			fl = fcntl(pfd[i].fd, F_GETFL);
-			if (fl < 0 || (fl & O_ACCMODE) != O_WRONLY)
-				continue;
-			for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
-				if (session->files[h].ino == st.st_ino) {
-					own(ctx, pfd[i].fd);
-					break;
-				}
-			}
-		}
-	}
+	fd_scan_open(place_sys, SHIM_FD_BASE, SHIM_FD_END, own_if_write_end, &sc);
+	if (session->fd_base2)
+		fd_scan_open(place_sys, session->fd_base2, session->fd_base2 + SHIM_FD_WINDOW,
+			     own_if_write_end, &sc);
 }
 
 void shim_log(const char *fmt, ...)

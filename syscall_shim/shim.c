@@ -1745,23 +1745,21 @@ int recvmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags, struct times
 
 /* ---- fork and exit: references of inherited perf fds ---- */
 
+static void scan_one(void *ctx, int fd)
+{
+	(void)ctx;
+	fd_handle(fd);  /* fills fd_cache */
+}
+
 /* After exec: the perf fds this image inherited (not CLOEXEC) join the
- * cache, so a fork takes their references. One zero-timeout ppoll over
- * the windows tells which fds are open (POLLNVAL: not), then only those
- * are looked at. */
+ * cache, so a fork takes their references. Only the open fds of the
+ * windows are looked at. */
 static void scan_inherited_fds(void)
 {
-	static struct pollfd pfd[FD_SLOTS];
-	struct timespec zero = { 0, 0 };
-	unsigned n = sess->fd_base2 ? FD_SLOTS : SHIM_FD_WINDOW;
-
-	for (unsigned i = 0; i < n; i++)
-		pfd[i] = (struct pollfd){ .fd = (int)slot_fd(i) };
-	if (TSYS6(SYS_ppoll, pfd, n, &zero, NULL, 8, 0) < 0)
-		return;
-	for (unsigned i = 0; i < n; i++)
-		if (!(pfd[i].revents & POLLNVAL))
-			fd_handle(pfd[i].fd);   /* fills fd_cache */
+	fd_scan_open(tramp_syscall, SHIM_FD_BASE, SHIM_FD_END, scan_one, NULL);
+	if (sess->fd_base2)
+		fd_scan_open(tramp_syscall, sess->fd_base2, sess->fd_base2 + SHIM_FD_WINDOW,
+			     scan_one, NULL);
 }
 
 static void atfork_child(void)

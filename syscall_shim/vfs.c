@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -182,6 +183,53 @@ static void overlay_sys_devices(const struct vfs_config *cfg, const char *tmpdir
 	(void)mount("pmusim", "/sys/devices", "overlay", MS_RDONLY, opts);
 }
 
+/* Writes text to a /proc/self file; 0 or -errno. */
+static int write_proc(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * A private mount namespace: with CAP_SYS_ADMIN, directly; otherwise
+ * inside a new user namespace that maps the caller's uid and gid to
+ * themselves. Its capabilities (over its own mounts) are pmusim's until
+ * the command's execve drops them (a non-zero uid keeps none across
+ * exec): the tree runs as the same user, with the same rights, as without
+ * it. Returns 0 or -errno (the first attempt's).
+ */
+static int private_mounts(void)
+{
+	unsigned uid = (unsigned)geteuid(), gid = (unsigned)getegid();
+	char map[64];
+	int err;
+
+	if (unshare(CLONE_NEWNS) == 0)
+		return 0;
+	err = -errno;
+	/* /proc/self's files are root's in a process that is not dumpable
+	 * (runuser, su: the uid changed), and the maps could not be written */
+	if (err != -EPERM || uid == 0 || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ||
+	    unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return err;
+	snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
+	if (write_proc("/proc/self/uid_map", map))
+		return err;
+	/* an unprivileged gid_map needs setgroups denied first */
+	if (write_proc("/proc/self/setgroups", "deny"))
+		return err;
+	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
+	if (write_proc("/proc/self/gid_map", map))
+		return err;
+	return 0;
+}
+
 int vfs_setup(const struct vfs_config *cfg, char *tmpdir, size_t tmplen, char *why, size_t whylen)
 {
 	static const char *const cpu_files[] = {
@@ -194,9 +242,9 @@ int vfs_setup(const struct vfs_config *cfg, char *tmpdir, size_t tmplen, char *w
 	int err;
 
 	tmpdir[0] = 0;
-	if (unshare(CLONE_NEWNS)) {
-		err = -errno;
-		snprintf(why, whylen, "no private mount namespace (%s)", strerror(errno));
+	err = private_mounts();
+	if (err) {
+		snprintf(why, whylen, "no private mount namespace (%s)", strerror(-err));
 		return err;
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -84,4 +86,34 @@ int fd_place(fd_place_sys sys, int fd, int lo, int hi, bool top, bool cloexec)
 	if (changed)
 		sys(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&old, 0, 0, 0);
 	return (int)r;
+}
+
+int fd_scan_open(fd_place_sys sys, int lo, int hi, void (*fn)(void *ctx, int fd), void *ctx)
+{
+	struct pollfd pfd[1024];
+	struct timespec zero = { 0, 0 };
+	long soft = fd_soft_limit(), r;
+
+	if (!sys)
+		sys = plain_sys;
+	if (soft <= 0)
+		return soft < 0 ? (int)soft : -EINVAL;
+	while (lo < hi) {
+		int n = hi - lo;
+
+		if (n > (int)(sizeof(pfd) / sizeof(pfd[0])))
+			n = (int)(sizeof(pfd) / sizeof(pfd[0]));
+		if (n > soft)
+			n = (int)soft;
+		for (int i = 0; i < n; i++)
+			pfd[i] = (struct pollfd){ .fd = lo + i };
+		r = sys(SYS_ppoll, (long)pfd, n, (long)&zero, 0, 8, 0);
+		if (r < 0)
+			return (int)r;
+		for (int i = 0; i < n; i++)
+			if (!(pfd[i].revents & POLLNVAL))
+				fn(ctx, pfd[i].fd);
+		lo += n;
+	}
+	return 0;
 }

@@ -25,6 +25,12 @@ typedef long (*fd_place_sys)(long nr, long a1, long a2, long a3, long a4, long a
  * raised, another -errno otherwise. */
 int fd_place(fd_place_sys sys, int fd, int lo, int hi, bool top, bool cloexec);
 
+/* Calls fn(ctx, fd) for each fd open in [lo, hi), in order. One
+ * zero-timeout ppoll tells which (POLLNVAL: not open), in pieces no longer
+ * than the soft limit (do_sys_poll(): nfds above it is EINVAL). Returns 0
+ * or -errno. */
+int fd_scan_open(fd_place_sys sys, int lo, int hi, void (*fn)(void *ctx, int fd), void *ctx);
+
 /* The soft and the hard RLIMIT_NOFILE (RLIM_INFINITY as INT_MAX), or
  * -errno. */
 long fd_soft_limit(void);

@@ -362,23 +362,39 @@ static void test_unknown_syscall(void **state)
 	machine_down(&m);
 }
 
-/* pmusim's fd range [1024, 2048) is out of the guest's reach. */
+/* pmusim's own fds (guest_fd_reserve) are out of the guest's reach: it
+ * cannot close them, fcntl them or dup onto them (EBADF, as for an fd that
+ * is not open); a close_range over one closes the guest's fds around it
+ * and leaves it open. Numbers below 1024, so any soft limit works. */
 static void test_fd_rules(void **state)
 {
 	struct machine m;
 	uint64_t a[6] = { 0 };
-	long r;
+	int own, below, above;
 
 	(void)state;
 	machine_up(&m);
-	a[0] = 1500;
+	own = fcntl(0, F_DUPFD_CLOEXEC, 500);
+	assert_true(own >= 500);
+	guest_fd_reserve(&m.p, own, true);
+	a[0] = (uint64_t)own;
 	assert_int_equal(guest_syscall(m.t, __NR_close, a), -EBADF);
-	a[0] = 0; a[1] = 1500;
+	a[1] = F_GETFD;
+	assert_int_equal(guest_syscall(m.t, __NR_fcntl, a), -EBADF);
+	a[0] = 0; a[1] = (uint64_t)own;
 	assert_int_equal(guest_syscall(m.t, __NR_dup2, a), -EBADF);
-	a[0] = 0; a[1] = F_DUPFD; a[2] = 1100;
-	r = guest_syscall(m.t, __NR_fcntl, a);
-	assert_true(r >= 2048);
-	a[0] = (uint64_t)r;
+	below = dup2(0, own - 1);
+	above = dup2(0, own + 1);
+	assert_int_equal(below, own - 1);
+	assert_int_equal(above, own + 1);
+	a[0] = (uint64_t)below; a[1] = (uint64_t)above; a[2] = 0;
+	assert_int_equal(guest_syscall(m.t, __NR_close_range, a), 0);
+	assert_int_equal(fcntl(below, F_GETFD), -1);
+	assert_int_equal(fcntl(above, F_GETFD), -1);
+	assert_true(fcntl(own, F_GETFD) >= 0);
+	/* once the guest's again, it is an fd like any */
+	guest_fd_reserve(&m.p, own, false);
+	a[0] = (uint64_t)own;
 	assert_int_equal(guest_syscall(m.t, __NR_close, a), 0);
 	machine_down(&m);
 }
