@@ -242,6 +242,9 @@ static void mode_passthrough(void)
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	/* user space only: what perf_event_paranoid 2 allows anyone */
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
 	fd = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	CHECK(fd >= 0 && !is_perf_fd(fd), "host fd %d", fd);
 	for (int i = 0; i < 10000000; i++)

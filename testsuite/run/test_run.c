@@ -305,10 +305,20 @@ static void test_client(void **state)
 	if (!client)
 		skip();
 	for (size_t i = 0; i < sizeof(client_rows) / sizeof(client_rows[0]); i++) {
-		char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)client,
-				 (char *)client_rows[i].mode, NULL };
+		/* CPU-wide events (mode exec) for a user without CAP_PERFMON:
+		 * perf_event_paranoid 0 (perf_allow_cpu()) */
+		char *argv[8] = { (char *)pmusim(), (char *)"run" };
+		int n = 2;
 		char want[64];
 		static struct result r;
+
+		if (!strcmp(client_rows[i].mode, "exec")) {
+			argv[n++] = (char *)"--paranoid";
+			argv[n++] = (char *)"0";
+		}
+		argv[n++] = (char *)"--";
+		argv[n++] = (char *)client;
+		argv[n++] = (char *)client_rows[i].mode;
 
 		run(argv, 60, &r);
 		snprintf(want, sizeof(want), "ok %s\n", client_rows[i].mode);
@@ -364,7 +374,11 @@ static void test_perf_stat_sw(void **state)
 
 		if (n < 5 || seen >= 2)
 			continue;
-		assert_string_equal(f[2], names[seen]);
+		/* perf asks for NAME:u where perf_event_paranoid keeps the
+		 * user out of the kernel */
+		if (strncmp(f[2], names[seen], strlen(names[seen])) ||
+		    (f[2][strlen(names[seen])] && strcmp(f[2] + strlen(names[seen]), ":u")))
+			fail_msg("event %d is %s, not %s", seen, f[2], names[seen]);
 		assert_string_equal(f[1], seen == 0 ? "msec" : "");
 		seen++;
 	}
@@ -465,11 +479,13 @@ static void test_perf_stat_family(void **state)
 
 /* `perf stat -a -- loop`: system-wide events on the simulated CPUs; the
  * workload, a child of the process counting them, runs emulated there and
- * the CPU events count it exactly. */
+ * the CPU events count it exactly. perf_event_paranoid 0 lets a user
+ * without CAP_PERFMON open CPU-wide events (perf_allow_cpu()). */
 static void test_perf_stat_system_wide(void **state)
 {
 	const char *loop = getenv("RUN_LOOP");
-	char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+	char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--paranoid", (char *)"0",
+			 (char *)"--", (char *)PERF,
 			 (char *)"stat", (char *)"-x,", (char *)"-a", (char *)"-e",
 			 (char *)"instructions:u,branches:u", (char *)"--", (char *)loop, NULL };
 	static const unsigned long long want[] = { 2000004, 1000000 };
@@ -552,11 +568,13 @@ static void test_perf_stat_exact(void **state)
 static const struct {
 	int line;
 	const char *name;
+	const char *paranoid;   /* pmusim run --paranoid, or NULL: the host's */
 	const char *args[8];
 } record_rows[] = {
-	{ __LINE__, "per task, -c", { "-e", "instructions:u", "-c", "10000", NULL } },
-	{ __LINE__, "per task, -F -g", { "-F", "1000", "-g", NULL } },
-	{ __LINE__, "system-wide", { "-a", "-e", "instructions:u", "-c", "10000", NULL } },
+	{ __LINE__, "per task, -c", NULL, { "-e", "instructions:u", "-c", "10000", NULL } },
+	{ __LINE__, "per task, -F -g", NULL, { "-F", "1000", "-g", NULL } },
+	/* CPU-wide events for a user without CAP_PERFMON (perf_allow_cpu()) */
+	{ __LINE__, "system-wide", "0", { "-a", "-e", "instructions:u", "-c", "10000", NULL } },
 };
 
 static void test_perf_record(void **state)
@@ -568,13 +586,21 @@ static void test_perf_record(void **state)
 		skip();
 	for (size_t i = 0; i < sizeof(record_rows) / sizeof(record_rows[0]); i++) {
 		char data[] = "/tmp/pmusim-test-rec-XXXXXX";
-		char *argv[24] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
-				   (char *)"record", (char *)"-o", data };
+		char *argv[24] = { (char *)pmusim(), (char *)"run" };
 		static struct result r;
-		int n = 7, fd = mkstemp(data);
+		int n = 2, fd = mkstemp(data);
 
 		assert_true(fd >= 0);
 		close(fd);
+		if (record_rows[i].paranoid) {
+			argv[n++] = (char *)"--paranoid";
+			argv[n++] = (char *)record_rows[i].paranoid;
+		}
+		argv[n++] = (char *)"--";
+		argv[n++] = (char *)PERF;
+		argv[n++] = (char *)"record";
+		argv[n++] = (char *)"-o";
+		argv[n++] = data;
 		for (int j = 0; record_rows[i].args[j]; j++)
 			argv[n++] = (char *)record_rows[i].args[j];
 		argv[n++] = (char *)"--";
@@ -750,7 +776,9 @@ static void test_perf_mux(void **state)
 
 			if (csv_fields(line, f, 16) < 5)
 				continue;
-			if (strcmp(f[2], "task-clock") == 0) {
+			/* perf asks for task-clock:u where perf_event_paranoid
+			 * keeps the user out of the kernel */
+			if (strcmp(f[2], "task-clock") == 0 || strcmp(f[2], "task-clock:u") == 0) {
 				enabled = strtoull(f[3], NULL, 10);
 				continue;
 			}
