@@ -414,7 +414,6 @@ void shim_session_own_fds(void (*own)(void *ctx, int fd), void *ctx)
 
 	if (!session)
 		return;
-	own(ctx, session->arena_fd);
 	fd_scan_open(place_sys, SHIM_FD_BASE, SHIM_FD_END, own_if_write_end, &sc);
 	if (session->fd_base2)
 		fd_scan_open(place_sys, session->fd_base2, session->fd_base2 + SHIM_FD_WINDOW,

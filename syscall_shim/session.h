@@ -142,10 +142,10 @@ int shim_fd_place(int fd, int min, bool top, bool cloexec);
 /* How shim_fd_place makes its syscalls in this process (the shim's
  * trampoline); NULL by default: the plain calls. */
 void shim_session_set_sys(long (*sys)(long, long, long, long, long, long, long));
-/* The fds of this process that are the session's and not the program's:
- * the arena memfd and the write ends a monitored task took
- * (shim_session_adopt); own() is called with each. For `pmusim exec
- * --attach-arena`, which hides them from its guest. */
+/* The write ends a monitored task took (shim_session_adopt): fds of this
+ * process that are the session's and not the program's; own() is called
+ * with each. For `pmusim exec --attach-arena`, which hides them (and the
+ * arena fd it was given) from its guest. */
 void shim_session_own_fds(void (*own)(void *ctx, int fd), void *ctx);
 /* Appends one line to the session log (--log), if any. */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
