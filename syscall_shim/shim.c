@@ -1420,6 +1420,8 @@ static long dispatch(long nr, long *a)
 	}
 	if (!core)      /* no session core: the host's syscalls */
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (arena_fd_syscall(nr, a, &r))
+		return r;
 	switch (nr) {
 	case SYS_poll:
 	case SYS_ppoll:
@@ -1447,8 +1449,6 @@ static long dispatch(long nr, long *a)
 	case SYS_close_range:
 		return sys_close_range(a);
 	}
-	if (arena_fd_syscall(nr, a, &r))
-		return r;
 	h = fd_handle(nr == SYS_mmap ? a[4] : nr == SYS_epoll_ctl ? a[2] : a[0]);
 	if (h < 0)      /* not a perf file: the host's syscall */
 		return host_syscall(nr, a);

@@ -66,9 +66,11 @@ done
   [[ $got == "$want" ]] || { echo "run perf stat beside 3000 files: '$got', want $want"; exit 1; }
 ) && ok "3000 files, then perf_event_open" || fail "3000 files"
 
-# programs that close every fd they did not open, then run a monitored child
+# programs that close every fd they did not open (or mark them
+# close-on-exec, or dup2 their own files onto every number of [1024, 2048)),
+# then run a monitored child
 (
-  for how in closerange sweep; do
+  for how in closerange sweep cloexec dup2top; do
     out=$("$pmusim" run -- "$fdstress" $how -- perf stat -x, -e instructions:u -- "$loop" \
           2>&1 >/dev/null)
     got=$(stat_count <<< "$out")

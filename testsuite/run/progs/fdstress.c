@@ -12,8 +12,13 @@
  *   fdstress closerange -- CMD     close_range(3, ~0U, 0), exec CMD
  *   fdstress sweep -- CMD          close every fd /proc/self/fd lists but
  *                                  0-2, exec CMD
+ *   fdstress cloexec -- CMD        set FD_CLOEXEC on every fd /proc/self/fd
+ *                                  lists but 0-2, exec CMD
+ *   fdstress dup2top -- CMD        raise the soft limit to 4096 (or the
+ *                                  hard), dup2 stdin onto 1024..2047, exec CMD
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -79,7 +85,8 @@ static int self_open(int n)
 	return bad || r != (ssize_t)sizeof(count);
 }
 
-static int sweep(void)
+/* Closes (or marks close-on-exec) every fd /proc/self/fd lists but 0-2. */
+static int sweep(bool cloexec)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
@@ -94,8 +101,12 @@ static int sweep(void)
 			fds[n++] = fd;
 	}
 	closedir(d);
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
+	for (int i = 0; i < n; i++) {
+		if (cloexec)
+			fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+		else
+			close(fds[i]);
+	}
 	return 0;
 }
 
@@ -115,11 +126,25 @@ int main(int argc, char **argv)
 			perror("fdstress: close_range");
 		return run(argv + 3);
 	}
-	if (argc >= 4 && !strcmp(argv[1], "sweep") && !strcmp(argv[2], "--")) {
-		if (sweep())
+	if (argc >= 4 && (!strcmp(argv[1], "sweep") || !strcmp(argv[1], "cloexec")) &&
+	    !strcmp(argv[2], "--")) {
+		if (sweep(!strcmp(argv[1], "cloexec")))
 			perror("fdstress: /proc/self/fd");
 		return run(argv + 3);
 	}
-	fprintf(stderr, "usage: fdstress hog N -- CMD | open N | closerange -- CMD | sweep -- CMD\n");
+	if (argc >= 4 && !strcmp(argv[1], "dup2top") && !strcmp(argv[2], "--")) {
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+			rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		/* every number of [1024, 2048) the program's own */
+		for (int fd = 1024; fd < 2048; fd++)
+			if (dup2(0, fd) != fd)
+				fprintf(stderr, "fdstress: dup2 onto %d: %s\n", fd, strerror(errno));
+		return run(argv + 3);
+	}
+	fprintf(stderr, "usage: fdstress hog N -- CMD | open N | closerange|sweep|cloexec|dup2top -- CMD\n");
 	return 2;
 }
