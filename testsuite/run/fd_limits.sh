@@ -27,7 +27,11 @@ for lim in 1024 256; do
     [[ $got == "$lim $hard" ]] || { echo "the guest's limits: '$got', want '$lim $hard'"; exit 1; }
     got=$("$pmusim" run -- perf stat -x, -e instructions:u -- "$loop" 2>&1 >/dev/null | stat_count)
     [[ $got == "$want" ]] || { echo "run perf stat: '$got', want $want"; exit 1; }
-  ) && ok "soft limit $lim: exec, its getrlimit, run perf stat" || fail "soft limit $lim"
+    # a native program's perf fd lies above its soft limit, which stays
+    out=$("$pmusim" run -- "$fdstress" open 0 2>&1)
+    [[ $out == *"read 8"*"soft limit $lim"* ]] || { echo "run native open: '$out'"; exit 1; }
+  ) && ok "soft limit $lim: exec, its getrlimit, run perf stat, a native open" ||
+    fail "soft limit $lim"
 done
 
 # a hard limit below what pmusim needs: one line and exit 1, unless this

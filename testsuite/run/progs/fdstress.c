@@ -6,7 +6,8 @@
  *   fdstress open N                open N fds, then perf_event_open
  *                                  instructions:u on itself: prints
  *                                  "next F perf P read R count C" (F: the fd a
- *                                  dup would have got just before), closes
+ *                                  dup would have got just before) and its
+ *                                  soft RLIMIT_NOFILE after that, closes
  *                                  every fd it opened and says if all closes
  *                                  succeeded
  *   fdstress closerange -- CMD     close_range(3, ~0U, 0), exec CMD
@@ -55,6 +56,7 @@ static int self_open(int n)
 	struct perf_event_attr a;
 	int *fds = calloc((size_t)n + 1, sizeof(int)), next, fd, bad = 0;
 	uint64_t count = 0;
+	struct rlimit rl;
 	ssize_t r;
 
 	if (!fds || open_many(n, fds))
@@ -76,6 +78,9 @@ static int self_open(int n)
 		;
 	r = read(fd, &count, sizeof(count));
 	printf("next %d perf %d read %zd count %s\n", next, fd, r, count ? "nonzero" : "0");
+	/* the program's own limit, after a perf fd went above it */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		printf("soft limit %llu\n", (unsigned long long)rl.rlim_cur);
 	if (close(fd))
 		bad++;
 	for (int i = 0; i < n; i++)
