@@ -72,6 +72,11 @@ struct perf_machine_ops {
 struct perf_machine {
 	const struct perf_machine_ops *ops;
 	void *ctx;
+	/* The process's RDTSC reads the host's TSC, not the simulated clock
+	 * (a native program under the shim): the mmap page of a ring it maps
+	 * advertises no time conversion, as the kernel's does when the TSC is
+	 * not a stable sched_clock (arch_perf_update_userpage). */
+	bool native_tsc;
 };
 
 struct perf_core_config {

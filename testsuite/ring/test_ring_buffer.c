@@ -813,7 +813,7 @@ static void test_user_page_arm64(void **state)
 		struct perf_event_attr a = attr_dummy();
 		struct perf_cred cred = { 0, true };
 		struct rig rg = { 0 };
-		struct perf_machine m = { &rig_ops, &rg };
+		struct perf_machine m = { .ops = &rig_ops, .ctx = &rg };
 		struct perf_event_mmap_page *up;
 		struct perf_core *core;
 		struct perf_task *t;
@@ -849,6 +849,68 @@ static void test_user_page_arm64(void **state)
 	}
 }
 
+/*
+ * A ring mapped by a process whose RDTSC is the host's (machine native_tsc,
+ * the shim's): arch_perf_update_userpage() of a kernel whose TSC is not a
+ * stable sched_clock (x86: !sched_clock_stable(); arm64: read_sched_clock
+ * not the arch timer) clears cap_user_time, cap_user_time_zero and
+ * cap_user_time_short and returns before the conversion fields, which stay
+ * as perf_mmap() zeroed them; rdpmc and pmc_width are set before that.
+ */
+static void test_user_page_native_reader(void **state)
+{
+	static const struct { int line; enum pmu_arch arch; uint16_t width; } rows[] = {
+		{ __LINE__, PMU_ARCH_X86_INTEL, 48 },
+		{ __LINE__, PMU_ARCH_ARM_PMUV3, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct pmu_model model = *pmu_model_find("skylake");
+		struct perf_core_config cfg = { 0 };
+		struct perf_event_attr a = attr_dummy();
+		struct perf_cred cred = { 0, true };
+		struct rig rg = { 0 };
+		struct perf_machine m = { .ops = &rig_ops, .ctx = &rg, .native_tsc = true };
+		struct perf_event_mmap_page *up;
+		struct perf_core *core;
+		struct perf_task *t;
+		void *area = NULL;
+		int memfd, fd;
+
+		print_message("row line %d (arch_perf_update_userpage, unstable clock)\n",
+			      rows[i].line);
+		model.arch = rows[i].arch;
+		cfg.model = &model;
+		cfg.paranoid = -1;
+		assert_int_equal(perf_core_create(&cfg, &m, &core), 0);
+		t = perf_task_create(core, 100, 100, cred);
+		perf_cpu_switch_to(perf_core_cpu(core, 0), t);
+		fd = perf_sys_event_open(core, t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&a,
+					 0, -1, -1, 0);
+		assert_true(fd >= 0);
+		assert_int_equal(perf_sys_mmap(core, t, fd, 2 * PAGE, PROT_READ, MAP_SHARED, 0,
+					       &area, &memfd), 0);
+		up = area;
+		assert_int_equal(up->cap_user_rdpmc, 0);
+		assert_int_equal(up->pmc_width, rows[i].width);
+		assert_int_equal(up->cap_user_time, 0);
+		assert_int_equal(up->cap_user_time_zero, 0);
+		assert_int_equal(up->cap_user_time_short, 0);
+		assert_int_equal(up->time_mult, 0);
+		assert_int_equal(up->time_shift, 0);
+		assert_int_equal(up->time_zero, 0);
+		assert_int_equal(up->time_offset, 0);
+		/* later updates keep them off (IOC_RESET updates the page) */
+		assert_int_equal(perf_sys_ioctl(core, t, &perf_uaccess_direct, fd,
+						PERF_EVENT_IOC_RESET, 0), 0);
+		assert_int_equal(up->cap_user_time, 0);
+		assert_int_equal(up->cap_user_time_zero, 0);
+		assert_int_equal(up->time_mult, 0);
+		perf_core_destroy(core);
+	}
+}
+
 /* Counter overflow end to end: the machine's fill_sample gives the IP, the
  * core the period (sample_period each time) and the time. */
 static unsigned fill_calls;
@@ -865,7 +927,7 @@ static void test_overflow_samples(void **state)
 {
 	static const struct perf_machine_ops ops = { .fill_sample = fill_ip };
 	struct perf_core_config cfg = { 0 };
-	struct perf_machine m = { &ops, NULL };
+	struct perf_machine m = { .ops = &ops, .ctx = NULL };
 	struct perf_cred cred = { 0, true };
 	const struct perf_event_header *recs[16];
 	struct perf_event_attr a;
@@ -931,7 +993,7 @@ static void test_shared_arena_ring(void **state)
 	struct perf_core_config cfg = { 0 };
 	struct perf_cred cred = { 0, true };
 	struct rig rg = { 0 };
-	struct perf_machine m = { &rig_ops, &rg };
+	struct perf_machine m = { .ops = &rig_ops, .ctx = &rg };
 	struct perf_event_attr a = attr_dummy();
 	struct perf_event_mmap_page *up, *up2;
 	struct perf_arena *arena;
@@ -1007,6 +1069,7 @@ int main(void)
 		cmocka_unit_test(test_inherited_output),
 		cmocka_unit_test(test_user_page_times),
 		cmocka_unit_test(test_user_page_arm64),
+		cmocka_unit_test(test_user_page_native_reader),
 		cmocka_unit_test(test_overflow_samples),
 		cmocka_unit_test(test_shared_arena_ring),
 	};

@@ -1323,6 +1323,79 @@ static void test_exec_mask(void **state)
 	}
 }
 
+/*
+ * Debian perf's own tests (tools/perf/tests) under pmusim run: the result
+ * of each (sub)test line ("Ok", "Skip (reason)", "FAILED!") against an
+ * oracle. want NULL: the same test run natively on this host, whose
+ * kernel gives the records and the mmap page these tests check (8: the
+ * PERF_RECORD_MMAP of the workload's [vdso]; 71.2: Skip where the host's
+ * page advertises no TSC conversion, as under the shim, whose native
+ * reader cannot convert the simulated clock). Otherwise the result a
+ * kernel with a PMU gives where this host has none (28: the dummy
+ * side-band event and cycles share one ring through SET_OUTPUT).
+ */
+static const struct {
+	int line;
+	const char *test, *from;
+	const char *want;       /* the result line's status; NULL: the native run's */
+} perftest_rows[] = {
+	{ __LINE__, "8", "perf_event_mmap() of the vdso special mapping at exec", NULL },
+	{ __LINE__, "71", "arch_perf_update_userpage() without a stable TSC", NULL },
+};
+
+/* The "N: desc : STATUS" lines of perf test's output (stderr), status only, in
+ * order, one per line, into out. */
+static void perftest_statuses(const char *text, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (const char *l = text; *l; ) {
+		const char *e = strchr(l, '\n'), *c;
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char line[512];
+
+		snprintf(line, sizeof(line), "%.*s", (int)(len < 511 ? len : 511), l);
+		c = strrchr(line, ':');
+		if (c && line[strspn(line, " ")] >= '0' && line[strspn(line, " ")] <= '9' && c[1])
+			n += (size_t)snprintf(out + n, cap - n, "%s\n", c + 2);
+		l += len + (e != NULL);
+		if (n >= cap)
+			break;
+	}
+}
+
+static void test_perf_selftests(void **state)
+{
+	(void)state;
+	if (access(PERF, X_OK))
+		skip();
+	for (size_t i = 0; i < sizeof(perftest_rows) / sizeof(perftest_rows[0]); i++) {
+		char *nat_argv[] = { (char *)PERF, (char *)"test", (char *)perftest_rows[i].test,
+				     NULL };
+		char *sim_argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+				     (char *)"test", (char *)perftest_rows[i].test, NULL };
+		static struct result nat, sim;
+		char want[1024], got[1024];
+
+		print_message("row line %d: perf test %s (%s)\n", perftest_rows[i].line,
+			      perftest_rows[i].test, perftest_rows[i].from);
+		if (perftest_rows[i].want) {
+			snprintf(want, sizeof(want), "%s\n", perftest_rows[i].want);
+		} else {
+			run(nat_argv, 60, &nat);
+			perftest_statuses(nat.err, want, sizeof(want));
+		}
+		run(sim_argv, 60, &sim);
+		perftest_statuses(sim.err, got, sizeof(got));
+		if (!want[0] || strcmp(want, got)) {
+			dump(&sim);
+			fail_msg("row at line %d: perf test %s: want\n%sgot\n%s", perftest_rows[i].line,
+				 perftest_rows[i].test, want, got);
+		}
+	}
+}
+
 /* Five groups, each its own meson test so each stays well under its time
  * budget: "shim" (pmusim run itself and a native client), "stat", "raw",
  * "record" and "report" (Debian's perf). No argument runs all. */
@@ -1347,6 +1420,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest raw_tests[] = {
 		cmocka_unit_test(test_perf_raw_syntax),
 		cmocka_unit_test(test_perf_list),
+		cmocka_unit_test(test_perf_selftests),
 	};
 	const struct CMUnitTest record_tests[] = {
 		cmocka_unit_test(test_perf_record),
