@@ -17,7 +17,9 @@
  *
  * Events the host kernel serves for native tasks (software, tracepoint,
  * breakpoint, the host's other PMUs) pass through to it unchanged, unless
- * they join a core group or target a task the core monitors.
+ * they join a core group or target a task the core monitors; their fds
+ * move into the perf range so that a ring shared with core events
+ * (SET_OUTPUT) is the core's (host_events.c).
  *
  * Inside pmusim itself (the emulator a monitored task is re-executed
  * into) the shim is passive: it passes every trapped syscall through and
@@ -49,6 +51,7 @@
 #include "pmu_models/pmu_model.h"
 #include "sim/core/arena.h"
 #include "sim/core/perf_epoll.h"
+#include "syscall_shim/host_events.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/tramp.h"
 
@@ -288,6 +291,7 @@ static long sys_perf_event_open(long *a)
 	if (!to_core) {
 		long r = TSYS6(SYS_perf_event_open, a[0], a[1], a[2], a[3], a[4], 0);
 
+		r = host_event_install(r, attr, pid, cpu, flags);
 		shim_log("perf_event_open(type %u, config %#llx, pid %d, cpu %d) -> host: %ld",
 			 attr->type, (unsigned long long)attr->config, pid, cpu, r);
 		return r;
@@ -322,6 +326,12 @@ static long sys_ioctl(int h, long *a)
 	if (cmd == PERF_EVENT_IOC_SET_OUTPUT && (long)arg != -1) {
 		int oh = fd_handle((long)arg);
 
+		/* a host event's ring: its stand-in's in the core */
+		if (oh < 0 && host_event_is((long)arg)) {
+			oh = cur ? host_event_stand_in(core, cur, (long)arg) : -ENOMEM;
+			if (oh < 0)
+				return -EINVAL;     /* a ring the core cannot share */
+		}
 		if (oh < 0)
 			return -EBADF;      /* perf_fget_light(): not a perf file */
 		arg = (unsigned long)oh;
@@ -943,6 +953,8 @@ static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t
 		int count = 0;
 		long r;
 
+		if (host_events_feeding())
+			host_events_drain(core);
 		r = TSYS6(SYS_ppoll, fds, n, &zero, NULL, 8, 0);
 		if (r < 0)
 			return r;
@@ -987,7 +999,7 @@ static long sys_poll(long nr, long *a)
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	for (unsigned long i = 0; i < n; i++) {
 		hs[i] = fds[i].fd >= 0 ? fd_handle(fds[i].fd) : -1;
-		any |= hs[i] >= 0;
+		any |= hs[i] >= 0 || host_event_is(fds[i].fd);
 	}
 	if (!any)
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
@@ -1301,6 +1313,35 @@ static long host_syscall(long nr, long *a)
 	return r;
 }
 
+/* The shim's ring mmap of a core file, for host_event_mmap(). */
+static long map_core_ring(int h, long *a)
+{
+	return sys_mmap(h, a);
+}
+
+/* A syscall on a host perf event in the range: its mmap, SET_OUTPUT and
+ * close take part in rings shared with the core (host_events.c); the rest
+ * is the host's. */
+static long host_event_syscall(long nr, long *a)
+{
+	struct perf_task *cur = native_task(my_tid());
+	long r;
+
+	if (nr == SYS_mmap && a[5] == 0 && cur) {
+		r = host_event_mmap(core, cur, a, map_core_ring);
+		shim_log("mmap(host fd %ld, %ld bytes) -> %#lx", a[4], a[1], r);
+		if (r != -ENOSYS)
+			return r;
+	} else if (nr == SYS_ioctl && (unsigned)a[1] == PERF_EVENT_IOC_SET_OUTPUT && cur) {
+		r = host_event_set_output(core, cur, a[0], a[2], a[2] == -1 ? -1 : fd_handle(a[2]));
+		shim_log("ioctl(host fd %ld, SET_OUTPUT, %ld) -> %ld", a[0], a[2], r);
+		return r;
+	} else if (nr == SYS_close) {
+		return host_event_close(core, a[0]);
+	}
+	return host_syscall(nr, a);
+}
+
 static long dispatch(long nr, long *a)
 {
 	int h;
@@ -1366,7 +1407,13 @@ static long dispatch(long nr, long *a)
 	case SYS_close_range:
 		return sys_close_range(a);
 	}
+	/* a host event's records reach the core ring it shares before any
+	 * perf syscall can look at it */
+	if (host_events_feeding())
+		host_events_drain(core);
 	h = fd_handle(nr == SYS_mmap ? a[4] : nr == SYS_epoll_ctl ? a[2] : a[0]);
+	if (h < 0 && host_event_is(nr == SYS_mmap ? a[4] : a[0]))
+		return host_event_syscall(nr, a);
 	if (h < 0)      /* not a perf file: the host's syscall */
 		return host_syscall(nr, a);
 	return fd_syscall(nr, h, a);
@@ -1693,6 +1740,7 @@ static void atfork_child(void)
 {
 	/* VM_DONTCOPY: the parent's rings are not the child's */
 	memset(ring_maps, 0, sizeof(ring_maps));
+	host_events_forget_all();
 	ring_lock = 0;
 	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
 		int h = fd_cache[i].ino ? fd_handle(SHIM_FD_BASE + i) : -1;
@@ -1793,6 +1841,7 @@ static void __attribute__((constructor)) shim_init(void)
 			sess = shim_session_get();
 			model = perf_core_model(core);
 			scan_inherited_fds();
+			host_events_init(native_task);
 			pthread_atfork(NULL, NULL, atfork_child);
 		}
 	}

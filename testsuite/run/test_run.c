@@ -295,6 +295,7 @@ static const struct {
 	{ __LINE__, "epoll", "ep_item_poll() -> perf_poll(): EPOLLHUP, consumed EPOLLIN, is_event_hup()" },
 	{ __LINE__, "munmap", "perf_mmap_close(), perf_mmap(): data_page_nr(), perf_mmap_may_split()" },
 	{ __LINE__, "scm", "scm_detach_fds() -> receive_fd(): a perf file over SCM_RIGHTS, fput()" },
+	{ __LINE__, "sharedring", "perf_event_set_output(), ring_buffer_attach(), perf_event_comm_output(), perf_output_wakeup()" },
 };
 
 static void test_client(void **state)
@@ -1341,6 +1342,7 @@ static const struct {
 } perftest_rows[] = {
 	{ __LINE__, "8", "perf_event_mmap() of the vdso special mapping at exec", NULL },
 	{ __LINE__, "71", "arch_perf_update_userpage() without a stable TSC", NULL },
+	{ __LINE__, "28", "perf_event_set_output() of cycles into the host dummy's ring", "Ok" },
 };
 
 /* The "N: desc : STATUS" lines of perf test's output (stderr), status only, in
