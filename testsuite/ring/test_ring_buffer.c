@@ -610,6 +610,61 @@ static void test_set_output(void **state)
 	rig_fini(&rg);
 }
 
+/*
+ * perf_sys_output_record(): a finished record from elsewhere (a host
+ * event's, copied by the shim) through __perf_output_begin()'s rules on
+ * the ring the event writes to: byte for byte; into its SET_OUTPUT target;
+ * CIRC_SPACE leaves one byte, so a writable 4096-byte ring holds 4088
+ * bytes: 102 records of 40 bytes fit (4080), the 103rd is lost (rb->lost
+ * 1) and the next one after a read is preceded by PERF_RECORD_LOST {id of
+ * the writing event, 1} (24 bytes; no sample_id_all); the 1-byte
+ * watermark wakes (POLLIN|POLLRDNORM); no ring is -ENOSPC.
+ */
+static void test_output_record(void **state)
+{
+	struct perf_event_attr a = attr_dummy();
+	const struct perf_event_header *recs[8];
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		char comm[16];
+		uint64_t time;
+	} rec = { { PERF_RECORD_COMM, 0, 40 }, 7, 8, "copied", 12345 };
+	uint8_t buf[8192];
+	struct rig rg;
+	void *area;
+	int out, fd;
+
+	(void)state;
+	rig_init(&rg);
+	a.watermark = 1;
+	a.wakeup_watermark = 1;
+	out = rig_open(&rg, &a, 0, -1);
+	fd = rig_open(&rg, &a, 0, -1);
+	assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), -ENOSPC);    /* no ring */
+	area = rig_mmap(&rg, out, 1, PROT_READ | PROT_WRITE);
+	assert_int_equal(set_output(&rg, fd, out), 0);
+	assert_int_equal(perf_sys_poll(rg.core, out), 0);
+	assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), 0);
+	assert_int_equal(perf_sys_poll(rg.core, out), POLLIN | POLLRDNORM);
+	assert_int_equal(ring_records(buf, ring_drain(area, buf, sizeof(buf), true), recs, 8), 1);
+	assert_memory_equal(recs[0], &rec, sizeof(rec));
+	for (int i = 0; i < 102; i++)
+		assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), 0);
+	assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), -ENOSPC);
+	assert_int_equal(ring_drain(area, buf, sizeof(buf), true), 102 * 40);
+	assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), 0);
+	assert_int_equal(ring_records(buf, ring_drain(area, buf, sizeof(buf), true), recs, 8), 2);
+	assert_int_equal(recs[0]->type, PERF_RECORD_LOST);
+	assert_int_equal(recs[0]->size, 24);
+	assert_int_equal(((const uint64_t *)(recs[0] + 1))[0], ev(&rg, fd)->id);
+	assert_int_equal(((const uint64_t *)(recs[0] + 1))[1], 1);
+	assert_memory_equal(recs[1], &rec, sizeof(rec));
+	rec.h.size = 12;        /* not a multiple of 8: no record */
+	assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), -EINVAL);
+	rig_fini(&rg);
+}
+
 /* ---- the mmap page ---- */
 
 static void test_user_page(void **state)
@@ -1063,6 +1118,7 @@ int main(void)
 		cmocka_unit_test(test_mmap_inherit),
 		cmocka_unit_test(test_mmap_mlock),
 		cmocka_unit_test(test_set_output),
+		cmocka_unit_test(test_output_record),
 		cmocka_unit_test(test_user_page),
 		cmocka_unit_test(test_user_page_rdpmc),
 		cmocka_unit_test(test_lost_samples_record),
