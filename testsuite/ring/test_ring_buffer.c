@@ -850,6 +850,34 @@ static void test_user_page_times(void **state)
 	rig_fini(&rg);
 }
 
+/* A core of model (the machine's native_tsc as given) whose task 100
+ * runs on CPU 0 and has mapped a dummy's 1+1 ring: the mmap page, the
+ * core, the task and the event's handle. */
+static struct perf_event_mmap_page *model_page(const struct pmu_model *model, bool native_tsc,
+					       struct perf_core **core, struct perf_task **t,
+					       int *fd)
+{
+	static struct rig rg;
+	struct perf_core_config cfg = { 0 };
+	struct perf_event_attr a = attr_dummy();
+	struct perf_cred cred = { 0, true };
+	struct perf_machine m = { .ops = &rig_ops, .ctx = &rg, .native_tsc = native_tsc };
+	void *area = NULL;
+	int memfd;
+
+	cfg.model = model;
+	cfg.paranoid = -1;
+	assert_int_equal(perf_core_create(&cfg, &m, core), 0);
+	*t = perf_task_create(*core, 100, 100, cred);
+	perf_cpu_switch_to(perf_core_cpu(*core, 0), *t);
+	*fd = perf_sys_event_open(*core, *t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&a,
+				  0, -1, -1, 0);
+	assert_true(*fd >= 0);
+	assert_int_equal(perf_sys_mmap(*core, *t, *fd, 2 * PAGE, PROT_READ, MAP_SHARED, 0,
+				       &area, &memfd), 0);
+	return area;
+}
+
 /* arm64 arch_perf_update_userpage(): the 56-bit arch timer. For a 1 GHz
  * counter clocks_calc_mult_shift(1e9, NSEC_PER_SEC, 3600) has sftacc 22
  * (3600e9 >> 32 = 838, 10 bits) and stops at shift 21 with mult 2^21;
@@ -864,31 +892,15 @@ static void test_user_page_arm64(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct pmu_model arm = *pmu_model_find("skylake");
-		struct perf_core_config cfg = { 0 };
-		struct perf_event_attr a = attr_dummy();
-		struct perf_cred cred = { 0, true };
-		struct rig rg = { 0 };
-		struct perf_machine m = { .ops = &rig_ops, .ctx = &rg };
 		struct perf_event_mmap_page *up;
 		struct perf_core *core;
 		struct perf_task *t;
-		void *area = NULL;
-		int memfd, fd;
+		int fd;
 
 		print_message("row line %d (arch_perf_update_userpage, arm64)\n", rows[i].line);
 		arm.arch = PMU_ARCH_ARM_PMUV3;
 		arm.tsc_hz = rows[i].hz;
-		cfg.model = &arm;
-		cfg.paranoid = -1;
-		assert_int_equal(perf_core_create(&cfg, &m, &core), 0);
-		t = perf_task_create(core, 100, 100, cred);
-		perf_cpu_switch_to(perf_core_cpu(core, 0), t);
-		fd = perf_sys_event_open(core, t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&a,
-					 0, -1, -1, 0);
-		assert_true(fd >= 0);
-		assert_int_equal(perf_sys_mmap(core, t, fd, 2 * PAGE, PROT_READ, MAP_SHARED, 0,
-					       &area, &memfd), 0);
-		up = area;
+		up = model_page(&arm, false, &core, &t, &fd);
 		assert_int_equal(up->cap_user_rdpmc, 0);
 		assert_int_equal(up->index, 0);
 		assert_int_equal(up->pmc_width, 0);
@@ -922,31 +934,15 @@ static void test_user_page_native_reader(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct pmu_model model = *pmu_model_find("skylake");
-		struct perf_core_config cfg = { 0 };
-		struct perf_event_attr a = attr_dummy();
-		struct perf_cred cred = { 0, true };
-		struct rig rg = { 0 };
-		struct perf_machine m = { .ops = &rig_ops, .ctx = &rg, .native_tsc = true };
 		struct perf_event_mmap_page *up;
 		struct perf_core *core;
 		struct perf_task *t;
-		void *area = NULL;
-		int memfd, fd;
+		int fd;
 
 		print_message("row line %d (arch_perf_update_userpage, unstable clock)\n",
 			      rows[i].line);
 		model.arch = rows[i].arch;
-		cfg.model = &model;
-		cfg.paranoid = -1;
-		assert_int_equal(perf_core_create(&cfg, &m, &core), 0);
-		t = perf_task_create(core, 100, 100, cred);
-		perf_cpu_switch_to(perf_core_cpu(core, 0), t);
-		fd = perf_sys_event_open(core, t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&a,
-					 0, -1, -1, 0);
-		assert_true(fd >= 0);
-		assert_int_equal(perf_sys_mmap(core, t, fd, 2 * PAGE, PROT_READ, MAP_SHARED, 0,
-					       &area, &memfd), 0);
-		up = area;
+		up = model_page(&model, true, &core, &t, &fd);
 		assert_int_equal(up->cap_user_rdpmc, 0);
 		assert_int_equal(up->pmc_width, rows[i].width);
 		assert_int_equal(up->cap_user_time, 0);
