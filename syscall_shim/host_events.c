@@ -100,6 +100,12 @@ long host_event_install(long fd, const struct perf_event_attr *attr, pid_t pid, 
 	TSYS1(SYS_close, fd);
 	lock_take();
 	he = &table[nfd - SHIM_FD_BASE];
+	if (he->open && he->ring) {
+		/* the number's last host event went without close(2)
+		 * (close_range, dup2 over it): its private ring goes now */
+		TSYS2(SYS_munmap, he->ring, he->ring_len);
+		nr_feeding--;
+	}
 	memset(he, 0, sizeof(*he));
 	memcpy(&he->attr, attr, size < sizeof(he->attr) ? size : sizeof(he->attr));
 	he->stand_in = -1;
@@ -299,12 +305,12 @@ long host_event_set_output(struct perf_core *core, struct perf_task *current, lo
 
 	if (!he)
 		return -EBADF;
-	if (out_h >= 0 || arg == -1) {
+	if (out_h >= 0 || (arg == -1 && he->stand_in >= 0)) {
 		/* into a core ring, or back to none: the kernel's checks on
 		 * the stand-in (cpu, task, clock, write_backward, its mmap) */
 		h = host_event_stand_in(core, current, fd);
 		if (h < 0)
-			return h;
+			return -EINVAL;         /* no ring the core can share */
 		r = perf_sys_ioctl(core, current, &perf_uaccess_direct, h,
 				   PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)(long)out_h);
 		if (r)

@@ -590,6 +590,52 @@ static void test_perf_record(void **state)
 	}
 }
 
+/*
+ * A host tracepoint in the core's ring: `perf record -a` of instructions:u
+ * (the core's, first on CPU 0, so its ring is the one perf maps) and
+ * sched:sched_switch (the host's, redirected into it with SET_OUTPUT).
+ * loop.S retires 2N+4 = 2000004 instructions: 20 samples at -c 100000;
+ * the host switches CPU 0 at least once while the workload runs and ends,
+ * as `perf record -e sched:sched_switch -a` always records natively.
+ */
+static void test_perf_record_tracepoint(void **state)
+{
+	const char *loop = getenv("RUN_LOOP");
+	char data[] = "/tmp/pmusim-test-tp-XXXXXX";
+	static struct result r, s;
+	int fd, samples = 0, switches = 0;
+
+	(void)state;
+	if (access(PERF, X_OK) || !loop)
+		skip();
+	fd = mkstemp(data);
+	assert_true(fd >= 0);
+	close(fd);
+	{
+		char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+				 (char *)"record", (char *)"-o", data, (char *)"-a", (char *)"-e",
+				 (char *)"instructions:u", (char *)"-c", (char *)"100000",
+				 (char *)"-e", (char *)"sched:sched_switch", (char *)"--",
+				 (char *)loop, NULL };
+		char *script[] = { (char *)PERF, (char *)"script", (char *)"-i", data,
+				   (char *)"-F", (char *)"event", NULL };
+
+		run(argv, 60, &r);
+		run(script, 60, &s);
+	}
+	unlink(data);
+	for (const char *p = s.out; (p = strstr(p, "instructions:u")); p++)
+		samples++;
+	for (const char *p = s.out; (p = strstr(p, "sched:sched_switch")); p++)
+		switches++;
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) || !strstr(r.err, "Captured and wrote") ||
+	    samples != 20 || switches < 1) {
+		dump(&r);
+		dump(&s);
+		fail_msg("%d instructions samples (want 20), %d sched_switch", samples, switches);
+	}
+}
+
 /* An emulated workload that forks and execs (a shell running a program)
  * under perf stat: it runs to its end in the emulator with the session's
  * filter inherited, and perf stat exits with its status (as natively). */
@@ -1426,6 +1472,7 @@ int main(int argc, char **argv)
 	};
 	const struct CMUnitTest record_tests[] = {
 		cmocka_unit_test(test_perf_record),
+		cmocka_unit_test(test_perf_record_tracepoint),
 		cmocka_unit_test(test_perf_workload_status),
 	};
 	const struct CMUnitTest report_tests[] = {
