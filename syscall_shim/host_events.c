@@ -234,6 +234,18 @@ void host_events_drain(struct perf_core *core)
 	lock_drop();
 }
 
+int host_events_poll_fds(struct pollfd *fds, int max)
+{
+	int n = 0;
+
+	lock_take();
+	for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE && n < max; i++)
+		if (table[i].open && table[i].ring)
+			fds[n++] = (struct pollfd){ .fd = (int)(SHIM_FD_BASE + i), .events = POLLIN };
+	lock_drop();
+	return n;
+}
+
 bool host_events_feeding(void)
 {
 	return __atomic_load_n(&nr_feeding, __ATOMIC_RELAXED) > 0;

@@ -7,6 +7,7 @@
 #ifndef PMUSIM_SHIM_HOST_EVENTS_H
 #define PMUSIM_SHIM_HOST_EVENTS_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
@@ -45,6 +46,10 @@ long host_event_close(struct perf_core *core, long fd);
 /* Copies every record the host wrote into this process's private rings
  * into the core rings they feed (at the points a reader can look). */
 void host_events_drain(struct perf_core *core);
+/* Up to max host fds whose private rings feed core rings, into fds
+ * (POLLIN): a wait adds them so the host's wakeups end it. Returns how
+ * many. */
+int host_events_poll_fds(struct pollfd *fds, int max);
 /* Whether any private ring feeds a core ring (draining has work). */
 bool host_events_feeding(void);
 /* A forked child: the parent's private rings were not copied

@@ -941,6 +941,23 @@ static unsigned ep_perf_poll(int fd, int h)
  * wait itself is the host's ppoll on the pipes, under the mask of the
  * interrupted context (or ppoll's own), so signals end it with EINTR.
  */
+/* The host's ppoll of fds for poll_fds()'s blocking round; host events
+ * that feed core rings wait with them (their wakeups end the round, whose
+ * next turn copies their records). Returns ppoll's value. */
+static long wait_with_host_feeds(struct pollfd *fds, unsigned long n, struct timespec *tsp,
+				 const sigset_t *mask)
+{
+	enum { FEEDS = 16 };
+	struct pollfd all[POLL_MAX + FEEDS];
+	int k;
+
+	if (!host_events_feeding())
+		return TSYS6(SYS_ppoll, fds, n, tsp, mask, 8, 0);
+	memcpy(all, fds, n * sizeof(*fds));
+	k = host_events_poll_fds(all + n, FEEDS);
+	return TSYS6(SYS_ppoll, all, n + (unsigned long)k, tsp, mask, 8, 0);
+}
+
 /* The loop of sys_poll over fds (hs[i]: the handle of fds[i], or -1):
  * returns the count, or -errno. timeout in ns, -1: none. */
 static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t timeout,
@@ -980,7 +997,7 @@ static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t
 			rem.tv_nsec = left % 1000000000;
 			tsp = &rem;
 		}
-		r = TSYS6(SYS_ppoll, fds, n, tsp, mask, 8, 0);
+		r = wait_with_host_feeds(fds, n, tsp, mask);
 		if (r < 0)
 			return r;       /* EINTR: a signal came */
 	}

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -239,9 +240,10 @@ static void mode_passthrough(void)
 		printf("ok passthrough\n");
 }
 
-/* A dummy software event with COMM side band of this task (the host's,
- * for a task without core events), sample_id_all with TID and TIME. */
-static int host_dummy(int cpu, bool use_clockid)
+/* A dummy software event with COMM side band of task pid (the host's,
+ * for a task without core events), sample_id_all with TID and TIME;
+ * watermark: a wakeup at every record. */
+static int host_dummy(pid_t pid, int cpu, bool use_clockid, bool watermark)
 {
 	struct perf_event_attr a;
 
@@ -256,7 +258,81 @@ static int host_dummy(int cpu, bool use_clockid)
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	a.use_clockid = use_clockid;
 	a.clockid = use_clockid ? CLOCK_MONOTONIC : 0;
-	return peo(&a, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	a.watermark = watermark;
+	a.wakeup_watermark = watermark;
+	return peo(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* A thread that says its tid, then names itself "shared-four" 0.2 s after
+ * a byte arrives on fd. */
+struct renamer {
+	int fd;
+	pid_t tid;
+};
+
+static void *rename_later(void *arg)
+{
+	struct renamer *r = arg;
+	char b;
+
+	__atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	if (read(r->fd, &b, 1) == 1) {
+		/* the poller is blocked by then */
+		nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+		prctl(PR_SET_NAME, "shared-four", 0, 0, 0);
+	}
+	return NULL;
+}
+
+/* A poll that blocks on a core ring fed only by a host event of another
+ * thread (both bound to CPU 0, so one ring may take both: per-cpu): the
+ * host's wakeup of its record ends the wait at once, well before the
+ * timeout (the kernel's perf_output_wakeup() at the 1-byte watermark). */
+static void sharedring_blocking_poll(void)
+{
+	struct perf_event_attr a;
+	struct perf_event_mmap_page *pc;
+	struct timespec t0, t1;
+	struct pollfd pfd;
+	struct renamer rn = { -1, 0 };
+	pthread_t th;
+	int go[2], h, c, n;
+	pid_t tid;
+
+	CHECK(pipe(go) == 0, "pipe");
+	rn.fd = go[0];
+	CHECK(pthread_create(&th, NULL, rename_later, &rn) == 0, "thread");
+	while (!(tid = __atomic_load_n(&rn.tid, __ATOMIC_ACQUIRE)))
+		sched_yield();
+	h = host_dummy(tid, 0, false, true);
+	hw_attr(&a, PERF_COUNT_HW_CPU_CYCLES, 0);
+	a.watermark = 1;
+	a.wakeup_watermark = 1;
+	c = peo(&a, tid, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(h) && is_perf_fd(c), "fds %d %d", h, c);
+	pc = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, c, 0);
+	CHECK(pc != MAP_FAILED, "mmap: %d", errno);
+	CHECK(ioctl(h, PERF_EVENT_IOC_SET_OUTPUT, c) == 0, "host into core: %d", errno);
+	CHECK(ioctl(h, PERF_EVENT_IOC_ENABLE, 0) == 0, "ENABLE");
+	pfd = (struct pollfd){ .fd = c, .events = POLLIN };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(write(go[1], "g", 1) == 1, "go");
+	n = poll(&pfd, 1, 5000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(n == 1 && pfd.revents == POLLIN, "poll %d %#x", n, pfd.revents);
+	CHECK(t1.tv_sec - t0.tv_sec < 2, "woken after %ld s", (long)(t1.tv_sec - t0.tv_sec));
+	pthread_join(th, NULL);
+	if (pc != MAP_FAILED) {
+		const struct perf_event_header *hd = (const void *)((char *)pc + pc->data_offset);
+
+		CHECK(hd->type == PERF_RECORD_COMM &&
+		      !strcmp((const char *)(hd + 1) + 8, "shared-four"), "the thread's COMM");
+		munmap(pc, 3 * 4096);
+	}
+	close(h);
+	close(c);
+	close(go[0]);
+	close(go[1]);
 }
 
 /* The first record of a ring must be this task's PERF_RECORD_COMM of comm
@@ -294,8 +370,8 @@ static void check_comm_ring(int line, const struct perf_event_mmap_page *pc, con
 static void mode_sharedring(void)
 {
 	/* host events first: core events make this task the core's */
-	int h1 = host_dummy(-1, false), h2 = host_dummy(-1, false);
-	int hcpu = host_dummy(0, false), hclock = host_dummy(-1, true);
+	int h1 = host_dummy(0, -1, false, false), h2 = host_dummy(0, -1, false, false);
+	int hcpu = host_dummy(0, 0, false, false), hclock = host_dummy(0, -1, true, false);
 	struct perf_event_attr a;
 	struct perf_event_mmap_page *p1, *p2;
 	struct pollfd pfd;
@@ -358,6 +434,7 @@ static void mode_sharedring(void)
 	for (int fd = 1024; fd < 2048; fd++)
 		if (fd == h1 || fd == h2 || fd == hcpu || fd == hclock || fd == c1 || fd == c2)
 			close(fd);
+	sharedring_blocking_poll();
 	if (!failures)
 		printf("ok sharedring\n");
 }
