@@ -941,6 +941,13 @@ static unsigned ep_perf_poll(int fd, int h)
  * wait itself is the host's ppoll on the pipes, under the mask of the
  * interrupted context (or ppoll's own), so signals end it with EINTR.
  */
+/* Host events' records so far into the core rings they feed. */
+static void drain_host_feeds(void)
+{
+	if (core && host_events_feeding())
+		host_events_drain(core);
+}
+
 /* The host's ppoll of fds for poll_fds()'s blocking round; host events
  * that feed core rings wait with them (their wakeups end the round, whose
  * next turn copies their records). Returns ppoll's value. */
@@ -970,8 +977,7 @@ static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t
 		int count = 0;
 		long r;
 
-		if (host_events_feeding())
-			host_events_drain(core);
+		drain_host_feeds();
 		r = TSYS6(SYS_ppoll, fds, n, &zero, NULL, 8, 0);
 		if (r < 0)
 			return r;
@@ -1241,6 +1247,7 @@ static long sys_epoll_wait(long nr, long *a)
 	int64_t timeout = -1, deadline = 0;
 	long r;
 
+	drain_host_feeds();
 	/* the wait runs under the interrupted context's mask, or the
 	 * caller's (epoll_pwait*), so a signal ends it as it would */
 	if (nr != SYS_epoll_wait && a[4] && a[5] != 8)
@@ -1397,6 +1404,9 @@ static long dispatch(long nr, long *a)
 	}
 	if (!core)      /* no session core: the host's syscalls */
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	/* a host event's records reach the core ring it shares before any
+	 * perf syscall can look at it */
+	drain_host_feeds();
 	switch (nr) {
 	case SYS_poll:
 	case SYS_ppoll:
@@ -1424,10 +1434,6 @@ static long dispatch(long nr, long *a)
 	case SYS_close_range:
 		return sys_close_range(a);
 	}
-	/* a host event's records reach the core ring it shares before any
-	 * perf syscall can look at it */
-	if (host_events_feeding())
-		host_events_drain(core);
 	h = fd_handle(nr == SYS_mmap ? a[4] : nr == SYS_epoll_ctl ? a[2] : a[0]);
 	if (h < 0 && host_event_is(nr == SYS_mmap ? a[4] : a[0]))
 		return host_event_syscall(nr, a);
