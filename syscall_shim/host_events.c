@@ -351,18 +351,23 @@ long host_event_set_output(struct perf_core *core, struct perf_task *current, lo
 	return TSYS3(SYS_ioctl, fd, PERF_EVENT_IOC_SET_OUTPUT, arg);
 }
 
-long host_event_close(struct perf_core *core, long fd)
+void host_event_forget(struct perf_core *core, long fd)
 {
 	struct host_event *he = host_event_of(fd);
 
-	if (he) {
-		lock_take();
-		unfeed(core, he);
-		if (he->stand_in >= 0)
-			perf_file_put(core, he->stand_in);
-		he->open = false;
-		lock_drop();
-	}
+	if (!he)
+		return;
+	lock_take();
+	unfeed(core, he);
+	if (he->stand_in >= 0)
+		perf_file_put(core, he->stand_in);
+	he->open = false;
+	lock_drop();
+}
+
+long host_event_close(struct perf_core *core, long fd)
+{
+	host_event_forget(core, fd);
 	return TSYS1(SYS_close, fd);
 }
 

@@ -40,8 +40,10 @@ long host_event_mmap(struct perf_core *core, struct perf_task *current, long *a,
  * core handle is out_h (-1: arg is not a core file). */
 long host_event_set_output(struct perf_core *core, struct perf_task *current, long fd,
 			   long arg, int out_h);
-/* close(2) of a host event: its records so far are copied, its private
- * ring and stand-in go, then the fd. */
+/* fd, a host event, is gone or going (close_range, dup2 over it): its
+ * records so far are copied, its private ring and stand-in go. */
+void host_event_forget(struct perf_core *core, long fd);
+/* close(2) of a host event: host_event_forget(), then the fd. */
 long host_event_close(struct perf_core *core, long fd);
 /* Copies every record the host wrote into this process's private rings
  * into the core rings they feed (at the points a reader can look). */

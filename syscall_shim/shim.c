@@ -653,6 +653,7 @@ static long sys_dup23(long nr, long *a)
 	r = nr == SYS_dup2 ? TSYS2(SYS_dup2, a[0], a[1]) : TSYS3(SYS_dup3, a[0], a[1], a[2]);
 	if (r < 0 || a[0] == a[1])
 		return r;
+	host_event_forget(core, a[1]);  /* a host event closed by the dup */
 	fd_forget(a[1]);
 	if (nh >= 0)
 		file_put(nh);           /* the target was closed */
@@ -675,6 +676,8 @@ static long sys_close_range(long *a)
 	r = TSYS3(SYS_close_range, a[0], a[1], a[2]);
 	if (r == 0 && !(a[2] & CLOSE_RANGE_CLOEXEC)) {
 		for (unsigned i = 0; i < SHIM_FD_END - SHIM_FD_BASE; i++) {
+			if (SHIM_FD_BASE + i >= first && SHIM_FD_BASE + i <= last)
+				host_event_forget(core, SHIM_FD_BASE + i);
 			if (handles[i] >= 0) {
 				fd_forget(SHIM_FD_BASE + i);
 				file_put(handles[i]);

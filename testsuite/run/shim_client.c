@@ -372,6 +372,7 @@ static void mode_sharedring(void)
 	/* host events first: core events make this task the core's */
 	int h1 = host_dummy(0, -1, false, false), h2 = host_dummy(0, -1, false, false);
 	int hcpu = host_dummy(0, 0, false, false), hclock = host_dummy(0, -1, true, false);
+	int h5 = host_dummy(0, -1, false, false);
 	struct perf_event_attr a;
 	struct perf_event_mmap_page *p1, *p2;
 	struct pollfd pfd;
@@ -428,6 +429,14 @@ static void mode_sharedring(void)
 	CHECK(ioctl(h2, PERF_EVENT_IOC_ENABLE, 0) == 0, "ENABLE");
 	CHECK(prctl(PR_SET_NAME, "shared-three", 0, 0, 0) == 0, "PR_SET_NAME");
 	CHECK(ioctl(h2, PERF_EVENT_IOC_DISABLE, 0) == 0, "DISABLE");
+	check_comm_ring(__LINE__, p2, "shared-two");
+	/* an enabled host event closed by close_range writes no more (its
+	 * last reference went: _free_event()) */
+	CHECK(ioctl(h5, PERF_EVENT_IOC_SET_OUTPUT, c2) == 0, "host into core: %d", errno);
+	CHECK(ioctl(h5, PERF_EVENT_IOC_ENABLE, 0) == 0, "ENABLE");
+	CHECK(syscall(SYS_close_range, h5, h5, 0) == 0, "close_range: %d", errno);
+	CHECK(prctl(PR_SET_NAME, "shared-five", 0, 0, 0) == 0, "PR_SET_NAME");
+	CHECK(ioctl(c2, PERF_EVENT_IOC_DISABLE, 0) == 0, "DISABLE");
 	check_comm_ring(__LINE__, p2, "shared-two");
 	munmap(p1, 3 * 4096);
 	munmap(p2, 3 * 4096);
