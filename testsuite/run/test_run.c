@@ -596,8 +596,22 @@ static void test_perf_record(void **state)
  * sched:sched_switch (the host's, redirected into it with SET_OUTPUT).
  * loop.S retires 2N+4 = 2000004 instructions: 20 samples at -c 100000;
  * the host switches CPU 0 at least once while the workload runs and ends,
- * as `perf record -e sched:sched_switch -a` always records natively.
+ * as `perf record -e sched:sched_switch -a` always records natively. The
+ * side band has the workload's [vdso] MMAP2, as the kernel's exec gives it
+ * (perf test 8 natively: "[0x...(0x2000) @ 0 00:00 0 0]: r-xp [vdso]").
  */
+/* Whether perf script --show-mmap-events text has loop's [vdso] MMAP2. */
+static bool workload_vdso_line(const char *text)
+{
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *e = strchr(l, '\n'), *v = strstr(l, " @ 0 00:00 0 0]: r-xp [vdso]");
+
+		if (v && (!e || v < e) && strncmp(l + strspn(l, " "), "loop ", 5) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void test_perf_record_tracepoint(void **state)
 {
 	const char *loop = getenv("RUN_LOOP");
@@ -619,8 +633,18 @@ static void test_perf_record_tracepoint(void **state)
 				 (char *)loop, NULL };
 		char *script[] = { (char *)PERF, (char *)"script", (char *)"-i", data,
 				   (char *)"-F", (char *)"event", NULL };
+		char *mmaps[] = { (char *)PERF, (char *)"script", (char *)"-i", data,
+				  (char *)"--show-mmap-events", NULL };
 
 		run(argv, 60, &r);
+		run(mmaps, 60, &s);
+		/* exec's side band: the vdso special mapping (perf_event_mmap()
+		 * of a VMA without a file: offset 0, no device, "[vdso]"), on
+		 * the workload's line (-a also synthesizes other tasks') */
+		if (!workload_vdso_line(s.out)) {
+			dump(&s);
+			fail_msg("no PERF_RECORD_MMAP2 of [vdso]");
+		}
 		run(script, 60, &s);
 	}
 	unlink(data);
