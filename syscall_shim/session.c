@@ -73,7 +73,7 @@ static const struct perf_machine_ops session_ops = {
 	.wakeup = shim_session_wakeup,
 	.fasync = shim_session_fasync,
 };
-static const struct perf_machine session_machine = { .ops = &session_ops };
+static const struct perf_machine session_machine = { .ops = &session_ops, .native_tsc = true };
 
 int shim_session_join(const struct perf_machine *machine, struct perf_core **core)
 {

@@ -17,7 +17,9 @@
  *
  * Events the host kernel serves for native tasks (software, tracepoint,
  * breakpoint, the host's other PMUs) pass through to it unchanged, unless
- * they join a core group or target a task the core monitors.
+ * they join a core group or target a task the core monitors; their fds
+ * move into the perf range so that a ring shared with core events
+ * (SET_OUTPUT) is the core's (host_events.c).
  *
  * Inside pmusim itself (the emulator a monitored task is re-executed
  * into) the shim is passive: it passes every trapped syscall through and
@@ -50,6 +52,7 @@
 #include "sim/core/arena.h"
 #include "sim/core/fd_place.h"
 #include "sim/core/perf_epoll.h"
+#include "syscall_shim/host_events.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/tramp.h"
 
@@ -313,6 +316,7 @@ static long sys_perf_event_open(long *a)
 	if (!to_core) {
 		long r = TSYS6(SYS_perf_event_open, a[0], a[1], a[2], a[3], a[4], 0);
 
+		r = host_event_install(r, attr, pid, cpu, flags);
 		shim_log("perf_event_open(type %u, config %#llx, pid %d, cpu %d) -> host: %ld",
 			 attr->type, (unsigned long long)attr->config, pid, cpu, r);
 		return r;
@@ -347,6 +351,12 @@ static long sys_ioctl(int h, long *a)
 	if (cmd == PERF_EVENT_IOC_SET_OUTPUT && (long)arg != -1) {
 		int oh = fd_handle((long)arg);
 
+		/* a host event's ring: its stand-in's in the core */
+		if (oh < 0 && host_event_is((long)arg)) {
+			oh = cur ? host_event_stand_in(core, cur, (long)arg) : -ENOMEM;
+			if (oh < 0)
+				return -EINVAL;     /* a ring the core cannot share */
+		}
 		if (oh < 0)
 			return -EBADF;      /* perf_fget_light(): not a perf file */
 		arg = (unsigned long)oh;
@@ -667,6 +677,7 @@ static long sys_dup23(long nr, long *a)
 	r = nr == SYS_dup2 ? TSYS2(SYS_dup2, a[0], a[1]) : TSYS3(SYS_dup3, a[0], a[1], a[2]);
 	if (r < 0 || a[0] == a[1])
 		return r;
+	host_event_forget(core, a[1]);  /* a host event closed by the dup */
 	fd_forget(a[1]);
 	if (nh >= 0)
 		file_put(nh);           /* the target was closed */
@@ -703,6 +714,10 @@ static long sys_close_range(long *a)
 	}
 	if (r == 0 && !(a[2] & CLOSE_RANGE_CLOEXEC)) {
 		for (unsigned i = 0; i < FD_SLOTS; i++) {
+			long fd = slot_fd(i);
+
+			if (fd >= first && fd <= last)
+				host_event_forget(core, (int)fd);
 			if (handles[i] >= 0) {
 				fd_forget(slot_fd(i));
 				file_put(handles[i]);
@@ -1011,6 +1026,30 @@ static unsigned ep_perf_poll(int fd, int h)
  * wait itself is the host's ppoll on the pipes, under the mask of the
  * interrupted context (or ppoll's own), so signals end it with EINTR.
  */
+/* Host events' records so far into the core rings they feed. */
+static void drain_host_feeds(void)
+{
+	if (core && host_events_feeding())
+		host_events_drain(core);
+}
+
+/* The host's ppoll of fds for poll_fds()'s blocking round; host events
+ * that feed core rings wait with them (their wakeups end the round, whose
+ * next turn copies their records). Returns ppoll's value. */
+static long wait_with_host_feeds(struct pollfd *fds, unsigned long n, struct timespec *tsp,
+				 const sigset_t *mask)
+{
+	enum { FEEDS = 16 };
+	struct pollfd all[POLL_MAX + FEEDS];
+	int k;
+
+	if (!host_events_feeding())
+		return TSYS6(SYS_ppoll, fds, n, tsp, mask, 8, 0);
+	memcpy(all, fds, n * sizeof(*fds));
+	k = host_events_poll_fds(all + n, FEEDS);
+	return TSYS6(SYS_ppoll, all, n + (unsigned long)k, tsp, mask, 8, 0);
+}
+
 /* The loop of sys_poll over fds (hs[i]: the handle of fds[i], or -1):
  * returns the count, or -errno. timeout in ns, -1: none. */
 static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t timeout,
@@ -1023,6 +1062,7 @@ static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t
 		int count = 0;
 		long r;
 
+		drain_host_feeds();
 		r = TSYS6(SYS_ppoll, fds, n, &zero, NULL, 8, 0);
 		if (r < 0)
 			return r;
@@ -1048,7 +1088,7 @@ static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t
 			rem.tv_nsec = left % 1000000000;
 			tsp = &rem;
 		}
-		r = TSYS6(SYS_ppoll, fds, n, tsp, mask, 8, 0);
+		r = wait_with_host_feeds(fds, n, tsp, mask);
 		if (r < 0)
 			return r;       /* EINTR: a signal came */
 	}
@@ -1067,7 +1107,7 @@ static long sys_poll(long nr, long *a)
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	for (unsigned long i = 0; i < n; i++) {
 		hs[i] = fds[i].fd >= 0 ? fd_handle(fds[i].fd) : -1;
-		any |= hs[i] >= 0;
+		any |= hs[i] >= 0 || host_event_is(fds[i].fd);
 	}
 	if (!any)
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
@@ -1292,6 +1332,7 @@ static long sys_epoll_wait(long nr, long *a)
 	int64_t timeout = -1, deadline = 0;
 	long r;
 
+	drain_host_feeds();
 	/* the wait runs under the interrupted context's mask, or the
 	 * caller's (epoll_pwait*), so a signal ends it as it would */
 	if (nr != SYS_epoll_wait && a[4] && a[5] != 8)
@@ -1381,6 +1422,35 @@ static long host_syscall(long nr, long *a)
 	return r;
 }
 
+/* The shim's ring mmap of a core file, for host_event_mmap(). */
+static long map_core_ring(int h, long *a)
+{
+	return sys_mmap(h, a);
+}
+
+/* A syscall on a host perf event in the range: its mmap, SET_OUTPUT and
+ * close take part in rings shared with the core (host_events.c); the rest
+ * is the host's. */
+static long host_event_syscall(long nr, long *a)
+{
+	struct perf_task *cur = native_task(my_tid());
+	long r;
+
+	if (nr == SYS_mmap && a[5] == 0 && cur) {
+		r = host_event_mmap(core, cur, a, map_core_ring);
+		shim_log("mmap(host fd %ld, %ld bytes) -> %#lx", a[4], a[1], r);
+		if (r != -ENOSYS)
+			return r;
+	} else if (nr == SYS_ioctl && (unsigned)a[1] == PERF_EVENT_IOC_SET_OUTPUT && cur) {
+		r = host_event_set_output(core, cur, a[0], a[2], a[2] == -1 ? -1 : fd_handle(a[2]));
+		shim_log("ioctl(host fd %ld, SET_OUTPUT, %ld) -> %ld", a[0], a[2], r);
+		return r;
+	} else if (nr == SYS_close) {
+		return host_event_close(core, a[0]);
+	}
+	return host_syscall(nr, a);
+}
+
 static long dispatch(long nr, long *a)
 {
 	long r;
@@ -1422,6 +1492,9 @@ static long dispatch(long nr, long *a)
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (arena_fd_syscall(nr, a, &r))
 		return r;
+	/* a host event's records reach the core ring it shares before any
+	 * perf syscall can look at it */
+	drain_host_feeds();
 	switch (nr) {
 	case SYS_poll:
 	case SYS_ppoll:
@@ -1450,6 +1523,8 @@ static long dispatch(long nr, long *a)
 		return sys_close_range(a);
 	}
 	h = fd_handle(nr == SYS_mmap ? a[4] : nr == SYS_epoll_ctl ? a[2] : a[0]);
+	if (h < 0 && host_event_is(nr == SYS_mmap ? a[4] : a[0]))
+		return host_event_syscall(nr, a);
 	if (h < 0)      /* not a perf file: the host's syscall */
 		return host_syscall(nr, a);
 	return fd_syscall(nr, h, a);
@@ -1766,6 +1841,7 @@ static void atfork_child(void)
 {
 	/* VM_DONTCOPY: the parent's rings are not the child's */
 	memset(ring_maps, 0, sizeof(ring_maps));
+	host_events_forget_all();
 	ring_lock = 0;
 	for (unsigned i = 0; i < FD_SLOTS; i++) {
 		int h = fd_cache[i].ino ? fd_handle(slot_fd(i)) : -1;
@@ -1868,6 +1944,7 @@ static void __attribute__((constructor)) shim_init(void)
 			model = perf_core_model(core);
 			arena_fd = atoi(getenv(PMUSIM_ENV_ARENA));
 			scan_inherited_fds();
+			host_events_init(native_task);
 			pthread_atfork(NULL, NULL, atfork_child);
 		}
 	}

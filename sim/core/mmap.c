@@ -83,7 +83,13 @@ static u32 perf_event_index(const struct perf_event *event)
 	return (u32)event->hw_idx + 1;
 }
 
-/* arch_perf_update_userpage(): capabilities and the TSC conversion. */
+/*
+ * arch_perf_update_userpage(): capabilities and the TSC conversion. The
+ * conversion is of the simulated clock, which only an emulated reader's
+ * RDTSC (CNTVCT) returns; a ring a native process mapped (rb->no_user_time)
+ * gets the page of a kernel whose TSC is not a stable sched_clock: the
+ * time caps cleared and the conversion fields left alone.
+ */
 static void arch_perf_update_userpage(struct perf_event *event,
 				      struct perf_event_mmap_page *up, u64 now)
 {
@@ -98,6 +104,9 @@ static void arch_perf_update_userpage(struct perf_event *event,
 		up->cap_user_time_zero = 0;
 		up->cap_user_time_short = 0;
 		up->cap_user_rdpmc = 0;
+		/* read_sched_clock != arch_timer_read_counter */
+		if (event->rb->no_user_time)
+			return;
 		clocks_calc_mult_shift(&mult, &shift, (u32)hz, (u32)NSEC_PER_SEC, 3600);
 		up->time_mult = mult;
 		up->time_shift = (u16)shift;
@@ -121,6 +130,9 @@ static void arch_perf_update_userpage(struct perf_event *event,
 	/* PERF_X86_EVENT_RDPMC_ALLOWED: x86_pmu_event_init sets it with rdpmc=1 */
 	up->cap_user_rdpmc = event->pmu == PERF_PMU_HW;
 	up->pmc_width = m ? (u16)m->gp_width : 48;       /* x86_pmu.cntval_bits */
+	/* !using_native_sched_clock() || !sched_clock_stable() */
+	if (event->rb->no_user_time)
+		return;
 
 	/* set_cyc2ns_scale(): the TSC counts from 0 with simulated time, so
 	 * cyc2ns_offset (and __sched_clock_offset) are 0. */
@@ -272,6 +284,20 @@ static int perf_ring_add_vma(struct perf_ring *rb, struct perf_event *event, siz
 	return 0;
 }
 
+/* A mapping by a process whose RDTSC is the host's turns the ring's time
+ * conversion off for good (one page serves every reader); a new ring's page
+ * is then filled as perf_mmap() does, a mapped one's only if that changed
+ * it (perf_mmap() leaves the page of an existing ring alone). */
+static void perf_mmap_time_reader(struct perf_core *core, struct perf_event *event, bool new_rb)
+{
+	bool off = perf_core_machine(core)->native_tsc && !event->rb->no_user_time;
+
+	if (off)
+		event->rb->no_user_time = true;
+	if (new_rb || off)
+		perf_event_update_userpage(event);
+}
+
 /* perf_mmap_rb(): the user page and data pages at pgoff 0. */
 static int perf_mmap_rb(struct perf_core *core, struct perf_task *current,
 			struct perf_event *event, unsigned long nr_pages, size_t len,
@@ -297,6 +323,7 @@ static int perf_mmap_rb(struct perf_core *core, struct perf_task *current,
 		err = perf_ring_add_vma(rb, event, len, prot, area);
 		if (err)
 			return err;
+		perf_mmap_time_reader(core, event, false);
 		rb->mmap_count++;
 		rb->user_charged += (u64)user_extra;    /* perf_mmap_account() */
 		event->mmap_count++;
@@ -324,7 +351,7 @@ static int perf_mmap_rb(struct perf_core *core, struct perf_task *current,
 
 	perf_ring_attach(event, rb);
 	perf_event_init_userpage(event);
-	perf_event_update_userpage(event);
+	perf_mmap_time_reader(core, event, true);
 	event->mmap_count++;
 	return 0;
 }

@@ -72,6 +72,11 @@ struct perf_machine_ops {
 struct perf_machine {
 	const struct perf_machine_ops *ops;
 	void *ctx;
+	/* The process's RDTSC reads the host's TSC, not the simulated clock
+	 * (a native program under the shim): the mmap page of a ring it maps
+	 * advertises no time conversion, as the kernel's does when the TSC is
+	 * not a stable sched_clock (arch_perf_update_userpage). */
+	bool native_tsc;
 };
 
 struct perf_core_config {
@@ -180,6 +185,15 @@ int perf_sys_mmap(struct perf_core *core, struct perf_task *current, int handle,
 		  size_t len, int prot, int flags, uint64_t pgoff,
 		  void **area, int *memfd);
 int perf_sys_munmap(struct perf_core *core, int handle, void *area, size_t len);
+/* A finished record written elsewhere (a host kernel's, for a host event
+ * that shares this ring) goes as it is into the ring handle's event
+ * writes to (its own, or its SET_OUTPUT target's), under that ring's
+ * rules: space (a record that does not fit is counted lost, then a
+ * PERF_RECORD_LOST with the event's id precedes the next), pause, the
+ * watermark and its wakeup. Returns 0, -ENOSPC when it was lost or there
+ * is no ring, -EINVAL for a header that is no record. */
+int perf_sys_output_record(struct perf_core *core, int handle,
+			   const struct perf_event_header *rec);
 /* Where a mapped event's ring starts in the memfd perf_sys_mmap returned
  * (its offset in a shared arena; 0 for a ring with a memfd of its own), or
  * -EINVAL without a ring. */

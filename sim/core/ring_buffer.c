@@ -404,6 +404,28 @@ void perf_output_end(struct perf_output_handle *h)
 	perf_output_put_handle(h);
 }
 
+int perf_sys_output_record(struct perf_core *core, int handle,
+			   const struct perf_event_header *rec)
+{
+	PERF_CORE_GUARD(core);
+	struct perf_event *event = perf_event_of(core, handle);
+	struct perf_sample_data data;
+	struct perf_output_handle h;
+	struct perf_out_where w;
+
+	if (!event)
+		return -EBADF;
+	if (rec->size < sizeof(*rec) || (rec->size & 7))
+		return -EINVAL;
+	w = perf_event_where(event);
+	memset(&data, 0, sizeof(data));
+	if (perf_output_begin(&h, &w, &data, event, rec->size, perf_is_write_backward(event)))
+		return -ENOSPC;
+	perf_output_copy(&h, rec, rec->size);
+	perf_output_end(&h);
+	return 0;
+}
+
 int perf_event_pause_output(struct perf_event *event, bool pause)
 {
 	struct perf_ring *rb = event->rb;

@@ -61,6 +61,7 @@ struct perf_ring {
 	bool overwrite;                 /* read-only mapping */
 	bool paused;                    /* PERF_EVENT_IOC_PAUSE_OUTPUT, or no data pages */
 	unsigned poll;                  /* rb->poll: EPOLLIN|EPOLLRDNORM after a wakeup */
+	bool no_user_time;              /* mapped by a reader of the host's TSC */
 
 	unsigned mmap_count;            /* rb->mmap_count */
 	u64 mmap_locked;                /* pages charged to pinned_vm */

@@ -29,6 +29,10 @@
 #define BINPRM_BUF_SIZE 256          /* include/linux/binfmts.h */
 #define MAX_RECURSION 4              /* BINPRM_MAX_RECURSION */
 #define BRK_ROOM (1ull << 30)        /* heap reservation after a PIE image */
+#define VDSO_PAGES 2                 /* vdso_image_64.size of current x86-64 kernels */
+
+/* The guest vDSO shared object (vdso.S, embedded by meson.build). */
+extern const unsigned char guest_vdso_image[], guest_vdso_image_end[];
 
 /* One opened, checked ELF image. */
 struct elf_image {
@@ -382,6 +386,27 @@ static void image_layout(struct guest_process *p, const struct elf_image *im)
 }
 
 /*
+ * map_vdso() of arch/x86/entry/vdso/vma.c: the vDSO image as a private
+ * r-x special mapping named "[vdso]" (file offset 0, no file), placed by
+ * the mmap layout like any anonymous mapping. Returns its address (for
+ * AT_SYSINFO_EHDR) or -ENOMEM.
+ */
+static long map_vdso(struct guest_process *p)
+{
+	size_t size = (size_t)(guest_vdso_image_end - guest_vdso_image);
+	uint64_t len = PAGE_UP(size) > VDSO_PAGES * PAGE ? PAGE_UP(size) : VDSO_PAGES * PAGE;
+	long r = guest_mmap(&p->mm, 0, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | GUEST_MAP_TRUSTED, -1, 0);
+
+	if (r < 0)
+		return r;
+	memcpy((void *)(uintptr_t)r, guest_vdso_image, size);
+	guest_mprotect(&p->mm, (uint64_t)r, len, PROT_READ | PROT_EXEC);
+	guest_mm_set_name(&p->mm, (uint64_t)r, (uint64_t)r + len, "[vdso]");
+	return r;
+}
+
+/*
  * Builds the initial stack (fs/exec.c copy_strings + create_elf_tables):
  * from the top, a NULL word, the file name (AT_EXECFN), the environment and
  * argument strings (argv[0] lowest), 16-byte alignment, the platform string,
@@ -400,7 +425,12 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 	unsigned na = 0;
 	long r;
 	uint32_t c1[4], c7[4];
+	long vdso = map_vdso(p);
 
+	if (vdso < 0) {
+		set_err(e, LOAD_IO, ENOMEM, "%s: cannot map the vDSO", execfn);
+		return -ENOMEM;
+	}
 	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur >= (1ull << 20) && rl.rlim_cur <= (256ull << 20))
 		size = PAGE_UP(rl.rlim_cur);
@@ -451,7 +481,8 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 	cpuid_answer(p->model, 1, 0, c1);
 	cpuid_answer(p->model, 7, 0, c7);
 #define AUX(k, v) do { aux[na++] = (k); aux[na++] = (v); } while (0)
-	/* ARCH_DLINFO (no vDSO: no AT_SYSINFO_EHDR) */
+	/* ARCH_DLINFO */
+	AUX(AT_SYSINFO_EHDR, (uint64_t)vdso);
 	AUX(AT_MINSIGSTKSZ, GUEST_MINSIGSTKSZ);
 	AUX(AT_HWCAP, c1[3]);               /* ELF_HWCAP: CPUID.1:EDX */
 	AUX(AT_PAGESZ, PAGE);

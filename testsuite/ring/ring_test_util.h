@@ -65,7 +65,7 @@ static const struct perf_machine_ops rig_ops = {
 static inline void rig_init_cfg(struct rig *r, unsigned nr_cpus, int paranoid, bool root)
 {
 	struct perf_core_config cfg = { 0 };
-	struct perf_machine m = { &rig_ops, r };
+	struct perf_machine m = { .ops = &rig_ops, .ctx = r };
 	struct perf_cred cred = { .uid = root ? 0 : 1000, .cap_perfmon = root };
 
 	memset(r, 0, sizeof(*r));

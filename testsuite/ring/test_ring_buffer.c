@@ -610,6 +610,61 @@ static void test_set_output(void **state)
 	rig_fini(&rg);
 }
 
+/*
+ * perf_sys_output_record(): a finished record from elsewhere (a host
+ * event's, copied by the shim) through __perf_output_begin()'s rules on
+ * the ring the event writes to: byte for byte; into its SET_OUTPUT target;
+ * CIRC_SPACE leaves one byte, so a writable 4096-byte ring holds 4088
+ * bytes: 102 records of 40 bytes fit (4080), the 103rd is lost (rb->lost
+ * 1) and the next one after a read is preceded by PERF_RECORD_LOST {id of
+ * the writing event, 1} (24 bytes; no sample_id_all); the 1-byte
+ * watermark wakes (POLLIN|POLLRDNORM); no ring is -ENOSPC.
+ */
+static void test_output_record(void **state)
+{
+	struct perf_event_attr a = attr_dummy();
+	const struct perf_event_header *recs[8];
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		char comm[16];
+		uint64_t time;
+	} rec = { { PERF_RECORD_COMM, 0, 40 }, 7, 8, "copied", 12345 };
+	uint8_t buf[8192];
+	struct rig rg;
+	void *area;
+	int out, fd;
+
+	(void)state;
+	rig_init(&rg);
+	a.watermark = 1;
+	a.wakeup_watermark = 1;
+	out = rig_open(&rg, &a, 0, -1);
+	fd = rig_open(&rg, &a, 0, -1);
+	assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), -ENOSPC);    /* no ring */
+	area = rig_mmap(&rg, out, 1, PROT_READ | PROT_WRITE);
+	assert_int_equal(set_output(&rg, fd, out), 0);
+	assert_int_equal(perf_sys_poll(rg.core, out), 0);
+	assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), 0);
+	assert_int_equal(perf_sys_poll(rg.core, out), POLLIN | POLLRDNORM);
+	assert_int_equal(ring_records(buf, ring_drain(area, buf, sizeof(buf), true), recs, 8), 1);
+	assert_memory_equal(recs[0], &rec, sizeof(rec));
+	for (int i = 0; i < 102; i++)
+		assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), 0);
+	assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), -ENOSPC);
+	assert_int_equal(ring_drain(area, buf, sizeof(buf), true), 102 * 40);
+	assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), 0);
+	assert_int_equal(ring_records(buf, ring_drain(area, buf, sizeof(buf), true), recs, 8), 2);
+	assert_int_equal(recs[0]->type, PERF_RECORD_LOST);
+	assert_int_equal(recs[0]->size, 24);
+	assert_int_equal(((const uint64_t *)(recs[0] + 1))[0], ev(&rg, fd)->id);
+	assert_int_equal(((const uint64_t *)(recs[0] + 1))[1], 1);
+	assert_memory_equal(recs[1], &rec, sizeof(rec));
+	rec.h.size = 12;        /* not a multiple of 8: no record */
+	assert_int_equal(perf_sys_output_record(rg.core, fd, &rec.h), -EINVAL);
+	rig_fini(&rg);
+}
+
 /* ---- the mmap page ---- */
 
 static void test_user_page(void **state)
@@ -795,6 +850,34 @@ static void test_user_page_times(void **state)
 	rig_fini(&rg);
 }
 
+/* A core of model (the machine's native_tsc as given) whose task 100
+ * runs on CPU 0 and has mapped a dummy's 1+1 ring: the mmap page, the
+ * core, the task and the event's handle. */
+static struct perf_event_mmap_page *model_page(const struct pmu_model *model, bool native_tsc,
+					       struct perf_core **core, struct perf_task **t,
+					       int *fd)
+{
+	static struct rig rg;
+	struct perf_core_config cfg = { 0 };
+	struct perf_event_attr a = attr_dummy();
+	struct perf_cred cred = { 0, true };
+	struct perf_machine m = { .ops = &rig_ops, .ctx = &rg, .native_tsc = native_tsc };
+	void *area = NULL;
+	int memfd;
+
+	cfg.model = model;
+	cfg.paranoid = -1;
+	assert_int_equal(perf_core_create(&cfg, &m, core), 0);
+	*t = perf_task_create(*core, 100, 100, cred);
+	perf_cpu_switch_to(perf_core_cpu(*core, 0), *t);
+	*fd = perf_sys_event_open(*core, *t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&a,
+				  0, -1, -1, 0);
+	assert_true(*fd >= 0);
+	assert_int_equal(perf_sys_mmap(*core, *t, *fd, 2 * PAGE, PROT_READ, MAP_SHARED, 0,
+				       &area, &memfd), 0);
+	return area;
+}
+
 /* arm64 arch_perf_update_userpage(): the 56-bit arch timer. For a 1 GHz
  * counter clocks_calc_mult_shift(1e9, NSEC_PER_SEC, 3600) has sftacc 22
  * (3600e9 >> 32 = 838, 10 bits) and stops at shift 21 with mult 2^21;
@@ -809,31 +892,15 @@ static void test_user_page_arm64(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct pmu_model arm = *pmu_model_find("skylake");
-		struct perf_core_config cfg = { 0 };
-		struct perf_event_attr a = attr_dummy();
-		struct perf_cred cred = { 0, true };
-		struct rig rg = { 0 };
-		struct perf_machine m = { &rig_ops, &rg };
 		struct perf_event_mmap_page *up;
 		struct perf_core *core;
 		struct perf_task *t;
-		void *area = NULL;
-		int memfd, fd;
+		int fd;
 
 		print_message("row line %d (arch_perf_update_userpage, arm64)\n", rows[i].line);
 		arm.arch = PMU_ARCH_ARM_PMUV3;
 		arm.tsc_hz = rows[i].hz;
-		cfg.model = &arm;
-		cfg.paranoid = -1;
-		assert_int_equal(perf_core_create(&cfg, &m, &core), 0);
-		t = perf_task_create(core, 100, 100, cred);
-		perf_cpu_switch_to(perf_core_cpu(core, 0), t);
-		fd = perf_sys_event_open(core, t, &perf_uaccess_direct, (uint64_t)(uintptr_t)&a,
-					 0, -1, -1, 0);
-		assert_true(fd >= 0);
-		assert_int_equal(perf_sys_mmap(core, t, fd, 2 * PAGE, PROT_READ, MAP_SHARED, 0,
-					       &area, &memfd), 0);
-		up = area;
+		up = model_page(&arm, false, &core, &t, &fd);
 		assert_int_equal(up->cap_user_rdpmc, 0);
 		assert_int_equal(up->index, 0);
 		assert_int_equal(up->pmc_width, 0);
@@ -845,6 +912,52 @@ static void test_user_page_arm64(void **state)
 		assert_int_equal(up->time_mask, (1ull << 56) - 1);
 		assert_int_equal(up->time_cycles, 0);
 		assert_int_equal(up->time_zero, 0);
+		perf_core_destroy(core);
+	}
+}
+
+/*
+ * A ring mapped by a process whose RDTSC is the host's (machine native_tsc,
+ * the shim's): arch_perf_update_userpage() of a kernel whose TSC is not a
+ * stable sched_clock (x86: !sched_clock_stable(); arm64: read_sched_clock
+ * not the arch timer) clears cap_user_time, cap_user_time_zero and
+ * cap_user_time_short and returns before the conversion fields, which stay
+ * as perf_mmap() zeroed them; rdpmc and pmc_width are set before that.
+ */
+static void test_user_page_native_reader(void **state)
+{
+	static const struct { int line; enum pmu_arch arch; uint16_t width; } rows[] = {
+		{ __LINE__, PMU_ARCH_X86_INTEL, 48 },
+		{ __LINE__, PMU_ARCH_ARM_PMUV3, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct pmu_model model = *pmu_model_find("skylake");
+		struct perf_event_mmap_page *up;
+		struct perf_core *core;
+		struct perf_task *t;
+		int fd;
+
+		print_message("row line %d (arch_perf_update_userpage, unstable clock)\n",
+			      rows[i].line);
+		model.arch = rows[i].arch;
+		up = model_page(&model, true, &core, &t, &fd);
+		assert_int_equal(up->cap_user_rdpmc, 0);
+		assert_int_equal(up->pmc_width, rows[i].width);
+		assert_int_equal(up->cap_user_time, 0);
+		assert_int_equal(up->cap_user_time_zero, 0);
+		assert_int_equal(up->cap_user_time_short, 0);
+		assert_int_equal(up->time_mult, 0);
+		assert_int_equal(up->time_shift, 0);
+		assert_int_equal(up->time_zero, 0);
+		assert_int_equal(up->time_offset, 0);
+		/* later updates keep them off (IOC_RESET updates the page) */
+		assert_int_equal(perf_sys_ioctl(core, t, &perf_uaccess_direct, fd,
+						PERF_EVENT_IOC_RESET, 0), 0);
+		assert_int_equal(up->cap_user_time, 0);
+		assert_int_equal(up->cap_user_time_zero, 0);
+		assert_int_equal(up->time_mult, 0);
 		perf_core_destroy(core);
 	}
 }
@@ -865,7 +978,7 @@ static void test_overflow_samples(void **state)
 {
 	static const struct perf_machine_ops ops = { .fill_sample = fill_ip };
 	struct perf_core_config cfg = { 0 };
-	struct perf_machine m = { &ops, NULL };
+	struct perf_machine m = { .ops = &ops, .ctx = NULL };
 	struct perf_cred cred = { 0, true };
 	const struct perf_event_header *recs[16];
 	struct perf_event_attr a;
@@ -931,7 +1044,7 @@ static void test_shared_arena_ring(void **state)
 	struct perf_core_config cfg = { 0 };
 	struct perf_cred cred = { 0, true };
 	struct rig rg = { 0 };
-	struct perf_machine m = { &rig_ops, &rg };
+	struct perf_machine m = { .ops = &rig_ops, .ctx = &rg };
 	struct perf_event_attr a = attr_dummy();
 	struct perf_event_mmap_page *up, *up2;
 	struct perf_arena *arena;
@@ -1001,12 +1114,14 @@ int main(void)
 		cmocka_unit_test(test_mmap_inherit),
 		cmocka_unit_test(test_mmap_mlock),
 		cmocka_unit_test(test_set_output),
+		cmocka_unit_test(test_output_record),
 		cmocka_unit_test(test_user_page),
 		cmocka_unit_test(test_user_page_rdpmc),
 		cmocka_unit_test(test_lost_samples_record),
 		cmocka_unit_test(test_inherited_output),
 		cmocka_unit_test(test_user_page_times),
 		cmocka_unit_test(test_user_page_arm64),
+		cmocka_unit_test(test_user_page_native_reader),
 		cmocka_unit_test(test_overflow_samples),
 		cmocka_unit_test(test_shared_arena_ring),
 	};

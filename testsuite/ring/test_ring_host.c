@@ -38,7 +38,7 @@ static void *host_mmap(int fd, unsigned pages, int prot)
 static void sim_init(struct rig *rg)
 {
 	struct perf_core_config cfg = { 0 };
-	struct perf_machine m = { &rig_ops, rg };
+	struct perf_machine m = { .ops = &rig_ops, .ctx = rg };
 	struct perf_cred cred = { 0, true };
 
 	memset(rg, 0, sizeof(*rg));

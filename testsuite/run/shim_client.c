@@ -6,7 +6,7 @@
  * the exit status is the number of failures.
  *
  * Modes: read, ioctl, fdops, passthrough, mmap, pollhup, inherit, range,
- * threads, exec, select, fasync, epoll,
+ * threads, exec, select, fasync, epoll, munmap, scm, sharedring,
  * bench-read (timed trapped reads), bench-bare (a bare SIGSYS round trip,
  * run outside pmusim).
  */
@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -230,7 +231,8 @@ static void mode_fdops(void)
 		printf("ok fdops\n");
 }
 
-/* A software event on a native task: the host kernel serves it. */
+/* A software event on a native task: the host kernel serves it (its fd in
+ * the perf range, where its mmap and SET_OUTPUT can meet the core's). */
 static void mode_passthrough(void)
 {
 	struct perf_event_attr a;
@@ -246,13 +248,221 @@ static void mode_passthrough(void)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	fd = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	CHECK(fd >= 0 && !is_perf_fd(fd), "host fd %d", fd);
+	CHECK(is_perf_fd(fd), "host fd %d", fd);
 	for (int i = 0; i < 10000000; i++)
 		x += (uint64_t)i;
 	CHECK(read(fd, &v, 8) == 8 && v > 1000000, "host task-clock %llu ns", (unsigned long long)v);
 	close(fd);
 	if (!failures)
 		printf("ok passthrough\n");
+}
+
+/* A dummy software event with COMM side band of task pid (the host's,
+ * for a task without core events), sample_id_all with TID and TIME;
+ * watermark: a wakeup at every record. */
+static int host_dummy(pid_t pid, int cpu, bool use_clockid, bool watermark)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.comm = 1;
+	a.sample_id_all = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.use_clockid = use_clockid;
+	a.clockid = use_clockid ? CLOCK_MONOTONIC : 0;
+	a.watermark = watermark;
+	a.wakeup_watermark = watermark;
+	return peo(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* A thread that says its tid, then names itself "shared-four" 0.2 s after
+ * a byte arrives on fd. */
+struct renamer {
+	int fd;
+	pid_t tid;
+};
+
+static void *rename_later(void *arg)
+{
+	struct renamer *r = arg;
+	char b;
+
+	__atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	if (read(r->fd, &b, 1) == 1) {
+		/* the poller is blocked by then */
+		nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+		prctl(PR_SET_NAME, "shared-four", 0, 0, 0);
+	}
+	return NULL;
+}
+
+/* A poll that blocks on a core ring fed only by a host event of another
+ * thread (both bound to CPU 0, so one ring may take both: per-cpu): the
+ * host's wakeup of its record ends the wait at once, well before the
+ * timeout (the kernel's perf_output_wakeup() at the 1-byte watermark). */
+static void sharedring_blocking_poll(void)
+{
+	struct perf_event_attr a;
+	struct perf_event_mmap_page *pc;
+	struct timespec t0, t1;
+	struct pollfd pfd;
+	struct renamer rn = { -1, 0 };
+	pthread_t th;
+	int go[2], h, c, n;
+	pid_t tid;
+
+	CHECK(pipe(go) == 0, "pipe");
+	rn.fd = go[0];
+	CHECK(pthread_create(&th, NULL, rename_later, &rn) == 0, "thread");
+	while (!(tid = __atomic_load_n(&rn.tid, __ATOMIC_ACQUIRE)))
+		sched_yield();
+	h = host_dummy(tid, 0, false, true);
+	hw_attr(&a, PERF_COUNT_HW_CPU_CYCLES, 0);
+	a.watermark = 1;
+	a.wakeup_watermark = 1;
+	c = peo(&a, tid, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(h) && is_perf_fd(c), "fds %d %d", h, c);
+	pc = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, c, 0);
+	CHECK(pc != MAP_FAILED, "mmap: %d", errno);
+	CHECK(ioctl(h, PERF_EVENT_IOC_SET_OUTPUT, c) == 0, "host into core: %d", errno);
+	CHECK(ioctl(h, PERF_EVENT_IOC_ENABLE, 0) == 0, "ENABLE");
+	pfd = (struct pollfd){ .fd = c, .events = POLLIN };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(write(go[1], "g", 1) == 1, "go");
+	n = poll(&pfd, 1, 5000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(n == 1 && pfd.revents == POLLIN, "poll %d %#x", n, pfd.revents);
+	CHECK(t1.tv_sec - t0.tv_sec < 2, "woken after %ld s", (long)(t1.tv_sec - t0.tv_sec));
+	pthread_join(th, NULL);
+	if (pc != MAP_FAILED) {
+		const struct perf_event_header *hd = (const void *)((char *)pc + pc->data_offset);
+
+		CHECK(hd->type == PERF_RECORD_COMM &&
+		      !strcmp((const char *)(hd + 1) + 8, "shared-four"), "the thread's COMM");
+		munmap(pc, 3 * 4096);
+	}
+	close(h);
+	close(c);
+	close(go[0]);
+	close(go[1]);
+}
+
+/* The first record of a ring must be this task's PERF_RECORD_COMM of comm
+ * (perf_event_comm_output(): {pid, tid, comm padded to 8} and the
+ * sample_id_all trailer {pid, tid} {time}), and the only one. */
+static void check_comm_ring(int line, const struct perf_event_mmap_page *pc, const char *comm)
+{
+	const unsigned char *data = (const unsigned char *)pc + pc->data_offset;
+	const struct perf_event_header *h = (const void *)data;
+	const uint32_t *ids = (const void *)(h + 1);
+	size_t clen = (strlen(comm) + 1 + 7) & ~(size_t)7;
+	uint64_t want = sizeof(*h) + 8 + clen + 8 + 8;
+
+	CHECK(__atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE) == want,
+	      "line %d: data_head %llu, want %llu", line, (unsigned long long)pc->data_head,
+	      (unsigned long long)want);
+	CHECK(h->type == PERF_RECORD_COMM && h->misc == 0 && h->size == want,
+	      "line %d: record type %u misc %u size %u", line, h->type, h->misc, h->size);
+	CHECK(ids[0] == (uint32_t)getpid() && ids[1] == (uint32_t)syscall(SYS_gettid),
+	      "line %d: pid/tid %u/%u", line, ids[0], ids[1]);
+	CHECK(strcmp((const char *)(ids + 2), comm) == 0, "line %d: comm %s", line,
+	      (const char *)(ids + 2));
+	ids = (const void *)((const char *)(ids + 2) + clen);
+	CHECK(ids[0] == (uint32_t)getpid() && ids[1] == (uint32_t)syscall(SYS_gettid),
+	      "line %d: trailer pid/tid %u/%u", line, ids[0], ids[1]);
+}
+
+/*
+ * Host and core events sharing one ring (perf_event_set_output(),
+ * ring_buffer_attach()): a core event into a host event's mapped ring and
+ * host events into a core event's ring; the host's COMM records reach the
+ * ring the reader maps; the kernel's EINVAL for no ring, an event with its
+ * own mmap, another cpu, another clock; POLLIN at the ring's watermark.
+ */
+static void mode_sharedring(void)
+{
+	/* host events first: core events make this task the core's */
+	int h1 = host_dummy(0, -1, false, false), h2 = host_dummy(0, -1, false, false);
+	int hcpu = host_dummy(0, 0, false, false), hclock = host_dummy(0, -1, true, false);
+	int h5 = host_dummy(0, -1, false, false);
+	struct perf_event_attr a;
+	struct perf_event_mmap_page *p1, *p2;
+	struct pollfd pfd;
+	int c1, c2;
+
+	CHECK(is_perf_fd(h1) && is_perf_fd(h2) && is_perf_fd(hcpu) && is_perf_fd(hclock),
+	      "host fds %d %d %d %d", h1, h2, hcpu, hclock);
+	hw_attr(&a, PERF_COUNT_HW_CPU_CYCLES, 0);
+	c1 = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	a.watermark = 1;
+	a.wakeup_watermark = 1;
+	c2 = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(c1) && is_perf_fd(c2), "core fds %d %d", c1, c2);
+
+	/* a core event into a host event's ring */
+	CHECK(ioctl(c1, PERF_EVENT_IOC_SET_OUTPUT, h1) == -1 && errno == EINVAL,
+	      "into a host event without a ring: %d", errno);
+	p1 = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, h1, 0);
+	CHECK(p1 != MAP_FAILED, "mmap of the host event: %d", errno);
+	CHECK(mmap(NULL, 5 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, h1, 0) == MAP_FAILED &&
+	      errno == EINVAL, "a second mmap of another size: %d", errno);
+	if (p1 == MAP_FAILED)
+		return;
+	CHECK(p1->data_offset == 4096 && p1->data_size == 2 * 4096 && p1->data_head == 0,
+	      "the host event's page: offset %llu size %llu", (unsigned long long)p1->data_offset,
+	      (unsigned long long)p1->data_size);
+	CHECK(ioctl(c1, PERF_EVENT_IOC_SET_OUTPUT, h1) == 0, "core into host: %d", errno);
+	CHECK(ioctl(h1, PERF_EVENT_IOC_SET_OUTPUT, c1) == -1 && errno == EINVAL,
+	      "an event with its own mmap: %d", errno);
+	CHECK(ioctl(h1, PERF_EVENT_IOC_ENABLE, 0) == 0, "ENABLE");
+	CHECK(prctl(PR_SET_NAME, "shared-one", 0, 0, 0) == 0, "PR_SET_NAME");
+	CHECK(ioctl(h1, PERF_EVENT_IOC_DISABLE, 0) == 0, "DISABLE");
+	check_comm_ring(__LINE__, p1, "shared-one");
+
+	/* host events into a core event's ring */
+	p2 = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, c2, 0);
+	CHECK(p2 != MAP_FAILED, "mmap of the core event: %d", errno);
+	if (p2 == MAP_FAILED)
+		return;
+	CHECK(ioctl(hcpu, PERF_EVENT_IOC_SET_OUTPUT, c2) == -1 && errno == EINVAL,
+	      "another cpu: %d", errno);
+	CHECK(ioctl(hclock, PERF_EVENT_IOC_SET_OUTPUT, c2) == -1 && errno == EINVAL,
+	      "another clock: %d", errno);
+	CHECK(ioctl(h2, PERF_EVENT_IOC_SET_OUTPUT, c2) == 0, "host into core: %d", errno);
+	pfd = (struct pollfd){ .fd = c2, .events = POLLIN };
+	CHECK(poll(&pfd, 1, 0) == 0, "nothing yet: %#x", pfd.revents);
+	CHECK(ioctl(h2, PERF_EVENT_IOC_ENABLE, 0) == 0, "ENABLE");
+	CHECK(prctl(PR_SET_NAME, "shared-two", 0, 0, 0) == 0, "PR_SET_NAME");
+	/* the record passed the 1-byte watermark: perf_output_wakeup() */
+	CHECK(poll(&pfd, 1, 1000) == 1 && pfd.revents == POLLIN, "POLLIN: %#x", pfd.revents);
+	CHECK(ioctl(h2, PERF_EVENT_IOC_DISABLE, 0) == 0, "DISABLE");
+	check_comm_ring(__LINE__, p2, "shared-two");
+	CHECK(ioctl(h2, PERF_EVENT_IOC_SET_OUTPUT, -1L) == 0, "back to no ring: %d", errno);
+	CHECK(ioctl(h2, PERF_EVENT_IOC_ENABLE, 0) == 0, "ENABLE");
+	CHECK(prctl(PR_SET_NAME, "shared-three", 0, 0, 0) == 0, "PR_SET_NAME");
+	CHECK(ioctl(h2, PERF_EVENT_IOC_DISABLE, 0) == 0, "DISABLE");
+	check_comm_ring(__LINE__, p2, "shared-two");
+	/* an enabled host event closed by close_range writes no more (its
+	 * last reference went: _free_event()) */
+	CHECK(ioctl(h5, PERF_EVENT_IOC_SET_OUTPUT, c2) == 0, "host into core: %d", errno);
+	CHECK(ioctl(h5, PERF_EVENT_IOC_ENABLE, 0) == 0, "ENABLE");
+	CHECK(syscall(SYS_close_range, h5, h5, 0) == 0, "close_range: %d", errno);
+	CHECK(prctl(PR_SET_NAME, "shared-five", 0, 0, 0) == 0, "PR_SET_NAME");
+	CHECK(ioctl(c2, PERF_EVENT_IOC_DISABLE, 0) == 0, "DISABLE");
+	check_comm_ring(__LINE__, p2, "shared-two");
+	munmap(p1, 3 * 4096);
+	munmap(p2, 3 * 4096);
+	for (int fd = 1024; fd < 2048; fd++)
+		if (fd == h1 || fd == h2 || fd == hcpu || fd == hclock || fd == c1 || fd == c2)
+			close(fd);
+	sharedring_blocking_poll();
+	if (!failures)
+		printf("ok sharedring\n");
 }
 
 /* perf_mmap() + perf_event_init_userpage() */
@@ -1082,6 +1292,7 @@ int main(int argc, char **argv)
 		{ "pollhup", mode_pollhup }, { "inherit", mode_inherit }, { "range", mode_range },
 		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
 		{ "fasync", mode_fasync }, { "epoll", mode_epoll }, { "scm", mode_scm }, { "munmap", mode_munmap },
+		{ "sharedring", mode_sharedring },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },
 	};
 

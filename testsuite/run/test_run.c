@@ -295,6 +295,7 @@ static const struct {
 	{ __LINE__, "epoll", "ep_item_poll() -> perf_poll(): EPOLLHUP, consumed EPOLLIN, is_event_hup()" },
 	{ __LINE__, "munmap", "perf_mmap_close(), perf_mmap(): data_page_nr(), perf_mmap_may_split()" },
 	{ __LINE__, "scm", "scm_detach_fds() -> receive_fd(): a perf file over SCM_RIGHTS, fput()" },
+	{ __LINE__, "sharedring", "perf_event_set_output(), ring_buffer_attach(), perf_event_comm_output(), perf_output_wakeup()" },
 };
 
 static void test_client(void **state)
@@ -612,6 +613,79 @@ static void test_perf_record(void **state)
 			dump(&r);
 			fail_msg("row at line %d (%s)", record_rows[i].line, record_rows[i].name);
 		}
+	}
+}
+
+/*
+ * A host tracepoint in the core's ring: `perf record -a` of instructions:u
+ * (the core's, first on CPU 0, so its ring is the one perf maps) and
+ * sched:sched_switch (the host's, redirected into it with SET_OUTPUT).
+ * loop.S retires 2N+4 = 2000004 instructions: 20 samples at -c 100000;
+ * the host switches CPU 0 at least once while the workload runs and ends,
+ * as `perf record -e sched:sched_switch -a` always records natively. The
+ * side band has the workload's [vdso] MMAP2, as the kernel's exec gives it
+ * (perf test 8 natively: "[0x...(0x2000) @ 0 00:00 0 0]: r-xp [vdso]").
+ */
+/* Whether perf script --show-mmap-events text has loop's [vdso] MMAP2. */
+static bool workload_vdso_line(const char *text)
+{
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *e = strchr(l, '\n'), *v = strstr(l, " @ 0 00:00 0 0]: r-xp [vdso]");
+
+		if (v && (!e || v < e) && strncmp(l + strspn(l, " "), "loop ", 5) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void test_perf_record_tracepoint(void **state)
+{
+	const char *loop = getenv("RUN_LOOP");
+	char data[] = "/tmp/pmusim-test-tp-XXXXXX";
+	static struct result r, s;
+	int fd, samples = 0, switches = 0;
+
+	(void)state;
+	/* the tracepoint is the host's: an account that may not read tracefs
+	 * (not root) cannot open it natively either */
+	if (access(PERF, X_OK) || !loop ||
+	    access("/sys/kernel/tracing/events/sched/sched_switch/id", R_OK))
+		skip();
+	fd = mkstemp(data);
+	assert_true(fd >= 0);
+	close(fd);
+	{
+		char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+				 (char *)"record", (char *)"-o", data, (char *)"-a", (char *)"-e",
+				 (char *)"instructions:u", (char *)"-c", (char *)"100000",
+				 (char *)"-e", (char *)"sched:sched_switch", (char *)"--",
+				 (char *)loop, NULL };
+		char *script[] = { (char *)PERF, (char *)"script", (char *)"-i", data,
+				   (char *)"-F", (char *)"event", NULL };
+		char *mmaps[] = { (char *)PERF, (char *)"script", (char *)"-i", data,
+				  (char *)"--show-mmap-events", NULL };
+
+		run(argv, 60, &r);
+		run(mmaps, 60, &s);
+		/* exec's side band: the vdso special mapping (perf_event_mmap()
+		 * of a VMA without a file: offset 0, no device, "[vdso]"), on
+		 * the workload's line (-a also synthesizes other tasks') */
+		if (!workload_vdso_line(s.out)) {
+			dump(&s);
+			fail_msg("no PERF_RECORD_MMAP2 of [vdso]");
+		}
+		run(script, 60, &s);
+	}
+	unlink(data);
+	for (const char *p = s.out; (p = strstr(p, "instructions:u")); p++)
+		samples++;
+	for (const char *p = s.out; (p = strstr(p, "sched:sched_switch")); p++)
+		switches++;
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) || !strstr(r.err, "Captured and wrote") ||
+	    samples != 20 || switches < 1) {
+		dump(&r);
+		dump(&s);
+		fail_msg("%d instructions samples (want 20), %d sched_switch", samples, switches);
 	}
 }
 
@@ -1351,6 +1425,80 @@ static void test_exec_mask(void **state)
 	}
 }
 
+/*
+ * Debian perf's own tests (tools/perf/tests) under pmusim run: the result
+ * of each (sub)test line ("Ok", "Skip (reason)", "FAILED!") against an
+ * oracle. want NULL: the same test run natively on this host, whose
+ * kernel gives the records and the mmap page these tests check (8: the
+ * PERF_RECORD_MMAP of the workload's [vdso]; 71.2: Skip where the host's
+ * page advertises no TSC conversion, as under the shim, whose native
+ * reader cannot convert the simulated clock). Otherwise the result a
+ * kernel with a PMU gives where this host has none (28: the dummy
+ * side-band event and cycles share one ring through SET_OUTPUT).
+ */
+static const struct {
+	int line;
+	const char *test, *from;
+	const char *want;       /* the result line's status; NULL: the native run's */
+} perftest_rows[] = {
+	{ __LINE__, "8", "perf_event_mmap() of the vdso special mapping at exec", NULL },
+	{ __LINE__, "71", "arch_perf_update_userpage() without a stable TSC", NULL },
+	{ __LINE__, "28", "perf_event_set_output() of cycles into the host dummy's ring", "Ok" },
+};
+
+/* The "N: desc : STATUS" lines of perf test's output (stderr), status only, in
+ * order, one per line, into out. */
+static void perftest_statuses(const char *text, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (const char *l = text; *l; ) {
+		const char *e = strchr(l, '\n'), *c;
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char line[512];
+
+		snprintf(line, sizeof(line), "%.*s", (int)(len < 511 ? len : 511), l);
+		c = strrchr(line, ':');
+		if (c && line[strspn(line, " ")] >= '0' && line[strspn(line, " ")] <= '9' && c[1])
+			n += (size_t)snprintf(out + n, cap - n, "%s\n", c + 2);
+		l += len + (e != NULL);
+		if (n >= cap)
+			break;
+	}
+}
+
+static void test_perf_selftests(void **state)
+{
+	(void)state;
+	if (access(PERF, X_OK))
+		skip();
+	for (size_t i = 0; i < sizeof(perftest_rows) / sizeof(perftest_rows[0]); i++) {
+		char *nat_argv[] = { (char *)PERF, (char *)"test", (char *)perftest_rows[i].test,
+				     NULL };
+		char *sim_argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)PERF,
+				     (char *)"test", (char *)perftest_rows[i].test, NULL };
+		static struct result nat, sim;
+		char want[1024], got[1024];
+
+		print_message("row line %d: perf test %s (%s)\n", perftest_rows[i].line,
+			      perftest_rows[i].test, perftest_rows[i].from);
+		if (perftest_rows[i].want) {
+			snprintf(want, sizeof(want), "%s\n", perftest_rows[i].want);
+		} else {
+			run(nat_argv, 60, &nat);
+			perftest_statuses(nat.err, want, sizeof(want));
+		}
+		run(sim_argv, 60, &sim);
+		perftest_statuses(sim.err, got, sizeof(got));
+		if (!want[0] || strcmp(want, got)) {
+			dump(&sim);
+			fail_msg("row at line %d: perf test %s: want\n%sgot\n%s", perftest_rows[i].line,
+				 perftest_rows[i].test, want, got);
+		}
+	}
+}
+
 /* Five groups, each its own meson test so each stays well under its time
  * budget: "shim" (pmusim run itself and a native client), "stat", "raw",
  * "record" and "report" (Debian's perf). No argument runs all. */
@@ -1375,9 +1523,11 @@ int main(int argc, char **argv)
 	const struct CMUnitTest raw_tests[] = {
 		cmocka_unit_test(test_perf_raw_syntax),
 		cmocka_unit_test(test_perf_list),
+		cmocka_unit_test(test_perf_selftests),
 	};
 	const struct CMUnitTest record_tests[] = {
 		cmocka_unit_test(test_perf_record),
+		cmocka_unit_test(test_perf_record_tracepoint),
 		cmocka_unit_test(test_perf_workload_status),
 	};
 	const struct CMUnitTest report_tests[] = {
