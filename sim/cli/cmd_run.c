@@ -21,16 +21,19 @@
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/trace_json.h"
 #include "sim/core/arena.h"
 #include "sim/core/perf_core.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/vfs.h"
+#include <json-c/json.h>
 
 static void run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pmusim run [--model M] [--counters N] [--mux-interval MS] [--cpus N]\n"
-		"                  [--freq GHZ] [--paranoid N] [--log FILE] -- COMMAND [ARGS...]\n\n"
+		"                  [--freq GHZ] [--paranoid N] [--log FILE] [--trace-out FILE]\n"
+		"                  -- COMMAND [ARGS...]\n\n"
 		"Runs a native COMMAND (e.g. perf) whose perf_event_open and perf fds are\n"
 		"served by a simulated kernel with PMU model M (default: %s); tasks it\n"
 		"monitors run on the emulated machine.\n"
@@ -39,7 +42,9 @@ static void run_usage(FILE *out)
 		"  --cpus N           simulated CPUs (default 1)\n"
 		"  --freq GHZ         core clock (default: the model's)\n"
 		"  --paranoid N       kernel.perf_event_paranoid (default: the host's)\n"
-		"  --log FILE         what the shim and core did, one line each\n",
+		"  --log FILE         what the shim and core did, one line each\n"
+		"  --trace-out FILE   the schedule of every process, as Chrome trace-event\n"
+		"                     JSON (Perfetto UI, chrome://tracing, pmusim timeline)\n",
 		pmu_model_default() ? pmu_model_default()->name : "none");
 }
 
@@ -157,6 +162,25 @@ static int reproduce_status(int status)
 	return WEXITSTATUS(status);
 }
 
+/* The trace every process of the tree appended to the core's buffer in the
+ * shared arena, written once the command is done. */
+static int write_trace(struct perf_core *core, const char *path)
+{
+	struct json_object *trace;
+	int r;
+
+	perf_core_lock(core); /* robust: a process that died holding it is fine */
+	trace = trace_json_build(core, NULL, NULL);
+	perf_core_unlock(core);
+	if (!trace) {
+		fprintf(stderr, "pmusim: out of memory for the trace\n");
+		return -1;
+	}
+	r = trace_json_write(trace, path);
+	json_object_put(trace);
+	return r;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -167,13 +191,14 @@ int cmd_run(int argc, char **argv)
 		{ "freq", required_argument, NULL, 'f' },
 		{ "paranoid", required_argument, NULL, 'p' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "trace-out", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct perf_core_config cfg = { 0 };
 	const struct pmu_model *model = pmu_model_default();
 	char cmd[PATH_MAX], exe[PATH_MAX], shim[PATH_MAX], tmpdir[PATH_MAX] = "", why[512];
-	const char *log = NULL;
+	const char *log = NULL, *trace_out = NULL;
 	struct perf_arena *arena;
 	struct perf_core *core;
 	struct shim_session *s;
@@ -223,6 +248,10 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'l':
 			log = optarg;
+			break;
+		case 't':
+			trace_out = optarg;
+			cfg.trace = true;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -398,6 +427,8 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	vfs_cleanup(tmpdir);
+	if (trace_out && write_trace(core, trace_out) && !WIFSIGNALED(status) && !WEXITSTATUS(status))
+		status = 1 << 8;
 	if (s->log[0]) {
 		FILE *f = fopen(s->log, "ae");
 

@@ -30,6 +30,8 @@ static void sched_usage(FILE *out)
 		"  -i, --mux-interval MS  rotation interval (default: the model's, 4 ms)\n"
 		"  -d, --duration-ms MS   simulated run time (default 24)\n"
 		"  -a, --cpu-wide         open the events on CPU 0 instead of on the task\n"
+		"  -p, --phase-ms MS      alternate busy and quiet phases of MS ms (a quiet\n"
+		"                         phase retires a quarter of everything but cycles)\n"
 		"  -t, --trace            print every sched-in, sched-out and rotation\n"
 		"  -o, --trace-out FILE   write the schedule as Chrome trace-event JSON\n"
 		"                         (Perfetto UI, chrome://tracing; pmusim timeline)\n"
@@ -37,15 +39,45 @@ static void sched_usage(FILE *out)
 		pmu_model_default()->name);
 }
 
-/* What the stream produced of the event's source while it was enabled. */
-static uint64_t true_count(const struct perf_event *e, const struct synthetic_profile *p,
-			   uint64_t blocks, uint64_t time_ns)
+/* What the stream produced of the event's source while it was enabled
+ * (produced: each source's total over the run). */
+static uint64_t true_count(const struct perf_event *e, const uint64_t *produced, uint64_t time_ns)
 {
 	if (e->pmu == PERF_PMU_SW)
 		return e->sw_source == PERF_SW_SRC_CLOCK ? time_ns : 0;
 	if (e->attr.exclude_user)
 		return 0;
-	return p->per_block[e->source] * blocks;
+	return produced[e->source];
+}
+
+/*
+ * Runs the stream on cpu 0 until end_ns, adding what it produced to
+ * produced[]. With phase_ns, busy and quiet phases alternate: a quiet
+ * phase takes the same cycles but retires a quarter of every other source
+ * (a program waiting on memory), so an event that ran in only some phases
+ * is scaled wrongly.
+ */
+static void run_stream(struct synthetic_machine *sm, uint64_t end_ns, uint64_t phase_ns,
+		       uint64_t *produced)
+{
+	struct perf_cpu *cpu = perf_core_cpu(sm->core, 0);
+	struct synthetic_profile quiet = synthetic_default_profile;
+	bool busy = true;
+
+	for (unsigned s = 0; s < SIM_SRC_NR; s++)
+		if (s != SIM_SRC_CYCLES && s != SIM_SRC_REF_CYCLES && s != SIM_SRC_BUS_CYCLES)
+			quiet.per_block[s] /= 4;
+	for (uint64_t t = 0; t < end_ns; busy = !busy) {
+		uint64_t next = phase_ns && t + phase_ns < end_ns ? t + phase_ns : end_ns;
+		uint64_t c0 = cpu->cycles, blocks;
+
+		sm->profile = busy ? synthetic_default_profile : quiet;
+		synthetic_run_until(sm, 0, next);
+		blocks = (cpu->cycles - c0) / sm->profile.block_cycles;
+		for (unsigned s = 0; s < SIM_SRC_NR; s++)
+			produced[s] += sm->profile.per_block[s] * blocks;
+		t = next;
+	}
 }
 
 /* The spec name of a traced event: its own or, for an inherited child,
@@ -110,6 +142,7 @@ int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace
 		{ "mux-interval", required_argument, NULL, 'i' },
 		{ "duration-ms", required_argument, NULL, 'd' },
 		{ "cpu-wide", no_argument, NULL, 'a' },
+		{ "phase-ms", required_argument, NULL, 'p' },
 		{ "trace", no_argument, NULL, 't' },
 		{ "trace-out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -122,7 +155,8 @@ int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace
 	struct perf_machine machine;
 	struct perf_core *core;
 	struct perf_task *task;
-	unsigned long duration_ms = 24;
+	unsigned long duration_ms = 24, phase_ms = 0;
+	uint64_t produced[SIM_SRC_NR] = { 0 };
 	const char *events = NULL, *trace_out = NULL;
 	struct json_object *json = NULL;
 	bool text_trace = false;
@@ -135,7 +169,7 @@ int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace
 	FILE *out = stdout;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:m:c:i:d:ato:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:m:c:i:d:ap:to:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
@@ -163,6 +197,12 @@ int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace
 			break;
 		case 'a':
 			cpu_wide = true;
+			break;
+		case 'p':
+			if (!cli_parse_long(optarg, 1, 3600000, &v))
+				return cli_usage_error("--phase-ms: '%s' is not a number in 1..3600000",
+						       optarg);
+			phase_ms = (unsigned long)v;
 			break;
 		case 't':
 			text_trace = true;
@@ -207,8 +247,9 @@ int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace
 		fprintf(out, " + %u fixed", model->nr_fixed_counters);
 	if (model->has_cycle_counter)
 		fprintf(out, " + cycle counter");
-	fprintf(out, ", mux interval %u ms, %lu ms of a steady stream at %.3f GHz (%s)\n\n",
-	       core->cfg.mux_interval_ms, duration_ms, core->cfg.freq_hz / 1e9,
+	fprintf(out, ", mux interval %u ms, %lu ms of a %s at %.3f GHz (%s)\n\n",
+		core->cfg.mux_interval_ms, duration_ms,
+		phase_ms ? "stream of busy and quiet phases" : "steady stream", core->cfg.freq_hz / 1e9,
 	       cpu_wide ? "CPU-wide events on cpu0" : "events on the task");
 
 	for (unsigned i = 0; i < specs.n; i++) {
@@ -236,7 +277,7 @@ int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace
 		perf_task_exec(core, task, "workload");
 	}
 
-	synthetic_run_until(&sm, 0, (uint64_t)duration_ms * 1000000);
+	run_stream(&sm, (uint64_t)duration_ms * 1000000, (uint64_t)phase_ms * 1000000, produced);
 
 	if (cfg.trace)
 		json = trace_json_build(core, name_by_handle, &names);
@@ -246,18 +287,30 @@ int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace
 		uint64_t v[3], truth;
 		bool counted;
 		struct perf_event *e;
-		uint64_t blocks = perf_core_cpu(core, 0)->cycles / sm.profile.block_cycles;
 
 		if (handles[i] < 0)
 			continue;
 		e = perf_file_event(core, handles[i]);
-		truth = true_count(e, &sm.profile, blocks, perf_cpu_time_ns(perf_core_cpu(core, 0)));
+		truth = true_count(e, produced, perf_cpu_time_ns(perf_core_cpu(core, 0)));
 		counted = perf_sys_read(core, handles[i], v, sizeof(v)) == (ssize_t)sizeof(v);
-		if (json)
-			trace_json_set_result(json, e->id, counted, counted ? v[0] : 0,
-					      counted ? v[1] : 0, counted ? v[2] : 0, true, truth);
+		if (json) {
+			struct trace_json_result r = {
+				.id = e->id, .leader = e->group_leader->id, .name = specs.ev[i].name,
+				.pinned = e->group_leader->attr.pinned,
+				.exclusive = e->group_leader->attr.exclusive, .counted = counted,
+				.count = counted ? v[0] : 0, .enabled = counted ? v[1] : 0,
+				.running = counted ? v[2] : 0, .has_true = true, .true_count = truth,
+			};
+
+			trace_json_set_result(json, &r);
+		}
 		if (!counted) {
 			fprintf(out, "%-28s %14s\n", specs.ev[i].name, "<not counted>");
+			continue;
+		}
+		if (!v[2]) { /* perf stat's CNTR_NOT_COUNTED: enabled, never ran */
+			fprintf(out, "%-28s %14s %14" PRIu64 " %14" PRIu64 " %7.2f%% %16s %16" PRIu64 "\n",
+				specs.ev[i].name, "<not counted>", v[1], v[2], 0.0, "-", truth);
 			continue;
 		}
 		fprintf(out, "%-28s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %7.2f%% %16.0f %16" PRIu64 "\n",

@@ -256,15 +256,14 @@ static void draw_table(FILE *f, const struct sched_view *v, double x, double y)
 			"<text x=\"0\" y=\"%.1f\">", ty - 9, event_colour(v, i), ty);
 		xml_text(f, e->name);
 		fprintf(f, "%s%s</text>", e->pinned ? " [pinned]" : "", e->exclusive ? " [excl]" : "");
-		if (!e->counted) {
-			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">%s</text></g>\n", col[1], ty,
-				e->enabled_ns || e->running_ns ? "(no final read)" : "<not counted>");
-			continue;
-		}
 		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">%.3f</text><text x=\"%.0f\" y=\"%.1f\">%.3f</text>"
 			"<text x=\"%.0f\" y=\"%.1f\">%.1f</text>", col[1], ty, e->enabled_ns / 1e6,
 			col[2], ty, e->running_ns / 1e6, col[3], ty,
 			e->enabled_ns ? 100.0 * e->running_ns / e->enabled_ns : 0.0);
+		if (!e->counted) {
+			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">(no final read)</text></g>\n", col[4], ty);
+			continue;
+		}
 		if (!e->running_ns) {
 			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">&lt;not counted&gt;</text></g>\n", col[4], ty);
 			continue;

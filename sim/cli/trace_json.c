@@ -77,16 +77,20 @@ static void counter_name(const struct pmu_model *m, int idx, char *buf, size_t l
 static unsigned model_counters(const struct perf_core *core, int *idx)
 {
 	const struct pmu_model *m = perf_core_model(core);
-	unsigned n = 0;
+	unsigned n = 0, nr_gp = core->cfg.nr_gp_counters;
 
+	/* --counters lowers the count; the allocators never use more than the
+	 * model has (x86_assign, pmuv3_assign) */
+	if (nr_gp > m->nr_gp_counters)
+		nr_gp = m->nr_gp_counters;
 	if (m->arch == PMU_ARCH_ARM_PMUV3) {
 		if (m->has_cycle_counter)
 			idx[n++] = PMU_IDX_ARM_CYCLE;
-		for (unsigned i = 0; i < core->cfg.nr_gp_counters; i++)
+		for (unsigned i = 0; i < nr_gp; i++)
 			idx[n++] = (int)i + 1;
 		return n;
 	}
-	for (unsigned i = 0; i < core->cfg.nr_gp_counters; i++)
+	for (unsigned i = 0; i < nr_gp; i++)
 		idx[n++] = (int)i;
 	for (unsigned i = 0; i < m->nr_fixed_counters; i++)
 		idx[n++] = PMU_IDX_FIXED + (int)i;
@@ -233,6 +237,9 @@ struct json_object *trace_json_build(struct perf_core *core, trace_json_namer na
 		if (e->kind != TRACE_ROTATE) {
 			row = event_row(events, e, namer, ctx, m);
 			times_sample(list, e, row);
+			/* the last times seen; a final read replaces them */
+			json_object_object_add(row, "enabled_ns", json_object_new_int64((int64_t)e->enabled_ns));
+			json_object_object_add(row, "running_ns", json_object_new_int64((int64_t)e->running_ns));
 		}
 		switch (e->kind) {
 		case TRACE_SCHED_IN:
@@ -310,25 +317,33 @@ static struct json_object *meta_of(struct json_object *trace)
 	return json_object_object_get(json_object_object_get(trace, "otherData"), "pmusim");
 }
 
-void trace_json_set_result(struct json_object *trace, uint64_t event_id, bool counted,
-			   uint64_t count, uint64_t enabled, uint64_t running,
-			   bool has_true, uint64_t true_count)
+void trace_json_set_result(struct json_object *trace, const struct trace_json_result *r)
 {
 	struct json_object *events = json_object_object_get(meta_of(trace), "events");
 	size_t n = json_object_array_length(events);
+	struct json_object *row = NULL;
 
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *row = json_object_array_get_idx(events, i);
-
-		if ((uint64_t)json_object_get_int64(json_object_object_get(row, "id")) != event_id)
-			continue;
-		json_object_object_add(row, "counted", json_object_new_boolean(counted));
-		json_object_object_add(row, "count", json_object_new_int64((int64_t)count));
-		json_object_object_add(row, "enabled_ns", json_object_new_int64((int64_t)enabled));
-		json_object_object_add(row, "running_ns", json_object_new_int64((int64_t)running));
-		if (has_true)
-			json_object_object_add(row, "true_count", json_object_new_int64((int64_t)true_count));
+	for (size_t i = 0; i < n && !row; i++) {
+		row = json_object_array_get_idx(events, i);
+		if ((uint64_t)json_object_get_int64(json_object_object_get(row, "id")) != r->id)
+			row = NULL;
 	}
+	if (!row) { /* an event the scheduler never tried (a sibling of a group that failed) */
+		row = json_object_new_object();
+		json_object_object_add(row, "id", json_object_new_int64((int64_t)r->id));
+		json_object_object_add(row, "name", json_object_new_string(r->name));
+		json_object_object_add(row, "group", json_object_new_int64((int64_t)r->leader));
+		json_object_object_add(row, "primary", json_object_new_int64((int64_t)r->id));
+		json_object_object_add(row, "pinned", json_object_new_boolean(r->pinned));
+		json_object_object_add(row, "exclusive", json_object_new_boolean(r->exclusive));
+		json_object_array_add(events, row);
+	}
+	json_object_object_add(row, "counted", json_object_new_boolean(r->counted));
+	json_object_object_add(row, "count", json_object_new_int64((int64_t)r->count));
+	json_object_object_add(row, "enabled_ns", json_object_new_int64((int64_t)r->enabled));
+	json_object_object_add(row, "running_ns", json_object_new_int64((int64_t)r->running));
+	if (r->has_true)
+		json_object_object_add(row, "true_count", json_object_new_int64((int64_t)r->true_count));
 }
 
 int trace_json_write(struct json_object *trace, const char *path)

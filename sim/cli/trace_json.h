@@ -38,11 +38,19 @@ typedef void (*trace_json_namer)(void *ctx, const struct perf_trace_entry *e,
  * NULL: perf's name of the event's type/config. The caller holds the
  * core lock or is the core's only user. Returns NULL when out of memory. */
 struct json_object *trace_json_build(struct perf_core *core, trace_json_namer namer, void *ctx);
-/* Records the final read of an event in the events table: count, times
- * and, when known (has_true), the true count. */
-void trace_json_set_result(struct json_object *trace, uint64_t event_id, bool counted,
-			   uint64_t count, uint64_t enabled, uint64_t running,
-			   bool has_true, uint64_t true_count);
+/* The final read of an event. */
+struct trace_json_result {
+	uint64_t id, leader;            /* event and group leader ids */
+	const char *name;
+	bool pinned, exclusive;
+	bool counted;                   /* the read returned its values */
+	uint64_t count, enabled, running;
+	bool has_true;                  /* the workload knows the true count */
+	uint64_t true_count;
+};
+/* Records a final read in the events table (adding the event if the trace
+ * never saw it). */
+void trace_json_set_result(struct json_object *trace, const struct trace_json_result *r);
 /* Writes the JSON to path ("-": stdout). Returns 0, or -1 with the reason
  * printed. */
 int trace_json_write(struct json_object *trace, const char *path);
