@@ -104,6 +104,7 @@ static void span_rect(FILE *f, const struct sched_view *v, const struct geometry
 {
 	const struct sched_event *e = &v->events[s->ev];
 	double x0 = x_of(g, s->start_ns), x1 = x_of(g, s->end_ns);
+	int fits;
 
 	fprintf(f, "<rect class=\"span%s%s\" data-event=\"", e->pinned ? " pinned" : "",
 		e->exclusive ? " exclusive" : "");
@@ -115,9 +116,17 @@ static void span_rect(FILE *f, const struct sched_view *v, const struct geometry
 	xml_text(f, e->name);
 	fprintf(f, "%s%s: %.3f-%.3f ms</title></rect>\n", e->pinned ? " (pinned)" : "",
 		e->exclusive ? " (exclusive)" : "", s->start_ns / 1e6, s->end_ns / 1e6);
-	if (x1 - x0 >= CHAR_W * (double)strlen(e->name) + 6) {
+	/* the name, cut short with an ellipsis when the span is narrower */
+	fits = (int)((x1 - x0 - 6) / CHAR_W);
+	if (fits >= 4) {
+		char label[sizeof(e->name) + 4];
+
+		if ((size_t)fits >= strlen(e->name))
+			snprintf(label, sizeof(label), "%s", e->name);
+		else
+			snprintf(label, sizeof(label), "%.*s\u2026", fits - 1, e->name);
 		fprintf(f, "<text class=\"label\" x=\"%.2f\" y=\"%.1f\">", x0 + 3, y + ROW_H / 2 + 4);
-		xml_text(f, e->name);
+		xml_text(f, label);
 		fputs("</text>\n", f);
 	}
 }

@@ -251,8 +251,10 @@ def test_svg(tmp):
                                 int(r.get("data-start-ns")), int(r.get("data-end-ns"))))
         check(sorted(got) == want, f"{case}: svg spans differ from the trace's residencies")
         # every span names its event (title); those wide enough carry a label
+        names = {w[1] for w in want}
         labels = [t.text for t in root.iter(NS + "text") if t.get("class") == "label"]
-        check(set(labels) <= {w[1] for w in want}, f"{case}: labels {labels}")
+        check(all(any(n.startswith(l.rstrip("\u2026")) for n in names) for l in labels)
+              and len(labels) <= len(want), f"{case}: labels {labels}")
         titles = [r.find(NS + "title").text.split(":")[0].split(" (")[0] for g in rows for r in g.iter(NS + "rect")
                   if "span" in (r.get("class") or "").split()]
         check(sorted(titles) == sorted(w[1] for w in want), f"{case}: span titles {titles}")
@@ -353,14 +355,15 @@ def test_lab(tmp):
         out = subprocess.run(cmd.replace("pmusim ", PMUSIM + " ", 1), shell=True, check=True,
                              capture_output=True, text=True, timeout=120).stdout
         for name, count, enabled, running, scaled, truth in predictions:
-            row = re.search(r"^" + re.escape(name) + r"\s+(\S+)\s+(\d+)\s+(\d+)\s+\S+%\s+(\S+)\s+(\d+)$",
+            row = re.search(r"^" + re.escape(name) + r"\s+(<not counted>|\S+)\s+(\d+)\s+(\d+)\s+\S+%\s+(\S+)\s+(\d+)$",
                             out, re.M)
             got = row.groups() if row else None
             want = (str(count), str(enabled * MS), str(running * MS), str(scaled), str(truth))
             check(got == want, f"lab: {cmd}: {name}: got {got}, want {want}")
 
 
-B = 3000  # blocks per ms
+B = 3000  # blocks per ms at Skylake's 3 GHz
+B2 = 2000  # at the PMUv3 model's 2 GHz
 # (command, [(event, count, enabled ms, running ms, scaled, true count)]):
 # count = running ms x B x per-block amount; scaled = count x enabled / running
 LAB = [
@@ -392,10 +395,12 @@ LAB = [
      [("branches", 4 * B * 160 + 4 * B * 40, 16, 8, 8 * B * 160 + 8 * B * 40, 8 * B * 160 + 8 * B * 40)]),
     ("pmusim sched --counters 2 --duration-ms 16 --phase-ms 4 -e branches,branch-misses",
      [("branches", 8 * B * 160 + 8 * B * 40, 16, 16, 8 * B * 160 + 8 * B * 40, 8 * B * 160 + 8 * B * 40)]),
+    # the PMUv3 model runs at 2 GHz: 2,000 blocks per ms; cache-misses is
+    # L1D_CACHE_REFILL there (armv8_pmuv3_perf_map), 12 per block
     ("pmusim sched --model pmuv3 --counters 2 -e cycles,instructions,branch-misses,cache-misses",
-     [("cycles", 16 * B * 1000, 24, 16, 24 * B * 1000, 24 * B * 1000),
-      ("instructions", 20 * B * 800, 24, 20, 24 * B * 800, 24 * B * 800),
-      ("cache-misses", 8 * B * 3, 24, 8, 24 * B * 3, 24 * B * 3)]),
+     [("cycles", 16 * B2 * 1000, 24, 16, 24 * B2 * 1000, 24 * B2 * 1000),
+      ("instructions", 20 * B2 * 800, 24, 20, 24 * B2 * 800, 24 * B2 * 800),
+      ("cache-misses", 8 * B2 * 12, 24, 8, 24 * B2 * 12, 24 * B2 * 12)]),
 ]
 
 
