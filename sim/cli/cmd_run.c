@@ -26,7 +26,6 @@
 #include "sim/core/perf_core.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/vfs.h"
-#include <json-c/json.h>
 
 static void run_usage(FILE *out)
 {
@@ -160,25 +159,6 @@ static int reproduce_status(int status)
 		return 128 + sig;       /* a signal that does not kill (never here) */
 	}
 	return WEXITSTATUS(status);
-}
-
-/* The trace every process of the tree appended to the core's buffer in the
- * shared arena, written once the command is done. */
-static int write_trace(struct perf_core *core, const char *path)
-{
-	struct json_object *trace;
-	int r;
-
-	perf_core_lock(core); /* robust: a process that died holding it is fine */
-	trace = trace_json_build(core, NULL, NULL);
-	perf_core_unlock(core);
-	if (!trace) {
-		fprintf(stderr, "pmusim: out of memory for the trace\n");
-		return -1;
-	}
-	r = trace_json_write(trace, path);
-	json_object_put(trace);
-	return r;
 }
 
 int cmd_run(int argc, char **argv)
@@ -427,7 +407,8 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	vfs_cleanup(tmpdir);
-	if (trace_out && write_trace(core, trace_out) && !WIFSIGNALED(status) && !WEXITSTATUS(status))
+	/* every process of the tree appended to the trace in the shared arena */
+	if (trace_out && trace_json_write_core(core, trace_out) && !WIFSIGNALED(status) && !WEXITSTATUS(status))
 		status = 1 << 8;
 	if (s->log[0]) {
 		FILE *f = fopen(s->log, "ae");

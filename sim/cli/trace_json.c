@@ -359,6 +359,23 @@ int trace_json_write(struct json_object *trace, const char *path)
 	return 0;
 }
 
+int trace_json_write_core(struct perf_core *core, const char *path)
+{
+	struct json_object *trace;
+	int r;
+
+	perf_core_lock(core); /* robust: a process that died holding it is fine */
+	trace = trace_json_build(core, NULL, NULL);
+	perf_core_unlock(core);
+	if (!trace) {
+		fprintf(stderr, "pmusim: out of memory for the trace\n");
+		return -1;
+	}
+	r = trace_json_write(trace, path);
+	json_object_put(trace);
+	return r;
+}
+
 /* ---- reading ---- */
 
 static int64_t get_i64(struct json_object *o, const char *key)

@@ -55,6 +55,10 @@ void trace_json_set_result(struct json_object *trace, const struct trace_json_re
  * printed. */
 int trace_json_write(struct json_object *trace, const char *path);
 
+/* Builds and writes core's trace to path under the core lock (a shared
+ * core whose other users may still run). Returns 0 or -1 (reason printed). */
+int trace_json_write_core(struct perf_core *core, const char *path);
+
 /* ---- the schedule read back ---- */
 
 struct sched_counter {

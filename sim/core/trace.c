@@ -86,6 +86,13 @@ void perf_trace_assign_failed(struct perf_cpu *cpu, const struct pmu_hw_request 
 		cpu->trace_why = TRACE_WHY_CONSTRAINT;
 }
 
+void perf_core_set_trace(struct perf_core *core, bool on)
+{
+	PERF_CORE_GUARD(core);
+
+	core->cfg.trace = on;
+}
+
 const struct perf_trace_entry *perf_core_trace(const struct perf_core *core, size_t *len)
 {
 	*len = core->trace_len;

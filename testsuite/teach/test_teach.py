@@ -2,6 +2,7 @@
 """test_teach.py - the teaching tools against schedules worked out by hand.
 
     test_teach.py PMUSIM trace|svg|explain|scale|html|lab [DOC]
+    test_teach.py PMUSIM run|exec LOOP_MUX
 
 Each case's expected schedule comes from the kernel's rules applied by
 hand (written next to the case): flexible groups go on in list order until
@@ -186,7 +187,7 @@ def check_schedule(case, d):
 
 def failures_at(d, t_ms):
     return {e["name"]: e["args"]["reason"] for e in d["traceEvents"]
-            if e["ph"] == "i" and e.get("cat") == "failure" and e["args"]["t_ns"] == t_ms * MS}
+            if e["ph"] == "i" and e.get("cat") == "failure" and e["args"]["t_ns"] == round(t_ms * MS)}
 
 
 def test_trace(tmp):
@@ -362,6 +363,88 @@ def test_lab(tmp):
             check(got == want, f"lab: {cmd}: {name}: got {got}, want {want}")
 
 
+def perf_percentages(err):
+    """perf stat's (xx.xx%) per event: running / enabled as perf read them."""
+    out = {}
+    for m in re.finditer(r"^\s*[\d,]+\s+(\S+)\s.*?(?:\((\d+\.\d+)%\))?\s*$", err, re.M):
+        out[m.group(1)] = float(m.group(2)) if m.group(2) else 100.0
+    return out
+
+
+def check_against_perf(what, d, err, names):
+    """The trace's times agree with what perf read (its percentages), and
+    each event's running time is the sum of its residencies."""
+    pct = perf_percentages(err)
+    table = {ev["name"]: ev for ev in d["otherData"]["pmusim"]["events"]}
+    held = {}
+    for e in residencies(d):
+        held[e["name"]] = held.get(e["name"], 0) + e["args"]["dur_ns"]
+    for trace_name, perf_name in names.items():
+        ev = table.get(trace_name)
+        check(ev is not None and perf_name in pct, f"{what}: {trace_name} / {perf_name} missing")
+        if ev is None or perf_name not in pct:
+            continue
+        check(held.get(trace_name, 0) == ev["running_ns"],
+              f"{what}: {trace_name} residencies {held.get(trace_name)} != running {ev['running_ns']}")
+        ratio = 100.0 * ev["running_ns"] / ev["enabled_ns"]
+        check(abs(ratio - pct[perf_name]) < 0.006,
+              f"{what}: {trace_name} ran {ratio:.3f}% in the trace, perf printed {pct[perf_name]}%")
+
+
+def test_run(tmp):
+    """pmusim run: perf stat's process opens the events, the emulated
+    workload's process runs the core; the trace holds both. 3 events on 2
+    counters rotated every 1 ms: [a b c]: 0 ab, 1 bc, 2 ca, 3 ab, 4 bc, 5 ca
+    until the workload ends at E (about 5 ms)."""
+    path = os.path.join(tmp, "run.json")
+    r = subprocess.run([PMUSIM, "run", "--counters", "2", "--mux-interval", "1", "--trace-out", path,
+                        "--", "perf", "stat", "-e", "branches,branch-misses,bus-cycles", "--",
+                        sys.argv[3]], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, f"run: exit {r.returncode}: {r.stderr[-300:]}")
+    d = json.load(open(path))
+    check_format("run", d)
+    end = d["otherData"]["pmusim"]["end_ns"] / MS
+    check(5 < end < 6, f"run: the workload ran {end} ms, want 5-6 (loop_mux.S)")
+    got = {}
+    for e in residencies(d):
+        a = e["args"]
+        got.setdefault(e["name"], []).append((a["start_ns"] / MS, (a["start_ns"] + a["dur_ns"]) / MS))
+    want = {"branch-instructions": [(0, 1), (2, 4), (5, end)], "branch-misses": [(0, 2), (3, 5)],
+            "bus-cycles": [(1, 3), (4, end)]}
+    for name, w in want.items():
+        check(merged(got.get(name, [])) == w, f"run: {name} held {merged(got.get(name, []))}, want {w}")
+    check_against_perf("run", d, r.stderr, {"branch-instructions": "branches",
+                                            "branch-misses": "branch-misses", "bus-cycles": "bus-cycles"})
+
+
+def test_exec(tmp):
+    """pmusim exec of perf itself: 6 flexible events on Skylake. [br bm bus
+    cm cr ins]: at 0 four take gp0-3, cache-references fails, so
+    instructions is not tried (fixed0 free). At 4 ms br goes to the tail:
+    bm bus cm cr on, instructions on fixed0, br fails; the run ends at E.
+    Times count from boot: the events start at the workload's exec."""
+    path = os.path.join(tmp, "exec.json")
+    r = subprocess.run([PMUSIM, "exec", "--model", "skylake", "--trace-out", path, "--", "/usr/bin/perf",
+                        "stat", "-e", "branches,branch-misses,bus-cycles,cache-misses,cache-references,"
+                        "instructions", "--", sys.argv[3]], capture_output=True, text=True, timeout=180)
+    check(r.returncode == 0, f"exec: exit {r.returncode}: {r.stderr[-300:]}")
+    d = json.load(open(path))
+    check_format("exec", d)
+    end = d["otherData"]["pmusim"]["end_ns"] / MS
+    # the events start when the emulated perf's child execs the workload
+    t0 = min(e["args"]["start_ns"] for e in residencies(d)) / MS
+    check(failures_at(d, t0) == {"not on: cache-references": "too many events",
+                                 "not on: instructions": "an earlier group failed"},
+          f"exec: failures at {t0}: {failures_at(d, t0)}")
+    ins = [e for e in residencies(d) if e["name"] == "instructions" and e["dur"] > 0]
+    check([(e["tid"], e["args"]["start_ns"]) for e in ins] == [(32, 4 * MS)],
+          f"exec: instructions held {[(e['tid'], e['args']['start_ns']) for e in ins]}, want fixed0 from 4 ms")
+    check(4 < end < 6, f"exec: the workload ran {end} ms")
+    check_against_perf("exec", d, r.stderr, {"instructions": "instructions",
+                                             "cache-references": "cache-references",
+                                             "branch-misses": "branch-misses"})
+
+
 B = 3000  # blocks per ms at Skylake's 3 GHz
 B2 = 2000  # at the PMUv3 model's 2 GHz
 # (command, [(event, count, enabled ms, running ms, scaled, true count)]):
@@ -407,7 +490,7 @@ LAB = [
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         {"trace": test_trace, "svg": test_svg, "scale": test_scale, "explain": test_explain,
-         "html": test_html, "lab": test_lab}[sys.argv[2]](tmp)
+         "html": test_html, "lab": test_lab, "run": test_run, "exec": test_exec}[sys.argv[2]](tmp)
     if failures:
         print(f"{len(failures)} check(s) failed")
         sys.exit(1)
