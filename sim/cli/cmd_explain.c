@@ -51,6 +51,24 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A group as perf writes it: "{a,b,c}", or the event alone. */
+static const char *group_name(const struct sched_view *v, unsigned leader, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned members = 0;
+
+	for (unsigned i = 0; i < v->nr_events; i++)
+		members += v->events[i].leader == v->events[leader].id;
+	if (members <= 1)
+		return v->events[leader].name;
+	for (unsigned i = 0; i < v->nr_events && n < len; i++)
+		if (v->events[i].leader == v->events[leader].id)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "{", v->events[i].name);
+	if (n < len)
+		snprintf(buf + n, len - n, "}");
+	return buf;
+}
+
 /* The counter name of cpu's idx. */
 static const char *counter_of(const struct sched_view *v, unsigned cpu, int idx)
 {
@@ -75,17 +93,65 @@ static const struct sched_slice *held_at(const struct sched_view *v, unsigned cp
 	return NULL;
 }
 
+/* The order groups were tried at t: sched-ins and failures in trace order
+ * (every flexible group leaves one or the other, in list order). */
+static void explain_order(const struct sched_view *v, unsigned cpu, uint64_t t)
+{
+	uint64_t best_seq = 0;
+	int printed = 0;
+	char name[256];
+
+	printf("               tried in this order:");
+	for (;;) {
+		const char *what = NULL;
+		uint64_t seq = UINT64_MAX;
+		int ev = -1;
+
+		for (size_t i = 0; i < v->nr_slices; i++) {
+			const struct sched_slice *s = &v->slices[i];
+
+			if (s->cpu == cpu && s->start_ns == t && s->seq < seq &&
+			    (printed == 0 || s->seq > best_seq) &&
+			    v->events[s->ev].id == v->events[s->ev].leader) {
+				seq = s->seq;
+				ev = (int)s->ev;
+				what = "";
+			}
+		}
+		for (size_t i = 0; i < v->nr_marks; i++) {
+			const struct sched_mark *m = &v->marks[i];
+
+			if (m->cpu == cpu && m->t_ns == t && m->kind != MARK_ROTATE && m->ev >= 0 &&
+			    m->seq < seq && (printed == 0 || m->seq > best_seq)) {
+				seq = m->seq;
+				ev = m->ev;
+				what = !strcmp(m->reason, "an earlier group failed") ? " (not tried)" :
+				       m->kind == MARK_ERROR ? " (error)" : " (fails)";
+			}
+		}
+		if (ev < 0)
+			break;
+		printf("%s %s%s", printed ? "," : "", group_name(v, (unsigned)ev, name, sizeof(name)), what);
+		best_seq = seq;
+		printed++;
+	}
+	printf("%s\n", printed ? "" : " nothing");
+}
+
 /* One scheduling point of cpu at t: who went on, stayed, went off, and
  * who could not go on. */
 static void explain_point(const struct sched_view *v, unsigned cpu, uint64_t t)
 {
 	bool rotated = false, any;
+	char name[256];
 
 	for (size_t i = 0; i < v->nr_marks; i++)
 		if (v->marks[i].cpu == cpu && v->marks[i].t_ns == t && v->marks[i].kind == MARK_ROTATE)
 			rotated = true;
-	printf("  %9.3f ms  %s\n", t / 1e6, t == 0 ? "start" : rotated ? "rotation" : "reschedule");
-	for (int pass = 0; pass < 3; pass++) {
+	printf("  %9.3f ms  %s%s\n", t / 1e6, t == 0 ? "start" : rotated ? "rotation" : "reschedule",
+	       t >= v->end_ns ? " (the run ends here)" : "");
+	explain_order(v, cpu, t);
+	for (int pass = 0; pass < 3 && t < v->end_ns; pass++) {
 		static const char *const what[] = { "on", "stays on", "goes off" };
 
 		any = false;
@@ -96,10 +162,8 @@ static void explain_point(const struct sched_view *v, unsigned cpu, uint64_t t)
 
 			if (!show)
 				continue;
-			printf("%s %s (%s)", any ? "," : "               " , v->events[ev].name,
+			printf("%s %s (%s)", any ? "," : "              ", v->events[ev].name,
 			       counter_of(v, cpu, (after ? after : before)->idx));
-			if (!any)
-				printf("%s", "");
 			any = true;
 		}
 		if (any)
@@ -110,8 +174,8 @@ static void explain_point(const struct sched_view *v, unsigned cpu, uint64_t t)
 
 		if (m->cpu != cpu || m->t_ns != t || m->kind == MARK_ROTATE || m->ev < 0)
 			continue;
-		printf("               %s%s: %s, because %s\n", v->events[m->ev].name,
-		       v->events[m->ev].id == v->events[m->ev].leader ? "" : " (group)",
+		printf("               %s: %s, because %s\n",
+		       group_name(v, (unsigned)m->ev, name, sizeof(name)),
 		       m->kind == MARK_ERROR ? "ERROR" : "not on", reason_words(m->reason));
 	}
 }

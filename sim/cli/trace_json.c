@@ -134,6 +134,7 @@ static const char *row_name(struct json_object *row)
 /* A stretch of an event on a counter, open until its sched-out. */
 struct residency {
 	uint64_t id;
+	uint64_t seq;                   /* the trace entry of its sched-in */
 	unsigned cpu;
 	int idx;
 	uint64_t start;
@@ -155,6 +156,7 @@ static void close_residency(struct json_object *list, struct residency *r, uint6
 	json_object_object_add(args, "exclusive", json_object_new_boolean(r->exclusive));
 	json_object_object_add(args, "start_ns", json_object_new_int64((int64_t)r->start));
 	json_object_object_add(args, "dur_ns", json_object_new_int64((int64_t)(end - r->start)));
+	json_object_object_add(args, "seq", json_object_new_int64((int64_t)r->seq));
 	json_object_object_add(o, "args", args);
 	r->id = 0;
 }
@@ -233,6 +235,7 @@ struct json_object *trace_json_build(struct perf_core *core, trace_json_namer na
 		const struct perf_trace_entry *e = &t[i];
 		struct json_object *row = NULL, *o, *args;
 		struct residency *r;
+		uint64_t seq;
 
 		if (e->kind != TRACE_ROTATE) {
 			row = event_row(events, e, namer, ctx, m);
@@ -245,13 +248,14 @@ struct json_object *trace_json_build(struct perf_core *core, trace_json_namer na
 		case TRACE_SCHED_IN:
 		case TRACE_MOVE:
 			r = find_open(open, nopen, e->event_id);
+			seq = r && e->kind == TRACE_MOVE ? r->seq : i; /* a move keeps its sched-in's */
 			if (r)
 				close_residency(list, r, e->time_ns);
 			else
 				r = find_open(open, nopen, 0);
 			if (!r)
 				r = &open[nopen++];
-			*r = (struct residency){ .id = e->event_id, .cpu = e->cpu, .idx = e->hw_idx,
+			*r = (struct residency){ .id = e->event_id, .seq = seq, .cpu = e->cpu, .idx = e->hw_idx,
 						 .start = e->time_ns, .row = row, .leader = e->leader_id,
 						 .pinned = e->pinned, .exclusive = e->exclusive };
 			if (e->hw_idx < 0)
@@ -284,6 +288,7 @@ struct json_object *trace_json_build(struct perf_core *core, trace_json_namer na
 				e->kind == TRACE_ERROR ? "pinned group in error" :
 				perf_trace_reason_name(e->reason)));
 			json_object_object_add(args, "t_ns", json_object_new_int64((int64_t)e->time_ns));
+			json_object_object_add(args, "seq", json_object_new_int64((int64_t)i));
 			json_object_object_add(args, "cause", json_object_new_string(
 				perf_trace_reason_name(e->reason)));
 			json_object_object_add(o, "args", args);
@@ -479,6 +484,7 @@ int sched_view_from_json(struct json_object *trace, struct sched_view *v, char *
 			v->slices[v->nr_slices++] = (struct sched_slice){
 				.cpu = cpu, .idx = (int)get_i64(o, "tid"), .ev = (unsigned)ev,
 				.start_ns = start, .end_ns = start + (uint64_t)get_i64(args, "dur_ns"),
+				.seq = (uint64_t)get_i64(args, "seq"),
 			};
 		} else if (!strcmp(ph, "i")) {
 			struct sched_mark *mk = &v->marks[v->nr_marks++];
@@ -490,6 +496,7 @@ int sched_view_from_json(struct json_object *trace, struct sched_view *v, char *
 			} else {
 				mk->kind = !strncmp(get_str(o, "name"), "error", 5) ? MARK_ERROR : MARK_NOT_ON;
 				mk->ev = sched_view_event(v, (uint64_t)get_i64(args, "event_id"));
+				mk->seq = (uint64_t)get_i64(args, "seq");
 				snprintf(mk->reason, sizeof(mk->reason), "%s", get_str(args, "reason"));
 			}
 		}

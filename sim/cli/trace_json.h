@@ -8,7 +8,8 @@
  *    (tid = the kernel's counter index, hw.idx) and one for the scheduler
  *    (tid TRACE_JSON_SCHED_TID);
  *  - an "X" slice for each stretch an event held a counter (args: event_id,
- *    group, pinned, exclusive, start_ns, dur_ns);
+ *    group, pinned, exclusive, start_ns, dur_ns, seq: the trace order of
+ *    its sched-in, so the order groups were tried can be told);
  *  - "i" instants on the scheduler thread: "rotate", and "not on: EVENT"
  *    or "error: EVENT" with args.reason for a group that failed to go on;
  *  - "C" counter samples "times: EVENT" of time_enabled and time_running
@@ -81,6 +82,7 @@ struct sched_slice {
 	int idx;
 	unsigned ev;                    /* index into events */
 	uint64_t start_ns, end_ns;
+	uint64_t seq;                   /* trace order of its sched-in */
 };
 
 enum sched_mark_kind { MARK_ROTATE, MARK_NOT_ON, MARK_ERROR };
@@ -91,6 +93,7 @@ struct sched_mark {
 	uint64_t t_ns;
 	int ev;                         /* the group's leader, -1 for a rotation */
 	char reason[48];
+	uint64_t seq;                   /* trace order */
 };
 
 struct sched_view {

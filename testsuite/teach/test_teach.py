@@ -305,6 +305,13 @@ def test_explain(tmp):
     out = run(["explain", "--model", "skylake", "-e",
                "{branches,branch-misses,cache-references,cache-misses}:D,bus-cycles,instructions"])
     check("an earlier flexible group did not fit" in out, "explain: the can_add_hw reason")
+    # the order by hand: pinned group first, then the flexible list; at 4 ms
+    # bus-cycles (never on) went to the tail
+    check("0.000 ms  start\n               tried in this order: {branches,branch-misses,"
+          "cache-references,cache-misses}, bus-cycles (fails), instructions (not tried)" in out,
+          "explain: the order at 0")
+    check("4.000 ms  rotation\n               tried in this order: instructions, bus-cycles (fails)"
+          in out, "explain: the order at 4 ms")
     check("every counter it could use was taken" in out, "explain: too many events")
     # instructions: 12 ms of 24 at 800/block: 28,800,000 counted, scaled x2
     check("28800000 x 24.000 / 12.000 = 57600000" in out, "explain: the scaling formula")
