@@ -421,8 +421,11 @@ int sched_view_from_json(struct json_object *trace, struct sched_view *v, char *
 
 	memset(v, 0, sizeof(*v));
 	list = json_object_object_get(trace, "traceEvents");
-	if (!meta || !json_object_is_type(list, json_type_array)) {
-		snprintf(err, len, "not a pmusim schedule trace (no otherData.pmusim)");
+	if (!json_object_is_type(meta, json_type_object) || !json_object_is_type(list, json_type_array) ||
+	    !json_object_is_type(json_object_object_get(meta, "counters"), json_type_array) ||
+	    !json_object_is_type(json_object_object_get(meta, "events"), json_type_array)) {
+		snprintf(err, len, "not a pmusim schedule trace (otherData.pmusim with counters "
+			 "and events, and traceEvents)");
 		return -1;
 	}
 	snprintf(v->model, sizeof(v->model), "%s", get_str(meta, "model"));
@@ -431,6 +434,12 @@ int sched_view_from_json(struct json_object *trace, struct sched_view *v, char *
 	v->end_ns = (uint64_t)get_i64(meta, "end_ns");
 	a = json_object_object_get(meta, "counters");
 	n = json_object_array_length(a);
+	if (get_i64(meta, "cpus") < 1 || get_i64(meta, "cpus") > TRACE_JSON_MAX_CPUS ||
+	    n > PMU_MAX_COUNTERS) {
+		snprintf(err, len, "a trace of %" PRId64 " CPUs and %zu counters each: not pmusim's",
+			 get_i64(meta, "cpus"), n);
+		return -1;
+	}
 	v->counters = calloc(n * (v->nr_cpus ? v->nr_cpus : 1) + 1, sizeof(*v->counters));
 	for (unsigned c = 0; c < v->nr_cpus; c++) {
 		for (size_t i = 0; i < n; i++) {
@@ -511,7 +520,10 @@ int sched_view_load(const char *path, struct sched_view *v, char *err, size_t le
 	int r;
 
 	if (!trace) {
-		snprintf(err, len, "%s: %s", path, json_util_get_last_err());
+		const char *why = json_util_get_last_err();
+
+		/* json-c's message ends with a newline */
+		snprintf(err, len, "%s: %.*s", path, why ? (int)strcspn(why, "\n") : 0, why ? why : "");
 		return -1;
 	}
 	r = sched_view_from_json(trace, v, err, len);

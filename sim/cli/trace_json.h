@@ -30,6 +30,7 @@ struct perf_trace_entry;
 struct json_object;
 
 #define TRACE_JSON_SCHED_TID 1000
+#define TRACE_JSON_MAX_CPUS 256         /* what `pmusim exec --cpus` allows */
 
 /* Names an event of the trace into buf (e.g. by its file handle). */
 typedef void (*trace_json_namer)(void *ctx, const struct perf_trace_entry *e,

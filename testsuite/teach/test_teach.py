@@ -452,6 +452,29 @@ def test_exec(tmp):
                                              "branch-misses": "branch-misses"})
 
 
+def test_badinput(tmp):
+    """Files that are not pmusim traces: one line and status 1, never a crash."""
+    bad = {
+        "not_json": "nope",
+        "empty": "",
+        "no_meta": '{"traceEvents":[]}',
+        "meta_not_object": '{"traceEvents":[],"otherData":{"pmusim":3}}',
+        "no_arrays": '{"traceEvents":[],"otherData":{"pmusim":{}}}',
+        "counters_not_array": '{"traceEvents":[],"otherData":{"pmusim":{"cpus":1,"counters":5,"events":[]}}}',
+        "huge_cpus": '{"traceEvents":[],"otherData":{"pmusim":{"cpus":100000000,"counters":[],"events":[]}}}',
+        "odd_members": '{"traceEvents":[3,{"ph":"X","cat":"counter"},{"ph":"i","cat":"failure","args":7}],'
+                       '"otherData":{"pmusim":{"cpus":1,"counters":[5,{"idx":"x"}],"events":[1,{"name":7}]}}}',
+    }
+    for name, text in bad.items():
+        path = os.path.join(tmp, name + ".json")
+        open(path, "w").write(text)
+        for args in (["timeline", path, "-o", os.path.join(tmp, "o.svg")], ["explain", path]):
+            r = subprocess.run([PMUSIM] + args, capture_output=True, text=True, timeout=30)
+            ok = name == "odd_members" and r.returncode == 0  # readable, if odd
+            check(ok or (r.returncode == 1 and r.stderr.startswith("pmusim: ")),
+                  f"badinput: {args[0]} {name}: status {r.returncode}, {r.stderr[-200:]}")
+
+
 B = 3000  # blocks per ms at Skylake's 3 GHz
 B2 = 2000  # at the PMUv3 model's 2 GHz
 # (command, [(event, count, enabled ms, running ms, scaled, true count)]):
@@ -497,7 +520,7 @@ LAB = [
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         {"trace": test_trace, "svg": test_svg, "scale": test_scale, "explain": test_explain,
-         "html": test_html, "lab": test_lab, "run": test_run, "exec": test_exec}[sys.argv[2]](tmp)
+         "html": test_html, "lab": test_lab, "run": test_run, "exec": test_exec, "badinput": test_badinput}[sys.argv[2]](tmp)
     if failures:
         print(f"{len(failures)} check(s) failed")
         sys.exit(1)
