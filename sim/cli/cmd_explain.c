@@ -258,7 +258,10 @@ static void explain_event(const struct sched_view *v, unsigned ev)
 		printf("  its group could not go on %u time%s; first because %s\n", fails,
 		       fails == 1 ? "" : "s", reason_words(first_reason));
 	if (!e->counted) {
-		printf("  final read: none in the trace\n");
+		/* a run's trace: the times it last saw, no count */
+		printf("  time_enabled %.3f ms, time_running %.3f ms when the trace last saw it "
+		       "(%.2f%%); the trace holds no count to scale\n", e->enabled_ns / 1e6,
+		       e->running_ns / 1e6, e->enabled_ns ? 100.0 * e->running_ns / e->enabled_ns : 0.0);
 		return;
 	}
 	printf("  time_enabled %.3f ms, time_running %.3f ms: it ran %.2f%% of the time it was enabled\n",
