@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/trace_json.h"
 #include "sim/core/fd_place.h"
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/safe_stop.h"
@@ -50,6 +51,8 @@ static void exec_usage(FILE *out)
 		"                   of inline in the translated code (comparison)\n"
 		"  --argv0 NAME     argv[0] for the program; PROGRAM is then a path as\n"
 		"                   execve(2) takes it (no PATH search)\n"
+		"  --trace-out FILE the schedule of the emulated tree as Chrome trace-event\n"
+		"                   JSON, written when PROGRAM's process ends\n"
 		"  -v               notes on stderr\n",
 		pmu_model_default() ? pmu_model_default()->name : "none");
 }
@@ -131,6 +134,18 @@ static void reserve_own_fds(struct guest_process *p)
 	reserve_fd(p, exec_attach_arena_fd);
 }
 
+/* --trace-out: the tree's schedule, written by its first process (the
+ * one that created the core, --trace-root across its execs) when it ends */
+static const char *exec_trace_out;
+static pid_t exec_trace_root;
+static struct perf_core *exec_trace_core;
+
+static void exec_write_trace(void)
+{
+	if (exec_trace_core && getpid() == exec_trace_root)
+		trace_json_write_core(exec_trace_core, exec_trace_out);
+}
+
 int cmd_exec(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -144,6 +159,8 @@ int cmd_exec(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attach-arena", required_argument, NULL, 'A' },
 		{ "attach-core", required_argument, NULL, 'K' },
+		{ "trace-out", required_argument, NULL, 'O' },
+		{ "trace-root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -155,7 +172,7 @@ int cmd_exec(int argc, char **argv)
 	struct loader_error le;
 	char path[PATH_MAX];
 	char **gargv = NULL;
-	char *pre[16];             /* "exec" and the options, for re-exec */
+	char *pre[20];             /* "exec" and the options, for re-exec */
 	int npre = 0, c, r, first;
 	bool no_safe_stop = false, no_inline_count = false;
 	/* the guest sees the host's online CPUs (sysfs, /proc/cpuinfo): the
@@ -167,8 +184,8 @@ int cmd_exec(int argc, char **argv)
 
 	pre[npre++] = "exec";
 	while ((c = getopt_long(argc, argv, "+m:v", opts, NULL)) != -1) {
-		if (npre > 12)   /* repeated options: the first ones suffice */
-			npre = 12;
+		if (npre > 16)   /* repeated options: the first ones suffice */
+			npre = 16;
 		switch (c) {
 		case 'm':
 			model_name = optarg;
@@ -187,6 +204,12 @@ int cmd_exec(int argc, char **argv)
 			exec_attach_arena_fd = atoi(optarg);
 			pre[npre++] = "--attach-arena";
 			pre[npre++] = optarg;
+			break;
+		case 'O':
+			exec_trace_out = optarg;
+			break;
+		case 'R':
+			exec_trace_root = atoi(optarg);
 			break;
 		case 'C': {
 			long n;
@@ -275,9 +298,20 @@ int cmd_exec(int argc, char **argv)
 			fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));
 			return 1;
 		} else {
+			static char rootarg[16];
+
 			snprintf(fdarg, sizeof(fdarg), "%d", exec_attach_core_fd);
 			pre[npre++] = "--attach-core";
 			pre[npre++] = fdarg;
+			if (exec_trace_out) {
+				perf_core_set_trace(own_core, true);
+				exec_trace_root = getpid();
+				snprintf(rootarg, sizeof(rootarg), "%d", (int)exec_trace_root);
+				pre[npre++] = "--trace-out";
+				pre[npre++] = (char *)exec_trace_out;
+				pre[npre++] = "--trace-root";
+				pre[npre++] = rootarg;
+			}
 		}
 	}
 	if (process_set_reexec(npre, pre))
@@ -354,6 +388,10 @@ int cmd_exec(int argc, char **argv)
 		 * own, or the one of the `pmusim run` session it belongs to */
 		if (own_core) {
 			r = perf_guest_start_core(&proc, t, own_core, base ? base + 1 : path);
+			if (exec_trace_out) {
+				exec_trace_core = own_core;
+				process_exit_hook = exec_write_trace;
+			}
 		} else if (exec_attach_arena_fd >= 0) {
 			static const struct perf_guest_session_hooks hooks = {
 				.owns = shim_session_owns,
@@ -376,6 +414,10 @@ int cmd_exec(int argc, char **argv)
 			r = perf_guest_arena_attach(exec_attach_core_fd, PMUSIM_ARENA_ADDR, &core);
 			if (!r)
 				r = perf_guest_start_core(&proc, t, core, base ? base + 1 : path);
+			if (!r && exec_trace_out && exec_trace_root == getpid()) {
+				exec_trace_core = core;
+				process_exit_hook = exec_write_trace;
+			}
 		}
 		if (r) {
 			fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));

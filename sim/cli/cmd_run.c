@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/trace_json.h"
 #include "sim/core/arena.h"
 #include "sim/core/fd_place.h"
 #include "sim/core/perf_core.h"
@@ -31,7 +32,8 @@ static void run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pmusim run [--model M] [--counters N] [--mux-interval MS] [--cpus N]\n"
-		"                  [--freq GHZ] [--paranoid N] [--log FILE] -- COMMAND [ARGS...]\n\n"
+		"                  [--freq GHZ] [--paranoid N] [--log FILE] [--trace-out FILE]\n"
+		"                  -- COMMAND [ARGS...]\n\n"
 		"Runs a native COMMAND (e.g. perf) whose perf_event_open and perf fds are\n"
 		"served by a simulated kernel with PMU model M (default: %s); tasks it\n"
 		"monitors run on the emulated machine.\n"
@@ -40,7 +42,9 @@ static void run_usage(FILE *out)
 		"  --cpus N           simulated CPUs (default 1)\n"
 		"  --freq GHZ         core clock (default: the model's)\n"
 		"  --paranoid N       kernel.perf_event_paranoid (default: the host's)\n"
-		"  --log FILE         what the shim and core did, one line each\n",
+		"  --log FILE         what the shim and core did, one line each\n"
+		"  --trace-out FILE   the schedule of every process, as Chrome trace-event\n"
+		"                     JSON (Perfetto UI, chrome://tracing, pmusim timeline)\n",
 		pmu_model_default() ? pmu_model_default()->name : "none");
 }
 
@@ -168,13 +172,14 @@ int cmd_run(int argc, char **argv)
 		{ "freq", required_argument, NULL, 'f' },
 		{ "paranoid", required_argument, NULL, 'p' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "trace-out", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct perf_core_config cfg = { 0 };
 	const struct pmu_model *model = pmu_model_default();
 	char cmd[PATH_MAX], exe[PATH_MAX], shim[PATH_MAX], tmpdir[PATH_MAX] = "", why[512];
-	const char *log = NULL;
+	const char *log = NULL, *trace_out = NULL;
 	struct perf_arena *arena;
 	struct perf_core *core;
 	struct shim_session *s;
@@ -224,6 +229,10 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'l':
 			log = optarg;
+			break;
+		case 't':
+			trace_out = optarg;
+			cfg.trace = true;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -407,6 +416,9 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	vfs_cleanup(tmpdir);
+	/* every process of the tree appended to the trace in the shared arena */
+	if (trace_out && trace_json_write_core(core, trace_out) && !WIFSIGNALED(status) && !WEXITSTATUS(status))
+		status = 1 << 8;
 	if (s->log[0]) {
 		FILE *f = fopen(s->log, "ae");
 

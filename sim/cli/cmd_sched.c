@@ -13,8 +13,10 @@
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/event_spec.h"
+#include "sim/cli/trace_json.h"
 #include "sim/core/core_types.h"
 #include "sim/synthetic/synthetic_machine.h"
+#include <json-c/json.h>
 
 static void sched_usage(FILE *out)
 {
@@ -28,20 +30,76 @@ static void sched_usage(FILE *out)
 		"  -i, --mux-interval MS  rotation interval (default: the model's, 4 ms)\n"
 		"  -d, --duration-ms MS   simulated run time (default 24)\n"
 		"  -a, --cpu-wide         open the events on CPU 0 instead of on the task\n"
+		"  -p, --phase-ms MS      alternate busy and quiet phases of MS ms (a quiet\n"
+		"                         phase retires a quarter of everything but cycles)\n"
 		"  -t, --trace            print every sched-in, sched-out and rotation\n"
+		"  -o, --trace-out FILE   write the schedule as Chrome trace-event JSON\n"
+		"                         (Perfetto UI, chrome://tracing; pmusim timeline)\n"
 		"  -h, --help\n",
 		pmu_model_default()->name);
 }
 
-/* What the stream produced of the event's source while it was enabled. */
-static uint64_t true_count(const struct perf_event *e, const struct synthetic_profile *p,
-			   uint64_t blocks, uint64_t time_ns)
+/* What the stream produced of the event's source while it was enabled
+ * (produced: each source's total over the run). */
+static uint64_t true_count(const struct perf_event *e, const uint64_t *produced, uint64_t time_ns)
 {
 	if (e->pmu == PERF_PMU_SW)
 		return e->sw_source == PERF_SW_SRC_CLOCK ? time_ns : 0;
 	if (e->attr.exclude_user)
 		return 0;
-	return p->per_block[e->source] * blocks;
+	return produced[e->source];
+}
+
+/*
+ * Runs the stream on cpu 0 until end_ns, adding what it produced to
+ * produced[]. With phase_ns, busy and quiet phases alternate: a quiet
+ * phase takes the same cycles but retires a quarter of every other source
+ * (a program waiting on memory), so an event that ran in only some phases
+ * is scaled wrongly.
+ */
+static void run_stream(struct synthetic_machine *sm, uint64_t end_ns, uint64_t phase_ns,
+		       uint64_t *produced)
+{
+	struct perf_cpu *cpu = perf_core_cpu(sm->core, 0);
+	struct synthetic_profile quiet = synthetic_default_profile;
+	bool busy = true;
+
+	for (unsigned s = 0; s < SIM_SRC_NR; s++)
+		if (s != SIM_SRC_CYCLES && s != SIM_SRC_REF_CYCLES && s != SIM_SRC_BUS_CYCLES)
+			quiet.per_block[s] /= 4;
+	for (uint64_t t = 0; t < end_ns; busy = !busy) {
+		uint64_t next = phase_ns && t + phase_ns < end_ns ? t + phase_ns : end_ns;
+		uint64_t c0 = cpu->cycles, blocks;
+
+		sm->profile = busy ? synthetic_default_profile : quiet;
+		synthetic_run_until(sm, 0, next);
+		blocks = (cpu->cycles - c0) / sm->profile.block_cycles;
+		for (unsigned s = 0; s < SIM_SRC_NR; s++)
+			produced[s] += sm->profile.per_block[s] * blocks;
+		t = next;
+	}
+}
+
+/* The spec name of a traced event: its own or, for an inherited child,
+ * none (the stream has no children). */
+static const char *spec_name(const struct event_spec_list *specs, const int *handles, int handle)
+{
+	for (unsigned j = 0; j < specs->n; j++)
+		if (handles[j] >= 0 && handles[j] == handle)
+			return specs->ev[j].name;
+	return "-";
+}
+
+struct sched_names {
+	const struct event_spec_list *specs;
+	const int *handles;
+};
+
+static void name_by_handle(void *ctx, const struct perf_trace_entry *e, char *buf, size_t len)
+{
+	const struct sched_names *n = ctx;
+
+	snprintf(buf, len, "%s", spec_name(n->specs, n->handles, e->handle));
 }
 
 static void print_trace(struct perf_core *core, const struct event_spec_list *specs,
@@ -53,23 +111,29 @@ static void print_trace(struct perf_core *core, const struct event_spec_list *sp
 	t = perf_core_trace(core, &n);
 	printf("\nscheduler trace (simulated time):\n");
 	for (size_t i = 0; i < n; i++) {
-		const char *name = "-";
+		const char *name = spec_name(specs, handles, t[i].handle);
 
-		for (unsigned j = 0; j < specs->n; j++)
-			if (handles[j] >= 0 && handles[j] == t[i].handle)
-				name = specs->ev[j].name;
 		if (t[i].kind == TRACE_ROTATE)
 			printf("  %10.3f ms  cpu%u  rotate\n", t[i].time_ns / 1e6, t[i].cpu);
 		else if (t[i].hw_idx >= 0)
 			printf("  %10.3f ms  cpu%u  %-9s %-24s counter %d\n", t[i].time_ns / 1e6,
 			       t[i].cpu, perf_trace_kind_name(t[i].kind), name, t[i].hw_idx);
+		else if (t[i].kind == TRACE_ERROR || t[i].kind == TRACE_GROUP_FAIL)
+			printf("  %10.3f ms  cpu%u  %-9s %-24s (%s)\n", t[i].time_ns / 1e6, t[i].cpu,
+			       perf_trace_kind_name(t[i].kind), name, perf_trace_reason_name(t[i].reason));
 		else
 			printf("  %10.3f ms  cpu%u  %-9s %s\n", t[i].time_ns / 1e6, t[i].cpu,
 			       perf_trace_kind_name(t[i].kind), name);
 	}
 }
 
-int cmd_sched(int argc, char **argv)
+/*
+ * Parses sched's options, runs the stream and, unless quiet, prints the
+ * table (and the text trace with --trace). With trace non-NULL the core
+ * keeps its trace and *trace gets its JSON (with the final reads and true
+ * counts); --trace-out writes it too. Returns the exit status.
+ */
+int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace)
 {
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
@@ -78,7 +142,9 @@ int cmd_sched(int argc, char **argv)
 		{ "mux-interval", required_argument, NULL, 'i' },
 		{ "duration-ms", required_argument, NULL, 'd' },
 		{ "cpu-wide", no_argument, NULL, 'a' },
+		{ "phase-ms", required_argument, NULL, 'p' },
 		{ "trace", no_argument, NULL, 't' },
+		{ "trace-out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -89,16 +155,21 @@ int cmd_sched(int argc, char **argv)
 	struct perf_machine machine;
 	struct perf_core *core;
 	struct perf_task *task;
-	unsigned long duration_ms = 24;
-	const char *events = NULL;
+	unsigned long duration_ms = 24, phase_ms = 0;
+	uint64_t produced[SIM_SRC_NR] = { 0 };
+	const char *events = NULL, *trace_out = NULL;
+	struct json_object *json = NULL;
+	bool text_trace = false;
 	bool cpu_wide = false;
 	long v;
 	int handles[EVENT_SPEC_MAX];
+	struct sched_names names = { &specs, handles };
 	char err[256];
 	int c, status = 0;
+	FILE *out = stdout;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:m:c:i:d:ath", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:m:c:i:d:ap:to:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
@@ -127,8 +198,17 @@ int cmd_sched(int argc, char **argv)
 		case 'a':
 			cpu_wide = true;
 			break;
+		case 'p':
+			if (!cli_parse_long(optarg, 1, 3600000, &v))
+				return cli_usage_error("--phase-ms: '%s' is not a number in 1..3600000",
+						       optarg);
+			phase_ms = (unsigned long)v;
+			break;
 		case 't':
-			cfg.trace = true;
+			text_trace = true;
+			break;
+		case 'o':
+			trace_out = optarg;
 			break;
 		case 'h':
 			sched_usage(stdout);
@@ -146,6 +226,7 @@ int cmd_sched(int argc, char **argv)
 	if (event_spec_parse(events, model, &specs, err, sizeof(err)))
 		return cli_usage_error("sched: %s", err);
 
+	cfg.trace = text_trace || trace_out || trace;
 	cfg.model = model;
 	cfg.nr_cpus = 1;
 	cfg.paranoid = -1;
@@ -156,14 +237,19 @@ int cmd_sched(int argc, char **argv)
 	task = perf_task_create(core, 1000, 1000, (struct perf_cred){ .uid = 0, .cap_perfmon = true });
 	perf_cpu_switch_to(perf_core_cpu(core, 0), task);
 
-	printf("model %s: %u general-purpose counters (%u-bit)", model->name,
+	if (quiet)
+		out = fopen("/dev/null", "we");
+	if (!out)
+		return 1;
+	fprintf(out, "model %s: %u general-purpose counters (%u-bit)", model->name,
 	       core->cfg.nr_gp_counters, model->gp_width);
 	if (model->nr_fixed_counters)
-		printf(" + %u fixed", model->nr_fixed_counters);
+		fprintf(out, " + %u fixed", model->nr_fixed_counters);
 	if (model->has_cycle_counter)
-		printf(" + cycle counter");
-	printf(", mux interval %u ms, %lu ms of a steady stream at %.3f GHz (%s)\n\n",
-	       core->cfg.mux_interval_ms, duration_ms, core->cfg.freq_hz / 1e9,
+		fprintf(out, " + cycle counter");
+	fprintf(out, ", mux interval %u ms, %lu ms of a %s at %.3f GHz (%s)\n\n",
+		core->cfg.mux_interval_ms, duration_ms,
+		phase_ms ? "stream of busy and quiet phases" : "steady stream", core->cfg.freq_hz / 1e9,
 	       cpu_wide ? "CPU-wide events on cpu0" : "events on the task");
 
 	for (unsigned i = 0; i < specs.n; i++) {
@@ -178,7 +264,7 @@ int cmd_sched(int argc, char **argv)
 						 (uint64_t)(uintptr_t)&s->attr, cpu_wide ? -1 : 0,
 						 cpu_wide ? 0 : -1, leader ? -1 : handles[s->group], 0);
 		if (handles[i] < 0) {
-			printf("%-28s cannot be opened: %s\n", s->name, strerror(-handles[i]));
+			fprintf(out, "%-28s cannot be opened: %s\n", s->name, strerror(-handles[i]));
 			status = 1;
 		}
 	}
@@ -191,29 +277,65 @@ int cmd_sched(int argc, char **argv)
 		perf_task_exec(core, task, "workload");
 	}
 
-	synthetic_run_until(&sm, 0, (uint64_t)duration_ms * 1000000);
+	run_stream(&sm, (uint64_t)duration_ms * 1000000, (uint64_t)phase_ms * 1000000, produced);
 
-	printf("%-28s %14s %14s %14s %8s %16s %16s\n", "event", "count", "time_enabled",
+	if (cfg.trace)
+		json = trace_json_build(core, name_by_handle, &names);
+	fprintf(out, "%-28s %14s %14s %14s %8s %16s %16s\n", "event", "count", "time_enabled",
 	       "time_running", "running", "scaled", "true count");
 	for (unsigned i = 0; i < specs.n; i++) {
-		uint64_t v[3];
+		uint64_t v[3], truth;
+		bool counted;
 		struct perf_event *e;
-		uint64_t blocks = perf_core_cpu(core, 0)->cycles / sm.profile.block_cycles;
 
 		if (handles[i] < 0)
 			continue;
 		e = perf_file_event(core, handles[i]);
-		if (perf_sys_read(core, handles[i], v, sizeof(v)) != (ssize_t)sizeof(v)) {
-			printf("%-28s %14s\n", specs.ev[i].name, "<not counted>");
+		truth = true_count(e, produced, perf_cpu_time_ns(perf_core_cpu(core, 0)));
+		counted = perf_sys_read(core, handles[i], v, sizeof(v)) == (ssize_t)sizeof(v);
+		if (json) {
+			struct trace_json_result r = {
+				.id = e->id, .leader = e->group_leader->id, .name = specs.ev[i].name,
+				.pinned = e->group_leader->attr.pinned,
+				.exclusive = e->group_leader->attr.exclusive, .counted = counted,
+				.count = counted ? v[0] : 0, .enabled = counted ? v[1] : 0,
+				.running = counted ? v[2] : 0, .has_true = true, .true_count = truth,
+			};
+
+			trace_json_set_result(json, &r);
+		}
+		if (!counted) {
+			fprintf(out, "%-28s %14s\n", specs.ev[i].name, "<not counted>");
 			continue;
 		}
-		printf("%-28s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %7.2f%% %16.0f %16" PRIu64 "\n",
-		       specs.ev[i].name, v[0], v[1], v[2], v[1] ? 100.0 * v[2] / v[1] : 0.0,
-		       v[2] ? (double)v[0] * v[1] / v[2] : 0.0,
-		       true_count(e, &sm.profile, blocks, perf_cpu_time_ns(perf_core_cpu(core, 0))));
+		if (!v[2]) { /* perf stat's CNTR_NOT_COUNTED: enabled, never ran */
+			fprintf(out, "%-28s %14s %14" PRIu64 " %14" PRIu64 " %7.2f%% %16s %16" PRIu64 "\n",
+				specs.ev[i].name, "<not counted>", v[1], v[2], 0.0, "-", truth);
+			continue;
+		}
+		fprintf(out, "%-28s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %7.2f%% %16.0f %16" PRIu64 "\n",
+			specs.ev[i].name, v[0], v[1], v[2], v[1] ? 100.0 * v[2] / v[1] : 0.0,
+			v[2] ? (double)v[0] * v[1] / v[2] : 0.0, truth);
 	}
-	if (cfg.trace)
+	if (text_trace && !quiet)
 		print_trace(core, &specs, handles);
 	perf_core_destroy(core);
+	if (quiet && out)
+		fclose(out);
+	if (cfg.trace && !json) {
+		fprintf(stderr, "pmusim: out of memory for the trace\n");
+		return 1;
+	}
+	if (trace_out && trace_json_write(json, trace_out))
+		status = 1;
+	if (trace)
+		*trace = json;
+	else if (json)
+		json_object_put(json);
 	return status;
+}
+
+int cmd_sched(int argc, char **argv)
+{
+	return sched_simulate(argc, argv, false, NULL);
 }

@@ -18,6 +18,12 @@ int cmd_models(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+struct json_object;
+/* `pmusim sched`'s run (cmd_sched.c): quiet prints nothing; trace, when
+ * given, gets the schedule's trace JSON. Returns the exit status. */
+int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace);
 /* `pmusim exec --attach-arena FD` (set by `pmusim run` re-execs), or -1 */
 extern int exec_attach_arena_fd;
 

@@ -109,6 +109,41 @@ static bool resolve_name(const char *name, const struct pmu_model *model,
 	return false;
 }
 
+void event_spec_name(const struct pmu_model *model, uint32_t type, uint64_t config,
+		     char *buf, size_t len)
+{
+	size_t i, j;
+
+	for (i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
+		if (symbols[i].type == type && symbols[i].config == config) {
+			snprintf(buf, len, "%s", symbols[i].name);
+			return;
+		}
+	}
+	if (type == PERF_TYPE_HW_CACHE && (config & 0xff) < PERF_COUNT_HW_CACHE_MAX) {
+		for (j = 0; j < sizeof(cache_ops) / sizeof(cache_ops[0]); j++) {
+			if (((config >> 8) & 0xff) == cache_ops[j].op &&
+			    ((config >> 16) & 0xff) == cache_ops[j].result) {
+				snprintf(buf, len, "%s-%s", cache_names[config & 0xff],
+					 cache_ops[j].suffix);
+				return;
+			}
+		}
+	}
+	if (model && (type == model->pmu_type || type == PERF_TYPE_RAW)) {
+		for (i = 0; i < model->nr_events; i++) {
+			if (model->events[i].config == config) {
+				snprintf(buf, len, "%s", model->events[i].name);
+				return;
+			}
+		}
+	}
+	if (type == PERF_TYPE_RAW)
+		snprintf(buf, len, "r%llx", (unsigned long long)config);
+	else
+		snprintf(buf, len, "type%u/config=%#llx", type, (unsigned long long)config);
+}
+
 /* Applies ":ukDe" modifiers. */
 static bool apply_modifiers(const char *mods, struct perf_event_attr *attr)
 {

@@ -7,6 +7,8 @@
 #define PMUSIM_EVENT_SPEC_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <linux/perf_event.h>
 
 struct pmu_model;
@@ -28,5 +30,10 @@ struct event_spec_list {
  * one-line reason naming the bad token in err. */
 int event_spec_parse(const char *list, const struct pmu_model *model,
 		     struct event_spec_list *out, char *err, size_t errlen);
+
+/* The name perf would print for type/config: a generic or cache name, the
+ * model's event name, else rNNN (the inverse of the parser). */
+void event_spec_name(const struct pmu_model *model, uint32_t type, uint64_t config,
+		     char *buf, size_t len);
 
 #endif

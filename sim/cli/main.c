@@ -15,6 +15,8 @@ static const struct pmusim_command commands[] = {
 	{ "exec", "run an x86-64 Linux program on the emulated machine", cmd_exec },
 	{ "run", "run a native command (perf) against a simulated kernel", cmd_run },
 	{ "sched", "multiplex events on a model with a synthetic steady workload", cmd_sched },
+	{ "timeline", "draw a schedule trace (--trace-out) as SVG or HTML", cmd_timeline },
+	{ "explain", "say in words why each event got its share of the counters", cmd_explain },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -226,6 +226,7 @@ struct perf_cpu {
 	u64 mux_expires;                /* the mux hrtimer's expiry grid */
 	u64 tick_seq;                   /* perf_throttled_seq */
 	unsigned throttled_count;       /* perf_throttled_count */
+	enum perf_trace_reason trace_why; /* why the last group could not go on */
 };
 
 struct perf_task {
@@ -323,6 +324,8 @@ void perf_ctx_resched(struct perf_cpu *cpu, struct perf_event_context *task_ctx,
 		      int filter, int type);
 void perf_update_context_time(struct perf_event_context *ctx);
 void perf_event_update_time(struct perf_event *event);
+/* The event's times as perf_event_update_time would fold them now. */
+void perf_event_times_now(const struct perf_event *event, u64 *enabled, u64 *running);
 void perf_event_set_state(struct perf_event *event, enum perf_event_state state);
 void perf_group_sched_out(struct perf_event *leader);
 void perf_event_sched_out(struct perf_event *event);
@@ -395,9 +398,20 @@ void perf_event_fork(struct perf_core *core, struct perf_task *task);
 void perf_event_exit_task_sb(struct perf_core *core, struct perf_task *task);
 void perf_event_switch(struct perf_cpu *cpu, struct perf_task *prev, struct perf_task *next);
 
-/* trace.c */
-void perf_trace(struct perf_cpu *cpu, enum perf_trace_kind kind,
-		const struct perf_event *event);
+/* trace.c: the scheduler trace (sched_trace.h). perf_trace costs one
+ * predictable branch when no trace was asked for. */
+void perf_trace_record(struct perf_cpu *cpu, enum perf_trace_kind kind,
+		       const struct perf_event *event, enum perf_trace_reason why);
+/* The allocator failed on req[0..n): sets cpu->trace_why when tracing. */
+void perf_trace_assign_failed(struct perf_cpu *cpu, const struct pmu_hw_request *req,
+			      unsigned n);
+static inline void perf_trace(struct perf_cpu *cpu, enum perf_trace_kind kind,
+			      const struct perf_event *event)
+{
+	if (__builtin_expect(cpu->core->cfg.trace, 0))
+		perf_trace_record(cpu, kind, event,
+				  kind >= TRACE_ERROR ? cpu->trace_why : TRACE_WHY_NONE);
+}
 
 static inline struct perf_event *perf_event_of(struct perf_core *core, int h)
 {

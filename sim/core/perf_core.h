@@ -106,6 +106,9 @@ struct perf_core *perf_core_of_arena(struct perf_arena *arena);
  * machine hooks (its code is at other addresses). NULL if there is none. */
 struct perf_core *perf_core_attach(struct perf_arena *arena, const struct perf_machine *machine);
 const struct pmu_model *perf_core_model(const struct perf_core *core);
+/* Starts keeping the scheduler trace (sched_trace.h) from now on, as
+ * cfg.trace does from creation. */
+void perf_core_set_trace(struct perf_core *core, bool on);
 
 /* ---- concurrency (lock.c) ----
  * Every entry point of this header locks the core itself, except

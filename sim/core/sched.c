@@ -59,6 +59,13 @@ static void perf_update_times(const struct perf_event *event, u64 now,
 		*running += delta;
 }
 
+/* The times perf_event_update_time would fold in now, without folding
+ * them (the scheduler trace's view). */
+void perf_event_times_now(const struct perf_event *event, u64 *enabled, u64 *running)
+{
+	perf_update_times(event, event->ctx->time, enabled, running);
+}
+
 /* perf_event_update_time(): fold the time since tstamp into the totals,
  * at the context's time (perf_event_time). */
 void perf_event_update_time(struct perf_event *event)
@@ -190,8 +197,10 @@ static int perf_cpu_assign(struct perf_cpu *cpu, struct perf_event **add, unsign
 	unsigned total = cpu->nr_hw_events + n, i;
 
 	/* collect_events(): "if (n >= max_count) return -EINVAL" */
-	if (total > PMU_MAX_COUNTERS)
+	if (total > PMU_MAX_COUNTERS) {
+		perf_trace_assign_failed(cpu, NULL, total);
 		return -EINVAL;
+	}
 	for (i = 0; i < total; i++) {
 		ev[i] = i < cpu->nr_hw_events ? cpu->hw_events[i] : add[i - cpu->nr_hw_events];
 		req[i] = (struct pmu_hw_request){
@@ -201,8 +210,10 @@ static int perf_cpu_assign(struct perf_cpu *cpu, struct perf_event **add, unsign
 			.prev_idx = i < cpu->nr_hw_events ? ev[i]->hw_idx : ev[i]->hw_prev_idx,
 		};
 	}
-	if (m->ops->assign(m, cpu->core->cfg.nr_gp_counters, req, total, assign))
+	if (m->ops->assign(m, cpu->core->cfg.nr_gp_counters, req, total, assign)) {
+		perf_trace_assign_failed(cpu, req, total);
 		return -EINVAL;
+	}
 
 	memset(cpu->counters, 0, sizeof(cpu->counters));
 	for (i = 0; i < total; i++) {
@@ -355,8 +366,10 @@ static int perf_group_sched_in(struct perf_cpu *cpu, struct perf_event *leader)
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
 		if (sibling->pmu != PERF_PMU_HW || sibling->state <= PERF_EVENT_STATE_OFF)
 			continue;
-		if (nhw == PMU_MAX_COUNTERS)
+		if (nhw == PMU_MAX_COUNTERS) {
+			perf_trace_assign_failed(cpu, NULL, nhw + 1);
 			return -EAGAIN;
+		}
 		hw[nhw++] = sibling;
 	}
 	if (nhw && perf_cpu_assign(cpu, hw, nhw))
@@ -385,12 +398,17 @@ static bool group_can_go_on(struct perf_cpu *cpu, struct perf_event *leader, boo
 	if (leader->group_caps_software)
 		return true;
 	/* an exclusive group is already on: no other hardware group */
-	if (cpu->exclusive)
+	if (cpu->exclusive) {
+		cpu->trace_why = TRACE_WHY_EXCLUSIVE_ON;
 		return false;
+	}
 	/* an exclusive group goes on only onto an empty PMU context list */
 	if (leader->attr.exclusive &&
-	    active_list_has_pmu(perf_event_active_list(leader), leader->group_pmu))
+	    active_list_has_pmu(perf_event_active_list(leader), leader->group_pmu)) {
+		cpu->trace_why = TRACE_WHY_EXCLUSIVE_WAITS;
 		return false;
+	}
+	cpu->trace_why = TRACE_WHY_EARLIER_FAILED; /* the reason if !can_add_hw */
 	return can_add_hw;
 }
 
@@ -413,6 +431,7 @@ static void perf_merge_sched_in(struct perf_cpu *cpu, struct perf_event *leader,
 			perf_event_set_state(leader, PERF_EVENT_STATE_ERROR);
 			perf_trace(cpu, TRACE_ERROR, leader);
 		} else {
+			perf_trace(cpu, TRACE_GROUP_FAIL, leader);
 			ctx->rotate_necessary = true;
 			perf_mux_timer_restart(cpu);
 			perf_event_update_userpage(leader); /* group_update_userpage() */

@@ -545,9 +545,13 @@ long sys_waitid(struct guest_thread *t, const uint64_t a[6])
 	return r;
 }
 
+void (*process_exit_hook)(void);
+
 __attribute__((noreturn)) void process_exit_group(struct guest_thread *t, int code)
 {
 	futex_exit_robust_lists(t->proc, t, false);   /* each thread's exit_mm_release() */
+	if (process_exit_hook)
+		process_exit_hook();
 	fflush(NULL);
 	/* do_group_exit(): every thread ends, the status is code & 0xff */
 	syscall(SYS_exit_group, code & 0xff);

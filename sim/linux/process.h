@@ -31,6 +31,8 @@ int process_exec_check(const char *path);
 
 /* exit_group(code): the whole process ends with code. */
 __attribute__((noreturn)) void process_exit_group(struct guest_thread *t, int code);
+/* Called by process_exit_group before the process ends (NULL: nothing). */
+extern void (*process_exit_hook)(void);
 
 long sys_fork(struct guest_thread *t, const uint64_t a[6]);
 long sys_vfork(struct guest_thread *t, const uint64_t a[6]);
