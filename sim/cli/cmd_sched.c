@@ -14,6 +14,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/event_spec.h"
 #include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
 #include "sim/synthetic/synthetic_machine.h"
 
 static void sched_usage(FILE *out)
@@ -37,7 +38,7 @@ static void sched_usage(FILE *out)
 static uint64_t true_count(const struct perf_event *e, const struct synthetic_profile *p,
 			   uint64_t blocks, uint64_t time_ns)
 {
-	if (e->pmu == PERF_PMU_SW)
+	if (is_software_event(e))
 		return e->sw_source == PERF_SW_SRC_CLOCK ? time_ns : 0;
 	if (e->attr.exclude_user)
 		return 0;

@@ -11,6 +11,7 @@
 #define PMUSIM_ATTR_CHECK_H
 
 #include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
 
 /* perf_copy_attr(): reads the attr at uattr (size 0 = VER0, tail bytes past
  * our struct must be zero), writes our size back on E2BIG, and makes the
@@ -28,7 +29,8 @@ int perf_open_check_attr(const struct perf_core *core, const struct perf_task *c
 
 /* What perf_init_event() chose for an attr. */
 struct perf_event_init {
-	enum perf_pmu_kind pmu;
+	const struct perf_pmu *pmu;     /* the PMU that took the event (pmu.h) */
+	unsigned hw_flags;              /* PERF_EVENT_FLAG_* the PMU set */
 	enum sim_source source;         /* hardware, and machine-fed software */
 	enum perf_sw_source sw_source;  /* software events */
 	struct pmu_event_config hw;     /* hardware events */
@@ -53,14 +55,11 @@ struct perf_event_init {
 #define PERF_TYPE_CPU_CLOCK_SIM   6u
 #define PERF_TYPE_TASK_CLOCK_SIM  7u
 
-/* pmu::capabilities the checks look at (include/linux/perf_event.h). */
-#define PERF_PMU_CAP_SIM_NO_INTERRUPT     0x0001
-#define PERF_PMU_CAP_SIM_NO_NMI           0x0002
-#define PERF_PMU_CAP_SIM_EXTENDED_REGS    0x0008
-#define PERF_PMU_CAP_SIM_AUX_OUTPUT       0x0080
-#define PERF_PMU_CAP_SIM_EXTENDED_HW_TYPE 0x0100
-#define PERF_PMU_CAP_SIM_NO_EXCLUDE       0x0200
-#define PERF_PMU_CAP_SIM_AUX_PAUSE        0x0800
+/* has_branch_stack() */
+static inline bool has_branch_stack(const struct perf_event_attr *attr)
+{
+	return attr->sample_type & PERF_SAMPLE_BRANCH_STACK;
+}
 
 /* kernel.perf_event_max_stack default (PERF_MAX_STACK_DEPTH). */
 #define PERF_SIM_MAX_STACK_DEFAULT 127

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unicorn/unicorn.h>
 #include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
 #include "sim/core/sample_data.h"
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cache_model.h"
@@ -87,7 +88,7 @@ static bool ctx_needs_mem(const struct perf_event_context *ctx)
 	list_for_each_entry(e, &ctx->event_list, event_entry)
 		if (e->state >= PERF_EVENT_STATE_INACTIVE &&
 		    e->group_leader->state >= PERF_EVENT_STATE_INACTIVE &&
-		    e->pmu == PERF_PMU_HW && pmu_source_needs_mem(e->source))
+		    !is_software_event(e) && pmu_source_needs_mem(e->source))
 			return true;
 	return false;
 }
@@ -104,7 +105,7 @@ static uint64_t ctx_sources(const struct perf_event_context *ctx)
 	list_for_each_entry(e, &ctx->event_list, event_entry)
 		if (e->state >= PERF_EVENT_STATE_INACTIVE &&
 		    e->group_leader->state >= PERF_EVENT_STATE_INACTIVE &&
-		    e->pmu == PERF_PMU_HW && e->source < 64)
+		    !is_software_event(e) && e->source < 64)
 			m |= UINT64_C(1) << e->source;
 	return m;
 }
@@ -1406,13 +1407,13 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 	data->cpumode = kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 	data->exact_ip = !kernel && event->attr.precise_ip > 0;
 	/* perf_sw_event()'s addr: the page fault's address */
-	if (event->pmu == PERF_PMU_SW)
+	if (is_software_event(event))
 		data->addr = pv->sample_addr;
 	if (pv->task) {
 		data->pid = (uint32_t)pv->task->pid;
 		data->tid = (uint32_t)pv->task->tid;
 	}
-	exact = !kernel && event->pmu == PERF_PMU_HW && event->attr.precise_ip > 1;
+	exact = !kernel && !is_software_event(event) && event->attr.precise_ip > 1;
 	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)) {
 		read_regs(pv, &data->regs_user, ip, exact);
 		if (kernel) {   /* pt_regs of a SYSCALL: CX the return IP, R11 RFLAGS */
