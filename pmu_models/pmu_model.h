@@ -85,7 +85,14 @@ struct pmu_event_config {
 				    * counter holds it (PMUv3: 64 with config1:0
 				    * "long", else 32: arm_pmu_event_max_period());
 				    * 0: the counter's width, ops->width() */
+	uint32_t flags;            /* PMU_EVENT_FLAG_*: hw_perf_event::flags the
+				    * driver sets at event_init */
 };
+
+/* pmu_event_config::flags (arch/x86/events/perf_event_flags.h) */
+#define PMU_EVENT_FLAG_PEBS_LDLAT 0x0001u  /* PERF_X86_EVENT_PEBS_LDLAT: the
+					    * load-latency event, whose samples
+					    * carry weight and data source */
 
 /* One level of the modelled CPU's data cache hierarchy. */
 struct pmu_cache_level {

@@ -13,8 +13,7 @@
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/event_spec.h"
-#include "sim/core/core_types.h"
-#include "sim/core/pmu.h"
+#include "sim/core/sched_trace.h"
 #include "sim/synthetic/synthetic_machine.h"
 
 static void sched_usage(FILE *out)
@@ -38,11 +37,11 @@ static void sched_usage(FILE *out)
 static uint64_t true_count(const struct perf_event *e, const struct synthetic_profile *p,
 			   uint64_t blocks, uint64_t time_ns)
 {
-	if (is_software_event(e))
-		return e->sw_source == PERF_SW_SRC_CLOCK ? time_ns : 0;
-	if (e->attr.exclude_user)
+	if (perf_event_is_software(e))
+		return perf_event_counts_time(e) ? time_ns : 0;
+	if (perf_event_attr(e)->exclude_user)
 		return 0;
-	return p->per_block[e->source] * blocks;
+	return p->per_block[perf_event_source(e)] * blocks;
 }
 
 static void print_trace(struct perf_core *core, const struct event_spec_list *specs,
@@ -158,13 +157,14 @@ int cmd_sched(int argc, char **argv)
 	perf_cpu_switch_to(perf_core_cpu(core, 0), task);
 
 	printf("model %s: %u general-purpose counters (%u-bit)", model->name,
-	       core->cfg.nr_gp_counters, model->gp_width);
+	       perf_core_config(core)->nr_gp_counters, model->gp_width);
 	if (model->nr_fixed_counters)
 		printf(" + %u fixed", model->nr_fixed_counters);
 	if (model->has_cycle_counter)
 		printf(" + cycle counter");
 	printf(", mux interval %u ms, %lu ms of a steady stream at %.3f GHz (%s)\n\n",
-	       core->cfg.mux_interval_ms, duration_ms, core->cfg.freq_hz / 1e9,
+	       perf_core_config(core)->mux_interval_ms, duration_ms,
+	       perf_core_config(core)->freq_hz / 1e9,
 	       cpu_wide ? "CPU-wide events on cpu0" : "events on the task");
 
 	for (unsigned i = 0; i < specs.n; i++) {
@@ -199,7 +199,7 @@ int cmd_sched(int argc, char **argv)
 	for (unsigned i = 0; i < specs.n; i++) {
 		uint64_t v[3];
 		struct perf_event *e;
-		uint64_t blocks = perf_core_cpu(core, 0)->cycles / sm.profile.block_cycles;
+		uint64_t blocks = perf_cpu_cycles(perf_core_cpu(core, 0)) / sm.profile.block_cycles;
 
 		if (handles[i] < 0)
 			continue;

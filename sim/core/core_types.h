@@ -179,8 +179,6 @@ struct perf_event_context {
 	u64 timestamp;                  /* CPU time of the last time update */
 };
 
-#define PERF_CPU_MAX_SLOTS 256
-
 /* One hot-path slot: an ACTIVE event and what it adds. */
 struct perf_count_slot {
 	struct perf_event *event;

@@ -62,6 +62,7 @@ static int cpu_pmu_event_init(const struct perf_core *core, struct perf_event_at
 	out->source = out->hw.source;
 	out->sw_source = PERF_SW_SRC_NONE;
 	/* x86_pmu_event_init(): rdpmc allowed (PERF_X86_EVENT_RDPMC_ALLOWED) */
+	out->hw_flags = out->hw.flags;
 	if (m->arch != PMU_ARCH_ARM_PMUV3)
 		out->hw_flags |= PERF_EVENT_FLAG_USER_READ_CNT;
 	if (hooks && hooks->validate_group)
