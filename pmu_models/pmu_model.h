@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
-#include "sim/core/sim_source.h"
+#include "pmu_models/sim_source.h"
 
 enum pmu_arch {
 	PMU_ARCH_X86_INTEL,
@@ -194,6 +194,14 @@ struct pmu_model {
 	 * extra registers, PEBS/LBR capabilities): pmu_models/model_internal.h. */
 	const void *arch_data;
 };
+
+/* CPUID leaf/subleaf of the modelled CPU as the machine answers it. */
+typedef void (*pmu_cpuid_fn)(const struct pmu_model *m, uint32_t leaf, uint32_t subleaf,
+			     uint32_t out[4]);
+/* /proc/cpuinfo of ncpus modelled CPUs (cpuinfo.c), their feature flags
+ * from cpuid; returns the length snprintf would write. */
+size_t pmu_model_cpuinfo(const struct pmu_model *m, unsigned ncpus, pmu_cpuid_fn cpuid,
+			 char *buf, size_t len);
 
 /* Registry (pmu_models/model_registry.c). */
 const struct pmu_model *pmu_model_find(const char *name);

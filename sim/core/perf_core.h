@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
-#include "sim/core/sim_source.h"
+#include "pmu_models/sim_source.h"
 
 struct pmu_model;
 struct perf_core;

@@ -198,7 +198,5 @@ uint64_t vcpu_virtual_ns(struct vcpu *c);
 /* CPUID as the model's CPU answers it (cpuid.c). */
 void cpuid_answer(const struct pmu_model *m, uint32_t leaf, uint32_t subleaf,
 		  uint32_t out[4]);
-/* /proc/cpuinfo text for the model (cpuid.c); returns bytes written. */
-size_t cpuinfo_text(const struct pmu_model *m, unsigned ncpus, char *buf, size_t len);
 
 #endif
