@@ -89,7 +89,7 @@ static void fd_set_handle(long fd, int h)
 
 static struct perf_task *cur_task(struct guest_thread *t)
 {
-	struct pmu_vcpu *pv = t->perf_private;
+	struct pmu_vcpu *pv = t->perf;
 
 	return pv ? pv->task : NULL;
 }
@@ -281,7 +281,7 @@ static struct pmu_vcpu *new_pv(struct guest_thread *t, struct perf_task *task)
 	pv->access_ok = pv_access_ok;
 	pv->access_arg = t;
 	pv->owner = t;
-	t->perf_private = pv;
+	t->perf = pv;
 	return pv;
 }
 
@@ -373,7 +373,7 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 		SH.adopt(t->tid);    /* its exit gives the session's fds POLLHUP */
 	if (!new_pv(t, task))
 		return -ENOMEM;
-	cur_pv = t->perf_private;
+	cur_pv = t->perf;
 	report_mappings(t, 0, 0);     /* the image and interpreter the exec mapped */
 	perf_core_lock(core);
 	perf_cpu_switch_to(cur_pv->cpu, task);
@@ -406,7 +406,7 @@ void perf_guest_thread_prepare(struct guest_thread *t)
 
 int perf_guest_thread_start(struct guest_thread *t)
 {
-	struct pmu_vcpu *pv = t->perf_private;
+	struct pmu_vcpu *pv = t->perf;
 	struct perf_task *parent, *child = NULL;
 	int err;
 
@@ -438,7 +438,7 @@ int perf_guest_thread_start(struct guest_thread *t)
 
 void perf_guest_thread_yield(struct guest_thread *t)
 {
-	struct pmu_vcpu *pv = t->perf_private;
+	struct pmu_vcpu *pv = t->perf;
 
 	if (pv)
 		pmu_vcpu_release(pv);   /* as at a syscall: the core lock goes too */
@@ -446,7 +446,7 @@ void perf_guest_thread_yield(struct guest_thread *t)
 
 void perf_guest_thread_exit(struct guest_thread *t)
 {
-	struct pmu_vcpu *pv = t->perf_private;
+	struct pmu_vcpu *pv = t->perf;
 
 	if (!pv || !S.core || !pv->task)
 		return;
@@ -817,7 +817,7 @@ static void fork_task(struct guest_thread *t, struct perf_task *parent, pid_t pi
 
 static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
 {
-	struct pmu_vcpu *pv = t->perf_private;
+	struct pmu_vcpu *pv = t->perf;
 
 	if (r > 0) {
 		fork_task(t, parent, (pid_t)r);
