@@ -562,6 +562,7 @@ int perf_event_init_attr_hooks(const struct perf_core *core,
 	assert(uattr && out);
 	memset(out, 0, sizeof(*out));
 	*attr = *uattr;
+	out->attach_task = has_task;
 
 	/* perf_event_alloc(): a CPU must exist unless it follows a task */
 	if ((unsigned)cpu >= core_nr_cpus(core)) {

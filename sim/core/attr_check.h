@@ -39,6 +39,7 @@ struct perf_event_init {
 	                                 * (PERF_TYPE_SOFTWARE, PERF_TYPE_CPU_CLOCK_SIM,
 	                                 * PERF_TYPE_TASK_CLOCK_SIM or the model's) */
 	unsigned pmu_caps;              /* PERF_PMU_CAP_SIM_* of that PMU */
+	bool attach_task;               /* PERF_ATTACH_TASK: a pid was given */
 	/* The attr as perf_event_alloc() leaves it in event->attr:
 	 * branch_sample_type cleared without PERF_SAMPLE_BRANCH_STACK, the
 	 * extended hw type stripped from config, type rewritten to
@@ -103,6 +104,7 @@ struct perf_event_init_hooks {
 	int (*validate_group)(void *ctx, const struct perf_event_attr *attr,
 			      const struct perf_event_init *init);
 	void *ctx;
+	const struct perf_task *current;        /* the opener (NULL: the kernel) */
 };
 
 /* perf_event_init_attr_cgroup() with hooks (may be NULL): the kernel's

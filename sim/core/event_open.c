@@ -79,37 +79,17 @@ static int perf_validate_group(struct perf_core *core, struct perf_event *leader
 
 struct validate_ctx {
 	struct perf_core *core;
-	struct perf_task *current;
 	struct perf_event *leader;
-	bool has_task;
 };
 
-#define X86_EVENTSEL_ANY (UINT64_C(1) << 21)   /* ARCH_PERFMON_EVENTSEL_ANY */
-#define ARMV8_CONFIG1_RDPMC UINT64_C(0x2)        /* config1:1, user access */
-
-/*
- * The end of the hardware PMU's event_init, where it needs to know the
- * opener and the group: intel_pmu_hw_config()'s AnyThread permission
- * (perf_allow_cpu), armv8pmu's user access only for task events, then
- * validate_group().
- */
+/* validate_group(), at the end of the hardware PMU's event_init: the
+ * group's events on that PMU fit with the new one. */
 static int perf_validate_group_hook(void *ctx, const struct perf_event_attr *attr,
 				    const struct perf_event_init *init)
 {
 	struct validate_ctx *vc = ctx;
-	const struct pmu_model *m = perf_core_model(vc->core);
-	int err;
 
-	if (m->arch == PMU_ARCH_X86_INTEL && attr->type != PERF_TYPE_HARDWARE &&
-	    attr->type != PERF_TYPE_HW_CACHE && (attr->config & X86_EVENTSEL_ANY)) {
-		err = perf_allow_cpu(vc->core, vc->current);
-		if (err)
-			return err;
-	}
-	/* armv8pmu_event_init: "if (armv8pmu_event_want_user_access(event) &&
-	 * !(event->attach_state & PERF_ATTACH_TASK)) return -EINVAL" */
-	if (m->arch == PMU_ARCH_ARM_PMUV3 && (attr->config1 & ARMV8_CONFIG1_RDPMC) && !vc->has_task)
-		return -EINVAL;
+	(void)attr;
 	if (!vc->leader)
 		return 0;
 	return perf_validate_group(vc->core, vc->leader, init);
@@ -231,8 +211,8 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 
 	/* perf_event_alloc(); validate_group() runs inside the PMU's event_init */
 	{
-		struct validate_ctx vc = { core, current, group_leader, task != NULL };
-		struct perf_event_init_hooks hooks = { perf_validate_group_hook, &vc };
+		struct validate_ctx vc = { core, group_leader };
+		struct perf_event_init_hooks hooks = { perf_validate_group_hook, &vc, current };
 
 		err = perf_event_init_attr_hooks(core, &attr, cpu, task != NULL,
 						 (flags & PERF_FLAG_PID_CGROUP) ? pid : -1,

@@ -36,8 +36,13 @@ static bool cpu_pmu_probe(const struct perf_core *core, uint32_t *type, unsigned
 	return true;
 }
 
+#define X86_EVENTSEL_ANY (UINT64_C(1) << 21)   /* ARCH_PERFMON_EVENTSEL_ANY */
+#define ARMV8_CONFIG1_RDPMC UINT64_C(0x2)        /* config1:1, user access */
+
 /* x86_pmu_event_init() / armpmu_event_init(): the model's event_init,
- * through struct pmu_counter_ops; validate_group() ends it. The list walk
+ * through struct pmu_counter_ops; intel_pmu_hw_config()'s AnyThread
+ * permission (perf_allow_cpu), armv8pmu's user access only for task
+ * events, then validate_group() with the open path's hook. The list walk
  * of perf_init_event() offers every type to this PMU: it takes HARDWARE,
  * HW_CACHE and RAW (and its own type, found by idr) and returns -ENOENT
  * for anything else. */
@@ -62,6 +67,17 @@ static int cpu_pmu_event_init(const struct perf_core *core, struct perf_event_at
 	out->source = out->hw.source;
 	out->sw_source = PERF_SW_SRC_NONE;
 	/* x86_pmu_event_init(): rdpmc allowed (PERF_X86_EVENT_RDPMC_ALLOWED) */
+	if (m->arch == PMU_ARCH_X86_INTEL && attr->type != PERF_TYPE_HARDWARE &&
+	    attr->type != PERF_TYPE_HW_CACHE && (attr->config & X86_EVENTSEL_ANY)) {
+		ret = perf_allow_cpu(core, hooks ? hooks->current : NULL);
+		if (ret)
+			return ret;
+	}
+	/* armv8pmu_event_init: "if (armv8pmu_event_want_user_access(event) &&
+	 * !(event->attach_state & PERF_ATTACH_TASK)) return -EINVAL" */
+	if (m->arch == PMU_ARCH_ARM_PMUV3 && (attr->config1 & ARMV8_CONFIG1_RDPMC) &&
+	    !out->attach_task)
+		return -EINVAL;
 	out->hw_flags = out->hw.flags;
 	if (m->arch != PMU_ARCH_ARM_PMUV3)
 		out->hw_flags |= PERF_EVENT_FLAG_USER_READ_CNT;
