@@ -95,11 +95,12 @@ int perf_event_init_attr_cgroup(const struct perf_core *core,
 				bool has_task, int cgroup_fd,
 				struct perf_event_init *out);
 
-/* Work the open path does inside the PMU's event_init. validate_group:
- * x86_pmu_event_init() and armpmu_event_init() end with validate_group()
- * for a sibling; called right after the model's event_init accepted the
- * event (init->hw filled), before the checks perf_try_init_event() and
- * perf_event_alloc() make after event_init. Return 0 or -errno. */
+/* What the open path gives the PMU's event_init: the opener (current,
+ * for permission checks) and validate_group: x86_pmu_event_init() and
+ * armpmu_event_init() end with validate_group() for a sibling; called
+ * right after the model's event_init accepted the event (init->hw
+ * filled), before the checks perf_try_init_event() and perf_event_alloc()
+ * make after event_init. Return 0 or -errno. */
 struct perf_event_init_hooks {
 	int (*validate_group)(void *ctx, const struct perf_event_attr *attr,
 			      const struct perf_event_init *init);
