@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
-#include "sim/core/sim_source.h"
+#include "pmu_models/sim_source.h"
 
 enum pmu_arch {
 	PMU_ARCH_X86_INTEL,
@@ -85,7 +85,14 @@ struct pmu_event_config {
 				    * counter holds it (PMUv3: 64 with config1:0
 				    * "long", else 32: arm_pmu_event_max_period());
 				    * 0: the counter's width, ops->width() */
+	uint32_t flags;            /* PMU_EVENT_FLAG_*: hw_perf_event::flags the
+				    * driver sets at event_init */
 };
+
+/* pmu_event_config::flags (arch/x86/events/perf_event_flags.h) */
+#define PMU_EVENT_FLAG_PEBS_LDLAT 0x0001u  /* PERF_X86_EVENT_PEBS_LDLAT: the
+					    * load-latency event, whose samples
+					    * carry weight and data source */
 
 /* One level of the modelled CPU's data cache hierarchy. */
 struct pmu_cache_level {
@@ -187,6 +194,14 @@ struct pmu_model {
 	 * extra registers, PEBS/LBR capabilities): pmu_models/model_internal.h. */
 	const void *arch_data;
 };
+
+/* CPUID leaf/subleaf of the modelled CPU as the machine answers it. */
+typedef void (*pmu_cpuid_fn)(const struct pmu_model *m, uint32_t leaf, uint32_t subleaf,
+			     uint32_t out[4]);
+/* /proc/cpuinfo of ncpus modelled CPUs (cpuinfo.c), their feature flags
+ * from cpuid; returns the length snprintf would write. */
+size_t pmu_model_cpuinfo(const struct pmu_model *m, unsigned ncpus, pmu_cpuid_fn cpuid,
+			 char *buf, size_t len);
 
 /* Registry (pmu_models/model_registry.c). */
 const struct pmu_model *pmu_model_find(const char *name);

@@ -381,6 +381,10 @@ int x86_event_init(const struct pmu_model *m, unsigned nr_gp,
 	out->config = encoding;
 	out->source = src;
 	out->counter_mask = mask;
+	/* intel_pmu_hw_config(): MEM_TRANS_RETIRED.LOAD_LATENCY's PEBS record
+	 * is a load-latency one (INTEL_PLD_CONSTRAINT(0x1cd, ...)) */
+	if (m->arch == PMU_ARCH_X86_INTEL && (encoding & X86_INTEL_ARCH_EVENT_MASK) == 0x01cd)
+		out->flags |= PMU_EVENT_FLAG_PEBS_LDLAT;
 	/* an AMD pair event takes idx and idx+1: assign() knows it from the
 	 * encoding; chained stays the PMUv3 notion */
 	out->chained = false;

@@ -23,7 +23,6 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
-#include "sim/cpu/vcpu.h"
 #include "syscall_shim/vfs.h"
 
 /* every path here is under a short mkdtemp directory: truncation cannot happen */
@@ -306,7 +305,7 @@ int vfs_setup(const struct vfs_config *cfg, char *tmpdir, size_t tmplen, char *w
 	text = malloc(cap);
 	if (!text)
 		return -ENOMEM;
-	n = cpuinfo_text(m, cfg->nr_cpus, text, cap);
+	n = pmu_model_cpuinfo(m, cfg->nr_cpus, cfg->cpuid, text, cap);
 	err = put_file(dir, "cpuinfo", text, n < cap ? n : cap);
 	free(text);
 	snprintf(path, sizeof(path), "%s/cpuinfo", dir);

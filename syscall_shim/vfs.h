@@ -8,6 +8,7 @@
 #define PMUSIM_SHIM_VFS_H
 
 #include <stddef.h>
+#include "pmu_models/pmu_model.h"
 
 struct pmu_model;
 
@@ -18,6 +19,7 @@ struct vfs_config {
 	unsigned max_sample_rate;
 	unsigned mlock_kb;
 	unsigned mux_interval_ms;
+	pmu_cpuid_fn cpuid;     /* the modelled CPU's CPUID (its /proc/cpuinfo flags) */
 };
 
 /* Writes the model's PMU directory (type, format/, events/, caps/, cpus or

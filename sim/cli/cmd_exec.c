@@ -200,7 +200,7 @@ int cmd_exec(int argc, char **argv)
 			break;
 		case 'A':
 			/* `pmusim run`: the session arena's memfd (syscall_shim/
-			 * session.h); joining its core is the machine's (issue 4) */
+			 * session.h), whose core the machine joins */
 			exec_attach_arena_fd = atoi(optarg);
 			pre[npre++] = "--attach-arena";
 			pre[npre++] = optarg;

@@ -25,6 +25,7 @@
 #include "sim/core/arena.h"
 #include "sim/core/fd_place.h"
 #include "sim/core/perf_core.h"
+#include "sim/cpu/vcpu.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/vfs.h"
 
@@ -316,6 +317,7 @@ int cmd_run(int argc, char **argv)
 	vc.max_sample_rate = 100000;
 	vc.mlock_kb = 516;
 	vc.mux_interval_ms = cfg.mux_interval_ms;
+	vc.cpuid = cpuid_answer;
 	err = vfs_setup(&vc, tmpdir, sizeof(tmpdir), why, sizeof(why));
 	if (s->log[0]) {
 		FILE *f = fopen(s->log, "ae");

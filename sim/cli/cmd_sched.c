@@ -14,7 +14,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/event_spec.h"
 #include "sim/cli/trace_json.h"
-#include "sim/core/core_types.h"
+#include "sim/core/sched_trace.h"
 #include "sim/synthetic/synthetic_machine.h"
 #include <json-c/json.h>
 
@@ -43,11 +43,11 @@ static void sched_usage(FILE *out)
  * (produced: each source's total over the run). */
 static uint64_t true_count(const struct perf_event *e, const uint64_t *produced, uint64_t time_ns)
 {
-	if (e->pmu == PERF_PMU_SW)
-		return e->sw_source == PERF_SW_SRC_CLOCK ? time_ns : 0;
-	if (e->attr.exclude_user)
+	if (perf_event_is_software(e))
+		return perf_event_counts_time(e) ? time_ns : 0;
+	if (perf_event_attr(e)->exclude_user)
 		return 0;
-	return produced[e->source];
+	return produced[perf_event_source(e)];
 }
 
 /*
@@ -69,11 +69,11 @@ static void run_stream(struct synthetic_machine *sm, uint64_t end_ns, uint64_t p
 			quiet.per_block[s] /= 4;
 	for (uint64_t t = 0; t < end_ns; busy = !busy) {
 		uint64_t next = phase_ns && t + phase_ns < end_ns ? t + phase_ns : end_ns;
-		uint64_t c0 = cpu->cycles, blocks;
+		uint64_t c0 = perf_cpu_cycles(cpu), blocks;
 
 		sm->profile = busy ? synthetic_default_profile : quiet;
 		synthetic_run_until(sm, 0, next);
-		blocks = (cpu->cycles - c0) / sm->profile.block_cycles;
+		blocks = (perf_cpu_cycles(cpu) - c0) / sm->profile.block_cycles;
 		for (unsigned s = 0; s < SIM_SRC_NR; s++)
 			produced[s] += sm->profile.per_block[s] * blocks;
 		t = next;
@@ -242,14 +242,14 @@ int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace
 	if (!out)
 		return 1;
 	fprintf(out, "model %s: %u general-purpose counters (%u-bit)", model->name,
-	       core->cfg.nr_gp_counters, model->gp_width);
+	       perf_core_config(core)->nr_gp_counters, model->gp_width);
 	if (model->nr_fixed_counters)
 		fprintf(out, " + %u fixed", model->nr_fixed_counters);
 	if (model->has_cycle_counter)
 		fprintf(out, " + cycle counter");
 	fprintf(out, ", mux interval %u ms, %lu ms of a %s at %.3f GHz (%s)\n\n",
-		core->cfg.mux_interval_ms, duration_ms,
-		phase_ms ? "stream of busy and quiet phases" : "steady stream", core->cfg.freq_hz / 1e9,
+		perf_core_config(core)->mux_interval_ms, duration_ms,
+		phase_ms ? "stream of busy and quiet phases" : "steady stream", perf_core_config(core)->freq_hz / 1e9,
 	       cpu_wide ? "CPU-wide events on cpu0" : "events on the task");
 
 	for (unsigned i = 0; i < specs.n; i++) {
@@ -295,9 +295,12 @@ int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace
 		counted = perf_sys_read(core, handles[i], v, sizeof(v)) == (ssize_t)sizeof(v);
 		if (json) {
 			struct trace_json_result r = {
-				.id = e->id, .leader = e->group_leader->id, .name = specs.ev[i].name,
-				.pinned = e->group_leader->attr.pinned,
-				.exclusive = e->group_leader->attr.exclusive, .counted = counted,
+				.id = perf_event_id(e),
+				.leader = perf_event_id(perf_event_group_leader(e)),
+				.name = specs.ev[i].name,
+				.pinned = perf_event_attr(perf_event_group_leader(e))->pinned,
+				.exclusive = perf_event_attr(perf_event_group_leader(e))->exclusive,
+				.counted = counted,
 				.count = counted ? v[0] : 0, .enabled = counted ? v[1] : 0,
 				.running = counted ? v[2] : 0, .has_true = true, .true_count = truth,
 			};

@@ -11,7 +11,8 @@
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/event_spec.h"
 #include "sim/cli/trace_json.h"
-#include "sim/core/core_types.h"
+#include "sim/core/perf_core.h"
+#include "sim/core/sched_trace.h"
 
 /* ---- writing ---- */
 
@@ -77,7 +78,7 @@ static void counter_name(const struct pmu_model *m, int idx, char *buf, size_t l
 static unsigned model_counters(const struct perf_core *core, int *idx)
 {
 	const struct pmu_model *m = perf_core_model(core);
-	unsigned n = 0, nr_gp = core->cfg.nr_gp_counters;
+	unsigned n = 0, nr_gp = perf_core_config(core)->nr_gp_counters;
 
 	/* --counters lowers the count; the allocators never use more than the
 	 * model has (x86_assign, pmuv3_assign) */
@@ -203,10 +204,10 @@ struct json_object *trace_json_build(struct perf_core *core, trace_json_namer na
 	char name[64];
 
 	t = perf_core_trace(core, &n);
-	open = calloc(PMU_MAX_COUNTERS * core->nr_cpus + 1, sizeof(*open));
+	open = calloc(PMU_MAX_COUNTERS * perf_core_nr_cpus(core) + 1, sizeof(*open));
 	if (!open)
 		return NULL;
-	for (unsigned c = 0; c < core->nr_cpus; c++) {
+	for (unsigned c = 0; c < perf_core_nr_cpus(core); c++) {
 		uint64_t now = perf_cpu_time_ns(perf_core_cpu(core, c));
 
 		if (now > end)
@@ -304,9 +305,9 @@ struct json_object *trace_json_build(struct perf_core *core, trace_json_namer na
 
 	json_object_object_add(meta, "format", json_object_new_int(1));
 	json_object_object_add(meta, "model", json_object_new_string(m->name));
-	json_object_object_add(meta, "cpus", json_object_new_int((int)core->nr_cpus));
-	json_object_object_add(meta, "gp_counters", json_object_new_int((int)core->cfg.nr_gp_counters));
-	json_object_object_add(meta, "mux_interval_ns", json_object_new_int64((int64_t)core->mux_interval_ns));
+	json_object_object_add(meta, "cpus", json_object_new_int((int)perf_core_nr_cpus(core)));
+	json_object_object_add(meta, "gp_counters", json_object_new_int((int)perf_core_config(core)->nr_gp_counters));
+	json_object_object_add(meta, "mux_interval_ns", json_object_new_int64((int64_t)perf_core_mux_interval_ns(core)));
 	json_object_object_add(meta, "end_ns", json_object_new_int64((int64_t)end));
 	json_object_object_add(meta, "counters", counters);
 	json_object_object_add(meta, "events", events);

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "sim/core/attr_check.h"
+#include "sim/core/pmu.h"
 
 /* ---- constants of the 6.18 ABI that 6.1's header lacks ---- */
 
@@ -50,7 +51,6 @@
 #define SIM_HW_EVENT_MASK  0xffffffffULL
 
 #define SIM_PAGE_SIZE 4096u
-#define SIM_NSEC_PER_SEC 1000000000ULL
 
 /* x86-64 perf_regs (arch/x86/include/uapi/asm/perf_regs.h): GPRs 0..23,
  * DS/ES/FS/GS (12..15) unsupported on 64-bit, 24..31 reserved, XMM from 32
@@ -422,11 +422,6 @@ bool perf_attr_need_aux_event(const struct perf_event_attr *attr)
 	       (attr->__reserved_3 & (SIM_AUX_PAUSE | SIM_AUX_RESUME));
 }
 
-static bool has_branch_stack(const struct perf_event_attr *attr)
-{
-	return attr->sample_type & PERF_SAMPLE_BRANCH_STACK;
-}
-
 static bool has_extended_regs(const struct perf_core *core, const struct perf_event_attr *attr)
 {
 	uint64_t ext = perf_reg_extended_mask(core);
@@ -440,201 +435,21 @@ static bool event_has_any_exclude_flag(const struct perf_event_attr *attr)
 	       attr->exclude_hv || attr->exclude_guest || attr->exclude_host;
 }
 
-/* Capabilities of the model's core PMU, as its driver registers it:
- * armpmu_alloc() sets EXTENDED_REGS|EXTENDED_HW_TYPE; the x86 core PMU
- * (non-hybrid) none of the ones checked here. Both take interrupts and
- * deliver NMIs. (x86's EXTENDED_REGS on PEBS-baseline parts is left to
- * the model's event_init, which rejects XMM registers it cannot sample.) */
-static unsigned model_pmu_caps(const struct pmu_model *m)
-{
-	if (m->arch == PMU_ARCH_ARM_PMUV3)
-		return PERF_PMU_CAP_SIM_EXTENDED_REGS | PERF_PMU_CAP_SIM_EXTENDED_HW_TYPE;
-	return 0;
-}
-
-/* The software event's counting source (what the machine or core feeds). */
-static void sw_event_source(uint64_t config, struct perf_event_init *out)
-{
-	out->source = SIM_SRC_NONE;
-	switch (config) {
-	case PERF_COUNT_SW_CPU_CLOCK:
-	case PERF_COUNT_SW_TASK_CLOCK:
-		out->sw_source = PERF_SW_SRC_CLOCK;
-		break;
-	case PERF_COUNT_SW_PAGE_FAULTS:
-		out->sw_source = PERF_SW_SRC_MACHINE;
-		out->source = SIM_SRC_PAGE_FAULTS;
-		break;
-	case PERF_COUNT_SW_PAGE_FAULTS_MIN:
-		out->sw_source = PERF_SW_SRC_MACHINE;
-		out->source = SIM_SRC_PAGE_FAULTS_MIN;
-		break;
-	case PERF_COUNT_SW_PAGE_FAULTS_MAJ:
-		out->sw_source = PERF_SW_SRC_MACHINE;
-		out->source = SIM_SRC_PAGE_FAULTS_MAJ;
-		break;
-	case PERF_COUNT_SW_ALIGNMENT_FAULTS:
-		out->sw_source = PERF_SW_SRC_MACHINE;
-		out->source = SIM_SRC_ALIGNMENT_FAULTS;
-		break;
-	case PERF_COUNT_SW_EMULATION_FAULTS:
-		out->sw_source = PERF_SW_SRC_MACHINE;
-		out->source = SIM_SRC_EMULATION_FAULTS;
-		break;
-	case PERF_COUNT_SW_CONTEXT_SWITCHES:
-		out->sw_source = PERF_SW_SRC_SWITCHES;
-		break;
-	case PERF_COUNT_SW_CPU_MIGRATIONS:
-		out->sw_source = PERF_SW_SRC_MIGRATIONS;
-		break;
-	default:
-		/* DUMMY, BPF_OUTPUT (only bpf_perf_event_output writes it),
-		 * CGROUP_SWITCHES (every simulated task is in one cgroup). */
-		out->sw_source = PERF_SW_SRC_NONE;
-		break;
-	}
-}
-
-/* perf_swevent_init_hrtimer(): a sampling clock event in freq mode gets a
- * fixed period of NSEC_PER_SEC / freq. */
-static void clock_event_init_hrtimer(struct perf_event_attr *attr)
-{
-	if (!attr->sample_period)       /* !is_sampling_event() */
-		return;
-	if (attr->freq) {
-		attr->sample_period = SIM_NSEC_PER_SEC / attr->sample_freq;
-		attr->freq = 0;
-	}
-}
-
-/* cpu_clock_event_init() / task_clock_event_init() */
-static int clock_event_init(uint32_t pmu_type, struct perf_event_attr *attr,
-			    struct perf_event_init *out)
-{
-	uint64_t want = pmu_type == PERF_TYPE_CPU_CLOCK_SIM ?
-			PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
-
-	if (attr->type != pmu_type)
-		return -ENOENT;
-	if (attr->config != want)
-		return -ENOENT;
-	/* no branch sampling for software events */
-	if (has_branch_stack(attr))
-		return -EOPNOTSUPP;
-	clock_event_init_hrtimer(attr);
-	out->pmu = PERF_PMU_SW;
-	out->pmu_type = pmu_type;
-	out->pmu_caps = PERF_PMU_CAP_SIM_NO_NMI;
-	sw_event_source(want, out);
-	return 0;
-}
-
-/* perf_swevent_init(): -ENOENT with attr->type rewritten for the clocks,
- * which perf_init_event() then retries on their own PMUs. */
-static int swevent_init(struct perf_event_attr *attr, struct perf_event_init *out)
-{
-	uint64_t event_id = attr->config;
-
-	if (attr->type != PERF_TYPE_SOFTWARE)
-		return -ENOENT;
-	/* no branch sampling for software events */
-	if (has_branch_stack(attr))
-		return -EOPNOTSUPP;
-	switch (event_id) {
-	case PERF_COUNT_SW_CPU_CLOCK:
-		attr->type = PERF_TYPE_CPU_CLOCK_SIM;
-		return -ENOENT;
-	case PERF_COUNT_SW_TASK_CLOCK:
-		attr->type = PERF_TYPE_TASK_CLOCK_SIM;
-		return -ENOENT;
-	default:
-		break;
-	}
-	if (event_id >= PERF_COUNT_SW_MAX)
-		return -ENOENT;
-	out->pmu = PERF_PMU_SW;
-	out->pmu_type = PERF_TYPE_SOFTWARE;
-	out->pmu_caps = PERF_PMU_CAP_SIM_NO_NMI;
-	sw_event_source(event_id, out);
-	return 0;
-}
-
-/* The model's event_init, through struct pmu_counter_ops. */
-static int model_event_init(const struct perf_core *core, struct perf_event_attr *attr,
-			    struct perf_event_init *out)
-{
-	const struct pmu_model *m = perf_core_model(core);
-	unsigned nr_gp = core->cfg.nr_gp_counters ? core->cfg.nr_gp_counters
-						  : m->nr_gp_counters;
-	int ret;
-
-	if (!m->ops || !m->ops->event_init)
-		return -ENOENT;
-	memset(&out->hw, 0, sizeof(out->hw));
-	ret = m->ops->event_init(m, nr_gp, attr, &out->hw);
-	if (ret)
-		return ret;
-	out->pmu = PERF_PMU_HW;
-	out->pmu_type = m->pmu_type;
-	out->pmu_caps = model_pmu_caps(m);
-	out->source = out->hw.source;
-	out->sw_source = PERF_SW_SRC_NONE;
-	return 0;
-}
-
-enum sim_pmu_id { SIM_PMU_NONE, SIM_PMU_SW, SIM_PMU_CPU_CLOCK, SIM_PMU_TASK_CLOCK, SIM_PMU_MODEL };
-
-/* idr_find(&pmu_idr, type) over the simulated system's PMUs. */
-static enum sim_pmu_id pmu_idr_find(const struct perf_core *core, uint32_t type)
-{
-	if (type == PERF_TYPE_SOFTWARE)
-		return SIM_PMU_SW;
-	if (type == PERF_TYPE_CPU_CLOCK_SIM)
-		return SIM_PMU_CPU_CLOCK;
-	if (type == PERF_TYPE_TASK_CLOCK_SIM)
-		return SIM_PMU_TASK_CLOCK;
-	if (core && perf_core_model(core) && type == perf_core_model(core)->pmu_type)
-		return SIM_PMU_MODEL;
-	return SIM_PMU_NONE;
-}
-
-static unsigned pmu_caps_of(const struct perf_core *core, enum sim_pmu_id id)
-{
-	if (id == SIM_PMU_MODEL)
-		return model_pmu_caps(perf_core_model(core));
-	return PERF_PMU_CAP_SIM_NO_NMI;
-}
-
 /*
  * perf_try_init_event(): the PMU's event_init, then the checks made on
  * its capabilities. Every simulated PMU is CPU-scoped (scope NONE).
  */
-static int try_init_event(const struct perf_core *core, enum sim_pmu_id id,
+static int try_init_event(const struct perf_core *core, unsigned idx,
 			  struct perf_event_attr *attr, const struct perf_event_init_hooks *hooks,
 			  struct perf_event_init *out)
 {
+	const struct perf_pmu *pmu = perf_pmus[idx];
 	int ret;
 
-	switch (id) {
-	case SIM_PMU_SW:
-		ret = swevent_init(attr, out);
-		break;
-	case SIM_PMU_CPU_CLOCK:
-		ret = clock_event_init(PERF_TYPE_CPU_CLOCK_SIM, attr, out);
-		break;
-	case SIM_PMU_TASK_CLOCK:
-		ret = clock_event_init(PERF_TYPE_TASK_CLOCK_SIM, attr, out);
-		break;
-	case SIM_PMU_MODEL:
-		ret = model_event_init(core, attr, out);
-		/* validate_group() ends the hardware PMU's event_init */
-		if (!ret && hooks && hooks->validate_group)
-			ret = hooks->validate_group(hooks->ctx, attr, out);
-		break;
-	default:
-		ret = -ENOENT;
-		break;
-	}
+	/* "event->pmu = pmu" before event_init, as the kernel does */
+	out->pmu = pmu;
+	perf_pmu_probe(core, pmu, &out->pmu_type, &out->pmu_caps);
+	ret = pmu->event_init(core, attr, hooks, out);
 	if (ret)
 		return ret;
 
@@ -659,8 +474,8 @@ static int perf_init_event(const struct perf_core *core, struct perf_event_attr 
 {
 	bool extended_type = false;
 	uint32_t type = attr->type;
-	enum sim_pmu_id id;
-	int ret;
+	unsigned caps;
+	int idx, ret;
 
 	if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE) {
 		type = (uint32_t)(attr->config >> SIM_PMU_TYPE_SHIFT);
@@ -673,16 +488,17 @@ static int perf_init_event(const struct perf_core *core, struct perf_event_attr 
 	}
 
 again:
-	id = pmu_idr_find(core, type);
+	idx = perf_pmu_find_type(core, type);
 	/* The x86 core PMU registers as PERF_TYPE_RAW; a model on another
 	 * type (arm64: dynamic) is not found for RAW and gets the event
 	 * through the list walk below, as armpmu does. */
-	if (id != SIM_PMU_NONE) {
+	if (idx >= 0) {
+		perf_pmu_probe(core, perf_pmus[idx], NULL, &caps);
 		if (attr->type != type && type != PERF_TYPE_RAW &&
-		    !(pmu_caps_of(core, id) & PERF_PMU_CAP_SIM_EXTENDED_HW_TYPE))
+		    !(caps & PERF_PMU_CAP_SIM_EXTENDED_HW_TYPE))
 			return -ENOENT;
 
-		ret = try_init_event(core, id, attr, hooks, out);
+		ret = try_init_event(core, (unsigned)idx, attr, hooks, out);
 		if (ret == -ENOENT && attr->type != type && !extended_type) {
 			type = attr->type;
 			goto again;
@@ -690,15 +506,18 @@ again:
 		return ret;
 	}
 
-	/* list_for_each_entry_rcu(pmu, &pmus, entry): software, cpu_clock
-	 * and task_clock take only their own types; the model's core PMU
-	 * takes HARDWARE/HW_CACHE/RAW (x86_pmu_event_init,
-	 * armpmu_map_event) and -ENOENT for anything else. */
-	if (core && perf_core_model(core) &&
-	    (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
-	     attr->type == PERF_TYPE_RAW))
-		return try_init_event(core, SIM_PMU_MODEL, attr, hooks, out);
-
+	/* list_for_each_entry_rcu(pmu, &pmus, entry): each PMU takes what
+	 * its event_init recognises (software, cpu_clock and task_clock only
+	 * their own types; the model's core PMU HARDWARE/HW_CACHE/RAW, as
+	 * x86_pmu_event_init and armpmu_map_event do); the first answer
+	 * other than -ENOENT ends the walk. */
+	for (unsigned i = 0; i < perf_nr_pmus; i++) {
+		if (!perf_pmu_probe(core, perf_pmus[i], NULL, NULL))
+			continue;
+		ret = try_init_event(core, i, attr, hooks, out);
+		if (ret != -ENOENT)
+			return ret;
+	}
 	return -ENOENT;
 }
 
@@ -743,6 +562,7 @@ int perf_event_init_attr_hooks(const struct perf_core *core,
 	assert(uattr && out);
 	memset(out, 0, sizeof(*out));
 	*attr = *uattr;
+	out->attach_task = has_task;
 
 	/* perf_event_alloc(): a CPU must exist unless it follows a task */
 	if ((unsigned)cpu >= core_nr_cpus(core)) {

@@ -11,6 +11,7 @@
 #define PMUSIM_ATTR_CHECK_H
 
 #include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
 
 /* perf_copy_attr(): reads the attr at uattr (size 0 = VER0, tail bytes past
  * our struct must be zero), writes our size back on E2BIG, and makes the
@@ -28,7 +29,8 @@ int perf_open_check_attr(const struct perf_core *core, const struct perf_task *c
 
 /* What perf_init_event() chose for an attr. */
 struct perf_event_init {
-	enum perf_pmu_kind pmu;
+	const struct perf_pmu *pmu;     /* the PMU that took the event (pmu.h) */
+	unsigned hw_flags;              /* PERF_EVENT_FLAG_* the PMU set */
 	enum sim_source source;         /* hardware, and machine-fed software */
 	enum perf_sw_source sw_source;  /* software events */
 	struct pmu_event_config hw;     /* hardware events */
@@ -37,6 +39,7 @@ struct perf_event_init {
 	                                 * (PERF_TYPE_SOFTWARE, PERF_TYPE_CPU_CLOCK_SIM,
 	                                 * PERF_TYPE_TASK_CLOCK_SIM or the model's) */
 	unsigned pmu_caps;              /* PERF_PMU_CAP_SIM_* of that PMU */
+	bool attach_task;               /* PERF_ATTACH_TASK: a pid was given */
 	/* The attr as perf_event_alloc() leaves it in event->attr:
 	 * branch_sample_type cleared without PERF_SAMPLE_BRANCH_STACK, the
 	 * extended hw type stripped from config, type rewritten to
@@ -53,14 +56,11 @@ struct perf_event_init {
 #define PERF_TYPE_CPU_CLOCK_SIM   6u
 #define PERF_TYPE_TASK_CLOCK_SIM  7u
 
-/* pmu::capabilities the checks look at (include/linux/perf_event.h). */
-#define PERF_PMU_CAP_SIM_NO_INTERRUPT     0x0001
-#define PERF_PMU_CAP_SIM_NO_NMI           0x0002
-#define PERF_PMU_CAP_SIM_EXTENDED_REGS    0x0008
-#define PERF_PMU_CAP_SIM_AUX_OUTPUT       0x0080
-#define PERF_PMU_CAP_SIM_EXTENDED_HW_TYPE 0x0100
-#define PERF_PMU_CAP_SIM_NO_EXCLUDE       0x0200
-#define PERF_PMU_CAP_SIM_AUX_PAUSE        0x0800
+/* has_branch_stack() */
+static inline bool has_branch_stack(const struct perf_event_attr *attr)
+{
+	return attr->sample_type & PERF_SAMPLE_BRANCH_STACK;
+}
 
 /* kernel.perf_event_max_stack default (PERF_MAX_STACK_DEPTH). */
 #define PERF_SIM_MAX_STACK_DEFAULT 127
@@ -95,15 +95,17 @@ int perf_event_init_attr_cgroup(const struct perf_core *core,
 				bool has_task, int cgroup_fd,
 				struct perf_event_init *out);
 
-/* Work the open path does inside the PMU's event_init. validate_group:
- * x86_pmu_event_init() and armpmu_event_init() end with validate_group()
- * for a sibling; called right after the model's event_init accepted the
- * event (init->hw filled), before the checks perf_try_init_event() and
- * perf_event_alloc() make after event_init. Return 0 or -errno. */
+/* What the open path gives the PMU's event_init: the opener (current,
+ * for permission checks) and validate_group: x86_pmu_event_init() and
+ * armpmu_event_init() end with validate_group() for a sibling; called
+ * right after the model's event_init accepted the event (init->hw
+ * filled), before the checks perf_try_init_event() and perf_event_alloc()
+ * make after event_init. Return 0 or -errno. */
 struct perf_event_init_hooks {
 	int (*validate_group)(void *ctx, const struct perf_event_attr *attr,
 			      const struct perf_event_init *init);
 	void *ctx;
+	const struct perf_task *current;        /* the opener (NULL: the kernel) */
 };
 
 /* perf_event_init_attr_cgroup() with hooks (may be NULL): the kernel's

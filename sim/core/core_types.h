@@ -50,12 +50,6 @@ enum event_type {
 	EVENT_CPU = 0x8,        /* get_event_type(): the event is in a CPU context */
 };
 
-/* Which PMU an event belongs to. */
-enum perf_pmu_kind {
-	PERF_PMU_HW,            /* the model's core PMU (hardware, cache, raw, its type) */
-	PERF_PMU_SW,            /* PERF_TYPE_SOFTWARE */
-};
-
 /* Software events' counting sources beyond enum sim_source. */
 enum perf_sw_source {
 	PERF_SW_SRC_NONE,
@@ -97,7 +91,8 @@ struct perf_event {
 	struct list_node owner_entry;
 
 	/* --- what it counts --- */
-	enum perf_pmu_kind pmu;
+	unsigned pmu;                   /* its PMU: index in the registry (pmu.h) */
+	unsigned hw_flags;              /* PERF_EVENT_FLAG_* its PMU set at event_init */
 	enum sim_source source;         /* hardware events, and machine-fed sw events */
 	enum perf_sw_source sw_source;
 	u64 hw_config;                  /* encoding after generic/cache mapping */
@@ -154,8 +149,9 @@ struct perf_event {
 	bool pending_disable;           /* IOC_REFRESH limit hit: disable at sched out */
 
 	/* --- scheduling --- */
-	enum perf_pmu_kind group_pmu;   /* leader: the PMU context the group lives in
-	                                 * (HW if any member is HW: move_group) */
+	unsigned group_pmu;             /* leader: the PMU whose context the group lives
+	                                 * in (pmu_ctx->pmu; a hardware member's, if
+	                                 * any: move_group), registry index */
 	int slot;                       /* index in cpu->slots / sw_slots while ACTIVE, else -1 */
 	u64 hw_start_count;             /* count when the counter was programmed */
 	u64 hw_start_value;             /* value programmed into the counter */
@@ -182,8 +178,6 @@ struct perf_event_context {
 	u64 time;                       /* context time (ns) */
 	u64 timestamp;                  /* CPU time of the last time update */
 };
-
-#define PERF_CPU_MAX_SLOTS 256
 
 /* One hot-path slot: an ACTIVE event and what it adds. */
 struct perf_count_slot {
@@ -316,8 +310,9 @@ int perf_event_type(const struct perf_event *event);
 int perf_event_pmu_filter(const struct perf_event *event);
 
 /* sched.c: which PMU contexts an operation touches (the kernel's pmu
- * argument to ctx_sched_in/out and ctx_resched) */
-enum perf_pmu_filter { PMU_FILTER_ALL = -1, PMU_FILTER_HW = PERF_PMU_HW, PMU_FILTER_SW = PERF_PMU_SW };
+ * argument to ctx_sched_in/out and ctx_resched): all, or those of one
+ * enum perf_event_task_context (pmu.h) */
+#define PMU_FILTER_ALL (-1)
 void perf_ctx_sched_in(struct perf_event_context *ctx, int filter, int type);
 void perf_ctx_sched_out(struct perf_event_context *ctx, int filter, int type);
 void perf_ctx_resched(struct perf_cpu *cpu, struct perf_event_context *task_ctx,

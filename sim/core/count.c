@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
 
@@ -168,7 +169,7 @@ static void perf_cpu_interrupt(struct perf_cpu *cpu, struct perf_event **over, u
 		bool hw = false;
 
 		for (unsigned i = 0; i < n; i++)
-			hw |= over[i]->pmu == PERF_PMU_HW;
+			hw |= !(perf_event_pmu_caps(over[i]) & PERF_PMU_CAP_SIM_NO_NMI);
 		hw &= pmi_cost && chained < PERF_MAX_CHAINED_PMIS;
 		if (hw) {
 			m->ops->pmi_cost(m->ctx, cpu, PERF_PMI_ENTRY, &d);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
 
 /* Allocates an event for attr in no context yet (perf_event_alloc's
  * initialisation part). Returns NULL on ENOMEM. */
@@ -47,7 +48,7 @@ struct perf_event *perf_event_new(struct perf_core *core, const struct perf_even
 /* Which PMU context operations on event touch (event->pmu_ctx->pmu). */
 int perf_event_pmu_filter(const struct perf_event *event)
 {
-	return event->group_leader->group_pmu;
+	return perf_group_ctx_nr(event->group_leader);
 }
 
 /* add_event_to_groups(): a new group goes last, with a new group_index. */
@@ -71,7 +72,7 @@ void perf_add_event_to_ctx(struct perf_event *event, struct perf_event_context *
 	event->ctx = ctx;
 	event->tstamp = ctx->time;
 	if (leader == event) {
-		event->group_caps_software = event->pmu == PERF_PMU_SW;
+		event->group_caps_software = is_software_event(event);
 		event->group_caps_exclusive = event->attr.exclusive;
 		perf_add_to_groups(event, ctx);
 	}
@@ -80,7 +81,7 @@ void perf_add_event_to_ctx(struct perf_event *event, struct perf_event_context *
 
 	if (leader != event) {
 		/* perf_group_attach(): group_caps &= event_caps */
-		if (event->pmu != PERF_PMU_SW)
+		if (!is_software_event(event))
 			leader->group_caps_software = false;
 		list_add_tail(&event->sibling_entry, &leader->sibling_list);
 		leader->nr_siblings++;

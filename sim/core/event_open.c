@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include "sim/core/attr_check.h"
 #include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
 
 /* perf_event_validate_size(): a group's read() must fit in 16 KiB for the
  * new event, its leader and every sibling. */
@@ -57,12 +58,14 @@ static int perf_validate_group(struct perf_core *core, struct perf_event *leader
 			.prev_idx = -1 };                                      \
 	} while (0)
 
-	if (leader->pmu == PERF_PMU_HW &&
+	/* collect_events() counts the group's events of this PMU alone
+	 * (is_x86_event) */
+	if (leader->pmu == perf_pmu_index(init->pmu) &&
 	    (!arm || leader->state > PERF_EVENT_STATE_OFF ||
 	     (leader->state == PERF_EVENT_STATE_OFF && leader->attr.enable_on_exec)))
 		ADD_REQ(leader->hw_config, leader->counter_mask, leader->chained);
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
-		if (sibling->pmu != PERF_PMU_HW)
+		if (sibling->pmu != perf_pmu_index(init->pmu))
 			continue;
 		if (sibling->state <= PERF_EVENT_STATE_OFF &&
 		    !(arm && sibling->state == PERF_EVENT_STATE_OFF && sibling->attr.enable_on_exec))
@@ -76,39 +79,17 @@ static int perf_validate_group(struct perf_core *core, struct perf_event *leader
 
 struct validate_ctx {
 	struct perf_core *core;
-	struct perf_task *current;
 	struct perf_event *leader;
-	bool has_task;
 };
 
-#define X86_EVENTSEL_ANY (UINT64_C(1) << 21)   /* ARCH_PERFMON_EVENTSEL_ANY */
-#define ARMV8_CONFIG1_RDPMC UINT64_C(0x2)        /* config1:1, user access */
-
-/*
- * The end of the hardware PMU's event_init, where it needs to know the
- * opener and the group: intel_pmu_hw_config()'s AnyThread permission
- * (perf_allow_cpu), armv8pmu's user access only for task events, then
- * validate_group().
- */
+/* validate_group(), at the end of the hardware PMU's event_init: the
+ * group's events on that PMU fit with the new one. */
 static int perf_validate_group_hook(void *ctx, const struct perf_event_attr *attr,
 				    const struct perf_event_init *init)
 {
 	struct validate_ctx *vc = ctx;
-	const struct pmu_model *m = perf_core_model(vc->core);
-	int err;
 
-	if (init->pmu != PERF_PMU_HW)
-		return 0;
-	if (m->arch == PMU_ARCH_X86_INTEL && attr->type != PERF_TYPE_HARDWARE &&
-	    attr->type != PERF_TYPE_HW_CACHE && (attr->config & X86_EVENTSEL_ANY)) {
-		err = perf_allow_cpu(vc->core, vc->current);
-		if (err)
-			return err;
-	}
-	/* armv8pmu_event_init: "if (armv8pmu_event_want_user_access(event) &&
-	 * !(event->attach_state & PERF_ATTACH_TASK)) return -EINVAL" */
-	if (m->arch == PMU_ARCH_ARM_PMUV3 && (attr->config1 & ARMV8_CONFIG1_RDPMC) && !vc->has_task)
-		return -EINVAL;
+	(void)attr;
 	if (!vc->leader)
 		return 0;
 	return perf_validate_group(vc->core, vc->leader, init);
@@ -131,11 +112,11 @@ static int perf_event_clock_id(const struct perf_event_attr *attr)
 
 /*
  * A hardware event joins a pure software group: the group moves to the
- * hardware PMU context (move_group), its members restarting from their
+ * context of the event's PMU (move_group), its members restarting from their
  * attr.disabled state (perf_event__state_init) and the group going to the
  * tail of its list.
  */
-static void perf_move_group(struct perf_event *leader)
+static void perf_move_group(struct perf_event *leader, unsigned pmu)
 {
 	struct perf_event_context *ctx = leader->ctx;
 	struct perf_event *sibling;
@@ -143,7 +124,7 @@ static void perf_move_group(struct perf_event *leader)
 	perf_remove_from_context(leader, false, false);
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
 		perf_remove_from_context(sibling, false, false);
-	leader->group_pmu = PERF_PMU_HW;
+	leader->group_pmu = pmu;
 	/* siblings first: they are reachable only through the leader */
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
 		sibling->state = sibling->attr.disabled ? PERF_EVENT_STATE_OFF : PERF_EVENT_STATE_INACTIVE;
@@ -230,8 +211,8 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 
 	/* perf_event_alloc(); validate_group() runs inside the PMU's event_init */
 	{
-		struct validate_ctx vc = { core, current, group_leader, task != NULL };
-		struct perf_event_init_hooks hooks = { perf_validate_group_hook, &vc };
+		struct validate_ctx vc = { core, group_leader };
+		struct perf_event_init_hooks hooks = { perf_validate_group_hook, &vc, current };
 
 		err = perf_event_init_attr_hooks(core, &attr, cpu, task != NULL,
 						 (flags & PERF_FLAG_PID_CGROUP) ? pid : -1,
@@ -268,7 +249,10 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 		/* only a group leader can be exclusive or pinned */
 		if (attr.exclusive || attr.pinned)
 			return -EINVAL;
-		if (init.pmu == PERF_PMU_HW && group_leader->group_pmu == PERF_PMU_SW &&
+		/* a hardware event joins a software group: the group moves to
+		 * the event's PMU context */
+		if (init.pmu->task_ctx_nr != perf_sw_context &&
+		    perf_group_ctx_nr(group_leader) == perf_sw_context &&
 		    group_leader->group_caps_software)
 			move_group = true;
 	}
@@ -276,8 +260,9 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 	event = perf_event_new(core, &init.attr, cpu);
 	if (!event)
 		return -ENOMEM;
-	event->pmu = init.pmu;
-	event->source = init.pmu == PERF_PMU_HW ? init.hw.source : init.source;
+	event->pmu = perf_pmu_index(init.pmu);
+	event->hw_flags = init.hw_flags;
+	event->source = init.source;
 	event->sw_source = init.sw_source;
 	event->hw_config = init.hw.config;
 	event->counter_mask = init.hw.counter_mask;
@@ -286,7 +271,7 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 	event->owner = current;
 	if (group_leader) {
 		event->group_leader = group_leader;
-		event->group_pmu = move_group ? PERF_PMU_HW : group_leader->group_pmu;
+		event->group_pmu = move_group ? event->pmu : group_leader->group_pmu;
 	} else {
 		event->group_pmu = event->pmu;
 	}
@@ -308,7 +293,7 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 	}
 
 	if (move_group)
-		perf_move_group(group_leader);
+		perf_move_group(group_leader, event->pmu);
 	perf_install_in_context(ctx, event);
 	if (current)
 		list_add_tail(&event->owner_entry, &current->owned_events);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include "sim/core/attr_check.h"
 #include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
 
 /* _perf_event_reset(): the count restarts; times and children's do not. */
 static void perf_event_reset(struct perf_event *event)
@@ -15,7 +16,8 @@ static void perf_event_reset(struct perf_event *event)
 
 	perf_event_read_times(event, &enabled, &running);
 	event->count = 0;
-	if (event->state == PERF_EVENT_STATE_ACTIVE && event->pmu == PERF_PMU_HW)
+	/* the counter register follows the count from zero */
+	if (event->state == PERF_EVENT_STATE_ACTIVE && event->hw_idx >= 0)
 		event->hw_start_count = 0;
 	perf_event_update_userpage(event);
 }
@@ -75,20 +77,8 @@ static void perf_event_period_one(struct perf_event *event, u64 value)
 	}
 	/* the next period starts now (pmu->start(PERF_EF_RELOAD)) */
 	event->period_left = 0;
-	if (active && event->pmu == PERF_PMU_HW)
-		perf_event_set_period(event);
-}
-
-/* x86_pmu_check_period() -> intel_pmu_check_period(): a period of 1 on
- * branch-instructions would need BTS (intel_pmu_has_bts_period). */
-static bool perf_event_check_period(const struct perf_event *event, u64 value)
-{
-	const struct pmu_model *m = perf_core_model(event->core);
-
-	return m->arch == PMU_ARCH_X86_INTEL && event->pmu == PERF_PMU_HW && value == 1 &&
-	       !event->attr.freq &&
-	       (event->hw_config & 0xffff) ==
-		       (m->generic_map[PERF_COUNT_HW_BRANCH_INSTRUCTIONS] & 0xffff);
+	if (active && perf_event_pmu(event)->start)
+		perf_event_pmu(event)->start(event, PERF_EF_RELOAD);
 }
 
 /* _perf_event_period(): the event and its children get the new period. */
@@ -103,7 +93,8 @@ static int perf_event_period(struct perf_core *core, struct perf_event *event, u
 	if (event->attr.freq) {
 		if (value > core->cfg.max_sample_rate)
 			return -EINVAL;
-	} else if (perf_event_check_period(event, value)) {
+	} else if (perf_event_pmu(event)->check_period &&
+		   perf_event_pmu(event)->check_period(event, value)) {     /* perf_event_check_period() */
 		return -EINVAL;
 	} else if (value & (UINT64_C(1) << 63)) {
 		return -EINVAL;

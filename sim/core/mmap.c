@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 
 #include "sim/core/ring_buffer.h"
+#include "sim/core/pmu.h"
 
 #ifndef EPOLLERR
 #define EPOLLERR 0x008
@@ -68,19 +69,13 @@ static u64 perf_model_tsc_hz(const struct perf_core *core)
 	return m && m->freq_hz ? m->freq_hz : NSEC_PER_SEC;
 }
 
-/* x86_pmu_event_idx() / perf_event_idx_default(): the RDPMC index + 1. */
+/* perf_event_index(): the PMU's event_idx, 0 without one
+ * (perf_event_idx_default). */
 static u32 perf_event_index(const struct perf_event *event)
 {
-	const struct pmu_model *m = perf_core_model(event->core);
+	const struct perf_pmu *pmu = perf_event_pmu(event);
 
-	if (event->state != PERF_EVENT_STATE_ACTIVE || event->pmu != PERF_PMU_HW ||
-	    event->hw_idx < 0 || !m)
-		return 0;
-	if (m->arch == PMU_ARCH_ARM_PMUV3)
-		return 0;       /* armv8pmu_user_event_idx(): perf_user_access is 0 */
-	if (event->hw_idx >= PMU_IDX_FIXED)     /* INTEL_PMC_FIXED_RDPMC_BASE */
-		return ((1u << 30) | (u32)(event->hw_idx - PMU_IDX_FIXED)) + 1;
-	return (u32)event->hw_idx + 1;
+	return pmu->event_idx ? pmu->event_idx(event) : 0;
 }
 
 /*
@@ -128,7 +123,7 @@ static void arch_perf_update_userpage(struct perf_event *event,
 	up->cap_user_time = 0;
 	up->cap_user_time_zero = 0;
 	/* PERF_X86_EVENT_RDPMC_ALLOWED: x86_pmu_event_init sets it with rdpmc=1 */
-	up->cap_user_rdpmc = event->pmu == PERF_PMU_HW;
+	up->cap_user_rdpmc = !!(event->hw_flags & PERF_EVENT_FLAG_USER_READ_CNT);
 	up->pmc_width = m ? (u16)m->gp_width : 48;       /* x86_pmu.cntval_bits */
 	/* !using_native_sched_clock() || !sched_clock_stable() */
 	if (event->rb->no_user_time)

@@ -8,6 +8,7 @@
  */
 #include <signal.h>
 #include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
 #include "sim/core/sample_data.h"
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
@@ -123,8 +124,8 @@ static void perf_adjust_period(struct perf_event *event, u64 nsec, u64 count, bo
 	event->sample_period = (u64)sample_period;
 	if (event->period_left > 8 * sample_period) {
 		event->period_left = 0;
-		if (restart && event->pmu == PERF_PMU_HW)
-			perf_event_set_period(event);
+		if (restart && perf_event_pmu(event)->start)
+			perf_event_pmu(event)->start(event, PERF_EF_RELOAD);
 	}
 }
 
@@ -225,7 +226,7 @@ static bool perf_event_account_interrupt(struct perf_cpu *cpu, struct perf_event
  * write the sample, and wake the fasync owner. Returns whether the event
  * must stop counting.
  */
-static bool perf_event_overflow_one(struct perf_cpu *cpu, struct perf_event *event, bool throttle)
+bool perf_event_overflow_one(struct perf_cpu *cpu, struct perf_event *event, bool throttle)
 {
 	struct perf_sample_data data = { 0 };
 	bool ret = perf_event_account_interrupt(cpu, event, throttle);
@@ -252,44 +253,14 @@ static bool perf_event_overflow_one(struct perf_cpu *cpu, struct perf_event *eve
 }
 
 /*
- * A sampling event's period ran out on cpu (the PMU interrupt, or a
- * software event's overflow). Hardware events follow the x86/arm
- * handlers: next period first, then one sample with the period just
- * started. Software events may cross several periods at once: one sample
- * each (perf_swevent_overflow); clock events sample once per timer fire.
+ * A sampling event's period ran out on cpu: its PMU's interrupt handler
+ * (the x86/arm handlers, perf_swevent_overflow, perf_swevent_hrtimer)
+ * starts the next period and writes the samples; an event that must stop
+ * leaves the hot path here.
  */
 void perf_event_overflow(struct perf_cpu *cpu, struct perf_event *event)
 {
-	bool stop = false;
-
-	if (event->pmu == PERF_PMU_HW) {
-		if (!perf_event_set_period(event))
-			return;
-		stop = perf_event_overflow_one(cpu, event, true);
-	} else if (event->sw_source == PERF_SW_SRC_CLOCK) {
-		/* perf_swevent_hrtimer(): hrtimer_forward_now() skips missed periods */
-		u64 period = event->sample_period < 10000 ? 10000 : event->sample_period;
-
-		event->last_period = period;
-		event->period_left += (s64)(((u64)(-event->period_left) / period + 1) * period);
-		stop = perf_event_overflow_one(cpu, event, true);
-	} else {
-		/* perf_swevent_set_period() + perf_swevent_overflow() */
-		u64 period = event->sample_period;
-		u64 nr = ((u64)(-event->period_left) + period) / period;
-		bool throttle = false;
-
-		event->last_period = period;
-		event->period_left += (s64)(nr * period);
-		for (; nr; nr--) {
-			if (perf_event_overflow_one(cpu, event, throttle)) {
-				stop = true;
-				break;
-			}
-			throttle = true;
-		}
-	}
-	if (!stop)
+	if (!perf_event_pmu(event)->handle_overflow(cpu, event))
 		return;
 	perf_event_stop(cpu, event);
 	if (event->pending_disable)
@@ -318,8 +289,8 @@ static void perf_adjust_freq_unthr_events(struct perf_cpu *cpu, struct list_node
 		event->freq_count_stamp = now;
 		if (delta > 0)
 			perf_adjust_period(event, cpu->core->tick_ns, delta, false);
-		if (delta > 0 && event->pmu == PERF_PMU_HW)
-			perf_event_set_period(event); /* pmu->start(PERF_EF_RELOAD) */
+		if (delta > 0 && perf_event_pmu(event)->start)
+			perf_event_pmu(event)->start(event, PERF_EF_RELOAD);
 		perf_event_start(cpu, event);
 	}
 }

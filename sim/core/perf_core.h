@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
-#include "sim/core/sim_source.h"
+#include "pmu_models/sim_source.h"
 
 struct pmu_model;
 struct perf_core;
@@ -169,6 +169,88 @@ void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode,
 		      const struct sim_delta *delta);
 /* Simulated time of cpu in nanoseconds (perf_clock). */
 uint64_t perf_cpu_time_ns(struct perf_cpu *cpu);
+
+/* ---- what a machine reads of its CPU and its events (machine_view.c) ----
+ * The core's objects stay opaque: these are the questions a machine asks
+ * to decide where to split its reports and how to fill a sample. Called
+ * with the core lock held. */
+struct perf_task *perf_cpu_task(struct perf_cpu *cpu);   /* running task, or NULL */
+pid_t perf_task_pid(const struct perf_task *task);
+pid_t perf_task_tid(const struct perf_task *task);
+/* A task leaves its CPU blocked (schedule() from a syscall that sleeps):
+ * its next switch-out is not a preemption. */
+void perf_task_set_runnable(struct perf_task *task, bool runnable);
+/* __set_task_comm(): the task's new name, and PERF_RECORD_COMM. */
+void perf_task_set_comm(struct perf_core *core, struct perf_task *task, const char *comm);
+unsigned perf_core_nr_cpus(const struct perf_core *core);
+/* The arena the core lives in (perf_arena_size 0: private to this process). */
+struct perf_arena *perf_core_arena(const struct perf_core *core);
+/* The configuration with the defaults filled in. */
+const struct perf_core_config *perf_core_config(const struct perf_core *core);
+/* The multiplexing interval in force (the config's, or the model's default). */
+uint64_t perf_core_mux_interval_ns(const struct perf_core *core);
+
+/* Simulated cycles of cpu since boot, and the cycle count at which its next
+ * timer (tick, mux rotation, sampling clock event) falls due. */
+uint64_t perf_cpu_cycles(const struct perf_cpu *cpu);
+uint64_t perf_cpu_next_timer_cycles(const struct perf_cpu *cpu);
+/* Whether any event is ACTIVE on cpu (counted from reports or by the core). */
+bool perf_cpu_has_active(const struct perf_cpu *cpu);
+/* Whether an ACTIVE event on cpu counts a sim_source the machine reports. */
+bool perf_cpu_counts_reports(const struct perf_cpu *cpu);
+/* Whether an ACTIVE sampling event on cpu counts at user mode (a machine
+ * then splits its reports at overflows). */
+bool perf_cpu_samples_user(const struct perf_cpu *cpu);
+/* The sim_sources (a 1 << SIM_SRC_* mask) the ACTIVE events of cpu count. */
+uint64_t perf_cpu_active_sources(const struct perf_cpu *cpu);
+/* The sim_sources counted by hardware events that may be scheduled on cpu
+ * (enabled, in the CPU's context or its running task's): what a machine
+ * must be ready to report even while they are multiplexed out. */
+uint64_t perf_cpu_schedulable_hw_sources(const struct perf_cpu *cpu);
+
+/* One ACTIVE event's next overflow, as a machine needs it to stop exactly
+ * there: in hot-path order, the order the core writes their samples in. */
+struct perf_overflow_point {
+	enum sim_source source;
+	int64_t left;           /* counts of source until the overflow (<= 0: due now) */
+	bool sampling;          /* a sampling event (else left is meaningless) */
+	bool user;              /* counts at user mode */
+	bool needs_state;       /* its sample or signal reads the task's registers
+	                         * or stack (REGS, STACK_USER, CALLCHAIN, O_ASYNC) */
+	bool branch_stack;      /* PERF_SAMPLE_BRANCH_STACK */
+};
+/* At most this many ACTIVE events on a CPU count reported sources. */
+#define PERF_CPU_MAX_SLOTS 256
+/* Fills up to max points of cpu's ACTIVE report-fed events; returns how
+ * many there are. */
+unsigned perf_cpu_overflow_points(const struct perf_cpu *cpu, struct perf_overflow_point *pts,
+				  unsigned max);
+
+/* RDPMC of the counter hwidx (PMU_IDX_FIXED + n for fixed counter n) on
+ * cpu: 0 with the counter's value now, its width mask, and what it counts
+ * at user mode; -EPERM (the #GP of CR4.PCE clear) when no ACTIVE event whose
+ * ring buffer is mapped holds it. */
+struct perf_rdpmc {
+	uint64_t value;
+	uint64_t mask;
+	enum sim_source source;
+	bool user;              /* counts at user mode */
+};
+int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out);
+
+/* What an overflowing event is, for fill_sample. */
+const struct perf_event_attr *perf_event_attr(const struct perf_event *event);
+enum sim_source perf_event_source(const struct perf_event *event);
+/* hw_perf_event::flags of the event: PMU_EVENT_FLAG_* its PMU set. */
+uint32_t perf_event_hw_flags(const struct perf_event *event);
+/* is_software_event(): the event's PMU lives in the software context. */
+bool perf_event_is_software(const struct perf_event *event);
+/* cpu-clock and task-clock: the event counts simulated nanoseconds. */
+bool perf_event_counts_time(const struct perf_event *event);
+/* The event's id (PERF_FORMAT_ID) and its group's leader (itself when
+ * it leads). */
+uint64_t perf_event_id(const struct perf_event *event);
+const struct perf_event *perf_event_group_leader(const struct perf_event *event);
 
 /* ---- syscalls ---- */
 /* perf_event_open(2): returns a file handle >= 0 or -errno. */

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <string.h>
 #include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
 
 /* ---- time (perf_event_update_time and friends) ---- */
 
@@ -101,11 +102,11 @@ void perf_event_set_state(struct perf_event *event, enum perf_event_state state)
 
 /* ---- hot-path slots ---- */
 
+/* Hardware events, and the software events the machine reports (page
+ * faults...), count a sim_source; the core feeds the others itself. */
 static bool perf_event_counts_from_machine(const struct perf_event *event)
 {
-	if (event->pmu == PERF_PMU_HW)
-		return event->source != SIM_SRC_NONE;
-	return event->sw_source == PERF_SW_SRC_MACHINE;
+	return event->source != SIM_SRC_NONE;
 }
 
 /* Gives an ACTIVE, unthrottled event its hot-path slot. */
@@ -124,7 +125,7 @@ void perf_slot_add(struct perf_cpu *cpu, struct perf_event *event)
 		s->mode_mask[SIM_MODE_KERNEL] = event->attr.exclude_kernel ? 0 : ~UINT64_C(0);
 		s->sampling = is_sampling_event(event);
 		event->slot = cpu->nr_slots++;
-	} else if (event->pmu == PERF_PMU_SW && event->sw_source != PERF_SW_SRC_NONE) {
+	} else if (event->sw_source != PERF_SW_SRC_NONE) {
 		assert(cpu->nr_sw_slots < PERF_CPU_MAX_SLOTS);
 		cpu->sw_slots[cpu->nr_sw_slots] = event;
 		event->slot = cpu->nr_sw_slots++;
@@ -160,101 +161,6 @@ void perf_slot_del(struct perf_cpu *cpu, struct perf_event *event)
 	event->slot = -1;
 }
 
-/* ---- counters ---- */
-
-/* Programs the event's counter (pmu->start with PERF_EF_RELOAD): a
- * sampling event to overflow when its period runs out
- * (perf_event_set_period), a counting one to -max_period. */
-static void perf_program_counter(struct perf_cpu *cpu, struct perf_event *event)
-{
-	const struct pmu_model *m = perf_core_model(cpu->core);
-	u64 mask;
-
-	event->hw_width = m->ops->width(m, event->hw_idx);
-	if (is_sampling_event(event)) {
-		perf_event_set_period(event);
-		return;
-	}
-	mask = perf_event_counter_mask(event);
-	event->hw_start_count = event->count;
-	event->hw_start_value = (u64)(-(s64)(mask >> 1)) & mask;
-}
-
-/*
- * Places add[0..n) on cpu's counters together with the hardware events
- * already there (collect_events + x86_pmu.schedule_events in a start_txn /
- * commit_txn pair). Events already placed may move: the allocator sees
- * each one's current counter as its prev_idx, as the kernel's fast path
- * does. Returns 0, or -EINVAL with nothing changed when the set does not
- * fit.
- */
-static int perf_cpu_assign(struct perf_cpu *cpu, struct perf_event **add, unsigned n)
-{
-	const struct pmu_model *m = perf_core_model(cpu->core);
-	struct pmu_hw_request req[PMU_MAX_COUNTERS] = { 0 };
-	struct perf_event *ev[PMU_MAX_COUNTERS];
-	int assign[PMU_MAX_COUNTERS];
-	unsigned total = cpu->nr_hw_events + n, i;
-
-	/* collect_events(): "if (n >= max_count) return -EINVAL" */
-	if (total > PMU_MAX_COUNTERS) {
-		perf_trace_assign_failed(cpu, NULL, total);
-		return -EINVAL;
-	}
-	for (i = 0; i < total; i++) {
-		ev[i] = i < cpu->nr_hw_events ? cpu->hw_events[i] : add[i - cpu->nr_hw_events];
-		req[i] = (struct pmu_hw_request){
-			.config = ev[i]->hw_config,
-			.counter_mask = ev[i]->counter_mask,
-			.chained = ev[i]->chained,
-			.prev_idx = i < cpu->nr_hw_events ? ev[i]->hw_idx : ev[i]->hw_prev_idx,
-		};
-	}
-	if (m->ops->assign(m, cpu->core->cfg.nr_gp_counters, req, total, assign)) {
-		perf_trace_assign_failed(cpu, req, total);
-		return -EINVAL;
-	}
-
-	memset(cpu->counters, 0, sizeof(cpu->counters));
-	for (i = 0; i < total; i++) {
-		struct perf_event *e = ev[i];
-		bool moved = i >= cpu->nr_hw_events || e->hw_idx != assign[i];
-
-		assert(assign[i] >= 0 && assign[i] < PMU_MAX_COUNTERS);
-		assert(!cpu->counters[assign[i]]);
-		e->hw_idx = assign[i];
-		e->hw_prev_idx = assign[i];
-		cpu->counters[assign[i]] = e;
-		if (e->chained && assign[i] > 0) {
-			assert(!cpu->counters[assign[i] - 1]);
-			cpu->counters[assign[i] - 1] = e; /* the even half of the pair */
-		}
-		if (moved && i < cpu->nr_hw_events) {
-			perf_program_counter(cpu, e); /* x86_pmu_enable() reprograms moved events */
-			perf_trace(cpu, TRACE_MOVE, e);
-		}
-	}
-	for (i = 0; i < n; i++)
-		cpu->hw_events[cpu->nr_hw_events++] = add[i];
-	return 0;
-}
-
-/* Releases the event's counter (x86_pmu_del: the rest keep their order). */
-static void perf_cpu_release_counter(struct perf_cpu *cpu, struct perf_event *event)
-{
-	unsigned i, j;
-
-	for (i = 0, j = 0; i < cpu->nr_hw_events; i++)
-		if (cpu->hw_events[i] != event)
-			cpu->hw_events[j++] = cpu->hw_events[i];
-	assert(j + 1 == cpu->nr_hw_events);
-	cpu->nr_hw_events = j;
-	for (i = 0; i < PMU_MAX_COUNTERS; i++)
-		if (cpu->counters[i] == event)
-			cpu->counters[i] = NULL;
-	event->hw_idx = -1;
-}
-
 /* ---- events and groups ---- */
 
 static bool event_filter_match(const struct perf_event *event, const struct perf_cpu *cpu)
@@ -269,13 +175,14 @@ static struct list_node *perf_event_active_list(struct perf_event *leader)
 
 static bool pmu_matches(int filter, const struct perf_event *leader)
 {
-	return filter == PMU_FILTER_ALL || (int)leader->group_pmu == filter;
+	return filter == PMU_FILTER_ALL || perf_group_ctx_nr(leader) == filter;
 }
 
 /* event_sched_in(): the counter has been assigned by the caller. */
 static void perf_event_sched_in(struct perf_cpu *cpu, struct perf_event *event)
 {
 	struct perf_event_context *ctx = event->ctx;
+	const struct perf_pmu *pmu = perf_event_pmu(event);
 
 	if (event->state <= PERF_EVENT_STATE_OFF)
 		return;
@@ -286,15 +193,9 @@ static void perf_event_sched_in(struct perf_cpu *cpu, struct perf_event *event)
 		event->interrupts = 0;
 		perf_log_throttle(event, true);
 	}
-	if (event->pmu == PERF_PMU_HW) {
-		perf_program_counter(cpu, event);
-		cpu->nr_hw_active++;
-	}
 	perf_slot_add(cpu, event);
-	/* x86_pmu_start() / armpmu_add(): the mmap page gets the counter
-	 * index (RDPMC) and offset */
-	if (event->pmu == PERF_PMU_HW && event->rb)
-		perf_event_update_userpage(event);
+	if (pmu->add)
+		pmu->add(cpu, event, PERF_EF_START);
 	if (event->attr.freq && event->attr.sample_freq)
 		ctx->nr_freq++;
 	if (event->attr.exclusive)
@@ -308,6 +209,7 @@ void perf_event_sched_out(struct perf_event *event)
 {
 	struct perf_event_context *ctx = event->ctx;
 	struct perf_cpu *cpu = perf_ctx_cpu(ctx);
+	const struct perf_pmu *pmu = perf_event_pmu(event);
 	enum perf_event_state state = PERF_EVENT_STATE_INACTIVE;
 
 	if (event->state != PERF_EVENT_STATE_ACTIVE)
@@ -317,18 +219,13 @@ void perf_event_sched_out(struct perf_event *event)
 		list_del(&event->active_entry);
 	perf_trace(cpu, TRACE_SCHED_OUT, event);
 	perf_slot_del(cpu, event);
-	if (event->pmu == PERF_PMU_HW) {
-		perf_cpu_release_counter(cpu, event);
-		cpu->nr_hw_active--;
-	}
 	if (event->pending_disable) {
 		event->pending_disable = false;
 		state = PERF_EVENT_STATE_OFF;
 	}
 	perf_event_set_state(event, state);
-	/* x86_pmu_del() / armpmu_del(): index 0, the count in offset */
-	if (event->pmu == PERF_PMU_HW && event->rb)
-		perf_event_update_userpage(event);
+	if (pmu->del)
+		pmu->del(cpu, event, PERF_EF_UPDATE);
 	if (event->attr.freq && event->attr.sample_freq)
 		ctx->nr_freq--;
 	if (event->attr.exclusive || !cpu->nr_hw_active)
@@ -350,43 +247,48 @@ void perf_group_sched_out(struct perf_event *leader)
 
 /*
  * group_sched_in(): all members that are not OFF go on, or none does. The
- * hardware members are placed in one allocator call, the kernel's
- * start_txn/commit_txn. Returns 0 or -EAGAIN.
+ * members on the group's PMU are placed in one transaction of that PMU
+ * (start_txn/commit_txn); the others (software events in a hardware
+ * group) always fit. Returns 0 or -EAGAIN.
  */
 static int perf_group_sched_in(struct perf_cpu *cpu, struct perf_event *leader)
 {
-	struct perf_event *hw[PMU_MAX_COUNTERS];
+	const struct perf_pmu *pmu = perf_pmus[leader->group_pmu];
+	struct perf_event *txn[PMU_MAX_COUNTERS];
 	struct perf_event *sibling;
-	unsigned nhw = 0;
+	unsigned n = 0;
 
 	if (leader->state == PERF_EVENT_STATE_OFF)
 		return 0;
-	if (leader->pmu == PERF_PMU_HW)
-		hw[nhw++] = leader;
-	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
-		if (sibling->pmu != PERF_PMU_HW || sibling->state <= PERF_EVENT_STATE_OFF)
-			continue;
-		if (nhw == PMU_MAX_COUNTERS) {
-			perf_trace_assign_failed(cpu, NULL, nhw + 1);
-			return -EAGAIN;
+	if (pmu->commit_txn) {
+		if (leader->pmu == leader->group_pmu)
+			txn[n++] = leader;
+		list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
+			if (sibling->pmu != leader->group_pmu ||
+			    sibling->state <= PERF_EVENT_STATE_OFF)
+				continue;
+			if (n == PMU_MAX_COUNTERS) {
+				perf_trace_assign_failed(cpu, NULL, n + 1);
+				return -EAGAIN;
+			}
+			txn[n++] = sibling;
 		}
-		hw[nhw++] = sibling;
+		if (n && pmu->commit_txn(cpu, txn, n))
+			return -EAGAIN;
 	}
-	if (nhw && perf_cpu_assign(cpu, hw, nhw))
-		return -EAGAIN;
 	perf_event_sched_in(cpu, leader);
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
 		perf_event_sched_in(cpu, sibling);
 	return 0;
 }
 
-/* Is a group of the filter's PMU on this active list? */
-static bool active_list_has_pmu(struct list_node *list, enum perf_pmu_kind pmu)
+/* Is a group of the PMU context ctx_nr on this active list? */
+static bool active_list_has_pmu(struct list_node *list, int ctx_nr)
 {
 	struct perf_event *e;
 
 	list_for_each_entry(e, list, active_entry)
-		if (e->group_pmu == pmu)
+		if (perf_group_ctx_nr(e) == ctx_nr)
 			return true;
 	return false;
 }
@@ -404,7 +306,7 @@ static bool group_can_go_on(struct perf_cpu *cpu, struct perf_event *leader, boo
 	}
 	/* an exclusive group goes on only onto an empty PMU context list */
 	if (leader->attr.exclusive &&
-	    active_list_has_pmu(perf_event_active_list(leader), leader->group_pmu)) {
+	    active_list_has_pmu(perf_event_active_list(leader), perf_group_ctx_nr(leader))) {
 		cpu->trace_why = TRACE_WHY_EXCLUSIVE_WAITS;
 		return false;
 	}
@@ -511,7 +413,7 @@ void perf_ctx_sched_out(struct perf_event_context *ctx, int filter, int type)
 	if (is_active & EVENT_FLEXIBLE) {
 		perf_active_sched_out(&ctx->flexible_active, filter);
 		/* rotate_necessary is set again by flexible sched in when needed */
-		if (filter != PMU_FILTER_SW)
+		if (filter != perf_sw_context)
 			ctx->rotate_necessary = false;
 	}
 }
@@ -644,15 +546,15 @@ static struct perf_event *perf_event_to_rotate(struct perf_cpu *cpu, struct perf
 	struct perf_event *e;
 
 	list_for_each_entry(e, &ctx->flexible_active, active_entry)
-		if (e->group_pmu == PERF_PMU_HW)
+		if (perf_group_ctx_nr(e) == perf_hw_context)
 			return e;
 	if (!ctx->task) {
 		list_for_each_entry(e, &ctx->flexible_groups, group_entry)
-			if (e->group_pmu == PERF_PMU_HW && e->cpu == (int)cpu->num)
+			if (perf_group_ctx_nr(e) == perf_hw_context && e->cpu == (int)cpu->num)
 				return e;
 	}
 	list_for_each_entry(e, &ctx->flexible_groups, group_entry)
-		if (e->group_pmu == PERF_PMU_HW && e->cpu == -1)
+		if (perf_group_ctx_nr(e) == perf_hw_context && e->cpu == -1)
 			return e;
 	return NULL;
 }
@@ -690,19 +592,19 @@ bool perf_cpu_rotate(struct perf_cpu *cpu)
 	/* as ctx_resched() orders it: task flexible off first, then CPU's */
 	if (task_event || (task_ctx && cpu_event)) {
 		perf_update_context_time(task_ctx);
-		perf_active_sched_out(&task_ctx->flexible_active, PMU_FILTER_HW);
+		perf_active_sched_out(&task_ctx->flexible_active, perf_hw_context);
 		task_ctx->rotate_necessary = false;
 	}
 	if (cpu_event) {
 		perf_update_context_time(&cpu->ctx);
-		perf_active_sched_out(&cpu->ctx.flexible_active, PMU_FILTER_HW);
+		perf_active_sched_out(&cpu->ctx.flexible_active, perf_hw_context);
 		cpu->ctx.rotate_necessary = false;
 		perf_rotate_ctx(&cpu->ctx, cpu_event);
-		perf_groups_sched_in(cpu, &cpu->ctx.flexible_groups, PMU_FILTER_HW);
+		perf_groups_sched_in(cpu, &cpu->ctx.flexible_groups, perf_hw_context);
 	}
 	if (task_event)
 		perf_rotate_ctx(task_ctx, task_event);
 	if (task_event || (task_ctx && cpu_event))
-		perf_groups_sched_in(cpu, &task_ctx->flexible_groups, PMU_FILTER_HW);
+		perf_groups_sched_in(cpu, &task_ctx->flexible_groups, perf_hw_context);
 	return true;
 }

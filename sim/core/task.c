@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
 
 struct perf_task *perf_task_create(struct perf_core *core, pid_t pid, pid_t tid,
 				   struct perf_cred cred)
@@ -99,6 +100,7 @@ static struct perf_event *perf_inherit_event(struct perf_event *parent,
 		PERF_EVENT_STATE_INACTIVE : PERF_EVENT_STATE_OFF;
 	child->parent = orig;
 	child->pmu = orig->pmu;
+	child->hw_flags = orig->hw_flags;
 	child->source = orig->source;
 	child->sw_source = orig->sw_source;
 	child->hw_config = orig->hw_config;

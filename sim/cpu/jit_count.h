@@ -33,7 +33,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "sim/core/sim_source.h"
+#include "pmu_models/sim_source.h"
 
 /* The size argument of the block hook call that marks the slow path; the
  * address argument is then the block's struct jit_slot. */

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unicorn/unicorn.h>
-#include "sim/core/core_types.h"
 #include "sim/core/sample_data.h"
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cache_model.h"
@@ -28,6 +27,9 @@
 #include "sim/cpu/kernel_symbols.h"
 #include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/vcpu.h"
+
+typedef uint64_t u64;
+typedef int64_t s64;
 
 /* ---- acquiring the simulated CPU --------------------------------------- */
 
@@ -42,7 +44,7 @@ void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 		pv->lim_valid = false;
 	}
 	/* perf_event_task_sched_in(): another task ran on this CPU meanwhile */
-	if (pv->cpu->task != pv->task)
+	if (perf_cpu_task(pv->cpu) != pv->task)
 		perf_cpu_switch_to(pv->cpu, pv->task);
 }
 
@@ -76,37 +78,13 @@ bool pmu_source_needs_mem(unsigned src)
 	}
 }
 
-/* Whether an event of ctx that may be scheduled (it and its group leader
- * neither OFF nor in error) counts a memory source. */
-static bool ctx_needs_mem(const struct perf_event_context *ctx)
+/* Whether one of the sources (a 1 << SIM_SRC_* mask) is a memory source. */
+static bool sources_need_mem(uint64_t sources)
 {
-	const struct perf_event *e;
-
-	if (!ctx)
-		return false;
-	list_for_each_entry(e, &ctx->event_list, event_entry)
-		if (e->state >= PERF_EVENT_STATE_INACTIVE &&
-		    e->group_leader->state >= PERF_EVENT_STATE_INACTIVE &&
-		    e->pmu == PERF_PMU_HW && pmu_source_needs_mem(e->source))
+	for (unsigned src = 0; src < 64; src++)
+		if ((sources >> src & 1) && pmu_source_needs_mem(src))
 			return true;
 	return false;
-}
-
-/* The sources the events of ctx count that may be scheduled (a
- * SIM_SRC_* mask). */
-static uint64_t ctx_sources(const struct perf_event_context *ctx)
-{
-	const struct perf_event *e;
-	uint64_t m = 0;
-
-	if (!ctx)
-		return 0;
-	list_for_each_entry(e, &ctx->event_list, event_entry)
-		if (e->state >= PERF_EVENT_STATE_INACTIVE &&
-		    e->group_leader->state >= PERF_EVENT_STATE_INACTIVE &&
-		    e->pmu == PERF_PMU_HW && e->source < 64)
-			m |= UINT64_C(1) << e->source;
-	return m;
 }
 
 /*
@@ -122,21 +100,22 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	struct vcpu *c = pv->c;
 	bool change = false;
 
-	if (!c->blocks_on && !c->want_blocks_pending && (cpu->nr_slots || cpu->nr_sw_slots)) {
+	uint64_t sources = perf_cpu_schedulable_hw_sources(cpu);
+
+	if (!c->blocks_on && !c->want_blocks_pending && perf_cpu_has_active(cpu)) {
 		c->want_blocks_pending = true;
 		change = true;
 	}
 	/* inline counting adds what the contexts' events count; more means
 	 * translating again (vcpu_want_blocks drops them all the first time) */
-	if (pv->jit && jit_count_want(pv->jit, ctx_sources(&cpu->ctx) | ctx_sources(cpu->task_ctx)) &&
+	if (pv->jit && jit_count_want(pv->jit, sources) &&
 	    c->blocks_on) {
 		c->jit_retranslate = true;
 		change = true;
 	}
 	if (!pv->c->model || !pv->c->model->caches)
 		return change;      /* no cache model: the memory sources count 0 */
-	c->mem_toggle_pending = c->mem_on !=
-				(ctx_needs_mem(&cpu->ctx) || ctx_needs_mem(cpu->task_ctx));
+	c->mem_toggle_pending = c->mem_on != sources_need_mem(sources);
 	if (c->mem_toggle_pending && !pv->cm) {
 		pv->cm = cache_model_new(c->model->caches);
 		if (!pv->cm)
@@ -266,23 +245,6 @@ static void account(struct pmu_vcpu *pv, struct sim_delta *d, uint64_t ip)
 }
 
 /*
- * Whether a sample of event reads the guest's state beyond its IP and data
- * address (perf_prepare_sample: REGS_USER, REGS_INTR, STACK_USER and the
- * user CALLCHAIN come from the interrupted regs), or its overflow signals
- * the guest (perf_event_wakeup -> kill_fasync of *perf_event_fasync(event):
- * the signal frame is the state the PMI interrupted). Such an overflow
- * takes an exact stop.
- */
-static bool needs_guest_state(const struct perf_event *event)
-{
-	const struct perf_event *owner = event->parent ? event->parent : event;
-
-	return (event->attr.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR |
-					   PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)) ||
-	       owner->fasync;
-}
-
-/*
  * The earliest instruction index in [from, n) at which a sampling slot's
  * count reaches its overflow point, given extra counts (resolved branch of
  * the previous block) landing on the first instruction; n if none.
@@ -291,21 +253,20 @@ static bool needs_guest_state(const struct perf_event *event)
 static unsigned first_crossing(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
 			       const struct sim_delta *extra, bool rep_cont, bool *exact)
 {
-	struct perf_cpu *cpu = pv->cpu;
-	unsigned best = b->n;
+	struct perf_overflow_point pts[PERF_CPU_MAX_SLOTS];
+	unsigned best = b->n, n = perf_cpu_overflow_points(pv->cpu, pts, PERF_CPU_MAX_SLOTS);
 
 	*exact = false;
-	for (unsigned s = 0; s < cpu->nr_slots; s++) {
-		const struct perf_count_slot *sl = &cpu->slots[s];
-		const struct perf_event *e = sl->event;
+	for (unsigned s = 0; s < n; s++) {
+		const struct perf_overflow_point *sl = &pts[s];
 		s64 left;
 		u64 acc;
 
-		if (!sl->sampling || !sl->mode_mask[SIM_MODE_USER])
+		if (!sl->sampling || !sl->user)
 			continue;
-		left = e->period_left - e->overflow_at;
+		left = sl->left;
 		if (left <= 0) {
-			*exact = needs_guest_state(e);
+			*exact = sl->needs_state;
 			return from;
 		}
 		acc = extra ? extra->v[sl->source] : 0;
@@ -317,7 +278,7 @@ static unsigned first_crossing(struct pmu_vcpu *pv, const struct bdesc *b, unsig
 			if (acc >= (u64)left) {
 				/* a later slot crossing at the same instruction
 				 * may need the state too */
-				*exact = (i == best && *exact) || needs_guest_state(e);
+				*exact = (i == best && *exact) || sl->needs_state;
 				best = i;
 				break;
 			}
@@ -334,15 +295,16 @@ static unsigned first_crossing(struct pmu_vcpu *pv, const struct bdesc *b, unsig
  */
 static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 {
-	const struct perf_cpu *cpu = pv->cpu;
+	struct perf_overflow_point pts[PERF_CPU_MAX_SLOTS];
+	unsigned n = perf_cpu_overflow_points(pv->cpu, pts, PERF_CPU_MAX_SLOTS);
 	uint64_t c = d->v[SIM_SRC_CYCLES];
 
-	for (unsigned s = 0; s < cpu->nr_slots; s++) {
-		const struct perf_count_slot *sl = &cpu->slots[s];
+	for (unsigned s = 0; s < n; s++) {
+		const struct perf_overflow_point *sl = &pts[s];
 		uint64_t rem, v;
 		s64 left;
 
-		if (!sl->sampling || !sl->mode_mask[SIM_MODE_USER] || !needs_guest_state(sl->event))
+		if (!sl->sampling || !sl->user || !sl->needs_state)
 			continue;
 		if (sl->source == SIM_SRC_BRANCH_MISSES) {
 			v = d->v[SIM_SRC_BRANCH_MISSES];
@@ -355,7 +317,7 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 		} else {
 			continue;
 		}
-		left = sl->event->period_left - sl->event->overflow_at;
+		left = sl->left;
 		if (left <= 0 || v >= (u64)left)
 			return true;
 	}
@@ -492,27 +454,28 @@ static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, un
  * never exceed. */
 static void compute_limits(struct pmu_vcpu *pv)
 {
-	struct perf_cpu *cpu = pv->cpu;
+	struct perf_overflow_point pts[PERF_CPU_MAX_SLOTS];
+	unsigned nr = perf_cpu_overflow_points(pv->cpu, pts, PERF_CPU_MAX_SLOTS);
+	uint64_t cycles = perf_cpu_cycles(pv->cpu), timer = perf_cpu_next_timer_cycles(pv->cpu);
 	unsigned n = 0;
 
 	pv->lim[n].src = SIM_SRC_CYCLES;
-	pv->lim[n++].left = cpu->next_timer_cycles > cpu->cycles ?
-			    cpu->next_timer_cycles - cpu->cycles : 0;
+	pv->lim[n++].left = timer > cycles ? timer - cycles : 0;
 	pv->no_batch = false;
 	pv->want_lbr = false;
 	pv->mem_sampling = false;
-	for (unsigned s = 0; s < cpu->nr_slots; s++) {
-		const struct perf_count_slot *sl = &cpu->slots[s];
+	for (unsigned s = 0; s < nr; s++) {
+		const struct perf_overflow_point *sl = &pts[s];
 		s64 left;
 
-		if (sl->event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		if (sl->branch_stack)
 			pv->want_lbr = true;
 
-		if (!sl->sampling || !sl->mode_mask[SIM_MODE_USER])
+		if (!sl->sampling || !sl->user)
 			continue;
 		if (pmu_source_needs_mem(sl->source))
 			pv->mem_sampling = true;
-		left = sl->event->period_left - sl->event->overflow_at;
+		left = sl->left;
 		if (n == PMU_MAX_LIMITS) {
 			pv->no_batch = true;
 			break;
@@ -523,15 +486,6 @@ static void compute_limits(struct pmu_vcpu *pv)
 	}
 	pv->nlim = n;
 	pv->lim_valid = true;
-}
-
-/* Whether a sampling slot counts at user mode (the split is needed). */
-static bool any_user_sampling(const struct perf_cpu *cpu)
-{
-	for (unsigned s = 0; s < cpu->nr_slots; s++)
-		if (cpu->slots[s].sampling && cpu->slots[s].mode_mask[SIM_MODE_USER])
-			return true;
-	return false;
 }
 
 /* The decode of a block: a direct-mapped front cache, then the table. */
@@ -723,7 +677,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	}
 	flush(pv);
 	pv->lim_valid = false;
-	if (!rep_cont && !from && !any_user_sampling(pv->cpu)) {
+	if (!rep_cont && !from && !perf_cpu_samples_user(pv->cpu)) {
 		/* the whole block at once from its totals */
 		dp->v[SIM_SRC_INSTRUCTIONS] = b->t[BDT_INSNS];
 		dp->v[SIM_SRC_BRANCHES] = b->t[BDT_BRANCHES];
@@ -789,9 +743,7 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 
 	if (!pv->lim_valid)
 		compute_limits(pv);
-	for (unsigned s = 0; s < cpu->nr_slots; s++)
-		if (cpu->slots[s].source < 64)
-			need |= UINT64_C(1) << cpu->slots[s].source;
+	need = perf_cpu_active_sources(cpu);
 	on = pv->locked && !pv->no_batch && !pv->want_lbr && !pv->c->mem_on &&
 	     jit_count_covers(pv->jit, need);
 	for (unsigned i = 0; i < pv->nlim && on; i++) {
@@ -1076,7 +1028,7 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 	pv->prev = NULL;            /* SYSCALL ends the block; no branch to resolve */
 	if (pv->task && syscall_blocks(pv)) {
 		/* schedule(): off the CPU until the syscall returns (acquire) */
-		pv->task->runnable = false;
+		perf_task_set_runnable(pv->task, false);
 		perf_cpu_switch_to(pv->cpu, NULL);
 	}
 	pmu_vcpu_release(pv);
@@ -1110,7 +1062,7 @@ uint64_t pmu_cycles(struct pmu_vcpu *pv, bool rdtsc)
 		derived_clocks(pv, &d);
 		perf_cpu_account(pv->cpu, SIM_MODE_USER, &d);
 	}
-	v = pv->cpu->cycles;
+	v = perf_cpu_cycles(pv->cpu);
 	if (!had)
 		pmu_vcpu_release(pv);
 	return v;
@@ -1138,7 +1090,7 @@ static void page_fault(struct pmu_vcpu *pv, uint64_t addr, uintptr_t retaddr, bo
 	bool had = pv->locked;
 
 	pmu_vcpu_acquire(pv);
-	if (pv->cpu->nr_slots) {
+	if (perf_cpu_counts_reports(pv->cpu)) {
 		flush(pv);
 		pv->lim_valid = false;
 		memset(&d, 0, sizeof(d));
@@ -1197,7 +1149,7 @@ static bool hook_invalid(uc_engine *uc, void *user)
 	struct pmu_vcpu *pv = user;
 	uint64_t rip = 0, rcx = 0, v, val = 0;
 	const uint8_t *p;
-	struct perf_event *e = NULL;
+	struct perf_rdpmc rd;
 	unsigned idx;
 
 	uc_reg_read(uc, UC_X86_REG_RIP, &rip);
@@ -1215,24 +1167,15 @@ static bool hook_invalid(uc_engine *uc, void *user)
 		int hwidx = fixed ? PMU_IDX_FIXED + (int)counter : (int)counter;
 
 		/* x86_pmu_event_idx(): bit 30 selects the fixed counters (INTEL_PMC_IDX_FIXED) */
-		if (hwidx >= 0 && hwidx < PMU_MAX_COUNTERS)
-			e = pv->cpu->counters[hwidx];
-		if (e && e->mmap_count == 0 && (!e->parent || e->parent->mmap_count == 0))
-			e = NULL;
+		if (perf_cpu_rdpmc(pv->cpu, hwidx, &rd)) {
+			/* #GP: the run loop's VCPU_EXIT_OTHER is SIGSEGV, SI_KERNEL */
+			pv->c->exit = VCPU_EXIT_OTHER;
+			return false;
+		}
 	}
-	if (!e || e->state != PERF_EVENT_STATE_ACTIVE) {
-		/* #GP: the run loop's VCPU_EXIT_OTHER is SIGSEGV, SI_KERNEL */
-		pv->c->exit = VCPU_EXIT_OTHER;
-		return false;
-	}
-	val = perf_event_hw_value(e);
-	{
-		const struct perf_count_slot *sl = e->slot >= 0 ? &pv->cpu->slots[e->slot] : NULL;
-		u64 mask = e->hw_width >= 64 ? ~0ull : (1ull << e->hw_width) - 1;
-
-		if (sl && sl->mode_mask[SIM_MODE_USER])
-			val = (val - not_yet_run(pv, rip, sl->source, &idx)) & mask;
-	}
+	val = rd.value;
+	if (rd.user)
+		val = (val - not_yet_run(pv, rip, rd.source, &idx)) & rd.mask;
 	/* the rest of the block runs as a new block from rip+2: its first
 	 * instructions were reported already */
 	(void)not_yet_run(pv, rip, SIM_SRC_INSTRUCTIONS, &idx);
@@ -1310,14 +1253,16 @@ static unsigned sample_callchain(struct pmu_vcpu *pv, const struct perf_event *e
 {
 	unsigned n = 0, entries = 0;
 
-	if (kip && !event->attr.exclude_callchain_kernel) {
+	const struct perf_event_attr *attr = perf_event_attr(event);
+
+	if (kip && !attr->exclude_callchain_kernel) {
 		pv->cc[n++] = PERF_CONTEXT_KERNEL;
 		if (entries < max) {
 			pv->cc[n++] = kip;
 			entries++;
 		}
 	}
-	if (event->attr.exclude_callchain_user)
+	if (attr->exclude_callchain_user)
 		return n;
 	pv->cc[n++] = PERF_CONTEXT_USER;
 	if (entries < max) {
@@ -1373,7 +1318,7 @@ static void fill_mem_sample(struct pmu_vcpu *pv, const struct perf_event *event,
 			    struct perf_sample_data *data)
 {
 	const struct pmu_mem_access *ma = &pv->ma;
-	bool ldlat = (event->hw_config & 0xffff) == 0x01cd;
+	bool ldlat = perf_event_hw_flags(event) & PMU_EVENT_FLAG_PEBS_LDLAT;
 	union perf_mem_data_src dse = { .val = 0 };
 
 	data->addr = ma->addr;
@@ -1395,7 +1340,8 @@ static void fill_mem_sample(struct pmu_vcpu *pv, const struct perf_event *event,
 
 void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_sample_data *data)
 {
-	u64 st = event->attr.sample_type;
+	const struct perf_event_attr *attr = perf_event_attr(event);
+	u64 st = attr->sample_type;
 	bool kernel = pv->sample_ip == 0, exact;
 	uint64_t ip = pv->sample_ip;
 
@@ -1404,15 +1350,15 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 	/* the modelled syscall path: entry_SYSCALL_64 (kernel_symbols.c) */
 	data->ip = kernel ? kernel_syscall_ip() : ip;
 	data->cpumode = kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-	data->exact_ip = !kernel && event->attr.precise_ip > 0;
+	data->exact_ip = !kernel && attr->precise_ip > 0;
 	/* perf_sw_event()'s addr: the page fault's address */
-	if (event->pmu == PERF_PMU_SW)
+	if (perf_event_is_software(event))
 		data->addr = pv->sample_addr;
 	if (pv->task) {
-		data->pid = (uint32_t)pv->task->pid;
-		data->tid = (uint32_t)pv->task->tid;
+		data->pid = (uint32_t)perf_task_pid(pv->task);
+		data->tid = (uint32_t)perf_task_tid(pv->task);
 	}
-	exact = !kernel && event->pmu == PERF_PMU_HW && event->attr.precise_ip > 1;
+	exact = !kernel && !perf_event_is_software(event) && attr->precise_ip > 1;
 	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)) {
 		read_regs(pv, &data->regs_user, ip, exact);
 		if (kernel) {   /* pt_regs of a SYSCALL: CX the return IP, R11 RFLAGS */
@@ -1436,7 +1382,7 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 		}
 	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
-		unsigned max = event->attr.sample_max_stack ? event->attr.sample_max_stack : 127;
+		unsigned max = attr->sample_max_stack ? attr->sample_max_stack : 127;
 
 		data->callchain_nr = sample_callchain(pv, event, kernel ? data->ip : 0, ip,
 						      data->regs_user.regs[6], max);
@@ -1444,7 +1390,7 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {
 		uint64_t sp = data->regs_user.regs[7], n = 0;
-		uint64_t want = event->attr.sample_stack_user;
+		uint64_t want = attr->sample_stack_user;
 
 		while (n < want && pv->access_ok &&
 		       pv->access_ok(pv->access_arg, sp + n, ((sp + n) | 4095) + 1 - (sp + n)))
@@ -1452,10 +1398,10 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 		data->stack_user = (const void *)(uintptr_t)sp;
 		data->stack_user_size = n < want ? n : want;
 	}
-	if (pv->ma.valid && pmu_source_needs_mem(event->source))
+	if (pv->ma.valid && pmu_source_needs_mem(perf_event_source(event)))
 		fill_mem_sample(pv, event, data);
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		u64 bst = event->attr.branch_sample_type;
+		u64 bst = attr->branch_sample_type;
 		unsigned n = 0;
 
 		for (unsigned i = 0; i < pv->lbr_nr; i++) {

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 #include "sim/core/perf_core.h"
-#include "sim/core/sim_source.h"
+#include "pmu_models/sim_source.h"
 
 struct vcpu;
 struct jit_count;

@@ -227,7 +227,6 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 
 void vcpu_on_block(struct vcpu *c, uint64_t addr, uint32_t size, unsigned ninsns)
 {
-	/* Issue 4: block accounting (instructions, branches) lands here. */
 	(void)c; (void)addr; (void)size; (void)ninsns;
 }
 

@@ -7,7 +7,7 @@
  * (cpuid.c), RDTSC from the virtual clock (vclock), and keeps the executed
  * instruction count when something asks for it (vcpu_want_blocks).
  *
- * Hook policy (issue 4): no per-instruction or per-memory hook is installed
+ * Hook policy: no per-instruction or per-memory hook is installed
  * unless a consumer asks; the block hook (vcpu_on_block) is the dispatch
  * point where block accounting lands.
  */
@@ -56,7 +56,7 @@ struct vcpu_fault {
 };
 
 /*
- * Virtual clock (issue 3 placeholder for issue 4's timing model). With block
+ * Virtual clock (when no PMU timing model drives it). With block
  * accounting on (vcpu_want_blocks: --virtual-time, later counting events),
  * retired instructions are counted per block and cycles = insns x CPI
  * (cpi_milli / 1000, default 1.0). Without it, nothing is counted and the
@@ -121,7 +121,7 @@ struct vcpu {
 
 	void *qemu_cpu;            /* the engine's CPUState, seen at its first TLB fill */
 
-	/* Issue 4: the perf core's machine state (sim/cpu/pmu_machine.h), or
+	/* The perf core's machine state (sim/cpu/pmu_machine.h), or
 	 * NULL. Set: blocks, syscalls, the clock and code changes go there. */
 	struct pmu_vcpu *pmu;
 };
@@ -156,7 +156,7 @@ int vcpu_set_gs(struct vcpu *c, uint64_t base);
 int vcpu_want_blocks(struct vcpu *c);
 /*
  * The dispatch point: one call per executed block, with its address, size in
- * bytes and number of instructions. Issue 4 adds the counting here.
+ * bytes and number of instructions.
  */
 void vcpu_on_block(struct vcpu *c, uint64_t addr, uint32_t size, unsigned ninsns);
 
@@ -198,7 +198,5 @@ uint64_t vcpu_virtual_ns(struct vcpu *c);
 /* CPUID as the model's CPU answers it (cpuid.c). */
 void cpuid_answer(const struct pmu_model *m, uint32_t leaf, uint32_t subleaf,
 		  uint32_t out[4]);
-/* /proc/cpuinfo text for the model (cpuid.c); returns bytes written. */
-size_t cpuinfo_text(const struct pmu_model *m, unsigned ncpus, char *buf, size_t len);
 
 #endif

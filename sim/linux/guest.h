@@ -13,9 +13,6 @@
  *  - proc->mm is changed under mm->lock; every engine of the process mirrors
  *    it (mm.h: guest_mm_sync() brings a vCPU up to date with mm->seq);
  *  - proc->threads is protected by proc->lock.
- *
- * This header is shared with the signals/threads/processes area (D2): it
- * only grows (new fields are appended; nothing is renamed or removed).
  */
 #ifndef PMUSIM_GUEST_H
 #define PMUSIM_GUEST_H
@@ -34,6 +31,9 @@
 struct vcpu;
 struct pmu_model;
 struct guest_process;
+struct sig_thread;               /* signal.c */
+struct guest_kernel_sigaction;   /* signal.h */
+struct pmu_vcpu;                 /* sim/cpu/pmu_machine.h */
 
 /* Why a thread's run loop (guest_thread_run) returns. */
 enum guest_run_state {
@@ -52,11 +52,10 @@ struct guest_thread {
 	uint64_t clear_child_tid;          /* set_tid_address / CLONE_CHILD_CLEARTID */
 	uint64_t robust_list, robust_len;  /* set_robust_list */
 
-	/* Signals (owned by sim/linux/signal*.c). */
+	/* Signals (sim/linux/signal*.c). */
 	sigset_t sigmask;                  /* guest's blocked set */
 	stack_t altstack;                  /* sigaltstack, ss_flags as the guest set them */
-	void *sig_private;                 /* signal area's per-thread state */
-	void *thread_private;              /* threads area's per-thread state */
+	struct sig_thread *sig;            /* pending signals, delivery state (signal.c) */
 
 	/* Run state: set by handlers, read by the run loop. */
 	enum guest_run_state state;
@@ -68,7 +67,7 @@ struct guest_thread {
 
 	unsigned long syscall_nr;          /* the syscall being dispatched */
 
-	void *perf_private;                /* perf area (sys_perf.c): the vCPU's pmu state */
+	struct pmu_vcpu *perf;             /* the vCPU's counting state (sys_perf.c) */
 
 	struct guest_vma_hint uptr_hint;   /* guest_access_ok: the last VMA found */
 };
@@ -102,8 +101,7 @@ struct guest_process {
 	struct list_node threads;
 	int nr_threads;
 
-	void *sig_private;                 /* signal area's per-process state */
-	void *proc_private;                /* processes area's per-process state */
+	struct guest_kernel_sigaction *sig_actions; /* [GUEST_NSIG + 1] (signal.c) */
 
 	/* Filled by the loader (loader.h) for the current image. */
 	uint64_t entry;                    /* first guest RIP (interpreter's if any) */

@@ -33,7 +33,7 @@ struct guest_vma {
 	uint64_t fsize;            /* the file's size at mmap */
 	bool anon;                 /* has an anon_vma: a private VMA that took a
 	                            * write fault (fork copies its page tables) */
-	/* What is mapped (for /proc/self/maps now, MMAP2 records in issue 4). */
+	/* What is mapped (for /proc/self/maps and MMAP2 records). */
 	uint64_t off;              /* file offset of start, bytes */
 	uint64_t dev, ino;         /* st_dev / st_ino of the file, 0 if anonymous */
 	const char *name;          /* file path or "[stack]", interned; NULL if none */

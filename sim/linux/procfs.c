@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "pmu_models/pmu_model.h"
 #include "sim/cpu/kernel_symbols.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
@@ -315,7 +316,8 @@ static int fill_generated(struct guest_thread *t, enum procfs_kind k, const char
 			err = -ENOMEM;
 			break;
 		}
-		n = cpuinfo_text(t->proc->model, ncpu > 0 ? (unsigned)ncpu : 1, text, cap);
+		n = pmu_model_cpuinfo(t->proc->model, ncpu > 0 ? (unsigned)ncpu : 1, cpuid_answer,
+				      text, cap);
 		if (n > cap)
 			n = cap;
 		if (write(fd, text, n) != (ssize_t)n)

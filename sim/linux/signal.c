@@ -170,7 +170,7 @@ static void q_unlock(uint64_t old)
 
 static struct sig_thread *st_of(struct guest_thread *t)
 {
-	return t->sig_private;
+	return t->sig;
 }
 
 /* Mirrors the guest mask of the calling thread into the host and into the
@@ -412,7 +412,7 @@ int signal_process_init(struct guest_process *p)
 	}
 	pthread_mutex_unlock(&sig_lock);
 	if (p)
-		p->sig_private = sig_act;
+		p->sig_actions = sig_act;
 	sig_proc = p;
 	watchdog_start(p);
 	return 0;
@@ -420,13 +420,13 @@ int signal_process_init(struct guest_process *p)
 
 int signal_thread_init(struct guest_thread *t)
 {
-	struct sig_thread *st = t->sig_private;
+	struct sig_thread *st = t->sig;
 
 	if (!st) {
 		st = calloc(1, sizeof(*st));
 		if (!st)
 			return -ENOMEM;
-		t->sig_private = st;
+		t->sig = st;
 	}
 	st->t = t;
 	st->as.flags = SS_DISABLE;
@@ -448,8 +448,8 @@ void signal_thread_fini(struct guest_thread *t)
 
 	if (sig_cur == t)
 		sig_cur = NULL;
-	free(t->sig_private);
-	t->sig_private = NULL;
+	free(t->sig);
+	t->sig = NULL;
 	q_unlock(old);
 }
 

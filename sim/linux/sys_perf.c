@@ -34,7 +34,6 @@
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/core/arena.h"
-#include "sim/core/core_types.h"
 #include "sim/core/perf_epoll.h"
 #include "sim/core/sample_data.h"
 #include "sim/cpu/pmu_machine.h"
@@ -90,7 +89,7 @@ static void fd_set_handle(long fd, int h)
 
 static struct perf_task *cur_task(struct guest_thread *t)
 {
-	struct pmu_vcpu *pv = t->perf_private;
+	struct pmu_vcpu *pv = t->perf;
 
 	return pv ? pv->task : NULL;
 }
@@ -136,9 +135,9 @@ static void m_fill_sample(void *machine, struct perf_cpu *cpu, struct perf_event
 		pmu_fill_sample(cur_pv, event, data);
 		return;
 	}
-	if (cpu->task) {
-		data->pid = (uint32_t)cpu->task->pid;
-		data->tid = (uint32_t)cpu->task->tid;
+	if (perf_cpu_task(cpu)) {
+		data->pid = (uint32_t)perf_task_pid(perf_cpu_task(cpu));
+		data->tid = (uint32_t)perf_task_tid(perf_cpu_task(cpu));
 	}
 	data->cpumode = PERF_RECORD_MISC_USER;
 }
@@ -282,7 +281,7 @@ static struct pmu_vcpu *new_pv(struct guest_thread *t, struct perf_task *task)
 	pv->access_ok = pv_access_ok;
 	pv->access_arg = t;
 	pv->owner = t;
-	t->perf_private = pv;
+	t->perf = pv;
 	return pv;
 }
 
@@ -360,7 +359,7 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 
 	(void)p;
 	S.core = core;
-	S.nr_cpus = core->nr_cpus ? core->nr_cpus : 1;
+	S.nr_cpus = perf_core_nr_cpus(core);
 	/* a task a session already knows (a native profiler opened events on
 	 * this pid before the exec), else a new one */
 	task = perf_task_find(core, t->tid);
@@ -374,7 +373,7 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 		SH.adopt(t->tid);    /* its exit gives the session's fds POLLHUP */
 	if (!new_pv(t, task))
 		return -ENOMEM;
-	cur_pv = t->perf_private;
+	cur_pv = t->perf;
 	report_mappings(t, 0, 0);     /* the image and interpreter the exec mapped */
 	perf_core_lock(core);
 	perf_cpu_switch_to(cur_pv->cpu, task);
@@ -386,7 +385,7 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 
 bool perf_guest_shared(void)
 {
-	return S.core && perf_arena_size(S.core->arena) != 0;
+	return S.core && perf_arena_size(perf_core_arena(S.core)) != 0;
 }
 
 /* Called by guest_thread_new() on the creating thread: the new thread's
@@ -407,7 +406,7 @@ void perf_guest_thread_prepare(struct guest_thread *t)
 
 int perf_guest_thread_start(struct guest_thread *t)
 {
-	struct pmu_vcpu *pv = t->perf_private;
+	struct pmu_vcpu *pv = t->perf;
 	struct perf_task *parent, *child = NULL;
 	int err;
 
@@ -439,7 +438,7 @@ int perf_guest_thread_start(struct guest_thread *t)
 
 void perf_guest_thread_yield(struct guest_thread *t)
 {
-	struct pmu_vcpu *pv = t->perf_private;
+	struct pmu_vcpu *pv = t->perf;
 
 	if (pv)
 		pmu_vcpu_release(pv);   /* as at a syscall: the core lock goes too */
@@ -447,13 +446,13 @@ void perf_guest_thread_yield(struct guest_thread *t)
 
 void perf_guest_thread_exit(struct guest_thread *t)
 {
-	struct pmu_vcpu *pv = t->perf_private;
+	struct pmu_vcpu *pv = t->perf;
 
 	if (!pv || !S.core || !pv->task)
 		return;
 	pmu_vcpu_release(pv);
 	perf_core_lock(S.core);
-	if (pv->cpu->task == pv->task)
+	if (perf_cpu_task(pv->cpu) == pv->task)
 		perf_cpu_switch_to(pv->cpu, NULL);
 	perf_core_unlock(S.core);
 	/* do_exit()'s group_dead: the process ends with this thread */
@@ -818,7 +817,7 @@ static void fork_task(struct guest_thread *t, struct perf_task *parent, pid_t pi
 
 static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
 {
-	struct pmu_vcpu *pv = t->perf_private;
+	struct pmu_vcpu *pv = t->perf;
 
 	if (r > 0) {
 		fork_task(t, parent, (pid_t)r);
@@ -970,12 +969,8 @@ long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6])
 		/* __set_task_comm() -> perf_event_comm(tsk, false) */
 		char name[16] = { 0 };
 
-		if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0) {
-			perf_core_lock(S.core);
-			memcpy(task->comm, name, sizeof(task->comm));
-			perf_event_comm(S.core, task, false);
-			perf_core_unlock(S.core);
-		}
+		if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0)
+			perf_task_set_comm(S.core, task, name);
 	}
 	return r;
 }

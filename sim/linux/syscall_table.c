@@ -3,9 +3,9 @@
  * number (designated initialisers), and the dispatcher with its generic
  * helpers (passthrough, guest string copy, one-time ENOSYS warnings).
  *
- * Rows are grouped by the area whose file holds the handler: sys_file.c,
- * sys_mem.c, sys_time.c, sys_misc.c (this area), and signal*.c, thread*.c,
- * futex*.c, process*.c (the signals/threads/processes area). A row of
+ * Rows are grouped by the file that holds the handler: sys_file.c,
+ * sys_mem.c, sys_time.c, sys_misc.c, signal*.c, thread*.c, futex*.c,
+ * process*.c. A row of
  * PASS() goes straight to the host: guest pointers are host pointers and
  * guest fds are host fds.
  */

@@ -4,7 +4,6 @@
  * the profile, which is what the scheduler tests and the demo compare to.
  */
 #include "sim/synthetic/synthetic_machine.h"
-#include "sim/core/core_types.h"
 #include "sim/core/sample_data.h"
 
 const struct synthetic_profile synthetic_default_profile = {
@@ -44,9 +43,9 @@ static void synthetic_fill_sample(void *machine, struct perf_cpu *cpu,
 
 	(void)event;
 	data->ip = 0x401000 + (sm->ip % 1024) * 4;
-	if (cpu->task) {
-		data->pid = (uint32_t)cpu->task->pid;
-		data->tid = (uint32_t)cpu->task->tid;
+	if (perf_cpu_task(cpu)) {
+		data->pid = (uint32_t)perf_task_pid(perf_cpu_task(cpu));
+		data->tid = (uint32_t)perf_task_tid(perf_cpu_task(cpu));
 	}
 	data->cpumode = PERF_RECORD_MISC_USER;
 	sm->samples_filled++;

@@ -532,26 +532,26 @@ struct src_row {
 	const char *kfunc;
 	uint32_t type;
 	uint64_t config;
-	enum perf_pmu_kind pmu;
+	int ctx_nr;                     /* enum perf_event_task_context */
 	uint32_t pmu_type;
 	enum perf_sw_source sw;
 	enum sim_source src;
 };
 
 static const struct src_row src_rows[] = {
-	{ __LINE__, "cpu_clock_event_init", 1, PERF_COUNT_SW_CPU_CLOCK, PERF_PMU_SW, 6, PERF_SW_SRC_CLOCK, SIM_SRC_NONE },
-	{ __LINE__, "task_clock_event_init", 1, PERF_COUNT_SW_TASK_CLOCK, PERF_PMU_SW, 7, PERF_SW_SRC_CLOCK, SIM_SRC_NONE },
-	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_PAGE_FAULTS, PERF_PMU_SW, 1, PERF_SW_SRC_MACHINE, SIM_SRC_PAGE_FAULTS },
-	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_PAGE_FAULTS_MIN, PERF_PMU_SW, 1, PERF_SW_SRC_MACHINE, SIM_SRC_PAGE_FAULTS_MIN },
-	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_PAGE_FAULTS_MAJ, PERF_PMU_SW, 1, PERF_SW_SRC_MACHINE, SIM_SRC_PAGE_FAULTS_MAJ },
-	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_ALIGNMENT_FAULTS, PERF_PMU_SW, 1, PERF_SW_SRC_MACHINE, SIM_SRC_ALIGNMENT_FAULTS },
-	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_EMULATION_FAULTS, PERF_PMU_SW, 1, PERF_SW_SRC_MACHINE, SIM_SRC_EMULATION_FAULTS },
-	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_PMU_SW, 1, PERF_SW_SRC_SWITCHES, SIM_SRC_NONE },
-	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_CPU_MIGRATIONS, PERF_PMU_SW, 1, PERF_SW_SRC_MIGRATIONS, SIM_SRC_NONE },
-	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_DUMMY, PERF_PMU_SW, 1, PERF_SW_SRC_NONE, SIM_SRC_NONE },
-	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_BPF_OUTPUT, PERF_PMU_SW, 1, PERF_SW_SRC_NONE, SIM_SRC_NONE },
-	{ __LINE__, "perf_init_event", PERF_TYPE_HARDWARE, 1, PERF_PMU_HW, 4, PERF_SW_SRC_NONE, SIM_SRC_INSTRUCTIONS },
-	{ __LINE__, "perf_init_event", PERF_TYPE_HW_CACHE, 0, PERF_PMU_HW, 4, PERF_SW_SRC_NONE, SIM_SRC_L1D_ACCESS },
+	{ __LINE__, "cpu_clock_event_init", 1, PERF_COUNT_SW_CPU_CLOCK, perf_sw_context, 6, PERF_SW_SRC_CLOCK, SIM_SRC_NONE },
+	{ __LINE__, "task_clock_event_init", 1, PERF_COUNT_SW_TASK_CLOCK, perf_sw_context, 7, PERF_SW_SRC_CLOCK, SIM_SRC_NONE },
+	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_PAGE_FAULTS, perf_sw_context, 1, PERF_SW_SRC_MACHINE, SIM_SRC_PAGE_FAULTS },
+	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_PAGE_FAULTS_MIN, perf_sw_context, 1, PERF_SW_SRC_MACHINE, SIM_SRC_PAGE_FAULTS_MIN },
+	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_PAGE_FAULTS_MAJ, perf_sw_context, 1, PERF_SW_SRC_MACHINE, SIM_SRC_PAGE_FAULTS_MAJ },
+	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_ALIGNMENT_FAULTS, perf_sw_context, 1, PERF_SW_SRC_MACHINE, SIM_SRC_ALIGNMENT_FAULTS },
+	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_EMULATION_FAULTS, perf_sw_context, 1, PERF_SW_SRC_MACHINE, SIM_SRC_EMULATION_FAULTS },
+	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_CONTEXT_SWITCHES, perf_sw_context, 1, PERF_SW_SRC_SWITCHES, SIM_SRC_NONE },
+	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_CPU_MIGRATIONS, perf_sw_context, 1, PERF_SW_SRC_MIGRATIONS, SIM_SRC_NONE },
+	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_DUMMY, perf_sw_context, 1, PERF_SW_SRC_NONE, SIM_SRC_NONE },
+	{ __LINE__, "perf_swevent_init", 1, PERF_COUNT_SW_BPF_OUTPUT, perf_sw_context, 1, PERF_SW_SRC_NONE, SIM_SRC_NONE },
+	{ __LINE__, "perf_init_event", PERF_TYPE_HARDWARE, 1, perf_hw_context, 4, PERF_SW_SRC_NONE, SIM_SRC_INSTRUCTIONS },
+	{ __LINE__, "perf_init_event", PERF_TYPE_HW_CACHE, 0, perf_hw_context, 4, PERF_SW_SRC_NONE, SIM_SRC_L1D_ACCESS },
 };
 
 static void test_init_sources(void **state)
@@ -565,10 +565,10 @@ static void test_init_sources(void **state)
 		struct perf_event_init init;
 		int err = perf_event_init_attr(core, &a, -1, true, &init);
 
-		if (err || init.pmu != r->pmu || init.pmu_type != r->pmu_type ||
+		if (err || init.pmu->task_ctx_nr != r->ctx_nr || init.pmu_type != r->pmu_type ||
 		    init.sw_source != r->sw || init.source != r->src)
 			fail_msg("line %d (%s): err %d pmu %d type %u sw %d src %d", r->line,
-				 r->kfunc, err, init.pmu, init.pmu_type, init.sw_source, init.source);
+				 r->kfunc, err, err ? -1 : init.pmu->task_ctx_nr, init.pmu_type, init.sw_source, init.source);
 	}
 	free(core);
 }
@@ -610,7 +610,7 @@ static int vg_fail(void *ctx, const struct perf_event_attr *attr,
 {
 	(void)ctx;
 	(void)attr;
-	assert_int_equal(init->pmu, PERF_PMU_HW);
+	assert_int_equal(init->pmu->task_ctx_nr, perf_hw_context);
 	vg_calls++;
 	return -EINVAL;
 }

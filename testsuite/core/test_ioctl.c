@@ -6,6 +6,7 @@
  */
 #include <sys/ioctl.h>
 #include "testsuite/core/core_fixture.h"
+#include "sim/core/pmu.h"
 
 enum target { LEADER, SIBLING, COUNTING };
 
@@ -214,10 +215,10 @@ static void test_move_group(void **state)
 	(void)state;
 	fixture_init(&f, "skylake", 0, 1);
 	l = fixture_open(&f, &sw, -1, -1);
-	assert_int_equal(perf_file_event(f.core, l)->group_pmu, PERF_PMU_SW);
+	assert_int_equal(perf_group_ctx_nr(perf_file_event(f.core, l)), perf_sw_context);
 	h = fixture_open(&f, &hw, -1, l);
 	assert_true(h >= 0);
-	assert_int_equal(perf_file_event(f.core, l)->group_pmu, PERF_PMU_HW);
+	assert_int_equal(perf_group_ctx_nr(perf_file_event(f.core, l)), perf_hw_context);
 	assert_int_equal(perf_file_event(f.core, h)->state, PERF_EVENT_STATE_ACTIVE);
 	assert_int_equal(perf_file_event(f.core, l)->nr_siblings, 1);
 	fixture_fini(&f);

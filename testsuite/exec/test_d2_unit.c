@@ -1,5 +1,5 @@
 /*
- * test_d2_unit.c - unit tests of the signals/processes area that need no
+ * test_d2_unit.c - unit tests of signals and processes that need no
  * engine: rt_sigframe placement and contents (arch/x86/kernel/signal.c,
  * worked by hand from get_sigframe() and fpu__alloc_mathframe()), and
  * execve's checks (process_exec_check) against the real kernel's errno for

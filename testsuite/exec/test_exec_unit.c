@@ -534,7 +534,7 @@ static void test_cpuinfo_agrees(void **state)
 	size_t n;
 
 	(void)state;
-	n = cpuinfo_text(m, 2, buf, sizeof(buf));
+	n = pmu_model_cpuinfo(m, 2, cpuid_answer, buf, sizeof(buf));
 	assert_true(n > 0 && n < sizeof(buf));
 	assert_non_null(strstr(buf, "vendor_id\t: GenuineIntel\n"));
 	assert_non_null(strstr(buf, "cpu family\t: 6\n"));
@@ -543,7 +543,7 @@ static void test_cpuinfo_agrees(void **state)
 	assert_non_null(strstr(buf, "model name\t: Intel(R) Core(TM) pmusim-skylake CPU @ 3.00GHz\n"));
 	assert_non_null(strstr(buf, " arch_perfmon"));
 	assert_non_null(strstr(buf, "processor\t: 1\n"));
-	n = cpuinfo_text(pmu_model_find("zen"), 1, buf, sizeof(buf));
+	n = pmu_model_cpuinfo(pmu_model_find("zen"), 1, cpuid_answer, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "cpu family\t: 23\n"));
 	assert_non_null(strstr(buf, " perfctr_core"));
 	assert_null(strstr(buf, " arch_perfmon"));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5's check of `perf report` under `pmusim run` against callgrind:
+# A check of `perf report` under `pmusim run` against callgrind:
 # per-function "self" overhead of
 #   pmusim run -- perf record -e instructions:u -c 10000 -- ./w
 #   perf report --stdio --no-children --sort symbol

@@ -425,7 +425,7 @@ static void test_perf_stat_inherit(void **state)
 	assert_int_equal(seen, 2);
 }
 
-/* issue 5: `perf stat` of family.S, a process that forks a child which
+/* `perf stat` of family.S, a process that forks a child which
  * execs loop.S and runs two threads of its own: every task's counts reach
  * perf's events by inheritance (perf_event_init_task at fork and clone,
  * sync_child_event at each exit), so the totals are the arithmetic sum of
@@ -519,7 +519,7 @@ static void test_perf_stat_system_wide(void **state)
 /* `perf stat -e instructions:u,branches:u -- loop`: exact counts of a
  * workload that runs emulated in perf's forked child (loop.S: 2N+4
  * instructions, N branches, N = 1000000). Needs the emulator's join of the
- * session core (`pmusim exec --attach-arena`, issue 4): skipped, saying
+ * session core (`pmusim exec --attach-arena`): skipped, saying
  * so, while perf reports the events as not counted. */
 static void test_perf_stat_exact(void **state)
 {
@@ -545,7 +545,7 @@ static void test_perf_stat_exact(void **state)
 	}
 	if (strstr(r.err, "<not counted>")) {
 		print_message("skipped: the emulated workload does not join the session core yet "
-			      "(pmusim exec --attach-arena, issue 4)\n");
+			      "(pmusim exec --attach-arena)\n");
 		skip();
 	}
 	for (line = strtok_r(r.err, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -1121,7 +1121,7 @@ static void test_perf_record_inherit(void **state)
 	}
 }
 
-/* issue 5: `perf record -c 100000` of family.S: samples land on the task
+/* `perf record -c 100000` of family.S: samples land on the task
  * that ran the instructions (inherited events write to the parent's ring
  * with the child's pid/tid, perf_output_sample): 20 on the main thread
  * (comm family), 30 and 50 on its two threads, 20 on the forked child

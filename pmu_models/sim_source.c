@@ -1,7 +1,7 @@
 /*
  * sim_source.c - printable names of the machine's measured quantities.
  */
-#include "sim/core/sim_source.h"
+#include "pmu_models/sim_source.h"
 
 static const char *const source_names[SIM_SRC_NR] = {
 	[SIM_SRC_NONE] = "none",

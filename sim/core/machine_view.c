@@ -1,0 +1,204 @@
+/*
+ * machine_view.c - what a machine reads of the core (perf_core.h): its
+ * CPU's running task and clock, the sources its events count, each
+ * sampling counter's distance to its overflow, RDPMC, and the parts of an
+ * overflowing event that fill_sample needs. The core's objects stay
+ * private to sim/core; these answers are all a machine gets.
+ */
+#include <errno.h>
+#include <string.h>
+#include "sim/core/core_types.h"
+#include "sim/core/pmu.h"
+
+struct perf_task *perf_cpu_task(struct perf_cpu *cpu)
+{
+	return cpu->task;
+}
+
+pid_t perf_task_pid(const struct perf_task *task)
+{
+	return task->pid;
+}
+
+pid_t perf_task_tid(const struct perf_task *task)
+{
+	return task->tid;
+}
+
+void perf_task_set_runnable(struct perf_task *task, bool runnable)
+{
+	task->runnable = runnable;
+}
+
+void perf_task_set_comm(struct perf_core *core, struct perf_task *task, const char *comm)
+{
+	PERF_CORE_GUARD(core);
+
+	memset(task->comm, 0, sizeof(task->comm));
+	strncpy(task->comm, comm, sizeof(task->comm) - 1);
+	perf_event_comm(core, task, false);
+}
+
+unsigned perf_core_nr_cpus(const struct perf_core *core)
+{
+	return core->nr_cpus ? core->nr_cpus : 1;
+}
+
+struct perf_arena *perf_core_arena(const struct perf_core *core)
+{
+	return core->arena;
+}
+
+const struct perf_core_config *perf_core_config(const struct perf_core *core)
+{
+	return &core->cfg;
+}
+
+uint64_t perf_cpu_cycles(const struct perf_cpu *cpu)
+{
+	return cpu->cycles;
+}
+
+uint64_t perf_cpu_next_timer_cycles(const struct perf_cpu *cpu)
+{
+	return cpu->next_timer_cycles;
+}
+
+bool perf_cpu_has_active(const struct perf_cpu *cpu)
+{
+	return cpu->nr_slots || cpu->nr_sw_slots;
+}
+
+bool perf_cpu_counts_reports(const struct perf_cpu *cpu)
+{
+	return cpu->nr_slots != 0;
+}
+
+bool perf_cpu_samples_user(const struct perf_cpu *cpu)
+{
+	for (unsigned s = 0; s < cpu->nr_slots; s++)
+		if (cpu->slots[s].sampling && cpu->slots[s].mode_mask[SIM_MODE_USER])
+			return true;
+	return false;
+}
+
+uint64_t perf_cpu_active_sources(const struct perf_cpu *cpu)
+{
+	uint64_t need = 0;
+
+	for (unsigned s = 0; s < cpu->nr_slots; s++)
+		if (cpu->slots[s].source < 64)
+			need |= UINT64_C(1) << cpu->slots[s].source;
+	return need;
+}
+
+/* The sources of ctx's hardware events that may be scheduled (neither they
+ * nor their leader OFF or in error). */
+static uint64_t ctx_schedulable_hw_sources(const struct perf_event_context *ctx)
+{
+	const struct perf_event *e;
+	uint64_t m = 0;
+
+	if (!ctx)
+		return 0;
+	list_for_each_entry(e, &ctx->event_list, event_entry)
+		if (e->state >= PERF_EVENT_STATE_INACTIVE &&
+		    e->group_leader->state >= PERF_EVENT_STATE_INACTIVE &&
+		    !is_software_event(e) && e->source < 64)
+			m |= UINT64_C(1) << e->source;
+	return m;
+}
+
+uint64_t perf_cpu_schedulable_hw_sources(const struct perf_cpu *cpu)
+{
+	return ctx_schedulable_hw_sources(&cpu->ctx) | ctx_schedulable_hw_sources(cpu->task_ctx);
+}
+
+/* The sample or the overflow's signal reads the task's state: registers,
+ * its stack, its frame chain, or a signal frame (O_ASYNC on the file, or
+ * its parent's for an inherited copy: *perf_event_fasync()). */
+static bool needs_task_state(const struct perf_event *event)
+{
+	const struct perf_event *owner = event->parent ? event->parent : event;
+
+	return (event->attr.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR |
+					   PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)) ||
+	       owner->fasync;
+}
+
+unsigned perf_cpu_overflow_points(const struct perf_cpu *cpu, struct perf_overflow_point *pts,
+				  unsigned max)
+{
+	for (unsigned s = 0; s < cpu->nr_slots && s < max; s++) {
+		const struct perf_count_slot *sl = &cpu->slots[s];
+		const struct perf_event *e = sl->event;
+
+		pts[s] = (struct perf_overflow_point){
+			.source = (enum sim_source)sl->source,
+			.left = e->period_left - e->overflow_at,
+			.sampling = sl->sampling,
+			.user = sl->mode_mask[SIM_MODE_USER] != 0,
+			.needs_state = needs_task_state(e),
+			.branch_stack = (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK) != 0,
+		};
+	}
+	return cpu->nr_slots;
+}
+
+int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
+{
+	struct perf_event *e = NULL;
+
+	if (hwidx >= 0 && hwidx < PMU_MAX_COUNTERS)
+		e = cpu->counters[hwidx];
+	/* RDPMC is allowed to a task that mapped the event (CR4.PCE) */
+	if (e && e->mmap_count == 0 && (!e->parent || e->parent->mmap_count == 0))
+		e = NULL;
+	if (!e || e->state != PERF_EVENT_STATE_ACTIVE)
+		return -EPERM;
+	out->value = perf_event_hw_value(e);
+	out->mask = e->hw_width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << e->hw_width) - 1;
+	out->source = e->source;
+	out->user = e->slot >= 0 && cpu->slots[e->slot].mode_mask[SIM_MODE_USER];
+	return 0;
+}
+
+const struct perf_event_attr *perf_event_attr(const struct perf_event *event)
+{
+	return &event->attr;
+}
+
+enum sim_source perf_event_source(const struct perf_event *event)
+{
+	return event->source;
+}
+
+uint32_t perf_event_hw_flags(const struct perf_event *event)
+{
+	return event->hw_flags;
+}
+
+bool perf_event_is_software(const struct perf_event *event)
+{
+	return is_software_event(event);
+}
+
+bool perf_event_counts_time(const struct perf_event *event)
+{
+	return event->sw_source == PERF_SW_SRC_CLOCK;
+}
+
+uint64_t perf_event_id(const struct perf_event *event)
+{
+	return event->id;
+}
+
+const struct perf_event *perf_event_group_leader(const struct perf_event *event)
+{
+	return event->group_leader;
+}
+
+uint64_t perf_core_mux_interval_ns(const struct perf_core *core)
+{
+	return core->mux_interval_ns;
+}

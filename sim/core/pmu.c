@@ -1,0 +1,58 @@
+/*
+ * pmu.c - the registry of the simulated kernel's PMUs: the order
+ * perf_event_init() registers them in (software, cpu_clock, task_clock,
+ * then the architecture's core PMU), and the lookups perf_init_event()
+ * makes in it (pmu_idr by type, the pmus list in order).
+ */
+#include "sim/core/pmu.h"
+
+/* Adding a PMU: its file, and its line here (registration order is the
+ * order perf_init_event() offers an unknown type to the PMUs). */
+const struct perf_pmu *const perf_pmus[] = {
+	&perf_swevent_pmu,
+	&perf_cpu_clock_pmu,
+	&perf_task_clock_pmu,
+	&perf_cpu_pmu,
+};
+const unsigned perf_nr_pmus = sizeof(perf_pmus) / sizeof(perf_pmus[0]);
+
+unsigned perf_pmu_index(const struct perf_pmu *pmu)
+{
+	for (unsigned i = 0; i < perf_nr_pmus; i++)
+		if (perf_pmus[i] == pmu)
+			return i;
+	assert(!"PMU not registered");
+	return 0;
+}
+
+bool perf_pmu_probe(const struct perf_core *core, const struct perf_pmu *pmu,
+		    uint32_t *type, unsigned *caps)
+{
+	uint32_t t = 0;
+	unsigned c = 0;
+	bool ok = pmu->probe(core, &t, &c);
+
+	if (type)
+		*type = t;
+	if (caps)
+		*caps = c;
+	return ok;
+}
+
+int perf_pmu_find_type(const struct perf_core *core, uint32_t type)
+{
+	uint32_t t;
+
+	for (unsigned i = 0; i < perf_nr_pmus; i++)
+		if (perf_pmu_probe(core, perf_pmus[i], &t, NULL) && t == type)
+			return (int)i;
+	return -1;
+}
+
+unsigned perf_event_pmu_caps(const struct perf_event *event)
+{
+	unsigned caps;
+
+	perf_pmu_probe(event->core, perf_event_pmu(event), NULL, &caps);
+	return caps;
+}

@@ -1,0 +1,91 @@
+/*
+ * test_pmu.c - the PMU registry (sim/core/pmu.h): the PMUs the simulated
+ * kernel registers, in perf_event_init() order, with the types and
+ * contexts the kernel gives them, and the cpu PMU's own event_init errnos.
+ *
+ * Expected values come from the kernel's sources: perf_event_init()
+ * registers perf_swevent as PERF_TYPE_SOFTWARE, then "cpu_clock" and
+ * "task_clock" with dynamic types, the first ids from PERF_TYPE_MAX (6, 7);
+ * init_hw_perf_events() registers the x86 core PMU as PERF_TYPE_RAW;
+ * armpmu_register() takes a dynamic type; perf_swevent, cpu_clock and
+ * task_clock have task_ctx_nr = perf_sw_context and
+ * PERF_PMU_CAP_NO_NMI; armv8pmu_event_init() returns -EINVAL for a user
+ * access (config1:1) event not attached to a task.
+ */
+#include "testsuite/core/core_fixture.h"
+#include "sim/core/attr_check.h"
+#include "sim/core/pmu.h"
+
+static void test_registration_order(void **state)
+{
+	static const char *const names[] = { "software", "cpu_clock", "task_clock", "cpu" };
+
+	(void)state;
+	assert_int_equal(perf_nr_pmus, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_string_equal(perf_pmus[i]->name, names[i]);
+		assert_int_equal(perf_pmu_index(perf_pmus[i]), i);
+		/* every PMU can take events and says what it registered as */
+		assert_non_null(perf_pmus[i]->event_init);
+		assert_non_null(perf_pmus[i]->probe);
+		assert_non_null(perf_pmus[i]->handle_overflow);
+	}
+}
+
+static void test_types_and_contexts(void **state)
+{
+	struct fixture f;
+	unsigned caps;
+
+	(void)state;
+	fixture_init(&f, "skylake", 0, 1);
+	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_SOFTWARE), perf_pmu_index(&perf_swevent_pmu));
+	assert_int_equal(perf_pmu_find_type(f.core, 6), perf_pmu_index(&perf_cpu_clock_pmu));
+	assert_int_equal(perf_pmu_find_type(f.core, 7), perf_pmu_index(&perf_task_clock_pmu));
+	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_RAW), perf_pmu_index(&perf_cpu_pmu));
+	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_TRACEPOINT), -1);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(perf_pmus[i]->task_ctx_nr, perf_sw_context);
+		assert_true(perf_pmu_probe(f.core, perf_pmus[i], NULL, &caps));
+		assert_true(caps & PERF_PMU_CAP_SIM_NO_NMI);
+	}
+	assert_int_equal(perf_cpu_pmu.task_ctx_nr, perf_hw_context);
+	assert_true(perf_pmu_probe(f.core, &perf_cpu_pmu, NULL, &caps));
+	assert_false(caps & PERF_PMU_CAP_SIM_NO_NMI);
+	fixture_fini(&f);
+
+	/* arm64: the core PMU has a dynamic type, RAW finds nothing by idr */
+	fixture_init(&f, "pmuv3", 0, 1);
+	assert_int_equal(perf_pmu_find_type(f.core, perf_core_model(f.core)->pmu_type),
+			 perf_pmu_index(&perf_cpu_pmu));
+	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_RAW), -1);
+	fixture_fini(&f);
+}
+
+/* The cpu PMU's event_init decides its own errnos, whoever calls it. */
+static void test_cpu_pmu_event_init_errnos(void **state)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_RAW, .size = sizeof(a), .config = 0x08,
+				     .config1 = 0x2 };
+	struct perf_event_init init;
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f, "pmuv3", 0, 1);
+	a.type = perf_core_model(f.core)->pmu_type;
+	assert_int_equal(perf_event_init_attr(f.core, &a, 0, false, &init), -EINVAL);
+	assert_int_equal(perf_event_init_attr(f.core, &a, -1, true, &init), 0);
+	assert_ptr_equal(init.pmu, &perf_cpu_pmu);
+	fixture_fini(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registration_order),
+		cmocka_unit_test(test_types_and_contexts),
+		cmocka_unit_test(test_cpu_pmu_event_init_errnos),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
