@@ -58,7 +58,7 @@ while IFS=$'\t' read -r name what snippet; do
 		d="$tmp/$name.$mode"
 		mkdir -p "$d"
 		if [[ $mode == native ]]; then RUN=""; else RUN="$PMUSIM exec"; fi
-		(cd "$d" && timeout 60 bash -c "RUN=\"$RUN\"; $snippet" > "$tmp/$name.$mode.out" 2> "$tmp/$name.$mode.err"; echo $? > "$tmp/$name.$mode.st")
+		(cd "$d" && timeout 60 bash -c "export RUN=\"$RUN\"; $snippet" > "$tmp/$name.$mode.out" 2> "$tmp/$name.$mode.err"; echo $? > "$tmp/$name.$mode.st")
 	done
 	ran=$((ran + 1))
 	sed -i "s|$PMUSIM|pmusim|g" "$tmp/$name.emu.err"
