@@ -1105,7 +1105,7 @@ int signal_syscall_enter(struct guest_thread *t)
 	case SYS_vfork:
 		break;
 	default:
-		thread_lock_lend(t);
+		thread_lock_lend(t, syscall_may_sleep(t->syscall_nr));
 	}
 	/*
 	 * A signal caught since the last block start would otherwise wait

@@ -15,9 +15,10 @@
  * ticket lock), as the scheduler shares one CPU between runnable tasks:
  *  - a syscall lends the turn, it does not give it away: the thread takes
  *    it back on return, unless the call sleeps (the turn stayed unused for
- *    THREAD_GRACE_NS while another thread waited: that one takes it, as a
- *    task that blocks leaves its CPU) or the slice is used up with another
- *    thread waiting (need_resched on the way back to user mode). Giving the
+ *    THREAD_GRACE_NS, or a slice for a call that cannot sleep, while
+ *    another thread waited: that one takes it, as a task that blocks
+ *    leaves its CPU) or the slice is used up with another thread waiting
+ *    (need_resched on the way back to user mode). Giving the
  *    turn away at every syscall let a thread that computes take it at once
  *    and keep it for a whole slice, so a thread making syscalls got one
  *    call per slice;
@@ -49,12 +50,14 @@ static unsigned long next_ticket, now_serving;
 static struct guest_thread *holder;           /* whose turn it is (ticket now_serving) */
 static bool holder_away;                      /* it is in a syscall, the turn lent */
 static uint64_t turn_since, away_since;       /* CLOCK_MONOTONIC ns */
+static uint64_t away_grace;                   /* how long the lent turn waits */
 static volatile bool bql_enabled;
 static __thread bool bql_held;                /* this thread runs guest code */
 
 /* a time slice: a 4 ms scheduler tick */
 #define THREAD_SLICE_NS 4000000ull
-/* a lent turn unused this long while another thread waits: the call sleeps */
+/* a lent turn unused this long while another thread waits: the call sleeps
+ * (a call that cannot sleep has a slice: the host may preempt it) */
 #define THREAD_GRACE_NS 100000ull
 
 static uint64_t now_ns(void)
@@ -124,11 +127,11 @@ static void wait_turn(unsigned long my)
 		uint64_t now = now_ns();
 
 		if (holder && holder_away) {
-			if (now >= away_since + THREAD_GRACE_NS) {
+			if (now >= away_since + away_grace) {
 				pass_turn();   /* schedule(): it sleeps in its call */
 				continue;
 			}
-			wait_until(away_since + THREAD_GRACE_NS);
+			wait_until(away_since + away_grace);
 		} else if (holder && safe_stop_on()) {
 			if (!next_kick)
 				next_kick = turn_since + THREAD_SLICE_NS;
@@ -174,7 +177,7 @@ void thread_lock_acquire(struct guest_thread *t)
 	pthread_mutex_unlock(&bql_mu);
 }
 
-void thread_lock_lend(struct guest_thread *t)
+void thread_lock_lend(struct guest_thread *t, bool may_sleep)
 {
 	if (!bql_held)
 		return;
@@ -182,7 +185,12 @@ void thread_lock_lend(struct guest_thread *t)
 	if (holder == t) {
 		holder_away = true;
 		away_since = now_ns();
-		pthread_cond_broadcast(&bql_cv);   /* waiters time the grace */
+		away_grace = may_sleep ? THREAD_GRACE_NS : THREAD_SLICE_NS;
+		/* waiters time the grace; for a call that cannot sleep they
+		 * notice at their next wake-up (the slice's end at the latest),
+		 * and a futex wake per call would cost as much as the call */
+		if (may_sleep)
+			pthread_cond_broadcast(&bql_cv);
 	} else {
 		pass_turn();
 	}

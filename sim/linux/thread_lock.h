@@ -5,6 +5,8 @@
 #ifndef PMUSIM_THREAD_LOCK_H
 #define PMUSIM_THREAD_LOCK_H
 
+#include <stdbool.h>
+
 struct guest_thread;
 
 /* Turns the lock on for the process (first thread clone). */
@@ -15,8 +17,8 @@ int thread_lock_enable(void);
 void thread_lock_acquire(struct guest_thread *t);
 void thread_lock_release(struct guest_thread *t);
 /* Around a syscall: the turn is kept for the caller's return unless the call
- * sleeps (then a waiting thread takes it). */
-void thread_lock_lend(struct guest_thread *t);
+ * sleeps (then a waiting thread takes it); may_sleep: the call can block. */
+void thread_lock_lend(struct guest_thread *t, bool may_sleep);
 /* After an engine stop: the holder goes to the back of the queue if another
  * thread waits (a preempted time slice). */
 void thread_lock_yield(struct guest_thread *t);

@@ -64,6 +64,7 @@ for setup in $setups; do
 		fi
 		echo "$s $ps $c $pc" | awk '{ print $0, $2 / $1, $4 / $3 }' >> "$res"
 		if [[ -n $min ]] && ! awk -v m="$min" '{ exit !($2 / $1 >= m && $4 / $3 >= m) }' <<< "$s $ps $c $pc"; then
+			echo "$setup round $i: sys $ps of $s alone, cpu $pc of $c alone"
 			ok=0
 		fi
 	done
