@@ -20,26 +20,9 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include "fault_catch.h"
 
-static sigjmp_buf jb;
-static siginfo_t got;
-static long long trapno, err;
-static uintptr_t cr2, rip, rsp;
 static volatile uintptr_t sp_before;   /* RSP just before the call */
-
-static void handler(int sig, siginfo_t *si, void *ucv)
-{
-	ucontext_t *uc = ucv;
-
-	(void)sig;
-	got = *si;
-	trapno = uc->uc_mcontext.gregs[REG_TRAPNO];
-	err = uc->uc_mcontext.gregs[REG_ERR];
-	cr2 = (uintptr_t)uc->uc_mcontext.gregs[REG_CR2];
-	rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	rsp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-	siglongjmp(jb, 1);
-}
 
 /* 'ret' and a page of them: code that runs where it is mapped executable. */
 static void *code_page(size_t len)

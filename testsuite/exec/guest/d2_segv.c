@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
+#include "fault_catch.h"
 
 /* An address the compiler cannot see through. */
 static volatile int *bad_ptr(uintptr_t a)
@@ -23,24 +24,7 @@ static volatile int *bad_ptr(uintptr_t a)
 	return (volatile int *)v;
 }
 
-static sigjmp_buf jb;
-static siginfo_t got;
-static long long trapno, err;
-static unsigned long long cr2, rip;
 static int resumed;
-
-static void handler(int sig, siginfo_t *si, void *ucv)
-{
-	ucontext_t *uc = ucv;
-
-	(void)sig;
-	got = *si;
-	trapno = uc->uc_mcontext.gregs[REG_TRAPNO];
-	err = uc->uc_mcontext.gregs[REG_ERR];
-	cr2 = (unsigned long long)uc->uc_mcontext.gregs[REG_CR2];
-	rip = (unsigned long long)uc->uc_mcontext.gregs[REG_RIP];
-	siglongjmp(jb, 1);
-}
 
 static void skip_handler(int sig, siginfo_t *si, void *ucv)
 {
