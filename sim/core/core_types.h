@@ -259,8 +259,6 @@ struct perf_core {
 	pid_t lock_owner;               /* tid holding it, 0: none */
 	unsigned lock_depth;            /* recursion depth of the holder */
 	unsigned lock_waiters;          /* threads waiting (atomic) */
-	unsigned lock_grants;           /* acquisitions so far (atomic, a futex word) */
-	unsigned lock_yielders;         /* threads in perf_core_yield (atomic) */
 	struct perf_core_config cfg;    /* with defaults filled in; cfg.model and
 	                                 * cfg.arena are the creator's pointers */
 	int model_index;                /* in the model registry, -1: not registered */

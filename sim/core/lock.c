@@ -13,16 +13,11 @@
  * Invariant: lock_depth > 0 exactly when lock_owner holds the mutex.
  */
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include "sim/core/core_types.h"
-
-/* the longest a yielder waits for a waiter to take the lock: a 4 ms tick */
-#define PERF_CORE_YIELD_NS 4000000L
 
 static __thread pid_t cached_tid;
 
@@ -72,9 +67,6 @@ struct perf_core *perf_core_lock(struct perf_core *core)
 	__atomic_sub_fetch(&core->lock_waiters, 1, __ATOMIC_RELAXED);
 	core->lock_owner = me;
 	core->lock_depth = 1;
-	__atomic_add_fetch(&core->lock_grants, 1, __ATOMIC_RELEASE);
-	if (__atomic_load_n(&core->lock_yielders, __ATOMIC_ACQUIRE))
-		syscall(SYS_futex, &core->lock_grants, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	return core;
 }
 
@@ -98,25 +90,16 @@ bool perf_core_should_yield(const struct perf_core *core)
 }
 
 /*
- * Lets a waiting thread in and takes the lock back at the same depth. The
- * mutex is not fair (the yielder would win it back at once), so the yielder
- * sleeps until another thread has taken the lock: a hand-over, woken by
- * that acquisition (a futex on the grant count, shared between processes as
- * the arena is). A waiter that never gets there (killed, or not scheduled)
- * holds the yielder up for one time slice at most.
+ * Lets the waiting threads in and takes the lock back at the same depth.
+ * The mutex is not fair, so the yielder stands aside until the waiters
+ * are through or a few rounds passed.
  */
 void perf_core_yield(struct perf_core *core)
 {
-	unsigned grants = __atomic_load_n(&core->lock_grants, __ATOMIC_ACQUIRE);
-	struct timespec slice = { 0, PERF_CORE_YIELD_NS };
-	unsigned depth;
+	unsigned depth = perf_core_unlock_all(core);
 
-	__atomic_add_fetch(&core->lock_yielders, 1, __ATOMIC_ACQ_REL);
-	depth = perf_core_unlock_all(core);
-	if (perf_core_should_yield(core) &&
-	    __atomic_load_n(&core->lock_grants, __ATOMIC_ACQUIRE) == grants)
-		syscall(SYS_futex, &core->lock_grants, FUTEX_WAIT, grants, &slice, NULL, 0);
-	__atomic_sub_fetch(&core->lock_yielders, 1, __ATOMIC_ACQ_REL);
+	for (int i = 0; i < 64 && perf_core_should_yield(core); i++)
+		sched_yield();
 	perf_core_relock(core, depth);
 }
 
