@@ -46,20 +46,13 @@ void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 		perf_cpu_switch_to(pv->cpu, pv->task);
 }
 
-/* The batch reported and inline counting off: the next block takes the
- * slow path, which finds new limits (and takes the lock if it is not held). */
-static void settle(struct pmu_vcpu *pv)
+void pmu_vcpu_release(struct pmu_vcpu *pv)
 {
 	flush(pv);
 	pv->lim_valid = false;
+	/* unlocked, blocks may not count inline: the next one acquires */
 	if (pv->jit)
 		jit_count_arm(pv->jit, 0, false, false);
-}
-
-void pmu_vcpu_release(struct pmu_vcpu *pv)
-{
-	/* unlocked, blocks may not count inline: the next one acquires */
-	settle(pv);
 	if (pv->locked) {
 		perf_core_unlock_all(pv->core);
 		pv->locked = false;
@@ -1089,19 +1082,12 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 	pmu_vcpu_release(pv);
 }
 
-/*
- * The return to user mode keeps the lock: the block after the SYSCALL would
- * take it again at once, and with another task computing on the core each
- * take waits for that task's next yield. The thread already holds its
- * emulator turn here (the syscall handler took it back), so holding the
- * core lock into guest code is the state after any block.
- */
 void pmu_syscall_exit(struct pmu_vcpu *pv)
 {
 	pmu_vcpu_acquire(pv);
 	kernel_work(pv, &syscall_exit);
 	pmu_vcpu_check_hooks(pv);
-	settle(pv);
+	pmu_vcpu_release(pv);
 }
 
 /*
