@@ -11,8 +11,9 @@
 # Usage: run_fairness.sh PMUSIM PAIR [-n ROUNDS] [-m MS] [-s SETUPS] [-c MIN]
 #   prints each setup's median ratios side by side (SETUPS: some of
 #   thread_exec thread_counted fork_counted, all by default); with -c,
-#   fails unless both ratios reach MIN in every round (a handing-off that
-#   starves one side does it in some rounds, not all).
+#   fails when a side fell below MIN in more than one round: a hand-off
+#   that starves one side does it in some rounds, not all, and a loaded
+#   machine slows a single round now and then.
 set -u
 pmusim=$(realpath "$1")
 pair=$(realpath "$2")
@@ -51,7 +52,7 @@ printf '%-16s %12s %12s %12s %12s %9s %9s\n' setup sys_alone sys_paired cpu_alon
 for setup in $setups; do
 	mode=${setup%%_*}
 	: > "$res"
-	ok=1
+	ok=1 bad=0
 	for ((i = 0; i < rounds; i++)); do
 		s=$(rate sys "$(run_pair "$setup" sys)")
 		c=$(rate cpu "$(run_pair "$setup" cpu)")
@@ -64,17 +65,18 @@ for setup in $setups; do
 		fi
 		echo "$s $ps $c $pc" | awk '{ print $0, $2 / $1, $4 / $3 }' >> "$res"
 		if [[ -n $min ]] && ! awk -v m="$min" '{ exit !($2 / $1 >= m && $4 / $3 >= m) }' <<< "$s $ps $c $pc"; then
-			echo "$setup round $i: sys $ps of $s alone, cpu $pc of $c alone"
-			ok=0
+			echo "$setup round $i below $min: sys $ps of $s alone, cpu $pc of $c alone"
+			bad=$((bad + 1))
 		fi
 	done
 	med() { awk -v k="$1" '{ print $k }' "$res" | median; }
 	printf '%-16s %12.0f %12.0f %12.0f %12.0f %9.3f %9.3f\n' "$setup" \
 		"$(med 1)" "$(med 2)" "$(med 3)" "$(med 4)" "$(med 5)" "$(med 6)"
-	if [[ -n $min && $ok == 0 ]]; then
-		echo "FAIL $setup: a side below $min of its speed alone in some round"
-		fail=1
+	if [[ -n $min && $bad -gt 1 ]]; then
+		echo "FAIL $setup: a side below $min of its speed alone in $bad rounds"
+		ok=0
 	fi
+	[[ $ok == 1 ]] || fail=1
 done
 rm -f "$res"
 exit $fail
