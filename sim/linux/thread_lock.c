@@ -33,7 +33,6 @@
  * A process with one thread never takes the lock (enabled at the first
  * clone of a thread). Fork leaves the child with one thread: reset.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -182,18 +181,15 @@ void thread_lock_lend(struct guest_thread *t, bool may_sleep)
 	if (!bql_held)
 		return;
 	pthread_mutex_lock(&bql_mu);
-	if (holder == t) {
-		holder_away = true;
-		away_since = now_ns();
-		away_grace = may_sleep ? THREAD_GRACE_NS : THREAD_SLICE_NS;
-		/* waiters time the grace; for a call that cannot sleep they
-		 * notice at their next wake-up (the slice's end at the latest),
-		 * and a futex wake per call would cost as much as the call */
-		if (may_sleep)
-			pthread_cond_broadcast(&bql_cv);
-	} else {
-		pass_turn();
-	}
+	(void)t;   /* bql_held: holder == t */
+	holder_away = true;
+	away_since = now_ns();
+	away_grace = may_sleep ? THREAD_GRACE_NS : THREAD_SLICE_NS;
+	/* waiters time the grace; for a call that cannot sleep they notice
+	 * at their next wake-up (the slice's end at the latest), and a futex
+	 * wake per call would cost as much as the call */
+	if (may_sleep)
+		pthread_cond_broadcast(&bql_cv);
 	bql_held = false;
 	pthread_mutex_unlock(&bql_mu);
 }
