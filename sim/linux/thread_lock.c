@@ -6,7 +6,7 @@
  * xadd, ...) without CF_PARALLEL, as plain load/compute/store sequences. Two
  * engines running at once over the same memory break every guest mutex
  * (glibc's assertion "mutex->__data.__owner == 0" fired in testing). So a
- * thread holds the lock while its engine runs, and drops it around each
+ * thread holds the lock while its engine runs, and lends it around each
  * syscall handler (the kernel side, where it may block: futex waits, reads,
  * sleeps run concurrently as on a real kernel). Calls that change the
  * address space keep it: they update every thread's engine.
