@@ -21,6 +21,17 @@
 
 #define DEFAULT_FREQ_HZ  UINT64_C(3000000000)
 
+/*
+ * The "until" address of a run. Unicorn turns the instruction at it into a
+ * halt (uc_addr_is_exit() in the translator), so no guest instruction may
+ * have it: 0, where a NULL call or an entry point of 0 lands, made those
+ * runs stop at once with nothing done, again and again. This one is
+ * non-canonical (also under 5-level paging), so the guest can reach it only
+ * by a jump that the CPU refuses with #GP, which vcpu_run() reports as that
+ * fetch's fault.
+ */
+#define VCPU_NO_EXIT UINT64_C(0x4b1d00000000c0de)
+
 /* ---- block-size cache: instructions per translated block -------------- */
 
 struct bc_entry { uint64_t addr; uint32_t size; uint32_t ninsns; };
@@ -583,7 +594,7 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 		tlb_fast_observe(c->ops->tlb_fill ? tlb_observer : NULL, c);
 		if (c->pmu && c->pmu->jit)
 			jit_count_begin(c->pmu->jit);
-		e = uc_emu_start(c->uc, rip, 0, 0, 0);
+		e = uc_emu_start(c->uc, rip, VCPU_NO_EXIT, 0, 0);
 		if (c->pmu && c->pmu->jit)
 			jit_count_end(c->pmu->jit);
 		if (c->pmu && e == UC_ERR_OK && c->exit == VCPU_EXIT_STOP)
@@ -599,7 +610,15 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 		return c->exit;
 	switch (e) {
 	case UC_ERR_OK:
-		return VCPU_EXIT_STOP;
+		if (vcpu_reg(c, UC_X86_REG_RIP) != VCPU_NO_EXIT)
+			return VCPU_EXIT_STOP;
+		/* the guest jumped to the run's exit: as a fetch from any
+		 * other non-canonical address fails */
+		c->fault.addr = VCPU_NO_EXIT;
+		c->fault.exec = true;
+		e = UC_ERR_FETCH_UNMAPPED;
+		c->exit = VCPU_EXIT_FAULT;
+		break;
 	case UC_ERR_READ_UNMAPPED:
 	case UC_ERR_WRITE_UNMAPPED:
 	case UC_ERR_FETCH_UNMAPPED:

@@ -200,6 +200,16 @@ __attribute__((weak)) void guest_signal_pending(struct guest_thread *t)
 #define K_SI_KERNEL 0x80
 
 /*
+ * An x86-64 address the MMU translates: bits 63..47 all equal (4-level
+ * paging, which the emulated CPU reports). Any other faults as #GP before
+ * a page walk, with no address (__is_canonical_address()).
+ */
+static bool canonical(uint64_t addr)
+{
+	return (uint64_t)((int64_t)(addr << 16) >> 16) == addr;
+}
+
+/*
  * Runs t until its state leaves GUEST_RUNNING. Each engine exit is turned
  * into Linux behaviour: faults become synchronous signals (do_page_fault /
  * do_trap semantics via guest_signal_fault); after every stop pending
@@ -221,6 +231,11 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 			/* do_user_addr_fault() counts PAGE_FAULTS before it
 			 * finds a bad area (not MIN/MAJ: mm_account_fault is
 			 * not reached); the engine stopped at the instruction */
+			if (!canonical(c->fault.addr)) {
+				/* no page walk: #GP, exc_general_protection() */
+				guest_signal_fault(t, SIGSEGV, K_SI_KERNEL, 0);
+				break;
+			}
 			if (c->pmu)
 				pmu_page_fault_bad(c->pmu, c->fault.addr);
 			guest_signal_fault(t, SIGSEGV,

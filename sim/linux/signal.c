@@ -935,6 +935,13 @@ void guest_signal_fault(struct guest_thread *t, int sig, int code, uint64_t addr
 	info.si_addr = (void *)(uintptr_t)addr;
 	switch (sig) {
 	case SIGSEGV:
+		if (code == SI_KERNEL) {
+			/* gp_user_force_sig_segv(): X86_TRAP_GP, error code 0,
+			 * cr2 left as the last page fault set it */
+			st->trapno = 13;
+			st->err = 0;
+			break;
+		}
 		/* set_signal_archinfo(): X86_TRAP_PF, error code with X86_PF_USER */
 		st->trapno = 14;
 		st->err = 4 | (t->cpu->fault.prot && page_present(addr) ? 1 : 0) |
@@ -1098,7 +1105,7 @@ int signal_syscall_enter(struct guest_thread *t)
 	case SYS_vfork:
 		break;
 	default:
-		thread_lock_release(t);
+		thread_lock_lend(t, syscall_may_sleep(t->syscall_nr));
 	}
 	/*
 	 * A signal caught since the last block start would otherwise wait

@@ -2,7 +2,8 @@
  * d2_segv.c - guest program: synchronous faults caught and recovered with
  * siglongjmp: SIGSEGV on an unmapped read (SEGV_MAPERR, si_addr, trap 14,
  * error code 4, cr2), on a write to a read-only page (SEGV_ACCERR, error
- * code 7), SIGILL on ud2 (ILL_ILLOPN at the instruction), SIGFPE on an
+ * code 7), on a read of a non-canonical address (#GP: SI_KERNEL, no address,
+ * trap 13), SIGILL on ud2 (ILL_ILLOPN at the instruction), SIGFPE on an
  * integer division by zero (FPE_INTDIV); a handler that fixes RIP through
  * the ucontext and returns.
  */
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
+#include "fault_catch.h"
 
 /* An address the compiler cannot see through. */
 static volatile int *bad_ptr(uintptr_t a)
@@ -23,24 +25,7 @@ static volatile int *bad_ptr(uintptr_t a)
 	return (volatile int *)v;
 }
 
-static sigjmp_buf jb;
-static siginfo_t got;
-static long long trapno, err;
-static unsigned long long cr2, rip;
 static int resumed;
-
-static void handler(int sig, siginfo_t *si, void *ucv)
-{
-	ucontext_t *uc = ucv;
-
-	(void)sig;
-	got = *si;
-	trapno = uc->uc_mcontext.gregs[REG_TRAPNO];
-	err = uc->uc_mcontext.gregs[REG_ERR];
-	cr2 = (unsigned long long)uc->uc_mcontext.gregs[REG_CR2];
-	rip = (unsigned long long)uc->uc_mcontext.gregs[REG_RIP];
-	siglongjmp(jb, 1);
-}
 
 static void skip_handler(int sig, siginfo_t *si, void *ucv)
 {
@@ -97,6 +82,12 @@ int main(void)
 	if (sigsetjmp(jb, 1) == 0)
 		*bad_ptr(0x20) = 1;
 	printf("unmapped write: code %d err %lld\n", got.si_code, err);
+
+	/* a non-canonical address: #GP, no page walk, no address */
+	if (sigsetjmp(jb, 1) == 0)
+		(void)*bad_ptr(0x8000000000000010ull);
+	printf("non-canonical read: sig %d code %d (SI_KERNEL %d) addr %#lx trapno %lld err %lld\n",
+	       got.si_signo, got.si_code, SI_KERNEL, (unsigned long)got.si_addr, trapno, err);
 
 	if (sigsetjmp(jb, 1) == 0)
 		do_ud2();
