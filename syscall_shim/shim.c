@@ -694,10 +694,11 @@ static bool env_is(const char *e, const char *name)
  * The session's environment sticks to the tree: a program that clears its
  * environment (env -i, a CI runner) would otherwise exec images without
  * the shim, which the inherited filter kills at their first trapped
- * syscall. Copies envp into out with LD_PRELOAD leading with the shim and
- * the PMUSIM_* variables restored; returns out, or envp when it cannot.
+ * syscall. Copies envp into out (slots entries) with LD_PRELOAD leading
+ * with the shim and the PMUSIM_* variables restored; returns out, or envp
+ * when it cannot.
  */
-static char **sticky_env(char **envp, char **out, char *preload, size_t plen)
+static char **sticky_env(char **envp, char **out, size_t slots, char *preload, size_t plen)
 {
 	bool had_preload = false, had_asan = false;
 	size_t n = 0;
@@ -705,7 +706,7 @@ static char **sticky_env(char **envp, char **out, char *preload, size_t plen)
 	if (!env_shim[0] || !env_arena[0])
 		return envp;
 	for (char **e = envp; e && *e; e++) {
-		if (n + 5 >= MAX_ENV)
+		if (n + 6 > slots)
 			return envp;
 		if (env_is(*e, PMUSIM_ENV_ARENA) || env_is(*e, PMUSIM_ENV_SESSION) ||
 		    env_is(*e, PMUSIM_ENV_EXE))
@@ -757,14 +758,70 @@ static void env_capture(void)
 
 static long host_syscall(long nr, long *a);
 
-/* execve(2) from the SIGSYS handler: under the interrupted context's mask,
- * which the new image inherits (the handler's own mask blocks almost every
- * signal: a program started under it could not be interrupted). */
-static long exec_as_caller(long nr, long a0, long a1, long a2, long a3, long a4)
+/*
+ * execve(2)/execveat(2) from the SIGSYS handler, a[env_at] the caller's
+ * envp: with the session's environment kept (sticky_env), under the
+ * interrupted context's mask, which the new image inherits (the handler's
+ * own mask blocks almost every signal: a program started under it could
+ * not be interrupted). The frame is sized to the environment: glibc's
+ * posix_spawn child (system(), popen()) runs on a stack of about 36 KiB.
+ */
+static long exec_keeping_env(long nr, const long *a, int env_at)
 {
-	long a[6] = { a0, a1, a2, a3, a4, 0 };
+	char **envp = (char **)a[env_at];
+	size_t count = 0, plen = strlen(env_shim) + sizeof("LD_PRELOAD=:");
+	long b[6];
 
-	return host_syscall(nr, a);
+	for (char **e = envp; e && *e && count < MAX_ENV; e++, count++)
+		if (env_is(*e, "LD_PRELOAD"))
+			plen += strlen(*e);
+	char *nenv[count + 7], preload[plen];
+
+	memcpy(b, a, sizeof(b));
+	b[env_at] = (long)sticky_env(envp, nenv, count + 7, preload, plen);
+	return host_syscall(nr, b);
+}
+
+/* A monitored task's execve: the program again, in the same pid, under
+ * the emulator attached to this session's core. Returns only if that
+ * fails (the caller then runs it natively). Not inlined: its frame is
+ * only paid by monitored tasks. */
+static __attribute__((noinline)) long reexec_emulated(const char *path, char **argv, long envp)
+{
+	char fdbuf[16], real[PATH_MAX];
+	int n = 0, argc = 0;
+	pid_t tid = my_tid();
+
+	/* /proc/self/... names this process: after the re-exec it would
+	 * name pmusim */
+	if (strncmp(path, "/proc/", 6) == 0 && realpath(path, real))
+		path = real;
+	while (argv && argv[argc])
+		argc++;
+	if (argc + 10 >= 1024)
+		return -E2BIG;
+	char *nargv[argc + 10];
+	int adopted = shim_session_adopt(tid);
+
+	snprintf(fdbuf, sizeof(fdbuf), "%d", sess->arena_fd);
+	nargv[n++] = sess->exe;
+	nargv[n++] = (char *)"exec";
+	nargv[n++] = (char *)"--attach-arena";
+	nargv[n++] = fdbuf;
+	nargv[n++] = (char *)"--argv0";
+	nargv[n++] = argc ? argv[0] : (char *)path;
+	nargv[n++] = (char *)"--";
+	nargv[n++] = (char *)path;
+	for (int i = 1; i < argc; i++)
+		nargv[n++] = argv[i];
+	nargv[n] = NULL;
+	shim_log("execve(%s): task %d runs emulated (took %d write ends)", path, (int)tid, adopted);
+
+	long b[6] = { (long)sess->exe, (long)nargv, envp, 0, 0, 0 };
+	long r = exec_keeping_env(SYS_execve, b, 2);
+
+	shim_log("re-exec under %s failed: %ld", sess->exe, r);
+	return r;
 }
 
 /* execve of a monitored task: re-exec the program in the same pid under
@@ -773,62 +830,26 @@ static long exec_as_caller(long nr, long a0, long a1, long a2, long a3, long a4)
 static long sys_execve(long *a)
 {
 	const char *path = (const char *)a[0];
-	char **argv = (char **)a[1];
-	pid_t tid = my_tid();
-	char *nenv[MAX_ENV], preload[PATH_MAX * 2];
-	char **envp = sticky_env((char **)a[2], nenv, preload, sizeof(preload));
 
 	/* a task with events runs emulated, to be counted; so does a child of
 	 * a process counting the simulated CPUs system-wide */
-	if (core && sess->exe[0] && (task_monitored(tid) || owns_cpu_wide(getppid()))) {
-		char fdbuf[16], real[PATH_MAX];
+	if (core && sess->exe[0] && (task_monitored(my_tid()) || owns_cpu_wide(getppid()))) {
 		struct stat st;
 
 		/* what execve would fail with, it fails with here (execvp goes
 		 * on along PATH after ENOENT/EACCES) */
-		if (TSYS2(SYS_stat, path, &st) < 0 || TSYS2(SYS_access, path, X_OK) < 0 ||
-		    !S_ISREG(st.st_mode)) {
-			long e = TSYS2(SYS_stat, path, &st);
+		long e = TSYS2(SYS_stat, path, &st);
 
-			if (e < 0)
-				return e;
-			if (!S_ISREG(st.st_mode))
-				return -EACCES;  /* do_open_execat(): not a regular file */
-			return TSYS2(SYS_access, path, X_OK);
-		}
-		char *nargv[1024];
-		int n = 0, argc = 0;
-
-		/* /proc/self/... names this process: after the re-exec it would
-		 * name pmusim */
-		if (strncmp(path, "/proc/", 6) == 0 && realpath(path, real))
-			path = real;
-		while (argv && argv[argc])
-			argc++;
-		if (argc + 10 < 1024) {
-			int adopted = shim_session_adopt(tid);
-
-			snprintf(fdbuf, sizeof(fdbuf), "%d", sess->arena_fd);
-			nargv[n++] = sess->exe;
-			nargv[n++] = (char *)"exec";
-			nargv[n++] = (char *)"--attach-arena";
-			nargv[n++] = fdbuf;
-			nargv[n++] = (char *)"--argv0";
-			nargv[n++] = argc ? argv[0] : (char *)path;
-			nargv[n++] = (char *)"--";
-			nargv[n++] = (char *)path;
-			for (int i = 1; i < argc; i++)
-				nargv[n++] = argv[i];
-			nargv[n] = NULL;
-			shim_log("execve(%s): task %d runs emulated (took %d write ends)",
-				 path, (int)tid, adopted);
-			long r = exec_as_caller(SYS_execve, (long)sess->exe, (long)nargv,
-						(long)envp, 0, 0);
-
-			shim_log("re-exec under %s failed: %ld", sess->exe, r);
-		}
+		if (e < 0)
+			return e;
+		if (!S_ISREG(st.st_mode))
+			return -EACCES;  /* do_open_execat(): not a regular file */
+		e = TSYS2(SYS_access, path, X_OK);
+		if (e < 0)
+			return e;
+		reexec_emulated(path, (char **)a[1], a[2]);
 	}
-	return exec_as_caller(SYS_execve, a[0], a[1], (long)envp, 0, 0);
+	return exec_keeping_env(SYS_execve, a, 2);
 }
 
 /* ---- the SIGSYS handler ---- */
@@ -1312,13 +1333,8 @@ static long dispatch(long nr, long *a)
 		/* pmusim re-executing itself (a guest's execve) must keep the
 		 * shim: the filter follows; its guests never see it
 		 * (strip_preload) */
-		if (nr == SYS_execve && a[0] && is_pmusim((const char *)a[0])) {
-			char *nenv[MAX_ENV], preload[PATH_MAX * 2];
-
-			return exec_as_caller(SYS_execve, a[0], a[1],
-					      (long)sticky_env((char **)a[2], nenv, preload,
-							       sizeof(preload)), 0, 0);
-		}
+		if (nr == SYS_execve && a[0] && is_pmusim((const char *)a[0]))
+			return exec_keeping_env(SYS_execve, a, 2);
 		/* waits (pmusim's host poll for a guest) under the interrupted
 		 * context's mask, so signals still end them */
 		if (nr == SYS_poll || nr == SYS_ppoll || nr == SYS_select || nr == SYS_pselect6)
@@ -1328,14 +1344,9 @@ static long dispatch(long nr, long *a)
 	switch (nr) {
 	case SYS_execve:
 		return sys_execve(a);
-	case SYS_execveat: {
-		char *nenv[MAX_ENV], preload[PATH_MAX * 2];
-
+	case SYS_execveat:
 		/* fexecve and friends: native, the environment kept */
-		return exec_as_caller(SYS_execveat, a[0], a[1], a[2],
-				      (long)sticky_env((char **)a[3], nenv, preload, sizeof(preload)),
-				      a[4]);
-	}
+		return exec_keeping_env(SYS_execveat, a, 3);
 	}
 	if (!core)      /* no session core: the host's syscalls */
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
@@ -1772,7 +1783,7 @@ static void __attribute__((constructor)) shim_init(void)
 	sigdelset(&sa.sa_mask, SIGBUS);
 	sigdelset(&sa.sa_mask, SIGILL);
 	sigdelset(&sa.sa_mask, SIGFPE);
-	if (sigaction(SIGSYS, &sa, NULL) == 0) {
+	if (tramp_sigaction(SIGSYS, sigsys_handler, sa.sa_flags, &sa.sa_mask) == 0) {
 		sigset_t s;
 
 		sigemptyset(&s);

@@ -12,6 +12,7 @@
 #ifndef PMUSIM_SHIM_TRAMP_H
 #define PMUSIM_SHIM_TRAMP_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 /* Maps the trampoline at its fixed address (or checks the one there).
@@ -20,6 +21,12 @@ int tramp_map(void);
 /* A raw syscall from the trampoline: returns the kernel's value (-errno on
  * failure, no errno set). */
 long tramp_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
+/* Installs handler for sig (SA_SIGINFO, flags, the first 64 signals of
+ * mask blocked while it runs) with a raw rt_sigaction from the trampoline:
+ * the filter answers any other rt_sigaction of SIGSYS with 0 and leaves
+ * the action alone. Returns 0 or -errno. */
+int tramp_sigaction(int sig, void (*handler)(int, siginfo_t *, void *), int flags,
+		    const sigset_t *mask);
 /* Whether this process tree already runs under the shim's filter. */
 bool tramp_filter_present(void);
 /* Installs the filter on every thread. Returns 0 or -errno. */

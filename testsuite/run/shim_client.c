@@ -6,7 +6,8 @@
  * the exit status is the number of failures.
  *
  * Modes: read, ioctl, fdops, passthrough, mmap, pollhup, inherit, range,
- * threads, exec, select, fasync, epoll,
+ * threads, exec, select, fasync, epoll, scm, munmap, spawn (children of
+ * system(), popen() and posix_spawn(), compared with a native run),
  * bench-read (timed trapped reads), bench-bare (a bare SIGSYS round trip,
  * run outside pmusim).
  */
@@ -15,6 +16,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1050,6 +1052,44 @@ static void mode_bench_bare(void)
 	printf("bare SIGSYS round trip: %.2f us\n", bench(getppid_once, NULL) / 1000);
 }
 
+/*
+ * Children started by glibc's system(), popen() and posix_spawn(): the
+ * spawn child resets every handled signal to SIG_DFL with all signals
+ * blocked before its execve (__spawni_child). Prints what each gave, for
+ * the driver to compare with a native run of the same mode.
+ */
+static void mode_spawn(void)
+{
+	char *av[] = { (char *)"/bin/echo", (char *)"spawned", NULL };
+	char line[64] = "";
+	posix_spawnattr_t at;
+	sigset_t dfl;
+	int st = -1;
+	FILE *f;
+	pid_t p;
+
+	printf("system %#x\n", system("echo system"));
+	f = popen("echo popen", "r");
+	if (f && !fgets(line, sizeof(line), f))
+		line[0] = 0;
+	printf("popen %s", line);
+	printf("pclose %#x\n", f ? pclose(f) : -1);
+	if (posix_spawn(&p, av[0], NULL, NULL, av, environ) == 0)
+		waitpid(p, &st, 0);
+	printf("posix_spawn %#x\n", st);
+	/* a child told to take SIGSYS's default action itself */
+	posix_spawnattr_init(&at);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGSYS);
+	posix_spawnattr_setsigdefault(&at, &dfl);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	st = -1;
+	if (posix_spawn(&p, av[0], NULL, &at, av, environ) == 0)
+		waitpid(p, &st, 0);
+	printf("posix_spawn SETSIGDEF(SIGSYS) %#x\n", st);
+	posix_spawnattr_destroy(&at);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*fn)(void); } modes[] = {
@@ -1058,6 +1098,7 @@ int main(int argc, char **argv)
 		{ "pollhup", mode_pollhup }, { "inherit", mode_inherit }, { "range", mode_range },
 		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
 		{ "fasync", mode_fasync }, { "epoll", mode_epoll }, { "scm", mode_scm }, { "munmap", mode_munmap },
+		{ "spawn", mode_spawn },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },
 	};
 

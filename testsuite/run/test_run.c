@@ -1302,25 +1302,61 @@ static const struct {
 	  "perf stat -x, -o /dev/null -e instructions:u -- grep -E \"^Sig(Blk|Ign)\" /proc/self/status" },
 };
 
+/* Runs script with /bin/sh natively and under pmusim run: the same exit
+ * status and the same (non-empty) stdout, or the row fails. */
+static void check_like_native(int line, const char *name, const char *script, int timeout_s)
+{
+	char *native[] = { (char *)"/bin/sh", (char *)"-c", (char *)script, NULL };
+	char *under[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
+			  (char *)"-c", (char *)script, NULL };
+	static struct result a, b;
+
+	run(native, timeout_s, &a);
+	run(under, timeout_s, &b);
+	if (a.status != b.status || !a.out[0] || strcmp(a.out, b.out) != 0) {
+		print_message("--- native: status %#x\n%s", a.status, a.out);
+		dump(&b);
+		fail_msg("row at line %d (%s)", line, name);
+	}
+}
+
 static void test_exec_mask(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(exec_mask_rows) / sizeof(exec_mask_rows[0]); i++) {
-		char *native[] = { (char *)"/bin/sh", (char *)"-c", (char *)exec_mask_rows[i].script,
-				   NULL };
-		char *under[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
-				  (char *)"-c", (char *)exec_mask_rows[i].script, NULL };
-		static struct result a, b;
+	for (size_t i = 0; i < sizeof(exec_mask_rows) / sizeof(exec_mask_rows[0]); i++)
+		check_like_native(exec_mask_rows[i].line, exec_mask_rows[i].name,
+				  exec_mask_rows[i].script, 30);
+}
 
-		run(native, 30, &a);
-		run(under, 30, &b);
-		if (!WIFEXITED(b.status) || WEXITSTATUS(b.status) != 0 || !a.out[0] ||
-		    strcmp(a.out, b.out) != 0) {
-			print_message("--- native:\n%s", a.out);
-			dump(&b);
-			fail_msg("row at line %d (%s)", exec_mask_rows[i].line, exec_mask_rows[i].name);
-		}
-	}
+/*
+ * Children of glibc's system(), popen() and posix_spawn() (and of the
+ * programs built on them): the spawn child resets every handled signal,
+ * SIGSYS included, to SIG_DFL with raw rt_sigaction calls while all
+ * signals are blocked (__spawni_child), then execs. The same stdout and
+ * status as the native run.
+ */
+static const struct {
+	int line;
+	const char *name;
+	const char *script;
+	int timeout_s;
+} spawn_rows[] = {
+	{ __LINE__, "system, popen, posix_spawn", "\"$SHIM_CLIENT\" spawn", 30 },
+	{ __LINE__, "python os.system", "python3 -c 'import os; print(os.system(\"echo x\"))'", 30 },
+	{ __LINE__, "python os.popen", "python3 -c 'import os; print(os.popen(\"echo p\").read())'", 30 },
+	{ __LINE__, "python subprocess.run (vfork)",
+	  "python3 -c 'import subprocess; print(subprocess.run([\"echo\", \"y\"]).returncode)'", 30 },
+	{ __LINE__, "bash command substitution", "bash -c 'echo $(echo z) $(/bin/echo w)'", 30 },
+	{ __LINE__, "perf test 19 ('import perf' in python: a shell-out)", PERF " test 19 2>&1", 120 },
+	{ __LINE__, "perf test 72 (dlfilter C API: compiles with gcc)", PERF " test 72 2>&1", 120 },
+};
+
+static void test_spawn(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(spawn_rows) / sizeof(spawn_rows[0]); i++)
+		check_like_native(spawn_rows[i].line, spawn_rows[i].name, spawn_rows[i].script,
+				  spawn_rows[i].timeout_s);
 }
 
 /* Five groups, each its own meson test so each stays well under its time
@@ -1335,6 +1371,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_client),
 		cmocka_unit_test(test_sha256_untouched),
 		cmocka_unit_test(test_exec_mask),
+		cmocka_unit_test(test_spawn),
 	};
 	const struct CMUnitTest stat_tests[] = {
 		cmocka_unit_test(test_perf_stat_sw),
