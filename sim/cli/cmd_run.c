@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/run_guard.h"
 #include "sim/core/arena.h"
 #include "sim/core/perf_core.h"
 #include "syscall_shim/session.h"
@@ -178,7 +179,7 @@ int cmd_run(int argc, char **argv)
 	struct perf_core *core;
 	struct shim_session *s;
 	struct vfs_config vc;
-	int c, st, err, fd, status;
+	int c, st, err, fd, status, guard_fd;
 	long v;
 	pid_t child;
 
@@ -386,17 +387,23 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "pmusim: %s: %s\n", argv[optind], strerror(errno));
 		_exit(st);
 	}
-	/* the terminal's signals reach the whole foreground group; pmusim
-	 * waits for the command and dies as it does */
+	/* if pmusim dies first (SIGKILL; SIGTERM or SIGHUP, whose default
+	 * action it keeps), the guardian ends the whole tree */
+	guard_fd = run_guard_start(child, fd, tmpdir, vfs_cleanup);
+	if (guard_fd < 0)
+		fprintf(stderr, "pmusim: note: no guardian for the session: %s\n",
+			strerror(-guard_fd));
+	/* the terminal's SIGINT and SIGQUIT reach the whole foreground group;
+	 * pmusim waits for the command and dies as it does */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
 	while (waitpid(child, &status, 0) < 0) {
 		if (errno != EINTR) {
 			status = 1 << 8;
 			break;
 		}
 	}
+	run_guard_release(guard_fd);
 	vfs_cleanup(tmpdir);
 	if (s->log[0]) {
 		FILE *f = fopen(s->log, "ae");

@@ -8,6 +8,7 @@
  *
  * Environment (set by meson.build): PMUSIM, the binary; SHIM_CLIENT.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -1359,6 +1360,142 @@ static void test_spawn(void **state)
 				  spawn_rows[i].timeout_s);
 }
 
+/*
+ * pmusim run killed while its command runs: perf, a native background
+ * process and the emulated workload all end within a few seconds, as
+ * they would had the kernel's PDEATHSIG reached every one of them.
+ * SIGTERM and SIGHUP end pmusim run (their default action) and so the
+ * tree; the terminal's SIGINT stays the command's to decide.
+ */
+#define TREE_MAX 64
+
+static pid_t ppid_of(pid_t pid, char *state)
+{
+	char path[64], buf[512], *p;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %d", state, &ppid) != 2)
+		return 0;
+	return ppid;
+}
+
+/* The live descendants of root; *emulated: whether one is an emulated
+ * task (`pmusim exec --attach-arena`). */
+static int tree_of(pid_t root, pid_t *out, bool *emulated)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	*emulated = false;
+	while (d && (e = readdir(d)) && n < TREE_MAX) {
+		pid_t pid = atoi(e->d_name), up = pid;
+		char state = 0, path[64], cmd[4096];
+		bool under = false;
+		size_t k;
+		FILE *f;
+
+		if (pid <= 1 || pid == root)
+			continue;
+		for (int depth = 0; up > 1 && depth < 64 && !under; depth++) {
+			char st;
+
+			up = ppid_of(up, &st);
+			under = up == root;
+		}
+		if (!under || !ppid_of(pid, &state) || state == 'Z')
+			continue;
+		out[n++] = pid;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		f = fopen(path, "re");
+		if (f) {
+			k = fread(cmd, 1, sizeof(cmd) - 1, f);
+			fclose(f);
+			for (size_t i = 0; i + 14 <= k; i++)
+				if (memcmp(cmd + i, "--attach-arena", 14) == 0)
+					*emulated = true;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static const struct {
+	int line;
+	int sig;
+} killed_rows[] = {
+	{ __LINE__, SIGKILL },
+	{ __LINE__, SIGTERM },
+	{ __LINE__, SIGHUP },
+};
+
+static void test_killed(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(killed_rows) / sizeof(killed_rows[0]); i++) {
+		pid_t tree[TREE_MAX], run_pid;
+		bool emulated = false, gone = false;
+		int n = 0, status;
+
+		run_pid = fork();
+		assert_true(run_pid >= 0);
+		if (run_pid == 0) {
+			int null = open("/dev/null", O_RDWR);
+
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			execlp(pmusim(), pmusim(), "run", "--", "/bin/sh", "-c",
+			       "sleep 1000 & exec " PERF " stat -e instructions:u -- sleep 999",
+			       (char *)NULL);
+			_exit(127);
+		}
+		/* perf, the native sleep and the emulated one */
+		for (int t = 0; t < 300 && !(emulated && n >= 3); t++) {
+			usleep(100000);
+			n = tree_of(run_pid, tree, &emulated);
+		}
+		kill(run_pid, killed_rows[i].sig);
+		for (int t = 0; t < 100 && !gone; t++) {
+			usleep(50000);
+			gone = waitpid(run_pid, &status, WNOHANG) == run_pid;
+		}
+		for (int t = 0; t < 100 && gone; t++) {
+			int alive = 0;
+
+			for (int k = 0; k < n; k++) {
+				char st = 0;
+
+				alive += ppid_of(tree[k], &st) && st != 'Z';
+			}
+			if (!alive)
+				break;
+			usleep(50000);
+			if (t == 99)
+				gone = false;
+		}
+		if (!emulated || n < 3 || !gone) {
+			for (int k = 0; k < n; k++)
+				kill(tree[k], SIGKILL);
+			kill(run_pid, SIGKILL);
+			waitpid(run_pid, &status, 0);
+			fail_msg("row at line %d (signal %d): %d processes%s, %s", killed_rows[i].line,
+				 killed_rows[i].sig, n, emulated ? "" : ", no emulated task",
+				 gone ? "" : "the tree outlived pmusim run (or pmusim run lives)");
+		}
+	}
+}
+
 /* Five groups, each its own meson test so each stays well under its time
  * budget: "shim" (pmusim run itself and a native client), "stat", "raw",
  * "record" and "report" (Debian's perf). No argument runs all. */
@@ -1372,6 +1509,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sha256_untouched),
 		cmocka_unit_test(test_exec_mask),
 		cmocka_unit_test(test_spawn),
+		cmocka_unit_test(test_killed),
 	};
 	const struct CMUnitTest stat_tests[] = {
 		cmocka_unit_test(test_perf_stat_sw),
