@@ -243,6 +243,7 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 	f->holder = getpid();
 	f->adopted = false;
 	f->async = false;
+	f->counts_opener = false;
 	f->sig_pid = 0;
 	f->sig_tgid = 0;
 	f->sig = 0;
@@ -260,6 +261,8 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 	return fd;
 }
 
+static bool counts_self(pid_t pid, unsigned long flags);
+
 static long sys_perf_event_open(long *a)
 {
 	const struct perf_event_attr *attr = (const void *)a[0];
@@ -268,7 +271,7 @@ static long sys_perf_event_open(long *a)
 	unsigned long flags = (unsigned long)a[4];
 	struct perf_task *cur, *target = NULL;
 	bool to_core;
-	long h;
+	long h, fd;
 
 	if (!attr)
 		return -EFAULT;
@@ -306,7 +309,55 @@ static long sys_perf_event_open(long *a)
 		 attr->type, (unsigned long long)attr->config, pid, cpu, gh, h);
 	if (h < 0)
 		return h;
-	return install_fd((int)h, pid > 0 ? pid : pid == 0 ? my_tid() : 0, flags);
+	fd = install_fd((int)h, pid > 0 ? pid : pid == 0 ? my_tid() : 0, flags);
+	if (fd >= 0)
+		sess->files[h].counts_opener = core_type(attr->type) && counts_self(pid, flags);
+	return fd;
+}
+
+/* Whether an event on pid counts the calling process itself. */
+static bool counts_self(pid_t pid, unsigned long flags)
+{
+	struct perf_cred cred;
+	pid_t tgid, ppid;
+
+	if (pid == 0 || pid == getpid())
+		return true;
+	if (pid < 0 || (flags & PERF_FLAG_PID_CGROUP))
+		return false;
+	return task_cred(pid, &tgid, &ppid, &cred) == 0 && tgid == getpid();
+}
+
+/*
+ * A native process that counts its own code with the core's hardware
+ * events reads 0: the core only sees what runs on the simulated CPUs
+ * (emulated tasks). Said once per process, on stderr, when such an event
+ * is first put to use (read, enable, ring mmap): opening alone is how
+ * perf and PAPI probe what the PMU supports.
+ */
+static bool self_count_told;
+
+static void tell_native_self_count(int h)
+{
+	char comm[64] = "?", line[256];
+	long fd, n;
+
+	if (self_count_told || !sess->files[h].counts_opener)
+		return;
+	self_count_told = true;
+	fd = TSYS3(SYS_open, "/proc/self/comm", O_RDONLY | O_CLOEXEC, 0);
+	if (fd >= 0) {
+		n = TSYS3(SYS_read, fd, comm, sizeof(comm) - 1);
+		TSYS1(SYS_close, fd);
+		comm[n > 0 ? n : 0] = 0;
+		comm[strcspn(comm, "\n")] = 0;
+	}
+	n = snprintf(line, sizeof(line),
+		     "pmusim: %s[%d] counts its own native code, which pmusim does not model; "
+		     "run it under 'pmusim exec' to count it on the modelled CPU\n",
+		     comm, (int)getpid());
+	TSYS3(SYS_write, 2, line, n < (long)sizeof(line) ? n : (long)sizeof(line) - 1);
+	shim_log("%s[%d] counts its own native code with file %d", comm, (int)getpid(), h);
 }
 
 /* ---- syscalls on perf fds ---- */
@@ -584,6 +635,10 @@ static long fd_syscall(long nr, int h, long *a)
 {
 	long r;
 
+	if (nr == SYS_read || nr == SYS_readv || nr == SYS_mmap ||
+	    (nr == SYS_ioctl && ((unsigned)a[1] == PERF_EVENT_IOC_ENABLE ||
+				 (unsigned)a[1] == PERF_EVENT_IOC_REFRESH)))
+		tell_native_self_count(h);
 	switch (nr) {
 	case SYS_read:
 		return perf_sys_read(core, h, (void *)a[1], (size_t)a[2]);
@@ -1702,6 +1757,7 @@ static void scan_inherited_fds(void)
 
 static void atfork_child(void)
 {
+	self_count_told = false;        /* a process of its own */
 	/* VM_DONTCOPY: the parent's rings are not the child's */
 	memset(ring_maps, 0, sizeof(ring_maps));
 	ring_lock = 0;

@@ -1361,6 +1361,46 @@ static void test_spawn(void **state)
 }
 
 /*
+ * A native process counting its own native code reads 0: pmusim says so
+ * once per process, in one line on stderr. perf opening events for its
+ * workload (re-executed under the emulator) and perf's probes of the PMU
+ * on itself (perf list) get no such line.
+ */
+static const struct {
+	int line;
+	const char *name, *script;
+	int lines;      /* of the note, on stderr */
+} self_note_rows[] = {
+	{ __LINE__, "a native program counting itself", "\"$SHIM_CLIENT\" selfcount", 1 },
+	{ __LINE__, "perf stat of a workload", PERF " stat -x, -e instructions:u -- /bin/true", 0 },
+	{ __LINE__, "perf list's probes on itself", PERF " list hw", 0 },
+};
+
+static void test_self_note(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(self_note_rows) / sizeof(self_note_rows[0]); i++) {
+		char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
+				 (char *)"-c", (char *)self_note_rows[i].script, NULL };
+		static struct result r;
+		int notes = 0;
+		char want[64];
+
+		run(argv, 60, &r);
+		for (char *l = r.err; (l = strstr(l, "counts its own native code")); l++)
+			notes++;
+		snprintf(want, sizeof(want), "pmusim: shim_client[");
+		if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) || notes != self_note_rows[i].lines ||
+		    (notes && (strncmp(r.err, want, strlen(want)) || count_lines(r.err) != 1 ||
+			       !strstr(r.err, "'pmusim exec'")))) {
+			dump(&r);
+			fail_msg("row at line %d (%s): %d notes", self_note_rows[i].line,
+				 self_note_rows[i].name, notes);
+		}
+	}
+}
+
+/*
  * pmusim run killed while its command runs: perf, a native background
  * process and the emulated workload all end within a few seconds, as
  * they would had the kernel's PDEATHSIG reached every one of them.
@@ -1510,6 +1550,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exec_mask),
 		cmocka_unit_test(test_spawn),
 		cmocka_unit_test(test_killed),
+		cmocka_unit_test(test_self_note),
 	};
 	const struct CMUnitTest stat_tests[] = {
 		cmocka_unit_test(test_perf_stat_sw),
