@@ -51,6 +51,9 @@
 #include "sim/core/perf_epoll.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/tramp.h"
+#include "syscall_shim/uaccess.h"
+
+#define SHIM_PAGE 4096UL      /* x86-64 PAGE_SIZE */
 
 static struct perf_core *core;
 static struct shim_session *sess;
@@ -263,9 +266,25 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 
 static bool counts_self(pid_t pid, unsigned long flags);
 
+/* The attr's bytes at uattr as perf_copy_attr() takes them (size 0 is
+ * VER0), unchecked; -EFAULT or -E2BIG where it would fail. */
+static int attr_peek(uint64_t uattr, struct perf_event_attr *ka)
+{
+	uint32_t size;
+
+	memset(ka, 0, sizeof(*ka));
+	if (shim_copy_from(&size, uattr + offsetof(struct perf_event_attr, size), sizeof(size)))
+		return -EFAULT;
+	if (!size)
+		size = PERF_ATTR_SIZE_VER0;
+	if (size < PERF_ATTR_SIZE_VER0 || size > SHIM_PAGE)
+		return -E2BIG;
+	return shim_copy_from(ka, uattr, size < sizeof(*ka) ? size : sizeof(*ka));
+}
+
 static long sys_perf_event_open(long *a)
 {
-	const struct perf_event_attr *attr = (const void *)a[0];
+	struct perf_event_attr ka, *attr = &ka;
 	pid_t pid = (pid_t)a[1];
 	int cpu = (int)a[2], group_fd = (int)a[3], gh = -1;
 	unsigned long flags = (unsigned long)a[4];
@@ -273,21 +292,26 @@ static long sys_perf_event_open(long *a)
 	bool to_core;
 	long h, fd;
 
-	if (!attr)
-		return -EFAULT;
-	if (group_fd != -1) {
+	if (group_fd != -1)
 		gh = fd_handle(group_fd);
-		if (gh < 0 && core_type(attr->type))
+	/* where it goes depends on the attr; one that cannot be read
+	 * (EFAULT, E2BIG) is the core's to report: the kernel's
+	 * perf_copy_attr() comes before anything that looks at it */
+	if (attr_peek((uint64_t)a[0], &ka) < 0) {
+		to_core = true;
+	} else {
+		if (group_fd != -1 && gh < 0 && core_type(attr->type))
 			/* a host perf leader cannot hold a simulated event */
 			return in_range(group_fd) ? -EBADF : -EINVAL;
+		/* the core serves: the model's PMU; anything joining a core
+		 * group; software events on the simulated CPUs (pid -1:
+		 * CPU-wide, side band) and on tasks that will run emulated
+		 * (monitored by the core, or named with enable_on_exec: perf's
+		 * forked workload before its exec) */
+		to_core = core_type(attr->type) || gh >= 0 ||
+			  (attr->type == PERF_TYPE_SOFTWARE && !(flags & PERF_FLAG_PID_CGROUP) &&
+			   (pid == -1 || (pid > 0 && (attr->enable_on_exec || task_monitored(pid)))));
 	}
-	/* the core serves: the model's PMU; anything joining a core group;
-	 * software events on the simulated CPUs (pid -1: CPU-wide, side band)
-	 * and on tasks that will run emulated (monitored by the core, or named
-	 * with enable_on_exec: perf's forked workload before its exec) */
-	to_core = core_type(attr->type) || gh >= 0 ||
-		  (attr->type == PERF_TYPE_SOFTWARE && !(flags & PERF_FLAG_PID_CGROUP) &&
-		   (pid == -1 || (pid > 0 && (attr->enable_on_exec || task_monitored(pid)))));
 	if (!to_core) {
 		long r = TSYS6(SYS_perf_event_open, a[0], a[1], a[2], a[3], a[4], 0);
 
@@ -303,8 +327,7 @@ static long sys_perf_event_open(long *a)
 		if (!target)
 			return -ESRCH;
 	}
-	h = perf_sys_event_open(core, cur, &perf_uaccess_direct, (uint64_t)(uintptr_t)attr,
-				pid, cpu, gh, flags);
+	h = perf_sys_event_open(core, cur, &shim_uaccess, (uint64_t)a[0], pid, cpu, gh, flags);
 	shim_log("perf_event_open(type %u, config %#llx, pid %d, cpu %d, group %d) -> core: %ld",
 		 attr->type, (unsigned long long)attr->config, pid, cpu, gh, h);
 	if (h < 0)
@@ -380,17 +403,17 @@ static long sys_ioctl(int h, long *a)
 	if (cmd == FIONBIO || cmd == FIOCLEX || cmd == FIONCLEX)
 		return TSYS3(SYS_ioctl, a[0], a[1], a[2]); /* do_vfs_ioctl() */
 	if (cmd == FIOASYNC) {  /* ioctl_fioasync() -> perf_fasync() */
-		const int *on = (const int *)arg;
+		int on;
 
-		if (!on)
-			return -EFAULT;
-		if ((*on != 0) != sess->files[h].async) {
-			perf_sys_fasync(core, h, *on != 0);
-			sess->files[h].async = *on != 0;
+		if (shim_copy_from(&on, arg, sizeof(on)))
+			return -EFAULT;         /* get_user(on, argp) */
+		if ((on != 0) != sess->files[h].async) {
+			perf_sys_fasync(core, h, on != 0);
+			sess->files[h].async = on != 0;
 		}
 		return 0;
 	}
-	long r = perf_sys_ioctl(core, cur, &perf_uaccess_direct, h, cmd, arg);
+	long r = perf_sys_ioctl(core, cur, &shim_uaccess, h, cmd, arg);
 
 	shim_log("ioctl(fd %ld = file %d, %#x, %#lx) -> %ld", a[0], h, cmd, arg, r);
 	return r;
@@ -441,9 +464,12 @@ static long sys_fcntl(int h, long *a)
 		}
 		return r;
 	case F_SETOWN_EX: {
-		struct f_owner_ex *ox = (void *)a[2];
+		struct f_owner_ex owner, *ox = &owner;
 
-		r = TSYS3(SYS_fcntl, a[0], cmd, a[2]);
+		/* f_setown_ex(): copy_from_user, EFAULT */
+		if (shim_copy_from(&owner, (uint64_t)a[2], sizeof(owner)))
+			return -EFAULT;
+		r = TSYS3(SYS_fcntl, a[0], cmd, &owner);
 		if (r == 0) {
 			struct shim_file *f = &sess->files[h];
 			pid_t tgid = ox->pid, ppid;
@@ -479,7 +505,6 @@ static long sys_fcntl(int h, long *a)
  * child's table is emptied); an exec drops them with the table.
  */
 #define RING_MAPS 64
-#define SHIM_PAGE 4096UL      /* x86-64 PAGE_SIZE */
 
 static struct ring_map {
 	uintptr_t addr;         /* 0: free */
@@ -631,6 +656,67 @@ static long sys_munmap(long *a)
 	return r;
 }
 
+/* read(2) of perf file h into the caller's buf: perf_read() fills a
+ * buffer of its own, copy_to_user() moves it (EFAULT). */
+static long read_to_user(int h, uint64_t buf, size_t count)
+{
+	uint64_t small[512];
+	long r, big;
+	size_t len;
+
+	r = perf_sys_read(core, h, small, count < sizeof(small) ? count : sizeof(small));
+	if (r != -ENOSPC || count <= sizeof(small)) {
+		if (r > 0 && shim_copy_to(buf, small, (size_t)r))
+			return -EFAULT;
+		return r;
+	}
+	/* a group read past 4 KiB (perf_read_group() of many siblings) */
+	len = count < (1u << 20) ? count : (1u << 20);
+	big = TSYS6(SYS_mmap, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (big < 0)
+		return -ENOMEM;
+	r = perf_sys_read(core, h, (void *)big, len);
+	if (r > 0 && shim_copy_to(buf, (void *)big, (size_t)r))
+		r = -EFAULT;
+	TSYS2(SYS_munmap, big, len);
+	return r;
+}
+
+/* readv(2): the vector is copied first (import_iovec(): EINVAL past
+ * UIO_MAXIOV or for a negative length, EFAULT); perf_fops has .read only,
+ * so do_loop_readv_writev() then reads segment after segment, empty ones
+ * included, until one fails or comes back short. */
+static long readv_to_user(int h, uint64_t uiov, long nr_segs)
+{
+	struct iovec iov;
+	size_t total = 0;
+	long done = 0;
+
+	if (nr_segs < 0 || nr_segs > 1024)
+		return -EINVAL;
+	for (long i = 0; i < nr_segs; i++) {
+		if (shim_copy_from(&iov, uiov + (uint64_t)i * sizeof(iov), sizeof(iov)))
+			return -EFAULT;
+		if ((ssize_t)iov.iov_len < 0)
+			return -EINVAL;
+		total += iov.iov_len;
+	}
+	for (long i = 0; i < nr_segs && total; i++) {
+		long r;
+
+		if (shim_copy_from(&iov, uiov + (uint64_t)i * sizeof(iov), sizeof(iov)))
+			return done ? done : -EFAULT;
+		r = read_to_user(h, (uint64_t)(uintptr_t)iov.iov_base, iov.iov_len);
+		if (r < 0)
+			return done ? done : r;
+		done += r;
+		total -= iov.iov_len;
+		if ((size_t)r != iov.iov_len)
+			break;
+	}
+	return done;
+}
+
 static long fd_syscall(long nr, int h, long *a)
 {
 	long r;
@@ -641,16 +727,9 @@ static long fd_syscall(long nr, int h, long *a)
 		tell_native_self_count(h);
 	switch (nr) {
 	case SYS_read:
-		return perf_sys_read(core, h, (void *)a[1], (size_t)a[2]);
-	case SYS_readv: {
-		const struct iovec *iov = (const void *)a[1];
-
-		/* perf_fops has .read only: readv goes through it per segment
-		 * (do_loop_readv_writev); a layout needs one segment */
-		if (a[2] <= 0)
-			return a[2] ? -EINVAL : 0;
-		return perf_sys_read(core, h, iov[0].iov_base, iov[0].iov_len);
-	}
+		return read_to_user(h, (uint64_t)a[1], (size_t)a[2]);
+	case SYS_readv:
+		return readv_to_user(h, (uint64_t)a[1], a[2]);
 	case SYS_pread64:
 	case SYS_preadv:
 	case SYS_preadv2:
@@ -827,12 +906,17 @@ static long exec_keeping_env(long nr, const long *a, int env_at)
 	size_t count = 0, plen = strlen(env_shim) + sizeof("LD_PRELOAD=:");
 	long b[6];
 
+	memcpy(b, a, sizeof(b));
+	/* vectors execve cannot read: the host's EFAULT (argv precedes
+	 * envp, at env_at - 1 for execve and execveat alike) */
+	if (!shim_strv_readable((uint64_t)a[env_at - 1]) || !shim_strv_readable((uint64_t)envp))
+		return host_syscall(nr, b);
+
 	for (char **e = envp; e && *e && count < MAX_ENV; e++, count++)
 		if (env_is(*e, "LD_PRELOAD"))
 			plen += strlen(*e);
 	char *nenv[count + 7], preload[plen];
 
-	memcpy(b, a, sizeof(b));
 	b[env_at] = (long)sticky_env(envp, nenv, count + 7, preload, plen);
 	return host_syscall(nr, b);
 }
@@ -888,7 +972,8 @@ static long sys_execve(long *a)
 
 	/* a task with events runs emulated, to be counted; so does a child of
 	 * a process counting the simulated CPUs system-wide */
-	if (core && sess->exe[0] && (task_monitored(my_tid()) || owns_cpu_wide(getppid()))) {
+	if (core && sess->exe[0] && (task_monitored(my_tid()) || owns_cpu_wide(getppid())) &&
+	    shim_strv_readable((uint64_t)a[1])) {
 		struct stat st;
 
 		/* what execve would fail with, it fails with here (execvp goes
@@ -1052,14 +1137,21 @@ static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t
 
 static long sys_poll(long nr, long *a)
 {
-	struct pollfd *fds = (struct pollfd *)a[0];
+	static __thread struct pollfd fds[POLL_MAX];
+	static __thread int hs[POLL_MAX];
 	unsigned long n = (unsigned long)a[1];
 	const sigset_t *mask = NULL;
 	int64_t timeout = -1;
-	int hs[POLL_MAX];
+	struct timespec ts;
+	uint64_t umask;
 	bool any = false;
+	long r;
 
-	if (!fds || n > POLL_MAX)
+	/* the caller's arrays and arguments are copied first; what cannot
+	 * be read is the host's to answer (EFAULT, EINVAL, in its order) */
+	if (n > POLL_MAX || shim_copy_from(fds, (uint64_t)a[0], n * sizeof(*fds)) ||
+	    (nr == SYS_ppoll && a[2] && shim_copy_from(&ts, (uint64_t)a[2], sizeof(ts))) ||
+	    (nr == SYS_ppoll && a[3] && (a[4] != 8 || shim_copy_from(&umask, (uint64_t)a[3], 8))))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	for (unsigned long i = 0; i < n; i++) {
 		hs[i] = fds[i].fd >= 0 ? fd_handle(fds[i].fd) : -1;
@@ -1072,16 +1164,18 @@ static long sys_poll(long nr, long *a)
 			timeout = (int64_t)(int)a[2] * 1000000;
 		mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
 	} else {
-		const struct timespec *ts = (const struct timespec *)a[2];
-
-		if (ts) {
-			if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+		if (a[2]) {
+			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
 				return -EINVAL;
-			timeout = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+			timeout = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 		}
-		mask = a[3] ? (const sigset_t *)a[3] : cur_uc ? &cur_uc->uc_sigmask : NULL;
+		mask = a[3] ? (const sigset_t *)&umask : cur_uc ? &cur_uc->uc_sigmask : NULL;
 	}
-	return poll_fds(fds, n, hs, timeout, mask);
+	r = poll_fds(fds, n, hs, timeout, mask);
+	/* do_sys_poll(): each revents goes back with unsafe_put_user */
+	if (r >= 0 && shim_copy_to((uint64_t)a[0], fds, n * sizeof(*fds)))
+		return -EFAULT;
+	return r;
 }
 
 /*
@@ -1108,18 +1202,32 @@ static long sys_select(long nr, long *a)
 {
 	static __thread struct pollfd fds[SHIM_FD_END];
 	static __thread int hs[SHIM_FD_END];
+	static __thread unsigned long sets[3][SHIM_FD_END / LONG_BITS];
 	int nfds = (int)a[0];
-	unsigned long *rs = (unsigned long *)a[1], *ws = (unsigned long *)a[2],
-		      *es = (unsigned long *)a[3];
+	unsigned long *rs = a[1] ? sets[0] : NULL, *ws = a[2] ? sets[1] : NULL,
+		      *es = a[3] ? sets[2] : NULL;
 	const sigset_t *mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
 	int64_t timeout = -1, start = mono_ns();
+	struct { uint64_t ss; uint64_t len; } sm = { 0, 0 };
+	struct timespec ts;
+	struct timeval tv;
 	unsigned long n = 0;
+	uint64_t umask;
 	bool any = false;
 	long r;
 
 	if (nfds < 0)
 		return -EINVAL;
-	if (nfds > SHIM_FD_END)
+	/* the caller's sets and arguments are copied first; what cannot be
+	 * read is the host's to answer (EFAULT, EINVAL, in its order) */
+	if (nfds > SHIM_FD_END ||
+	    (a[4] && nr == SYS_select && shim_copy_from(&tv, (uint64_t)a[4], sizeof(tv))) ||
+	    (a[4] && nr == SYS_pselect6 && shim_copy_from(&ts, (uint64_t)a[4], sizeof(ts))) ||
+	    (a[5] && nr == SYS_pselect6 && shim_copy_from(&sm, (uint64_t)a[5], sizeof(sm))) ||
+	    (sm.ss && (sm.len != 8 || shim_copy_from(&umask, sm.ss, 8))) ||
+	    (rs && shim_copy_from(rs, (uint64_t)a[1], BITS_BYTES(nfds))) ||
+	    (ws && shim_copy_from(ws, (uint64_t)a[2], BITS_BYTES(nfds))) ||
+	    (es && shim_copy_from(es, (uint64_t)a[3], BITS_BYTES(nfds))))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	for (int fd = SHIM_FD_BASE; fd < nfds && !any; fd++)
 		if ((rs && bit_isset(rs, fd)) || (ws && bit_isset(ws, fd)) || (es && bit_isset(es, fd)))
@@ -1127,24 +1235,19 @@ static long sys_select(long nr, long *a)
 	if (!any)
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (nr == SYS_select) {
-		const struct timeval *tv = (const struct timeval *)a[4];
-
-		if (tv) {
-			if (tv->tv_sec < 0 || tv->tv_usec < 0)
+		if (a[4]) {
+			if (tv.tv_sec < 0 || tv.tv_usec < 0)
 				return -EINVAL;
-			timeout = (int64_t)tv->tv_sec * 1000000000 + (int64_t)tv->tv_usec * 1000;
+			timeout = (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
 		}
 	} else {
-		const struct timespec *ts = (const struct timespec *)a[4];
-		const struct { const sigset_t *ss; size_t len; } *sm = (const void *)a[5];
-
-		if (ts) {
-			if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+		if (a[4]) {
+			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
 				return -EINVAL;
-			timeout = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+			timeout = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 		}
-		if (sm && sm->ss)
-			mask = sm->ss;
+		if (sm.ss)
+			mask = (const sigset_t *)&umask;
 	}
 	for (int fd = 0; fd < nfds; fd++) {
 		short ev = 0;
@@ -1193,21 +1296,26 @@ static long sys_select(long nr, long *a)
 			r++;
 		}
 	}
+	/* set_fd_set(): the sets go back, EFAULT */
+	if ((rs && shim_copy_to((uint64_t)a[1], rs, BITS_BYTES(nfds))) ||
+	    (ws && shim_copy_to((uint64_t)a[2], ws, BITS_BYTES(nfds))) ||
+	    (es && shim_copy_to((uint64_t)a[3], es, BITS_BYTES(nfds))))
+		return -EFAULT;
 	if (timeout > 0) {
 		int64_t left = timeout - (mono_ns() - start);
 
 		if (left < 0)
 			left = 0;
+		/* poll_select_finish(): a timeout that cannot be written back
+		 * is left as it was, without an error */
 		if (nr == SYS_select) {
-			struct timeval *tv = (struct timeval *)a[4];
-
-			tv->tv_sec = left / 1000000000;
-			tv->tv_usec = left % 1000000000 / 1000;
+			tv.tv_sec = left / 1000000000;
+			tv.tv_usec = left % 1000000000 / 1000;
+			(void)shim_copy_to((uint64_t)a[4], &tv, sizeof(tv));
 		} else {
-			struct timespec *ts = (struct timespec *)a[4];
-
-			ts->tv_sec = left / 1000000000;
-			ts->tv_nsec = left % 1000000000;
+			ts.tv_sec = left / 1000000000;
+			ts.tv_nsec = left % 1000000000;
+			(void)shim_copy_to((uint64_t)a[4], &ts, sizeof(ts));
 		}
 	}
 	return r;
@@ -1247,19 +1355,20 @@ static const struct perf_ep_ops *ep_ops(void)
 static long sys_epoll_ctl(int h, long *a)
 {
 	int epfd = (int)a[0], op = (int)a[1], fd = (int)a[2];
-	struct epoll_event *uev = (struct epoll_event *)a[3], ev;
+	struct epoll_event caller, *uev = &caller, ev;
 	long r;
 
 	if (op == EPOLL_CTL_DEL) {
-		r = TSYS4(SYS_epoll_ctl, epfd, op, fd, uev);
+		r = TSYS4(SYS_epoll_ctl, epfd, op, fd, a[3]);
 		if (r == 0)     /* the host's item went: ours too, if any */
 			perf_ep_ctl(&ep_set, ep_ops(), epfd, op, fd, h, NULL);
 		return r;
 	}
+	/* ep_op_has_event(): the event is copied first, EFAULT */
+	if (shim_copy_from(&caller, (uint64_t)a[3], sizeof(caller)))
+		return -EFAULT;
 	if (op != EPOLL_CTL_ADD && op != EPOLL_CTL_MOD)
 		return -EINVAL;
-	if (!uev)
-		return -EFAULT;         /* ep_op_has_event(): copy_from_user */
 	/* the pipe is watched for input; the caller's mask applies at
 	 * report time. EPOLLET, EPOLLONESHOT, EPOLLEXCLUSIVE, EPOLLWAKEUP
 	 * keep their meaning on the pipe */
@@ -1288,28 +1397,32 @@ static long sys_epoll_wait(long nr, long *a)
 	int64_t timeout = -1, deadline = 0;
 	long r;
 
-	/* the wait runs under the interrupted context's mask, or the
-	 * caller's (epoll_pwait*), so a signal ends it as it would */
-	if (nr != SYS_epoll_wait && a[4] && a[5] != 8)
-		return -EINVAL;         /* set_user_sigmask(): sigsetsize */
-	if (nr != SYS_epoll_wait && a[4])
-		memcpy(&mask, (const void *)a[4], sizeof(mask));
-	else if (cur_uc)
-		memcpy(&mask, &cur_uc->uc_sigmask, sizeof(mask));
-	else
-		mask = 0;
-	mask &= ~(1ull << (SIGSYS - 1));
+	/* epoll_pwait2() takes its timeout before the mask */
 	if (nr == SYS_epoll_pwait2) {
-		const struct timespec *ts = (const struct timespec *)a[3];
+		struct timespec ts;
 
-		if (ts) {
-			if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+		if (a[3]) {
+			if (shim_copy_from(&ts, (uint64_t)a[3], sizeof(ts)))
+				return -EFAULT; /* get_timespec64() */
+			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
 				return -EINVAL;
-			timeout = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+			timeout = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 		}
 	} else if ((int)a[3] >= 0) {
 		timeout = (int64_t)(int)a[3] * 1000000;
 	}
+	/* the wait runs under the interrupted context's mask, or the
+	 * caller's (epoll_pwait*), so a signal ends it as it would */
+	if (nr != SYS_epoll_wait && a[4] && a[5] != 8)
+		return -EINVAL;         /* set_user_sigmask(): sigsetsize */
+	if (nr != SYS_epoll_wait && a[4]) {
+		if (shim_copy_from(&mask, (uint64_t)a[4], sizeof(mask)))
+			return -EFAULT; /* set_user_sigmask(): copy_from_user */
+	} else if (cur_uc)
+		memcpy(&mask, &cur_uc->uc_sigmask, sizeof(mask));
+	else
+		mask = 0;
+	mask &= ~(1ull << (SIGSYS - 1));
 	if (timeout > 0)
 		deadline = mono_ns() + timeout;
 	for (;;) {
@@ -1388,7 +1501,8 @@ static long dispatch(long nr, long *a)
 		/* pmusim re-executing itself (a guest's execve) must keep the
 		 * shim: the filter follows; its guests never see it
 		 * (strip_preload) */
-		if (nr == SYS_execve && a[0] && is_pmusim((const char *)a[0]))
+		if (nr == SYS_execve && shim_str_readable((uint64_t)a[0]) &&
+		    is_pmusim((const char *)a[0]))
 			return exec_keeping_env(SYS_execve, a, 2);
 		/* waits (pmusim's host poll for a guest) under the interrupted
 		 * context's mask, so signals still end them */
@@ -1513,7 +1627,8 @@ int sigaction(int signum, const struct sigaction *act, struct sigaction *old)
 		real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
 	if (signum == SIGSYS && active) {
 		/* the shim's handler stays; the program's is recorded and gets
-		 * the SIGSYS that are not the filter's (chain_sigsys) */
+		 * the SIGSYS that are not the filter's (chain_sigsys). glibc's
+		 * own sigaction() reads act and writes old in the caller too */
 		if (old)
 			*old = app_sigsys;
 		if (act)
@@ -1557,26 +1672,36 @@ long syscall(long nr, ...)
 	if (!real)
 		real = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
 	if (active && nr == SYS_rt_sigaction && a1 == SIGSYS) {
-		struct shim_ksa *act = (void *)a2, *old = (void *)a3;
+		struct shim_ksa act, old;
 
-		if (old) {
-			old->handler = (void *)app_sigsys.sa_handler;
-			old->flags = (unsigned long)app_sigsys.sa_flags;
-			old->restorer = NULL;
-			memcpy(&old->mask, &app_sigsys.sa_mask, sizeof(old->mask));
+		/* do_sigaction()'s copies: EFAULT */
+		if (a2 && shim_copy_from(&act, (uint64_t)a2, sizeof(act))) {
+			errno = EFAULT;
+			return -1;
 		}
-		if (act) {
+		if (a3) {
+			old.handler = (void *)app_sigsys.sa_handler;
+			old.flags = (unsigned long)app_sigsys.sa_flags;
+			old.restorer = NULL;
+			memcpy(&old.mask, &app_sigsys.sa_mask, sizeof(old.mask));
+			if (shim_copy_to((uint64_t)a3, &old, sizeof(old))) {
+				errno = EFAULT;
+				return -1;
+			}
+		}
+		if (a2) {
 			memset(&app_sigsys, 0, sizeof(app_sigsys));
-			app_sigsys.sa_handler = (sighandler_t)act->handler;
-			app_sigsys.sa_flags = (int)act->flags;
-			memcpy(&app_sigsys.sa_mask, &act->mask, sizeof(act->mask));
+			app_sigsys.sa_handler = (sighandler_t)act.handler;
+			app_sigsys.sa_flags = (int)act.flags;
+			memcpy(&app_sigsys.sa_mask, &act.mask, sizeof(act.mask));
 		}
 		return 0;
 	}
-	if (active && nr == SYS_rt_sigprocmask && a2 &&
-	    ((int)a1 == SIG_BLOCK || (int)a1 == SIG_SETMASK)) {
-		uint64_t m = *(const uint64_t *)a2;
+	uint64_t m;
 
+	if (active && nr == SYS_rt_sigprocmask && a2 &&
+	    ((int)a1 == SIG_BLOCK || (int)a1 == SIG_SETMASK) &&
+	    shim_copy_from(&m, (uint64_t)a2, sizeof(m)) == 0) {
 		if (m & (1ull << (SIGSYS - 1))) {
 			m &= ~(1ull << (SIGSYS - 1));
 			return real(nr, a1, (long)&m, a3, a4, a5, a6);
@@ -1604,6 +1729,7 @@ static int mask_call(sigmask_fn real, int how, const sigset_t *set, sigset_t *ol
 {
 	sigset_t s;
 
+	/* glibc's own wrappers read the set in the caller too */
 	if (set && active && (how == SIG_BLOCK || how == SIG_SETMASK) && sigismember(set, SIGSYS)) {
 		s = *set;
 		sigdelset(&s, SIGSYS);  /* a blocked SIGSYS from seccomp kills */

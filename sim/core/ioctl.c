@@ -5,6 +5,7 @@
  * attribute changes, with PERF_IOC_FLAG_GROUP.
  */
 #include <errno.h>
+#include <string.h>
 #include "sim/core/attr_check.h"
 #include "sim/core/core_types.h"
 
@@ -114,6 +115,32 @@ static int perf_event_period(struct perf_core *core, struct perf_event *event, u
 	return 0;
 }
 
+
+#define IOCTL_PAGE_SIZE 4096u    /* PAGE_SIZE of both simulated arches */
+
+/* strndup_user(uaddr, PAGE_SIZE)'s verdict on a string: -EFAULT when it
+ * cannot be read up to its NUL, -EINVAL when it is longer than a page,
+ * else 0. Faults come a page at a time, so each page is one copy. */
+static int user_string_check(const struct perf_uaccess *ua, uint64_t uaddr)
+{
+	char buf[IOCTL_PAGE_SIZE];
+	uint64_t done = 0;
+
+	while (done < IOCTL_PAGE_SIZE) {
+		uint64_t at = uaddr + done;
+		size_t chunk = IOCTL_PAGE_SIZE - (size_t)(at & (IOCTL_PAGE_SIZE - 1));
+
+		if (chunk > IOCTL_PAGE_SIZE - done)
+			chunk = (size_t)(IOCTL_PAGE_SIZE - done);
+		if (ua->copy_from(ua->ctx, buf, at, chunk))
+			return -EFAULT;
+		if (memchr(buf, 0, chunk))
+			return 0;
+		done += chunk;
+	}
+	return -EINVAL;
+}
+
 /* _perf_ioctl() */
 long perf_sys_ioctl(struct perf_core *core, struct perf_task *current,
 		    const struct perf_uaccess *ua, int handle,
@@ -165,9 +192,11 @@ long perf_sys_ioctl(struct perf_core *core, struct perf_task *current,
 		return perf_event_set_output(event, output);
 	}
 	case PERF_EVENT_IOC_SET_FILTER:
-		/* perf_event_set_filter(): only tracepoints and PMUs with
-		 * address filters take one; the simulated ones have none */
-		return -EINVAL;
+		/* perf_event_set_filter(): strndup_user(arg, PAGE_SIZE) first;
+		 * then only tracepoints and PMUs with address filters take
+		 * one, and the simulated ones have none */
+		err = user_string_check(ua, arg);
+		return err ? err : -EINVAL;
 	case PERF_EVENT_IOC_SET_BPF:
 		/* perf_event_set_bpf_prog(): no fd is a BPF program here; a
 		 * valid fd that is not one is -EINVAL (bpf_prog_get) */

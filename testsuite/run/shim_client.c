@@ -8,7 +8,8 @@
  * Modes: read, ioctl, fdops, passthrough, mmap, pollhup, inherit, range,
  * threads, exec, select, fasync, epoll, scm, munmap, spawn (children of
  * system(), popen() and posix_spawn(), compared with a native run),
- * selfcount (a native program counting itself),
+ * selfcount (a native program counting itself), efault (bad pointers,
+ * compared with a native run),
  * bench-read (timed trapped reads), bench-bare (a bare SIGSYS round trip,
  * run outside pmusim).
  */
@@ -34,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <sys/ucontext.h>
 #include <sys/wait.h>
@@ -1122,6 +1124,128 @@ static void mode_selfcount(void)
 	printf("selfcount %llu\n", (unsigned long long)sum);
 }
 
+/*
+ * Bad pointers in perf calls: each row prints the call's result or
+ * -errno. Run natively (a software event, which the host's perf_fops
+ * serve) and under pmusim run (a hardware event, which the core serves),
+ * the driver compares the two outputs line by line: the kernel is the
+ * oracle for every row.
+ */
+static long ret(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+static void mode_efault(void)
+{
+	bool sim = getenv("PMUSIM_SESSION") != NULL;
+	char *two = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *edge = two + 4096;        /* the first byte that cannot be read */
+	void *bad = (void *)0x1000;
+	struct perf_event_attr a, *pa;
+	struct timeval *rtv = (struct timeval *)(ro + 64);
+	unsigned long *rset = (unsigned long *)(ro + 1024);
+	struct iovec iov;
+	struct pollfd pfd;
+	int fd, ep;
+
+	if (two == MAP_FAILED || ro == MAP_FAILED)
+		return;
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS,
+		PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+	if (!sim) {
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_TASK_CLOCK;
+	}
+	fd = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		printf("open: %d\n", fd);
+		return;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	memcpy(ro, &pfd, sizeof(pfd));
+	rtv->tv_sec = 0;
+	rtv->tv_usec = 1000;
+	SET_BIT(rset, fd);
+	mprotect(ro, 4096, PROT_READ);
+	mprotect(edge, 4096, PROT_NONE);
+
+	printf("perf_event_open(0x1000): %d\n", peo(bad, 0, -1, -1, 0));
+	pa = (struct perf_event_attr *)(edge - 4);      /* size lies past the edge */
+	printf("perf_event_open(size unreadable): %d\n", peo(pa, 0, -1, -1, 0));
+	pa = (struct perf_event_attr *)(edge - 64);     /* 128 bytes, 64 readable */
+	memcpy(pa, &a, 64);
+	printf("perf_event_open(attr crosses the edge): %d\n", peo(pa, 0, -1, -1, 0));
+	pa = (struct perf_event_attr *)(edge - 8);      /* size 8: E2BIG */
+	memcpy(pa, &a, 8);
+	pa->size = 8;
+	printf("perf_event_open(size 8 at the edge): %d\n", peo(pa, 0, -1, -1, 0));
+
+	printf("read(0x1000, 24): %ld\n", ret(read(fd, bad, 24)));
+	printf("read(0x1000, 8): %ld\n", ret(read(fd, bad, 8)));
+	printf("read(read-only, 24): %ld\n", ret(read(fd, ro, 24)));
+	printf("read(crosses the edge, 24): %ld\n", ret(read(fd, edge - 8, 24)));
+	printf("readv(iov 0x1000): %ld\n", ret(readv(fd, bad, 1)));
+	iov.iov_base = ro;
+	iov.iov_len = 24;
+	printf("readv(read-only segment): %ld\n", ret(readv(fd, &iov, 1)));
+	printf("readv(2 segments, the second 0x1000): %ld\n",
+	       ret(readv(fd, (struct iovec *)(edge - sizeof(iov)), 2)));
+
+	printf("ioctl(ID, 0x1000): %ld\n", ret(ioctl(fd, PERF_EVENT_IOC_ID, bad)));
+	printf("ioctl(ID, read-only): %ld\n", ret(ioctl(fd, PERF_EVENT_IOC_ID, ro)));
+	printf("ioctl(PERIOD, 0x1000): %ld\n", ret(ioctl(fd, PERF_EVENT_IOC_PERIOD, bad)));
+	printf("ioctl(SET_FILTER, 0x1000): %ld\n", ret(ioctl(fd, PERF_EVENT_IOC_SET_FILTER, bad)));
+	printf("ioctl(QUERY_BPF, 0x1000): %ld\n", ret(ioctl(fd, PERF_EVENT_IOC_QUERY_BPF, bad)));
+	printf("ioctl(MODIFY_ATTRIBUTES, 0x1000): %ld\n",
+	       ret(ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, bad)));
+	printf("ioctl(FIOASYNC, 0x1000): %ld\n", ret(ioctl(fd, FIOASYNC, bad)));
+	printf("fcntl(F_SETOWN_EX, 0x1000): %ld\n", ret(fcntl(fd, F_SETOWN_EX, bad)));
+	printf("fcntl(F_GETOWN_EX, read-only): %ld\n", ret(fcntl(fd, F_GETOWN_EX, ro)));
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	printf("epoll_ctl(ADD, 0x1000): %ld\n", ret(epoll_ctl(ep, EPOLL_CTL_ADD, fd, bad)));
+	printf("poll(read-only fds): %ld\n", ret(poll((struct pollfd *)ro, 1, 0)));
+	printf("ppoll(timeout 0x1000): %ld\n",
+	       ret(syscall(SYS_ppoll, &pfd, 1, bad, NULL, 8)));
+	printf("ppoll(sigmask 0x1000): %ld\n",
+	       ret(syscall(SYS_ppoll, &pfd, 1, NULL, bad, 8)));
+	printf("select(read-only set): %ld\n", ret(syscall(SYS_select, fd + 1, rset, 0, 0, 0)));
+	{
+		unsigned long set[SHIM_SET_LONGS] = { 0 };
+
+		SET_BIT(set, fd);
+		/* poll_select_finish(): a timeout it cannot write back is no error */
+		printf("select(read-only timeout): %ld\n",
+		       ret(syscall(SYS_select, fd + 1, set, 0, 0, rtv)));
+		printf("pselect6(sigmask 0x1000): %ld\n",
+		       ret(syscall(SYS_pselect6, fd + 1, set, 0, 0, 0, bad)));
+	}
+	{
+		struct epoll_event ev = { .events = EPOLLIN }, out;
+
+		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+		printf("epoll_pwait(sigmask 0x1000): %ld\n",
+		       ret(syscall(SYS_epoll_pwait, ep, &out, 1, 0, bad, 8)));
+		printf("epoll_pwait2(timeout 0x1000): %ld\n",
+		       ret(syscall(SYS_epoll_pwait2, ep, &out, 1, bad, NULL, 8)));
+	}
+	{
+		char *argv[] = { (char *)"/bin/true", NULL }, *envp[] = { bad, NULL };
+
+		printf("execve(argv 0x1000): %ld\n", ret(syscall(SYS_execve, "/bin/true", bad, envp)));
+		printf("execve(envp string 0x1000): %ld\n",
+		       ret(syscall(SYS_execve, "/bin/true", argv, envp)));
+	}
+	printf("rt_sigaction(SIGSYS, 0x1000): %ld\n",
+	       ret(syscall(SYS_rt_sigaction, SIGSYS, bad, NULL, 8)));
+	close(ep);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*fn)(void); } modes[] = {
@@ -1131,6 +1255,7 @@ int main(int argc, char **argv)
 		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
 		{ "fasync", mode_fasync }, { "epoll", mode_epoll }, { "scm", mode_scm }, { "munmap", mode_munmap },
 		{ "spawn", mode_spawn }, { "selfcount", mode_selfcount },
+		{ "efault", mode_efault },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },
 	};
 

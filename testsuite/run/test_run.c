@@ -1361,6 +1361,21 @@ static void test_spawn(void **state)
 }
 
 /*
+ * Bad pointers (0x1000, a read-only page, a buffer running into an
+ * unreadable page) in perf_event_open, read, readv, the ioctls, fcntl,
+ * epoll, poll, select, execve: the caller's EFAULT (or whatever the kernel
+ * answers first), never a crash of the shim. shim_client efault prints
+ * each call's result; natively on a software event (the host's
+ * perf_fops), under pmusim run on a hardware event (the core's): the
+ * same lines.
+ */
+static void test_efault(void **state)
+{
+	(void)state;
+	check_like_native(__LINE__, "bad pointers in perf calls", "\"$SHIM_CLIENT\" efault", 30);
+}
+
+/*
  * A native process counting its own native code reads 0: pmusim says so
  * once per process, in one line on stderr. perf opening events for its
  * workload (re-executed under the emulator) and perf's probes of the PMU
@@ -1550,6 +1565,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exec_mask),
 		cmocka_unit_test(test_spawn),
 		cmocka_unit_test(test_killed),
+		cmocka_unit_test(test_efault),
 		cmocka_unit_test(test_self_note),
 	};
 	const struct CMUnitTest stat_tests[] = {
