@@ -60,6 +60,7 @@ static struct shim_session *sess;
 static const struct pmu_model *model;
 static bool passive;            /* inside pmusim: pass everything through */
 static bool active;             /* handler installed */
+static pid_t shim_pid;          /* the process these tables are of (atfork keeps it) */
 static __thread ucontext_t *cur_uc; /* the trapped context (its signal mask) */
 
 /* This process's view of its perf fds: fd - SHIM_FD_BASE -> handle, valid
@@ -1490,6 +1491,22 @@ static long host_syscall(long nr, long *a)
 	return r;
 }
 
+/*
+ * A child that shares this process's memory until its exec (vfork,
+ * posix_spawn, Python's _posixsubprocess, clone(CLONE_VM)) got a copy of
+ * the fd table from the kernel but ran no atfork handler: the references
+ * its closes would drop were never taken, and the shim's tables it would
+ * change are the parent's. Its fd table changes are the host's alone.
+ */
+static bool fd_table_syscall_of_vm_child(long nr, const long *a)
+{
+	bool table = nr == SYS_close || nr == SYS_close_range || nr == SYS_dup ||
+		     nr == SYS_dup2 || nr == SYS_dup3 ||
+		     (nr == SYS_fcntl && (a[1] == F_DUPFD || a[1] == F_DUPFD_CLOEXEC));
+
+	return table && TSYS0(SYS_getpid) != shim_pid;
+}
+
 static long dispatch(long nr, long *a)
 {
 	int h;
@@ -1519,6 +1536,8 @@ static long dispatch(long nr, long *a)
 	}
 	if (!core)      /* no session core: the host's syscalls */
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (fd_table_syscall_of_vm_child(nr, a))
+		return host_syscall(nr, a);
 	switch (nr) {
 	case SYS_poll:
 	case SYS_ppoll:
@@ -1883,6 +1902,7 @@ static void scan_inherited_fds(void)
 
 static void atfork_child(void)
 {
+	shim_pid = getpid();
 	self_count_told = false;        /* a process of its own */
 	/* VM_DONTCOPY: the parent's rings are not the child's */
 	memset(ring_maps, 0, sizeof(ring_maps));
@@ -1986,6 +2006,7 @@ static void __attribute__((constructor)) shim_init(void)
 			sess = shim_session_get();
 			model = perf_core_model(core);
 			scan_inherited_fds();
+			shim_pid = getpid();
 			pthread_atfork(NULL, NULL, atfork_child);
 		}
 	}

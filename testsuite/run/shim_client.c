@@ -9,7 +9,7 @@
  * threads, exec, select, fasync, epoll, scm, munmap, spawn (children of
  * system(), popen() and posix_spawn(), compared with a native run),
  * selfcount (a native program counting itself), efault (bad pointers,
- * compared with a native run),
+ * compared with a native run), vfork (a vfork child closing its fds),
  * bench-read (timed trapped reads), bench-bare (a bare SIGSYS round trip,
  * run outside pmusim).
  */
@@ -1125,6 +1125,46 @@ static void mode_selfcount(void)
 }
 
 /*
+ * A child that shares the parent's memory until it execs (vfork, as
+ * Python's subprocess does) and closes its fds (close_range, close, as
+ * _posixsubprocess's close_fds does) closes its own copies: the parent's
+ * perf file lives on (the kernel's fd table copy at vfork: copy_files()).
+ */
+static void mode_vfork(void)
+{
+	struct perf_event_attr a;
+	uint64_t v[3];
+	int fd, st = -1;
+	pid_t p;
+
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS,
+		PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+	fd = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(fd), "open: %d", fd);
+	/* perf_read() ignores O_NONBLOCK; a file the shim lost would be
+	 * its empty pipe, and EAGAIN rather than a hang */
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+	for (int round = 0; round < 2 && fd >= 0; round++) {
+		p = vfork();
+		if (p == 0) {
+			if (round)
+				syscall(SYS_close, fd);
+			else
+				syscall(SYS_close_range, 3, ~0U, 0);
+			_exit(0);
+		}
+		CHECK(p > 0 && waitpid(p, &st, 0) == p && st == 0, "vfork child: %#x", st);
+		CHECK(read(fd, v, sizeof(v)) == sizeof(v), "read after the child's %s: %d",
+		      round ? "close" : "close_range", errno);
+	}
+	if (fd >= 0)
+		CHECK(close(fd) == 0, "close");
+	if (!failures)
+		printf("ok vfork\n");
+}
+
+/*
  * Bad pointers in perf calls: each row prints the call's result or
  * -errno. Run natively (a software event, which the host's perf_fops
  * serve) and under pmusim run (a hardware event, which the core serves),
@@ -1255,7 +1295,7 @@ int main(int argc, char **argv)
 		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
 		{ "fasync", mode_fasync }, { "epoll", mode_epoll }, { "scm", mode_scm }, { "munmap", mode_munmap },
 		{ "spawn", mode_spawn }, { "selfcount", mode_selfcount },
-		{ "efault", mode_efault },
+		{ "efault", mode_efault }, { "vfork", mode_vfork },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },
 	};
 

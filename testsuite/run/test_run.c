@@ -296,6 +296,7 @@ static const struct {
 	{ __LINE__, "epoll", "ep_item_poll() -> perf_poll(): EPOLLHUP, consumed EPOLLIN, is_event_hup()" },
 	{ __LINE__, "munmap", "perf_mmap_close(), perf_mmap(): data_page_nr(), perf_mmap_may_split()" },
 	{ __LINE__, "scm", "scm_detach_fds() -> receive_fd(): a perf file over SCM_RIGHTS, fput()" },
+	{ __LINE__, "vfork", "copy_files() at vfork: the child's close_range/close are its own" },
 };
 
 static void test_client(void **state)
