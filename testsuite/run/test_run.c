@@ -104,6 +104,15 @@ static void dump(const struct result *r)
 	print_message("--- status %#x\n--- stdout:\n%s--- stderr:\n%s", r->status, r->out, r->err);
 }
 
+/* Runs script with /bin/sh under pmusim run. */
+static void run_under(const char *script, int timeout_s, struct result *r)
+{
+	char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
+			 (char *)"-c", (char *)script, NULL };
+
+	run(argv, timeout_s, r);
+}
+
 static int count_lines(const char *s)
 {
 	int n = 0;
@@ -197,12 +206,10 @@ static void test_status(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(status_rows) / sizeof(status_rows[0]); i++) {
-		char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
-				 (char *)"-c", (char *)status_rows[i].script, NULL };
 		static struct result r;
 		bool ok;
 
-		run(argv, 20, &r);
+		run_under(status_rows[i].script, 20, &r);
 		if (status_rows[i].sig)
 			ok = WIFSIGNALED(r.status) && WTERMSIG(r.status) == status_rows[i].sig;
 		else
@@ -1309,12 +1316,10 @@ static const struct {
 static void check_like_native(int line, const char *name, const char *script, int timeout_s)
 {
 	char *native[] = { (char *)"/bin/sh", (char *)"-c", (char *)script, NULL };
-	char *under[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
-			  (char *)"-c", (char *)script, NULL };
 	static struct result a, b;
 
 	run(native, timeout_s, &a);
-	run(under, timeout_s, &b);
+	run_under(script, timeout_s, &b);
 	if (a.status != b.status || !a.out[0] || strcmp(a.out, b.out) != 0) {
 		print_message("--- native: status %#x\n%s", a.status, a.out);
 		dump(&b);
@@ -1396,13 +1401,11 @@ static void test_self_note(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(self_note_rows) / sizeof(self_note_rows[0]); i++) {
-		char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
-				 (char *)"-c", (char *)self_note_rows[i].script, NULL };
 		static struct result r;
 		int notes = 0;
 		char want[64];
 
-		run(argv, 60, &r);
+		run_under(self_note_rows[i].script, 60, &r);
 		for (char *l = r.err; (l = strstr(l, "counts its own native code")); l++)
 			notes++;
 		snprintf(want, sizeof(want), "pmusim: shim_client[");
