@@ -247,6 +247,7 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 	f->holder = getpid();
 	f->adopted = false;
 	f->async = false;
+	f->on_opener = false;
 	f->counts_opener = false;
 	f->sig_pid = 0;
 	f->sig_tgid = 0;
@@ -334,8 +335,10 @@ static long sys_perf_event_open(long *a)
 	if (h < 0)
 		return h;
 	fd = install_fd((int)h, pid > 0 ? pid : pid == 0 ? my_tid() : 0, flags);
-	if (fd >= 0)
-		sess->files[h].counts_opener = core_type(attr->type) && counts_self(pid, flags);
+	if (fd >= 0) {
+		sess->files[h].on_opener = counts_self(pid, flags);
+		sess->files[h].counts_opener = sess->files[h].on_opener && core_type(attr->type);
+	}
 	return fd;
 }
 
@@ -357,18 +360,24 @@ static bool counts_self(pid_t pid, unsigned long flags)
  * events reads 0: the core only sees what runs on the simulated CPUs
  * (emulated tasks). Said once per process, on stderr, when such an event
  * is first put to use (read, enable, ring mmap): opening alone is how
- * perf and PAPI probe what the PMU supports.
+ * perf and PAPI probe what the PMU supports. A process that also counts
+ * other tasks or CPUs (perf stat --per-thread -a lists itself among all
+ * threads) is a profiler of others and is not told.
  */
 static bool self_count_told;
 
 static void tell_native_self_count(int h)
 {
 	char comm[64] = "?", line[256];
+	pid_t me = getpid();
 	long fd, n;
 
 	if (self_count_told || !sess->files[h].counts_opener)
 		return;
 	self_count_told = true;
+	for (int k = 0; k < PERF_CORE_MAX_FILES; k++)
+		if (sess->files[k].ino && sess->files[k].owner == me && !sess->files[k].on_opener)
+			return;
 	fd = TSYS3(SYS_open, "/proc/self/comm", O_RDONLY | O_CLOEXEC, 0);
 	if (fd >= 0) {
 		n = TSYS3(SYS_read, fd, comm, sizeof(comm) - 1);
@@ -379,9 +388,9 @@ static void tell_native_self_count(int h)
 	n = snprintf(line, sizeof(line),
 		     "pmusim: %s[%d] counts its own native code, which pmusim does not model; "
 		     "run it under 'pmusim exec' to count it on the modelled CPU\n",
-		     comm, (int)getpid());
+		     comm, (int)me);
 	TSYS3(SYS_write, 2, line, n < (long)sizeof(line) ? n : (long)sizeof(line) - 1);
-	shim_log("%s[%d] counts its own native code with file %d", comm, (int)getpid(), h);
+	shim_log("%s[%d] counts its own native code with file %d", comm, (int)me, h);
 }
 
 /* ---- syscalls on perf fds ---- */

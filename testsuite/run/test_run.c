@@ -1395,6 +1395,8 @@ static const struct {
 	{ __LINE__, "a native program counting itself", "\"$SHIM_CLIENT\" selfcount", 1 },
 	{ __LINE__, "perf stat of a workload", PERF " stat -x, -e instructions:u -- /bin/true", 0 },
 	{ __LINE__, "perf list's probes on itself", PERF " list hw", 0 },
+	/* perf counts every thread of the system, itself among them */
+	{ __LINE__, "perf stat --per-thread -a", PERF " stat -x, --per-thread -a -e instructions true", 0 },
 };
 
 static void test_self_note(void **state)
