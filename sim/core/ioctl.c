@@ -5,7 +5,6 @@
  * attribute changes, with PERF_IOC_FLAG_GROUP.
  */
 #include <errno.h>
-#include <string.h>
 #include "sim/core/attr_check.h"
 #include "sim/core/core_types.h"
 
@@ -120,23 +119,17 @@ static int perf_event_period(struct perf_core *core, struct perf_event *event, u
 
 /* strndup_user(uaddr, PAGE_SIZE)'s verdict on a string: -EFAULT when it
  * cannot be read up to its NUL, -EINVAL when it is longer than a page,
- * else 0. Faults come a page at a time, so each page is one copy. */
+ * else 0. Byte by byte, as strnlen_user stops at the NUL: nothing past
+ * the string is read. */
 static int user_string_check(const struct perf_uaccess *ua, uint64_t uaddr)
 {
-	char buf[IOCTL_PAGE_SIZE];
-	uint64_t done = 0;
+	for (uint64_t i = 0; i < IOCTL_PAGE_SIZE; i++) {
+		char c;
 
-	while (done < IOCTL_PAGE_SIZE) {
-		uint64_t at = uaddr + done;
-		size_t chunk = IOCTL_PAGE_SIZE - (size_t)(at & (IOCTL_PAGE_SIZE - 1));
-
-		if (chunk > IOCTL_PAGE_SIZE - done)
-			chunk = (size_t)(IOCTL_PAGE_SIZE - done);
-		if (ua->copy_from(ua->ctx, buf, at, chunk))
+		if (ua->copy_from(ua->ctx, &c, uaddr + i, 1))
 			return -EFAULT;
-		if (memchr(buf, 0, chunk))
+		if (!c)
 			return 0;
-		done += chunk;
 	}
 	return -EINVAL;
 }
