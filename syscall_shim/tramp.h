@@ -5,9 +5,11 @@
  * traps perf_event_open, prctl(PR_TASK_PERF_EVENTS_*), execve/execveat,
  * close_range, munmap of an address in the ring region (PMUSIM_RING_ADDR),
  * and the fd syscalls (read, ioctl, mmap, close, fcntl, dup*,
- * ...) only when their fd lies in [SHIM_FD_BASE, SHIM_FD_END). Syscalls
- * made from the trampoline page at PMUSIM_TRAMP_ADDR always pass: the
- * SIGSYS handler makes its real syscalls through tramp_syscall().
+ * ...) only when their fd lies in [SHIM_FD_BASE, SHIM_FD_END), and
+ * answers rt_sigaction(SIGSYS, act != NULL) with 0 without running it (the
+ * shim's handler stays). Syscalls made from the trampoline page at
+ * PMUSIM_TRAMP_ADDR always pass: the SIGSYS handler makes its real
+ * syscalls through tramp_syscall().
  */
 #ifndef PMUSIM_SHIM_TRAMP_H
 #define PMUSIM_SHIM_TRAMP_H

@@ -5,7 +5,8 @@
  * beside it), the virtual sysfs/procfs of the model, the environment that
  * makes every process of the tree load the seccomp shim
  * (syscall_shim/), then runs COMMAND and exits as it did: same status, or
- * death by the same signal. docs/shim.md describes the whole.
+ * death by the same signal; should pmusim die first, its guardian ends
+ * the tree (run_guard.c). docs/shim.md describes the whole.
  */
 #include <errno.h>
 #include <fcntl.h>
