@@ -359,8 +359,8 @@ static bool counts_self(pid_t pid, unsigned long flags)
  * A native process that counts its own code with the core's hardware
  * events reads 0: the core only sees what runs on the simulated CPUs
  * (emulated tasks). Said once per process, on stderr, when such an event
- * is first put to use (read, enable, ring mmap): opening alone is how
- * perf and PAPI probe what the PMU supports. A process that also counts
+ * is first put to use (read, enable): opening it, or mapping its user
+ * page, is how perf and PAPI probe what the PMU supports. A process that also counts
  * other tasks or CPUs (perf stat --per-thread -a lists itself among all
  * threads) is a profiler of others and is not told.
  */
@@ -731,7 +731,7 @@ static long fd_syscall(long nr, int h, long *a)
 {
 	long r;
 
-	if (nr == SYS_read || nr == SYS_readv || nr == SYS_mmap ||
+	if (nr == SYS_read || nr == SYS_readv ||
 	    (nr == SYS_ioctl && ((unsigned)a[1] == PERF_EVENT_IOC_ENABLE ||
 				 (unsigned)a[1] == PERF_EVENT_IOC_REFRESH)))
 		tell_native_self_count(h);
