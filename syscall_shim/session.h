@@ -76,6 +76,8 @@ struct shim_file {
 	pid_t holder;           /* process holding the write end now */
 	bool adopted;           /* the monitored task took a write end */
 	bool async;             /* O_ASYNC (kept here: the pipe never has it) */
+	bool on_opener;         /* the event's task is the opening process */
+	bool counts_opener;     /* ... and it is a hardware/cache/raw event */
 	/* F_SETOWN/F_SETSIG as set on the perf fd (for the fasync signal) */
 	pid_t sig_pid;          /* >0 process, <0 process group, 0 none */
 	bool sig_tid;           /* F_OWNER_TID */

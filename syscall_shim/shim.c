@@ -55,12 +55,16 @@
 #include "syscall_shim/host_events.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/tramp.h"
+#include "syscall_shim/uaccess.h"
+
+#define SHIM_PAGE 4096UL      /* x86-64 PAGE_SIZE */
 
 static struct perf_core *core;
 static struct shim_session *sess;
 static const struct pmu_model *model;
 static bool passive;            /* inside pmusim: pass everything through */
 static bool active;             /* handler installed */
+static pid_t shim_pid;          /* the process these tables are of (atfork keeps it) */
 static __thread ucontext_t *cur_uc; /* the trapped context (its signal mask) */
 
 /* This process's view of its perf fds: window slot (fd_slot) -> handle,
@@ -271,6 +275,8 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 	f->holder = getpid();
 	f->adopted = false;
 	f->async = false;
+	f->on_opener = false;
+	f->counts_opener = false;
 	f->sig_pid = 0;
 	f->sig_tgid = 0;
 	f->sig = 0;
@@ -288,31 +294,54 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 	return fd;
 }
 
+static bool counts_self(pid_t pid, unsigned long flags);
+
+/* The attr's bytes at uattr as perf_copy_attr() takes them (size 0 is
+ * VER0), unchecked; -EFAULT or -E2BIG where it would fail. */
+static int attr_peek(uint64_t uattr, struct perf_event_attr *ka)
+{
+	uint32_t size;
+
+	memset(ka, 0, sizeof(*ka));
+	if (shim_copy_from(&size, uattr + offsetof(struct perf_event_attr, size), sizeof(size)))
+		return -EFAULT;
+	if (!size)
+		size = PERF_ATTR_SIZE_VER0;
+	if (size < PERF_ATTR_SIZE_VER0 || size > SHIM_PAGE)
+		return -E2BIG;
+	return shim_copy_from(ka, uattr, size < sizeof(*ka) ? size : sizeof(*ka));
+}
+
 static long sys_perf_event_open(long *a)
 {
-	const struct perf_event_attr *attr = (const void *)a[0];
+	struct perf_event_attr ka, *attr = &ka;
 	pid_t pid = (pid_t)a[1];
 	int cpu = (int)a[2], group_fd = (int)a[3], gh = -1;
 	unsigned long flags = (unsigned long)a[4];
 	struct perf_task *cur, *target = NULL;
 	bool to_core;
-	long h;
+	long h, fd;
 
-	if (!attr)
-		return -EFAULT;
-	if (group_fd != -1) {
+	if (group_fd != -1)
 		gh = fd_handle(group_fd);
-		if (gh < 0 && core_type(attr->type))
+	/* where it goes depends on the attr; one that cannot be read
+	 * (EFAULT, E2BIG) is the core's to report: the kernel's
+	 * perf_copy_attr() comes before anything that looks at it */
+	if (attr_peek((uint64_t)a[0], &ka) < 0) {
+		to_core = true;
+	} else {
+		if (group_fd != -1 && gh < 0 && core_type(attr->type))
 			/* a host perf leader cannot hold a simulated event */
 			return in_range(group_fd) ? -EBADF : -EINVAL;
+		/* the core serves: the model's PMU; anything joining a core
+		 * group; software events on the simulated CPUs (pid -1:
+		 * CPU-wide, side band) and on tasks that will run emulated
+		 * (monitored by the core, or named with enable_on_exec: perf's
+		 * forked workload before its exec) */
+		to_core = core_type(attr->type) || gh >= 0 ||
+			  (attr->type == PERF_TYPE_SOFTWARE && !(flags & PERF_FLAG_PID_CGROUP) &&
+			   (pid == -1 || (pid > 0 && (attr->enable_on_exec || task_monitored(pid)))));
 	}
-	/* the core serves: the model's PMU; anything joining a core group;
-	 * software events on the simulated CPUs (pid -1: CPU-wide, side band)
-	 * and on tasks that will run emulated (monitored by the core, or named
-	 * with enable_on_exec: perf's forked workload before its exec) */
-	to_core = core_type(attr->type) || gh >= 0 ||
-		  (attr->type == PERF_TYPE_SOFTWARE && !(flags & PERF_FLAG_PID_CGROUP) &&
-		   (pid == -1 || (pid > 0 && (attr->enable_on_exec || task_monitored(pid)))));
 	if (!to_core) {
 		long r = TSYS6(SYS_perf_event_open, a[0], a[1], a[2], a[3], a[4], 0);
 
@@ -329,13 +358,68 @@ static long sys_perf_event_open(long *a)
 		if (!target)
 			return -ESRCH;
 	}
-	h = perf_sys_event_open(core, cur, &perf_uaccess_direct, (uint64_t)(uintptr_t)attr,
-				pid, cpu, gh, flags);
+	h = perf_sys_event_open(core, cur, &shim_uaccess, (uint64_t)a[0], pid, cpu, gh, flags);
 	shim_log("perf_event_open(type %u, config %#llx, pid %d, cpu %d, group %d) -> core: %ld",
 		 attr->type, (unsigned long long)attr->config, pid, cpu, gh, h);
 	if (h < 0)
 		return h;
-	return install_fd((int)h, pid > 0 ? pid : pid == 0 ? my_tid() : 0, flags);
+	fd = install_fd((int)h, pid > 0 ? pid : pid == 0 ? my_tid() : 0, flags);
+	if (fd >= 0) {
+		sess->files[h].on_opener = counts_self(pid, flags);
+		sess->files[h].counts_opener = sess->files[h].on_opener && core_type(attr->type);
+	}
+	return fd;
+}
+
+/* Whether an event on pid counts the calling process itself. */
+static bool counts_self(pid_t pid, unsigned long flags)
+{
+	struct perf_cred cred;
+	pid_t tgid, ppid;
+
+	if (pid == 0 || pid == getpid())
+		return true;
+	if (pid < 0 || (flags & PERF_FLAG_PID_CGROUP))
+		return false;
+	return task_cred(pid, &tgid, &ppid, &cred) == 0 && tgid == getpid();
+}
+
+/*
+ * A native process that counts its own code with the core's hardware
+ * events reads 0: the core only sees what runs on the simulated CPUs
+ * (emulated tasks). Said once per process, on stderr, when such an event
+ * is first put to use (read, enable): opening it, or mapping its user
+ * page, is how perf and PAPI probe what the PMU supports. A process that also counts
+ * other tasks or CPUs (perf stat --per-thread -a lists itself among all
+ * threads) is a profiler of others and is not told.
+ */
+static bool self_count_told;
+
+static void tell_native_self_count(int h)
+{
+	char comm[64] = "?", line[256];
+	pid_t me = getpid();
+	long fd, n;
+
+	if (self_count_told || !sess->files[h].counts_opener)
+		return;
+	self_count_told = true;
+	for (int k = 0; k < PERF_CORE_MAX_FILES; k++)
+		if (sess->files[k].ino && sess->files[k].owner == me && !sess->files[k].on_opener)
+			return;
+	fd = TSYS3(SYS_open, "/proc/self/comm", O_RDONLY | O_CLOEXEC, 0);
+	if (fd >= 0) {
+		n = TSYS3(SYS_read, fd, comm, sizeof(comm) - 1);
+		TSYS1(SYS_close, fd);
+		comm[n > 0 ? n : 0] = 0;
+		comm[strcspn(comm, "\n")] = 0;
+	}
+	n = snprintf(line, sizeof(line),
+		     "pmusim: %s[%d] counts its own native code, which pmusim does not model; "
+		     "run it under 'pmusim exec' to count it on the modelled CPU\n",
+		     comm, (int)me);
+	TSYS3(SYS_write, 2, line, n < (long)sizeof(line) ? n : (long)sizeof(line) - 1);
+	shim_log("%s[%d] counts its own native code with file %d", comm, (int)me, h);
 }
 
 /* ---- syscalls on perf fds ---- */
@@ -364,17 +448,17 @@ static long sys_ioctl(int h, long *a)
 	if (cmd == FIONBIO || cmd == FIOCLEX || cmd == FIONCLEX)
 		return TSYS3(SYS_ioctl, a[0], a[1], a[2]); /* do_vfs_ioctl() */
 	if (cmd == FIOASYNC) {  /* ioctl_fioasync() -> perf_fasync() */
-		const int *on = (const int *)arg;
+		int on;
 
-		if (!on)
-			return -EFAULT;
-		if ((*on != 0) != sess->files[h].async) {
-			perf_sys_fasync(core, h, *on != 0);
-			sess->files[h].async = *on != 0;
+		if (shim_copy_from(&on, arg, sizeof(on)))
+			return -EFAULT;         /* get_user(on, argp) */
+		if ((on != 0) != sess->files[h].async) {
+			perf_sys_fasync(core, h, on != 0);
+			sess->files[h].async = on != 0;
 		}
 		return 0;
 	}
-	long r = perf_sys_ioctl(core, cur, &perf_uaccess_direct, h, cmd, arg);
+	long r = perf_sys_ioctl(core, cur, &shim_uaccess, h, cmd, arg);
 
 	shim_log("ioctl(fd %ld = file %d, %#x, %#lx) -> %ld", a[0], h, cmd, arg, r);
 	return r;
@@ -424,9 +508,12 @@ static long sys_fcntl(int h, long *a)
 		}
 		return r;
 	case F_SETOWN_EX: {
-		struct f_owner_ex *ox = (void *)a[2];
+		struct f_owner_ex owner, *ox = &owner;
 
-		r = TSYS3(SYS_fcntl, a[0], cmd, a[2]);
+		/* f_setown_ex(): copy_from_user, EFAULT */
+		if (shim_copy_from(&owner, (uint64_t)a[2], sizeof(owner)))
+			return -EFAULT;
+		r = TSYS3(SYS_fcntl, a[0], cmd, &owner);
 		if (r == 0) {
 			struct shim_file *f = &sess->files[h];
 			pid_t tgid = ox->pid, ppid;
@@ -462,7 +549,6 @@ static long sys_fcntl(int h, long *a)
  * child's table is emptied); an exec drops them with the table.
  */
 #define RING_MAPS 64
-#define SHIM_PAGE 4096UL      /* x86-64 PAGE_SIZE */
 
 static struct ring_map {
 	uintptr_t addr;         /* 0: free */
@@ -614,22 +700,80 @@ static long sys_munmap(long *a)
 	return r;
 }
 
+/* read(2) of perf file h into the caller's buf: perf_read() fills a
+ * buffer of its own, copy_to_user() moves it (EFAULT). */
+static long read_to_user(int h, uint64_t buf, size_t count)
+{
+	uint64_t small[512];
+	long r, big;
+	size_t len;
+
+	r = perf_sys_read(core, h, small, count < sizeof(small) ? count : sizeof(small));
+	if (r != -ENOSPC || count <= sizeof(small)) {
+		if (r > 0 && shim_copy_to(buf, small, (size_t)r))
+			return -EFAULT;
+		return r;
+	}
+	/* a group read past 4 KiB (perf_read_group() of many siblings) */
+	len = count < (1u << 20) ? count : (1u << 20);
+	big = TSYS6(SYS_mmap, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (big < 0)
+		return -ENOMEM;
+	r = perf_sys_read(core, h, (void *)big, len);
+	if (r > 0 && shim_copy_to(buf, (void *)big, (size_t)r))
+		r = -EFAULT;
+	TSYS2(SYS_munmap, big, len);
+	return r;
+}
+
+/* readv(2): the vector is copied first (import_iovec(): EINVAL past
+ * UIO_MAXIOV or for a negative length, EFAULT); perf_fops has .read only,
+ * so do_loop_readv_writev() then reads segment after segment, empty ones
+ * included, until one fails or comes back short. */
+static long readv_to_user(int h, uint64_t uiov, long nr_segs)
+{
+	struct iovec iov;
+	size_t total = 0;
+	long done = 0;
+
+	if (nr_segs < 0 || nr_segs > 1024)
+		return -EINVAL;
+	for (long i = 0; i < nr_segs; i++) {
+		if (shim_copy_from(&iov, uiov + (uint64_t)i * sizeof(iov), sizeof(iov)))
+			return -EFAULT;
+		if ((ssize_t)iov.iov_len < 0)
+			return -EINVAL;
+		total += iov.iov_len;
+	}
+	for (long i = 0; i < nr_segs && total; i++) {
+		long r;
+
+		if (shim_copy_from(&iov, uiov + (uint64_t)i * sizeof(iov), sizeof(iov)))
+			return done ? done : -EFAULT;
+		r = read_to_user(h, (uint64_t)(uintptr_t)iov.iov_base, iov.iov_len);
+		if (r < 0)
+			return done ? done : r;
+		done += r;
+		total -= iov.iov_len;
+		if ((size_t)r != iov.iov_len)
+			break;
+	}
+	return done;
+}
+
 static long fd_syscall(long nr, int h, long *a)
 {
 	long r;
 
+	if (nr == SYS_read || nr == SYS_readv ||
+	    (nr == SYS_ioctl && ((unsigned)a[1] == PERF_EVENT_IOC_ENABLE ||
+				 (unsigned)a[1] == PERF_EVENT_IOC_REFRESH)))
+		tell_native_self_count(h);
 	switch (nr) {
 	case SYS_read:
-		return perf_sys_read(core, h, (void *)a[1], (size_t)a[2]);
-	case SYS_readv: {
-		const struct iovec *iov = (const void *)a[1];
-
-		/* perf_fops has .read only: readv goes through it per segment
-		 * (do_loop_readv_writev); a layout needs one segment */
-		if (a[2] <= 0)
-			return a[2] ? -EINVAL : 0;
-		return perf_sys_read(core, h, iov[0].iov_base, iov[0].iov_len);
-	}
+		return read_to_user(h, (uint64_t)a[1], (size_t)a[2]);
+	case SYS_readv:
+		return readv_to_user(h, (uint64_t)a[1], a[2]);
 	case SYS_pread64:
 	case SYS_preadv:
 	case SYS_preadv2:
@@ -692,9 +836,24 @@ static long sys_dup23(long nr, long *a)
 /* close_range(): the perf files among the closed fds drop their
  * references; the session's arena fd stays open (the range is closed in
  * the pieces around it), as if it had been closed. */
+/* The host's close_range(first, last, flags), in the pieces around the
+ * session's arena fd, which stays open. */
+static long close_range_keeping_arena(unsigned first, unsigned last, long flags)
+{
+	unsigned keep = (unsigned)arena_fd;
+	long r;
+
+	if (arena_fd < 0 || keep < first || keep > last)
+		return TSYS3(SYS_close_range, first, last, flags);
+	r = keep > first ? TSYS3(SYS_close_range, first, keep - 1, flags) : 0;
+	if (r == 0 && keep < last)
+		r = TSYS3(SYS_close_range, keep + 1, last, flags);
+	return r;
+}
+
 static long sys_close_range(long *a)
 {
-	unsigned first = (unsigned)a[0], last = (unsigned)a[1], keep = (unsigned)arena_fd;
+	unsigned first = (unsigned)a[0], last = (unsigned)a[1];
 	int handles[FD_SLOTS];
 	long r;
 
@@ -705,13 +864,7 @@ static long sys_close_range(long *a)
 
 		handles[i] = fd >= first && fd <= last ? fd_handle(fd) : -1;
 	}
-	if (arena_fd < 0 || keep < first || keep > last) {
-		r = TSYS3(SYS_close_range, first, last, a[2]);
-	} else {
-		r = keep > first ? TSYS3(SYS_close_range, first, keep - 1, a[2]) : 0;
-		if (r == 0 && keep < last)
-			r = TSYS3(SYS_close_range, keep + 1, last, a[2]);
-	}
+	r = close_range_keeping_arena(first, last, a[2]);
 	if (r == 0 && !(a[2] & CLOSE_RANGE_CLOEXEC)) {
 		for (unsigned i = 0; i < FD_SLOTS; i++) {
 			long fd = slot_fd(i);
@@ -789,10 +942,11 @@ static bool env_is(const char *e, const char *name)
  * The session's environment sticks to the tree: a program that clears its
  * environment (env -i, a CI runner) would otherwise exec images without
  * the shim, which the inherited filter kills at their first trapped
- * syscall. Copies envp into out with LD_PRELOAD leading with the shim and
- * the PMUSIM_* variables restored; returns out, or envp when it cannot.
+ * syscall. Copies envp into out (slots entries) with LD_PRELOAD leading
+ * with the shim and the PMUSIM_* variables restored; returns out, or envp
+ * when it cannot.
  */
-static char **sticky_env(char **envp, char **out, char *preload, size_t plen)
+static char **sticky_env(char **envp, char **out, size_t slots, char *preload, size_t plen)
 {
 	bool had_preload = false, had_asan = false;
 	size_t n = 0;
@@ -800,7 +954,7 @@ static char **sticky_env(char **envp, char **out, char *preload, size_t plen)
 	if (!env_shim[0] || !env_arena[0])
 		return envp;
 	for (char **e = envp; e && *e; e++) {
-		if (n + 5 >= MAX_ENV)
+		if (n + 6 > slots)
 			return envp;
 		if (env_is(*e, PMUSIM_ENV_ARENA) || env_is(*e, PMUSIM_ENV_SESSION) ||
 		    env_is(*e, PMUSIM_ENV_EXE))
@@ -852,14 +1006,75 @@ static void env_capture(void)
 
 static long host_syscall(long nr, long *a);
 
-/* execve(2) from the SIGSYS handler: under the interrupted context's mask,
- * which the new image inherits (the handler's own mask blocks almost every
- * signal: a program started under it could not be interrupted). */
-static long exec_as_caller(long nr, long a0, long a1, long a2, long a3, long a4)
+/*
+ * execve(2)/execveat(2) from the SIGSYS handler, a[env_at] the caller's
+ * envp: with the session's environment kept (sticky_env), under the
+ * interrupted context's mask, which the new image inherits (the handler's
+ * own mask blocks almost every signal: a program started under it could
+ * not be interrupted). The frame is sized to the environment: glibc's
+ * posix_spawn child (system(), popen()) runs on a stack of about 36 KiB.
+ */
+static long exec_keeping_env(long nr, const long *a, int env_at)
 {
-	long a[6] = { a0, a1, a2, a3, a4, 0 };
+	char **envp = (char **)a[env_at];
+	size_t count = 0, plen = strlen(env_shim) + sizeof("LD_PRELOAD=:");
+	long b[6];
 
-	return host_syscall(nr, a);
+	memcpy(b, a, sizeof(b));
+	/* vectors execve cannot read: the host's EFAULT (argv precedes
+	 * envp, at env_at - 1 for execve and execveat alike) */
+	if (!shim_strv_readable((uint64_t)a[env_at - 1]) || !shim_strv_readable((uint64_t)envp))
+		return host_syscall(nr, b);
+
+	for (char **e = envp; e && *e && count < MAX_ENV; e++, count++)
+		if (env_is(*e, "LD_PRELOAD"))
+			plen += strlen(*e);
+	char *nenv[count + 7], preload[plen];
+
+	b[env_at] = (long)sticky_env(envp, nenv, count + 7, preload, plen);
+	return host_syscall(nr, b);
+}
+
+/* A monitored task's execve: the program again, in the same pid, under
+ * the emulator attached to this session's core. Returns only if that
+ * fails (the caller then runs it natively). Not inlined: its frame is
+ * only paid by monitored tasks. */
+static __attribute__((noinline)) long reexec_emulated(const char *path, char **argv, long envp)
+{
+	char fdbuf[16], real[PATH_MAX];
+	int n = 0, argc = 0;
+	pid_t tid = my_tid();
+
+	/* /proc/self/... names this process: after the re-exec it would
+	 * name pmusim */
+	if (strncmp(path, "/proc/", 6) == 0 && realpath(path, real))
+		path = real;
+	while (argv && argv[argc])
+		argc++;
+	if (argc + 10 >= 1024)
+		return -E2BIG;
+	char *nargv[argc + 10];
+	int adopted = shim_session_adopt(tid);
+
+	snprintf(fdbuf, sizeof(fdbuf), "%d", arena_fd);
+	nargv[n++] = sess->exe;
+	nargv[n++] = (char *)"exec";
+	nargv[n++] = (char *)"--attach-arena";
+	nargv[n++] = fdbuf;
+	nargv[n++] = (char *)"--argv0";
+	nargv[n++] = argc ? argv[0] : (char *)path;
+	nargv[n++] = (char *)"--";
+	nargv[n++] = (char *)path;
+	for (int i = 1; i < argc; i++)
+		nargv[n++] = argv[i];
+	nargv[n] = NULL;
+	shim_log("execve(%s): task %d runs emulated (took %d write ends)", path, (int)tid, adopted);
+
+	long b[6] = { (long)sess->exe, (long)nargv, envp, 0, 0, 0 };
+	long r = exec_keeping_env(SYS_execve, b, 2);
+
+	shim_log("re-exec under %s failed: %ld", sess->exe, r);
+	return r;
 }
 
 /* execve of a monitored task: re-exec the program in the same pid under
@@ -868,62 +1083,27 @@ static long exec_as_caller(long nr, long a0, long a1, long a2, long a3, long a4)
 static long sys_execve(long *a)
 {
 	const char *path = (const char *)a[0];
-	char **argv = (char **)a[1];
-	pid_t tid = my_tid();
-	char *nenv[MAX_ENV], preload[PATH_MAX * 2];
-	char **envp = sticky_env((char **)a[2], nenv, preload, sizeof(preload));
 
 	/* a task with events runs emulated, to be counted; so does a child of
 	 * a process counting the simulated CPUs system-wide */
-	if (core && sess->exe[0] && (task_monitored(tid) || owns_cpu_wide(getppid()))) {
-		char fdbuf[16], real[PATH_MAX];
+	if (core && sess->exe[0] && (task_monitored(my_tid()) || owns_cpu_wide(getppid())) &&
+	    shim_strv_readable((uint64_t)a[1])) {
 		struct stat st;
 
 		/* what execve would fail with, it fails with here (execvp goes
 		 * on along PATH after ENOENT/EACCES) */
-		if (TSYS2(SYS_stat, path, &st) < 0 || TSYS2(SYS_access, path, X_OK) < 0 ||
-		    !S_ISREG(st.st_mode)) {
-			long e = TSYS2(SYS_stat, path, &st);
+		long e = TSYS2(SYS_stat, path, &st);
 
-			if (e < 0)
-				return e;
-			if (!S_ISREG(st.st_mode))
-				return -EACCES;  /* do_open_execat(): not a regular file */
-			return TSYS2(SYS_access, path, X_OK);
-		}
-		char *nargv[1024];
-		int n = 0, argc = 0;
-
-		/* /proc/self/... names this process: after the re-exec it would
-		 * name pmusim */
-		if (strncmp(path, "/proc/", 6) == 0 && realpath(path, real))
-			path = real;
-		while (argv && argv[argc])
-			argc++;
-		if (argc + 10 < 1024) {
-			int adopted = shim_session_adopt(tid);
-
-			snprintf(fdbuf, sizeof(fdbuf), "%d", arena_fd);
-			nargv[n++] = sess->exe;
-			nargv[n++] = (char *)"exec";
-			nargv[n++] = (char *)"--attach-arena";
-			nargv[n++] = fdbuf;
-			nargv[n++] = (char *)"--argv0";
-			nargv[n++] = argc ? argv[0] : (char *)path;
-			nargv[n++] = (char *)"--";
-			nargv[n++] = (char *)path;
-			for (int i = 1; i < argc; i++)
-				nargv[n++] = argv[i];
-			nargv[n] = NULL;
-			shim_log("execve(%s): task %d runs emulated (took %d write ends)",
-				 path, (int)tid, adopted);
-			long r = exec_as_caller(SYS_execve, (long)sess->exe, (long)nargv,
-						(long)envp, 0, 0);
-
-			shim_log("re-exec under %s failed: %ld", sess->exe, r);
-		}
+		if (e < 0)
+			return e;
+		if (!S_ISREG(st.st_mode))
+			return -EACCES;  /* do_open_execat(): not a regular file */
+		e = TSYS2(SYS_access, path, X_OK);
+		if (e < 0)
+			return e;
+		reexec_emulated(path, (char **)a[1], a[2]);
 	}
-	return exec_as_caller(SYS_execve, a[0], a[1], (long)envp, 0, 0);
+	return exec_keeping_env(SYS_execve, a, 2);
 }
 
 /* ---- the SIGSYS handler ---- */
@@ -1096,14 +1276,21 @@ static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t
 
 static long sys_poll(long nr, long *a)
 {
-	struct pollfd *fds = (struct pollfd *)a[0];
+	static __thread struct pollfd fds[POLL_MAX];
+	static __thread int hs[POLL_MAX];
 	unsigned long n = (unsigned long)a[1];
 	const sigset_t *mask = NULL;
 	int64_t timeout = -1;
-	int hs[POLL_MAX];
+	struct timespec ts;
+	uint64_t umask;
 	bool any = false;
+	long r;
 
-	if (!fds || n > POLL_MAX)
+	/* the caller's arrays and arguments are copied first; what cannot
+	 * be read is the host's to answer (EFAULT, EINVAL, in its order) */
+	if (n > POLL_MAX || shim_copy_from(fds, (uint64_t)a[0], n * sizeof(*fds)) ||
+	    (nr == SYS_ppoll && a[2] && shim_copy_from(&ts, (uint64_t)a[2], sizeof(ts))) ||
+	    (nr == SYS_ppoll && a[3] && (a[4] != 8 || shim_copy_from(&umask, (uint64_t)a[3], 8))))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	for (unsigned long i = 0; i < n; i++) {
 		hs[i] = fds[i].fd >= 0 ? fd_handle(fds[i].fd) : -1;
@@ -1116,16 +1303,18 @@ static long sys_poll(long nr, long *a)
 			timeout = (int64_t)(int)a[2] * 1000000;
 		mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
 	} else {
-		const struct timespec *ts = (const struct timespec *)a[2];
-
-		if (ts) {
-			if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+		if (a[2]) {
+			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
 				return -EINVAL;
-			timeout = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+			timeout = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 		}
-		mask = a[3] ? (const sigset_t *)a[3] : cur_uc ? &cur_uc->uc_sigmask : NULL;
+		mask = a[3] ? (const sigset_t *)&umask : cur_uc ? &cur_uc->uc_sigmask : NULL;
 	}
-	return poll_fds(fds, n, hs, timeout, mask);
+	r = poll_fds(fds, n, hs, timeout, mask);
+	/* do_sys_poll(): each revents goes back with unsafe_put_user */
+	if (r >= 0 && shim_copy_to((uint64_t)a[0], fds, n * sizeof(*fds)))
+		return -EFAULT;
+	return r;
 }
 
 /*
@@ -1152,18 +1341,32 @@ static long sys_select(long nr, long *a)
 {
 	static __thread struct pollfd fds[SHIM_FD_END];
 	static __thread int hs[SHIM_FD_END];
+	static __thread unsigned long sets[3][SHIM_FD_END / LONG_BITS];
 	int nfds = (int)a[0];
-	unsigned long *rs = (unsigned long *)a[1], *ws = (unsigned long *)a[2],
-		      *es = (unsigned long *)a[3];
+	unsigned long *rs = a[1] ? sets[0] : NULL, *ws = a[2] ? sets[1] : NULL,
+		      *es = a[3] ? sets[2] : NULL;
 	const sigset_t *mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
 	int64_t timeout = -1, start = mono_ns();
+	struct { uint64_t ss; uint64_t len; } sm = { 0, 0 };
+	struct timespec ts;
+	struct timeval tv;
 	unsigned long n = 0;
+	uint64_t umask;
 	bool any = false;
 	long r;
 
 	if (nfds < 0)
 		return -EINVAL;
-	if (nfds > SHIM_FD_END)
+	/* the caller's sets and arguments are copied first; what cannot be
+	 * read is the host's to answer (EFAULT, EINVAL, in its order) */
+	if (nfds > SHIM_FD_END ||
+	    (a[4] && nr == SYS_select && shim_copy_from(&tv, (uint64_t)a[4], sizeof(tv))) ||
+	    (a[4] && nr == SYS_pselect6 && shim_copy_from(&ts, (uint64_t)a[4], sizeof(ts))) ||
+	    (a[5] && nr == SYS_pselect6 && shim_copy_from(&sm, (uint64_t)a[5], sizeof(sm))) ||
+	    (sm.ss && (sm.len != 8 || shim_copy_from(&umask, sm.ss, 8))) ||
+	    (rs && shim_copy_from(rs, (uint64_t)a[1], BITS_BYTES(nfds))) ||
+	    (ws && shim_copy_from(ws, (uint64_t)a[2], BITS_BYTES(nfds))) ||
+	    (es && shim_copy_from(es, (uint64_t)a[3], BITS_BYTES(nfds))))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	for (int fd = SHIM_FD_BASE; fd < nfds && !any; fd++)
 		if ((rs && bit_isset(rs, fd)) || (ws && bit_isset(ws, fd)) || (es && bit_isset(es, fd)))
@@ -1171,24 +1374,19 @@ static long sys_select(long nr, long *a)
 	if (!any)
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (nr == SYS_select) {
-		const struct timeval *tv = (const struct timeval *)a[4];
-
-		if (tv) {
-			if (tv->tv_sec < 0 || tv->tv_usec < 0)
+		if (a[4]) {
+			if (tv.tv_sec < 0 || tv.tv_usec < 0)
 				return -EINVAL;
-			timeout = (int64_t)tv->tv_sec * 1000000000 + (int64_t)tv->tv_usec * 1000;
+			timeout = (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
 		}
 	} else {
-		const struct timespec *ts = (const struct timespec *)a[4];
-		const struct { const sigset_t *ss; size_t len; } *sm = (const void *)a[5];
-
-		if (ts) {
-			if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+		if (a[4]) {
+			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
 				return -EINVAL;
-			timeout = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+			timeout = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 		}
-		if (sm && sm->ss)
-			mask = sm->ss;
+		if (sm.ss)
+			mask = (const sigset_t *)&umask;
 	}
 	for (int fd = 0; fd < nfds; fd++) {
 		short ev = 0;
@@ -1237,21 +1435,26 @@ static long sys_select(long nr, long *a)
 			r++;
 		}
 	}
+	/* set_fd_set(): the sets go back, EFAULT */
+	if ((rs && shim_copy_to((uint64_t)a[1], rs, BITS_BYTES(nfds))) ||
+	    (ws && shim_copy_to((uint64_t)a[2], ws, BITS_BYTES(nfds))) ||
+	    (es && shim_copy_to((uint64_t)a[3], es, BITS_BYTES(nfds))))
+		return -EFAULT;
 	if (timeout > 0) {
 		int64_t left = timeout - (mono_ns() - start);
 
 		if (left < 0)
 			left = 0;
+		/* poll_select_finish(): a timeout that cannot be written back
+		 * is left as it was, without an error */
 		if (nr == SYS_select) {
-			struct timeval *tv = (struct timeval *)a[4];
-
-			tv->tv_sec = left / 1000000000;
-			tv->tv_usec = left % 1000000000 / 1000;
+			tv.tv_sec = left / 1000000000;
+			tv.tv_usec = left % 1000000000 / 1000;
+			(void)shim_copy_to((uint64_t)a[4], &tv, sizeof(tv));
 		} else {
-			struct timespec *ts = (struct timespec *)a[4];
-
-			ts->tv_sec = left / 1000000000;
-			ts->tv_nsec = left % 1000000000;
+			ts.tv_sec = left / 1000000000;
+			ts.tv_nsec = left % 1000000000;
+			(void)shim_copy_to((uint64_t)a[4], &ts, sizeof(ts));
 		}
 	}
 	return r;
@@ -1291,19 +1494,20 @@ static const struct perf_ep_ops *ep_ops(void)
 static long sys_epoll_ctl(int h, long *a)
 {
 	int epfd = (int)a[0], op = (int)a[1], fd = (int)a[2];
-	struct epoll_event *uev = (struct epoll_event *)a[3], ev;
+	struct epoll_event caller, *uev = &caller, ev;
 	long r;
 
 	if (op == EPOLL_CTL_DEL) {
-		r = TSYS4(SYS_epoll_ctl, epfd, op, fd, uev);
+		r = TSYS4(SYS_epoll_ctl, epfd, op, fd, a[3]);
 		if (r == 0)     /* the host's item went: ours too, if any */
 			perf_ep_ctl(&ep_set, ep_ops(), epfd, op, fd, h, NULL);
 		return r;
 	}
+	/* ep_op_has_event(): the event is copied first, EFAULT */
+	if (shim_copy_from(&caller, (uint64_t)a[3], sizeof(caller)))
+		return -EFAULT;
 	if (op != EPOLL_CTL_ADD && op != EPOLL_CTL_MOD)
 		return -EINVAL;
-	if (!uev)
-		return -EFAULT;         /* ep_op_has_event(): copy_from_user */
 	/* the pipe is watched for input; the caller's mask applies at
 	 * report time. EPOLLET, EPOLLONESHOT, EPOLLEXCLUSIVE, EPOLLWAKEUP
 	 * keep their meaning on the pipe */
@@ -1333,28 +1537,32 @@ static long sys_epoll_wait(long nr, long *a)
 	long r;
 
 	drain_host_feeds();
-	/* the wait runs under the interrupted context's mask, or the
-	 * caller's (epoll_pwait*), so a signal ends it as it would */
-	if (nr != SYS_epoll_wait && a[4] && a[5] != 8)
-		return -EINVAL;         /* set_user_sigmask(): sigsetsize */
-	if (nr != SYS_epoll_wait && a[4])
-		memcpy(&mask, (const void *)a[4], sizeof(mask));
-	else if (cur_uc)
-		memcpy(&mask, &cur_uc->uc_sigmask, sizeof(mask));
-	else
-		mask = 0;
-	mask &= ~(1ull << (SIGSYS - 1));
+	/* epoll_pwait2() takes its timeout before the mask */
 	if (nr == SYS_epoll_pwait2) {
-		const struct timespec *ts = (const struct timespec *)a[3];
+		struct timespec ts;
 
-		if (ts) {
-			if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+		if (a[3]) {
+			if (shim_copy_from(&ts, (uint64_t)a[3], sizeof(ts)))
+				return -EFAULT; /* get_timespec64() */
+			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
 				return -EINVAL;
-			timeout = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+			timeout = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 		}
 	} else if ((int)a[3] >= 0) {
 		timeout = (int64_t)(int)a[3] * 1000000;
 	}
+	/* the wait runs under the interrupted context's mask, or the
+	 * caller's (epoll_pwait*), so a signal ends it as it would */
+	if (nr != SYS_epoll_wait && a[4] && a[5] != 8)
+		return -EINVAL;         /* set_user_sigmask(): sigsetsize */
+	if (nr != SYS_epoll_wait && a[4]) {
+		if (shim_copy_from(&mask, (uint64_t)a[4], sizeof(mask)))
+			return -EFAULT; /* set_user_sigmask(): copy_from_user */
+	} else if (cur_uc)
+		memcpy(&mask, &cur_uc->uc_sigmask, sizeof(mask));
+	else
+		mask = 0;
+	mask &= ~(1ull << (SIGSYS - 1));
 	if (timeout > 0)
 		deadline = mono_ns() + timeout;
 	for (;;) {
@@ -1451,6 +1659,22 @@ static long host_event_syscall(long nr, long *a)
 	return host_syscall(nr, a);
 }
 
+/*
+ * A child that shares this process's memory until its exec (vfork,
+ * posix_spawn, Python's _posixsubprocess, clone(CLONE_VM)) got a copy of
+ * the fd table from the kernel but ran no atfork handler: the references
+ * its closes would drop were never taken, and the shim's tables it would
+ * change are the parent's. Its fd table changes are the host's alone.
+ */
+static bool fd_table_syscall_of_vm_child(long nr, const long *a)
+{
+	bool table = nr == SYS_close || nr == SYS_close_range || nr == SYS_dup ||
+		     nr == SYS_dup2 || nr == SYS_dup3 ||
+		     (nr == SYS_fcntl && (a[1] == F_DUPFD || a[1] == F_DUPFD_CLOEXEC));
+
+	return table && TSYS0(SYS_getpid) != shim_pid;
+}
+
 static long dispatch(long nr, long *a)
 {
 	long r;
@@ -1463,13 +1687,9 @@ static long dispatch(long nr, long *a)
 		/* pmusim re-executing itself (a guest's execve) must keep the
 		 * shim: the filter follows; its guests never see it
 		 * (strip_preload) */
-		if (nr == SYS_execve && a[0] && is_pmusim((const char *)a[0])) {
-			char *nenv[MAX_ENV], preload[PATH_MAX * 2];
-
-			return exec_as_caller(SYS_execve, a[0], a[1],
-					      (long)sticky_env((char **)a[2], nenv, preload,
-							       sizeof(preload)), 0, 0);
-		}
+		if (nr == SYS_execve && shim_str_readable((uint64_t)a[0]) &&
+		    is_pmusim((const char *)a[0]))
+			return exec_keeping_env(SYS_execve, a, 2);
 		/* waits (pmusim's host poll for a guest) under the interrupted
 		 * context's mask, so signals still end them */
 		if (nr == SYS_poll || nr == SYS_ppoll || nr == SYS_select || nr == SYS_pselect6)
@@ -1479,19 +1699,21 @@ static long dispatch(long nr, long *a)
 	switch (nr) {
 	case SYS_execve:
 		return sys_execve(a);
-	case SYS_execveat: {
-		char *nenv[MAX_ENV], preload[PATH_MAX * 2];
-
+	case SYS_execveat:
 		/* fexecve and friends: native, the environment kept */
-		return exec_as_caller(SYS_execveat, a[0], a[1], a[2],
-				      (long)sticky_env((char **)a[3], nenv, preload, sizeof(preload)),
-				      a[4]);
-	}
+		return exec_keeping_env(SYS_execveat, a, 3);
 	}
 	if (!core)      /* no session core: the host's syscalls */
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (arena_fd_syscall(nr, a, &r))
 		return r;
+	/* the arena fd stays through a vm child's close_range too: the
+	 * program it execs joins the session through it */
+	if (fd_table_syscall_of_vm_child(nr, a))
+		return nr == SYS_close_range
+			? ((unsigned)a[0] > (unsigned)a[1] ? -EINVAL
+			   : close_range_keeping_arena((unsigned)a[0], (unsigned)a[1], a[2]))
+			: host_syscall(nr, a);
 	/* a host event's records reach the core ring it shares before any
 	 * perf syscall can look at it */
 	drain_host_feeds();
@@ -1605,7 +1827,8 @@ int sigaction(int signum, const struct sigaction *act, struct sigaction *old)
 		real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
 	if (signum == SIGSYS && active) {
 		/* the shim's handler stays; the program's is recorded and gets
-		 * the SIGSYS that are not the filter's (chain_sigsys) */
+		 * the SIGSYS that are not the filter's (chain_sigsys). glibc's
+		 * own sigaction() reads act and writes old in the caller too */
 		if (old)
 			*old = app_sigsys;
 		if (act)
@@ -1649,26 +1872,36 @@ long syscall(long nr, ...)
 	if (!real)
 		real = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
 	if (active && nr == SYS_rt_sigaction && a1 == SIGSYS) {
-		struct shim_ksa *act = (void *)a2, *old = (void *)a3;
+		struct shim_ksa act, old;
 
-		if (old) {
-			old->handler = (void *)app_sigsys.sa_handler;
-			old->flags = (unsigned long)app_sigsys.sa_flags;
-			old->restorer = NULL;
-			memcpy(&old->mask, &app_sigsys.sa_mask, sizeof(old->mask));
+		/* do_sigaction()'s copies: EFAULT */
+		if (a2 && shim_copy_from(&act, (uint64_t)a2, sizeof(act))) {
+			errno = EFAULT;
+			return -1;
 		}
-		if (act) {
+		if (a3) {
+			old.handler = (void *)app_sigsys.sa_handler;
+			old.flags = (unsigned long)app_sigsys.sa_flags;
+			old.restorer = NULL;
+			memcpy(&old.mask, &app_sigsys.sa_mask, sizeof(old.mask));
+			if (shim_copy_to((uint64_t)a3, &old, sizeof(old))) {
+				errno = EFAULT;
+				return -1;
+			}
+		}
+		if (a2) {
 			memset(&app_sigsys, 0, sizeof(app_sigsys));
-			app_sigsys.sa_handler = (sighandler_t)act->handler;
-			app_sigsys.sa_flags = (int)act->flags;
-			memcpy(&app_sigsys.sa_mask, &act->mask, sizeof(act->mask));
+			app_sigsys.sa_handler = (sighandler_t)act.handler;
+			app_sigsys.sa_flags = (int)act.flags;
+			memcpy(&app_sigsys.sa_mask, &act.mask, sizeof(act.mask));
 		}
 		return 0;
 	}
-	if (active && nr == SYS_rt_sigprocmask && a2 &&
-	    ((int)a1 == SIG_BLOCK || (int)a1 == SIG_SETMASK)) {
-		uint64_t m = *(const uint64_t *)a2;
+	uint64_t m;
 
+	if (active && nr == SYS_rt_sigprocmask && a2 &&
+	    ((int)a1 == SIG_BLOCK || (int)a1 == SIG_SETMASK) &&
+	    shim_copy_from(&m, (uint64_t)a2, sizeof(m)) == 0) {
 		if (m & (1ull << (SIGSYS - 1))) {
 			m &= ~(1ull << (SIGSYS - 1));
 			return real(nr, a1, (long)&m, a3, a4, a5, a6);
@@ -1696,6 +1929,7 @@ static int mask_call(sigmask_fn real, int how, const sigset_t *set, sigset_t *ol
 {
 	sigset_t s;
 
+	/* glibc's own wrappers read the set in the caller too */
 	if (set && active && (how == SIG_BLOCK || how == SIG_SETMASK) && sigismember(set, SIGSYS)) {
 		s = *set;
 		sigdelset(&s, SIGSYS);  /* a blocked SIGSYS from seccomp kills */
@@ -1839,6 +2073,8 @@ static void scan_inherited_fds(void)
 
 static void atfork_child(void)
 {
+	shim_pid = getpid();
+	self_count_told = false;        /* a process of its own */
 	/* VM_DONTCOPY: the parent's rings are not the child's */
 	memset(ring_maps, 0, sizeof(ring_maps));
 	host_events_forget_all();
@@ -1922,7 +2158,7 @@ static void __attribute__((constructor)) shim_init(void)
 	sigdelset(&sa.sa_mask, SIGBUS);
 	sigdelset(&sa.sa_mask, SIGILL);
 	sigdelset(&sa.sa_mask, SIGFPE);
-	if (sigaction(SIGSYS, &sa, NULL) == 0) {
+	if (tramp_sigaction(SIGSYS, sigsys_handler, sa.sa_flags, &sa.sa_mask) == 0) {
 		sigset_t s;
 
 		sigemptyset(&s);
@@ -1945,6 +2181,7 @@ static void __attribute__((constructor)) shim_init(void)
 			arena_fd = atoi(getenv(PMUSIM_ENV_ARENA));
 			scan_inherited_fds();
 			host_events_init(native_task);
+			shim_pid = getpid();
 			pthread_atfork(NULL, NULL, atfork_child);
 		}
 	}

@@ -10,7 +10,9 @@
  * syscall (docs/shim.md).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -70,6 +72,28 @@ int tramp_map(void)
 long tramp_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
 {
 	return ((tramp_fn)PMUSIM_TRAMP_ADDR)(nr, a1, a2, a3, a4, a5, a6);
+}
+
+/* The signal return of a handler installed by tramp_sigaction (glibc's
+ * __restore_rt is not exported): rt_sigreturn, which the filter passes. */
+extern const char shim_restore_rt[];
+__asm__(".pushsection .text\n"
+	".globl shim_restore_rt\n.hidden shim_restore_rt\n"
+	"shim_restore_rt:\n"
+	"	mov $15, %rax\n"      /* SYS_rt_sigreturn */
+	"	syscall\n"
+	".popsection\n");
+
+int tramp_sigaction(int sig, void (*handler)(int, siginfo_t *, void *), int flags,
+		    const sigset_t *mask)
+{
+	struct { void *handler; unsigned long flags; const void *restorer; uint64_t mask; } ksa;
+
+	ksa.handler = (void *)handler;
+	ksa.flags = (unsigned long)flags | SA_SIGINFO | 0x04000000 /* SA_RESTORER */;
+	ksa.restorer = shim_restore_rt;
+	memcpy(&ksa.mask, mask, sizeof(ksa.mask));
+	return (int)tramp_syscall(SYS_rt_sigaction, sig, (long)&ksa, 0, sizeof(ksa.mask), 0, 0);
 }
 
 bool tramp_filter_present(void)
@@ -200,6 +224,28 @@ int tramp_poll_filter_install(void)
 	return (int)install(&p);
 }
 
+/*
+ * rt_sigaction(SIGSYS, act != NULL, ...) from outside the trampoline
+ * returns 0 without running: the shim's handler stays. A trap cannot
+ * serve it: glibc's posix_spawn child (system(), popen()) resets every
+ * handled signal to SIG_DFL with raw rt_sigaction calls while all signals
+ * are blocked, and a seccomp SIGSYS that is blocked or SIG_DFL kills
+ * (force_sig_seccomp -> force_sig_info_to_task). The shim's interposers
+ * (sigaction, signal, syscall) keep the program's own SIGSYS action.
+ */
+static void sigsys_keep_rule(struct prog *p)
+{
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 0, 8));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGSYS, 0, 5));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)));
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1) + 4));
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+}
+
 int tramp_filter_install(unsigned fd_base2)
 {
 	static const int a0[] = { 0 }, a01[] = { 0, 1 }, a2[] = { 2 }, a4[] = { 4 };
@@ -232,6 +278,7 @@ int tramp_filter_install(unsigned fd_base2)
 	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_TASK_PERF_EVENTS_ENABLE, 0, 1));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	sigsys_keep_rule(&p);
 	for (unsigned i = 0; i < sizeof(fd_calls) / sizeof(fd_calls[0]); i++)
 		fd_rule(&p, fd_calls[i], a0, 1, fd_base2);
 	fd_rule(&p, SYS_dup2, a01, 2, fd_base2);

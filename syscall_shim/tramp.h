@@ -5,13 +5,16 @@
  * traps perf_event_open, prctl(PR_TASK_PERF_EVENTS_*), execve/execveat,
  * close_range, munmap of an address in the ring region (PMUSIM_RING_ADDR),
  * and the fd syscalls (read, ioctl, mmap, close, fcntl, dup*,
- * ...) only when their fd lies in [SHIM_FD_BASE, SHIM_FD_END). Syscalls
- * made from the trampoline page at PMUSIM_TRAMP_ADDR always pass: the
- * SIGSYS handler makes its real syscalls through tramp_syscall().
+ * ...) only when their fd lies in [SHIM_FD_BASE, SHIM_FD_END), and
+ * answers rt_sigaction(SIGSYS, act != NULL) with 0 without running it (the
+ * shim's handler stays). Syscalls made from the trampoline page at
+ * PMUSIM_TRAMP_ADDR always pass: the SIGSYS handler makes its real
+ * syscalls through tramp_syscall().
  */
 #ifndef PMUSIM_SHIM_TRAMP_H
 #define PMUSIM_SHIM_TRAMP_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 /* Maps the trampoline at its fixed address (or checks the one there).
@@ -20,6 +23,12 @@ int tramp_map(void);
 /* A raw syscall from the trampoline: returns the kernel's value (-errno on
  * failure, no errno set). */
 long tramp_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
+/* Installs handler for sig (SA_SIGINFO, flags, the first 64 signals of
+ * mask blocked while it runs) with a raw rt_sigaction from the trampoline:
+ * the filter answers any other rt_sigaction of SIGSYS with 0 and leaves
+ * the action alone. Returns 0 or -errno. */
+int tramp_sigaction(int sig, void (*handler)(int, siginfo_t *, void *), int flags,
+		    const sigset_t *mask);
 /* Whether this process tree already runs under the shim's filter. */
 bool tramp_filter_present(void);
 /* Installs the filter on every thread; fd syscalls trap on the first

@@ -5,7 +5,8 @@
  * beside it), the virtual sysfs/procfs of the model, the environment that
  * makes every process of the tree load the seccomp shim
  * (syscall_shim/), then runs COMMAND and exits as it did: same status, or
- * death by the same signal. docs/shim.md describes the whole.
+ * death by the same signal; should pmusim die first, its guardian ends
+ * the tree (run_guard.c). docs/shim.md describes the whole.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/trace_json.h"
+#include "sim/cli/run_guard.h"
 #include "sim/core/arena.h"
 #include "sim/core/fd_place.h"
 #include "sim/core/perf_core.h"
@@ -185,7 +187,7 @@ int cmd_run(int argc, char **argv)
 	struct perf_core *core;
 	struct shim_session *s;
 	struct vfs_config vc;
-	int c, st, err, fd, status;
+	int c, st, err, fd, status, guard_fd;
 	long v;
 	pid_t child;
 
@@ -406,17 +408,23 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "pmusim: %s: %s\n", argv[optind], strerror(errno));
 		_exit(st);
 	}
-	/* the terminal's signals reach the whole foreground group; pmusim
-	 * waits for the command and dies as it does */
+	/* if pmusim dies first (SIGKILL; SIGTERM or SIGHUP, whose default
+	 * action it keeps), the guardian ends the whole tree */
+	guard_fd = run_guard_start(child, fd, tmpdir, vfs_cleanup);
+	if (guard_fd < 0)
+		fprintf(stderr, "pmusim: note: no guardian for the session: %s\n",
+			strerror(-guard_fd));
+	/* the terminal's SIGINT and SIGQUIT reach the whole foreground group;
+	 * pmusim waits for the command and dies as it does */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
 	while (waitpid(child, &status, 0) < 0) {
 		if (errno != EINTR) {
 			status = 1 << 8;
 			break;
 		}
 	}
+	run_guard_release(guard_fd);
 	vfs_cleanup(tmpdir);
 	/* every process of the tree appended to the trace in the shared arena */
 	if (trace_out && trace_json_write_core(core, trace_out) && !WIFSIGNALED(status) && !WEXITSTATUS(status))

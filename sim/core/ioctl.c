@@ -105,6 +105,26 @@ static int perf_event_period(struct perf_core *core, struct perf_event *event, u
 	return 0;
 }
 
+
+#define IOCTL_PAGE_SIZE 4096u    /* PAGE_SIZE of both simulated arches */
+
+/* strndup_user(uaddr, PAGE_SIZE)'s verdict on a string: -EFAULT when it
+ * cannot be read up to its NUL, -EINVAL when it is longer than a page,
+ * else 0. Byte by byte, as strnlen_user stops at the NUL: nothing past
+ * the string is read. */
+static int user_string_check(const struct perf_uaccess *ua, uint64_t uaddr)
+{
+	for (uint64_t i = 0; i < IOCTL_PAGE_SIZE; i++) {
+		char c;
+
+		if (ua->copy_from(ua->ctx, &c, uaddr + i, 1))
+			return -EFAULT;
+		if (!c)
+			return 0;
+	}
+	return -EINVAL;
+}
+
 /* _perf_ioctl() */
 long perf_sys_ioctl(struct perf_core *core, struct perf_task *current,
 		    const struct perf_uaccess *ua, int handle,
@@ -156,9 +176,11 @@ long perf_sys_ioctl(struct perf_core *core, struct perf_task *current,
 		return perf_event_set_output(event, output);
 	}
 	case PERF_EVENT_IOC_SET_FILTER:
-		/* perf_event_set_filter(): only tracepoints and PMUs with
-		 * address filters take one; the simulated ones have none */
-		return -EINVAL;
+		/* perf_event_set_filter(): strndup_user(arg, PAGE_SIZE) first;
+		 * then only tracepoints and PMUs with address filters take
+		 * one, and the simulated ones have none */
+		err = user_string_check(ua, arg);
+		return err ? err : -EINVAL;
 	case PERF_EVENT_IOC_SET_BPF:
 		/* perf_event_set_bpf_prog(): no fd is a BPF program here; a
 		 * valid fd that is not one is -EINVAL (bpf_prog_get) */

@@ -6,7 +6,11 @@
  * the exit status is the number of failures.
  *
  * Modes: read, ioctl, fdops, passthrough, mmap, pollhup, inherit, range,
- * threads, exec, select, fasync, epoll, munmap, scm, sharedring,
+ * threads, exec, select, fasync, epoll, munmap, scm, sharedring, spawn
+ * (children of system(), popen() and posix_spawn(), compared with a native
+ * run), selfcount (a native program counting itself), efault (bad
+ * pointers, compared with a native run), vfork (a vfork child closing its
+ * fds),
  * bench-read (timed trapped reads), bench-bare (a bare SIGSYS round trip,
  * run outside pmusim).
  */
@@ -16,6 +20,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +38,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <sys/ucontext.h>
 #include <sys/wait.h>
@@ -1284,6 +1290,237 @@ static void mode_bench_bare(void)
 	printf("bare SIGSYS round trip: %.2f us\n", bench(getppid_once, NULL) / 1000);
 }
 
+/*
+ * Children started by glibc's system(), popen() and posix_spawn(): the
+ * spawn child resets every handled signal to SIG_DFL with all signals
+ * blocked before its execve (__spawni_child). Prints what each gave, for
+ * the driver to compare with a native run of the same mode.
+ */
+static void mode_spawn(void)
+{
+	char *av[] = { (char *)"/bin/echo", (char *)"spawned", NULL };
+	char line[64] = "";
+	posix_spawnattr_t at;
+	sigset_t dfl;
+	int st = -1;
+	FILE *f;
+	pid_t p;
+
+	printf("system %#x\n", system("echo system"));
+	f = popen("echo popen", "r");
+	if (f && !fgets(line, sizeof(line), f))
+		line[0] = 0;
+	printf("popen %s", line);
+	printf("pclose %#x\n", f ? pclose(f) : -1);
+	if (posix_spawn(&p, av[0], NULL, NULL, av, environ) == 0)
+		waitpid(p, &st, 0);
+	printf("posix_spawn %#x\n", st);
+	/* a child told to take SIGSYS's default action itself */
+	posix_spawnattr_init(&at);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGSYS);
+	posix_spawnattr_setsigdefault(&at, &dfl);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	st = -1;
+	if (posix_spawn(&p, av[0], NULL, &at, av, environ) == 0)
+		waitpid(p, &st, 0);
+	printf("posix_spawn SETSIGDEF(SIGSYS) %#x\n", st);
+	posix_spawnattr_destroy(&at);
+}
+
+/* A native program counting its own code, as PAPI's tools or a
+ * profiler's self-check do: two events, each enabled and read twice.
+ * Prints the counts' sum (0 under pmusim run: its native code is not
+ * modelled); the driver looks at stderr. */
+static void mode_selfcount(void)
+{
+	struct perf_event_attr a;
+	uint64_t v, sum = 0;
+	volatile unsigned x = 0;
+
+	for (int e = 0; e < 2; e++) {
+		int fd;
+
+		hw_attr(&a, e ? PERF_COUNT_HW_BRANCH_INSTRUCTIONS : PERF_COUNT_HW_INSTRUCTIONS, 0);
+		fd = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		CHECK(fd >= 0, "open: %d", fd);
+		if (fd < 0)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			CHECK(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0, "enable");
+			for (unsigned i = 0; i < 100000; i++)
+				x += i;
+			CHECK(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) == 0, "disable");
+			CHECK(read(fd, &v, sizeof(v)) == sizeof(v), "read");
+			sum += v;
+		}
+		close(fd);
+	}
+	printf("selfcount %llu\n", (unsigned long long)sum);
+}
+
+/*
+ * A child that shares the parent's memory until it execs (vfork, as
+ * Python's subprocess does) and closes its fds (close_range, close, as
+ * _posixsubprocess's close_fds does) closes its own copies: the parent's
+ * perf file lives on (the kernel's fd table copy at vfork: copy_files()).
+ */
+static void mode_vfork(void)
+{
+	struct perf_event_attr a;
+	uint64_t v[3];
+	int fd, st = -1;
+	pid_t p;
+
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS,
+		PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+	fd = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(fd), "open: %d", fd);
+	/* perf_read() ignores O_NONBLOCK; a file the shim lost would be
+	 * its empty pipe, and EAGAIN rather than a hang */
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+	for (int round = 0; round < 2 && fd >= 0; round++) {
+		p = vfork();
+		if (p == 0) {
+			if (round)
+				syscall(SYS_close, fd);
+			else
+				syscall(SYS_close_range, 3, ~0U, 0);
+			_exit(0);
+		}
+		CHECK(p > 0 && waitpid(p, &st, 0) == p && st == 0, "vfork child: %#x", st);
+		CHECK(read(fd, v, sizeof(v)) == sizeof(v), "read after the child's %s: %d",
+		      round ? "close" : "close_range", errno);
+	}
+	if (fd >= 0)
+		CHECK(close(fd) == 0, "close");
+	if (!failures)
+		printf("ok vfork\n");
+}
+
+/*
+ * Bad pointers in perf calls: each row prints the call's result or
+ * -errno. Run natively (a software event, which the host's perf_fops
+ * serve) and under pmusim run (a hardware event, which the core serves),
+ * the driver compares the two outputs line by line: the kernel is the
+ * oracle for every row.
+ */
+static long ret(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+static void mode_efault(void)
+{
+	bool sim = getenv("PMUSIM_SESSION") != NULL;
+	char *two = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *edge = two + 4096;        /* the first byte that cannot be read */
+	void *bad = (void *)0x1000;
+	struct perf_event_attr a, *pa;
+	struct timeval *rtv = (struct timeval *)(ro + 64);
+	unsigned long *rset = (unsigned long *)(ro + 1024);
+	struct iovec iov;
+	struct pollfd pfd;
+	int fd, ep;
+
+	if (two == MAP_FAILED || ro == MAP_FAILED)
+		return;
+	hw_attr(&a, PERF_COUNT_HW_INSTRUCTIONS,
+		PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+	if (!sim) {
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_TASK_CLOCK;
+	}
+	fd = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		printf("open: %d\n", fd);
+		return;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	memcpy(ro, &pfd, sizeof(pfd));
+	rtv->tv_sec = 0;
+	rtv->tv_usec = 1000;
+	SET_BIT(rset, fd);
+	mprotect(ro, 4096, PROT_READ);
+	mprotect(edge, 4096, PROT_NONE);
+
+	printf("perf_event_open(0x1000): %d\n", peo(bad, 0, -1, -1, 0));
+	pa = (struct perf_event_attr *)(edge - 4);      /* size lies past the edge */
+	printf("perf_event_open(size unreadable): %d\n", peo(pa, 0, -1, -1, 0));
+	pa = (struct perf_event_attr *)(edge - 64);     /* 128 bytes, 64 readable */
+	memcpy(pa, &a, 64);
+	printf("perf_event_open(attr crosses the edge): %d\n", peo(pa, 0, -1, -1, 0));
+	pa = (struct perf_event_attr *)(edge - 8);      /* size 8: E2BIG */
+	memcpy(pa, &a, 8);
+	pa->size = 8;
+	printf("perf_event_open(size 8 at the edge): %d\n", peo(pa, 0, -1, -1, 0));
+
+	printf("read(0x1000, 24): %ld\n", ret(read(fd, bad, 24)));
+	printf("read(0x1000, 8): %ld\n", ret(read(fd, bad, 8)));
+	printf("read(read-only, 24): %ld\n", ret(read(fd, ro, 24)));
+	printf("read(crosses the edge, 24): %ld\n", ret(read(fd, edge - 8, 24)));
+	printf("readv(iov 0x1000): %ld\n", ret(readv(fd, bad, 1)));
+	iov.iov_base = ro;
+	iov.iov_len = 24;
+	printf("readv(read-only segment): %ld\n", ret(readv(fd, &iov, 1)));
+	printf("readv(2 segments, the second 0x1000): %ld\n",
+	       ret(readv(fd, (struct iovec *)(edge - sizeof(iov)), 2)));
+
+	printf("ioctl(ID, 0x1000): %ld\n", ret(ioctl(fd, PERF_EVENT_IOC_ID, bad)));
+	printf("ioctl(ID, read-only): %ld\n", ret(ioctl(fd, PERF_EVENT_IOC_ID, ro)));
+	printf("ioctl(PERIOD, 0x1000): %ld\n", ret(ioctl(fd, PERF_EVENT_IOC_PERIOD, bad)));
+	printf("ioctl(SET_FILTER, 0x1000): %ld\n", ret(ioctl(fd, PERF_EVENT_IOC_SET_FILTER, bad)));
+	printf("ioctl(QUERY_BPF, 0x1000): %ld\n", ret(ioctl(fd, PERF_EVENT_IOC_QUERY_BPF, bad)));
+	printf("ioctl(MODIFY_ATTRIBUTES, 0x1000): %ld\n",
+	       ret(ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, bad)));
+	printf("ioctl(FIOASYNC, 0x1000): %ld\n", ret(ioctl(fd, FIOASYNC, bad)));
+	printf("fcntl(F_SETOWN_EX, 0x1000): %ld\n", ret(fcntl(fd, F_SETOWN_EX, bad)));
+	printf("fcntl(F_GETOWN_EX, read-only): %ld\n", ret(fcntl(fd, F_GETOWN_EX, ro)));
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	printf("epoll_ctl(ADD, 0x1000): %ld\n", ret(epoll_ctl(ep, EPOLL_CTL_ADD, fd, bad)));
+	printf("poll(read-only fds): %ld\n", ret(poll((struct pollfd *)ro, 1, 0)));
+	printf("ppoll(timeout 0x1000): %ld\n",
+	       ret(syscall(SYS_ppoll, &pfd, 1, bad, NULL, 8)));
+	printf("ppoll(sigmask 0x1000): %ld\n",
+	       ret(syscall(SYS_ppoll, &pfd, 1, NULL, bad, 8)));
+	printf("select(read-only set): %ld\n", ret(syscall(SYS_select, fd + 1, rset, 0, 0, 0)));
+	{
+		unsigned long set[SHIM_SET_LONGS] = { 0 };
+
+		SET_BIT(set, fd);
+		/* poll_select_finish(): a timeout it cannot write back is no error */
+		printf("select(read-only timeout): %ld\n",
+		       ret(syscall(SYS_select, fd + 1, set, 0, 0, rtv)));
+		printf("pselect6(sigmask 0x1000): %ld\n",
+		       ret(syscall(SYS_pselect6, fd + 1, set, 0, 0, 0, bad)));
+	}
+	{
+		struct epoll_event ev = { .events = EPOLLIN }, out;
+
+		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+		printf("epoll_pwait(sigmask 0x1000): %ld\n",
+		       ret(syscall(SYS_epoll_pwait, ep, &out, 1, 0, bad, 8)));
+		printf("epoll_pwait2(timeout 0x1000): %ld\n",
+		       ret(syscall(SYS_epoll_pwait2, ep, &out, 1, bad, NULL, 8)));
+	}
+	{
+		char *argv[] = { (char *)"/bin/true", NULL }, *envp[] = { bad, NULL };
+
+		printf("execve(argv 0x1000): %ld\n", ret(syscall(SYS_execve, "/bin/true", bad, envp)));
+		printf("execve(envp string 0x1000): %ld\n",
+		       ret(syscall(SYS_execve, "/bin/true", argv, envp)));
+	}
+	printf("rt_sigaction(SIGSYS, 0x1000): %ld\n",
+	       ret(syscall(SYS_rt_sigaction, SIGSYS, bad, NULL, 8)));
+	close(ep);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*fn)(void); } modes[] = {
@@ -1293,6 +1530,8 @@ int main(int argc, char **argv)
 		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
 		{ "fasync", mode_fasync }, { "epoll", mode_epoll }, { "scm", mode_scm }, { "munmap", mode_munmap },
 		{ "sharedring", mode_sharedring },
+		{ "spawn", mode_spawn }, { "selfcount", mode_selfcount },
+		{ "efault", mode_efault }, { "vfork", mode_vfork },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },
 	};
 

@@ -8,6 +8,7 @@
  *
  * Environment (set by meson.build): PMUSIM, the binary; SHIM_CLIENT.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -103,6 +104,15 @@ static void dump(const struct result *r)
 	print_message("--- status %#x\n--- stdout:\n%s--- stderr:\n%s", r->status, r->out, r->err);
 }
 
+/* Runs script with /bin/sh under pmusim run. */
+static void run_under(const char *script, int timeout_s, struct result *r)
+{
+	char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
+			 (char *)"-c", (char *)script, NULL };
+
+	run(argv, timeout_s, r);
+}
+
 static int count_lines(const char *s)
 {
 	int n = 0;
@@ -196,12 +206,10 @@ static void test_status(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(status_rows) / sizeof(status_rows[0]); i++) {
-		char *argv[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
-				 (char *)"-c", (char *)status_rows[i].script, NULL };
 		static struct result r;
 		bool ok;
 
-		run(argv, 20, &r);
+		run_under(status_rows[i].script, 20, &r);
 		if (status_rows[i].sig)
 			ok = WIFSIGNALED(r.status) && WTERMSIG(r.status) == status_rows[i].sig;
 		else
@@ -296,6 +304,7 @@ static const struct {
 	{ __LINE__, "munmap", "perf_mmap_close(), perf_mmap(): data_page_nr(), perf_mmap_may_split()" },
 	{ __LINE__, "scm", "scm_detach_fds() -> receive_fd(): a perf file over SCM_RIGHTS, fput()" },
 	{ __LINE__, "sharedring", "perf_event_set_output(), ring_buffer_attach(), perf_event_comm_output(), perf_output_wakeup()" },
+	{ __LINE__, "vfork", "copy_files() at vfork: the child's close_range/close are its own" },
 };
 
 static void test_client(void **state)
@@ -1404,23 +1413,253 @@ static const struct {
 	  "perf stat -x, -o /dev/null -e instructions:u -- grep -E \"^Sig(Blk|Ign)\" /proc/self/status" },
 };
 
+/* Runs script with /bin/sh natively and under pmusim run: the same exit
+ * status and the same (non-empty) stdout, or the row fails. */
+static void check_like_native(int line, const char *name, const char *script, int timeout_s)
+{
+	char *native[] = { (char *)"/bin/sh", (char *)"-c", (char *)script, NULL };
+	static struct result a, b;
+
+	run(native, timeout_s, &a);
+	run_under(script, timeout_s, &b);
+	if (a.status != b.status || !a.out[0] || strcmp(a.out, b.out) != 0) {
+		print_message("--- native: status %#x\n%s", a.status, a.out);
+		dump(&b);
+		fail_msg("row at line %d (%s)", line, name);
+	}
+}
+
 static void test_exec_mask(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(exec_mask_rows) / sizeof(exec_mask_rows[0]); i++) {
-		char *native[] = { (char *)"/bin/sh", (char *)"-c", (char *)exec_mask_rows[i].script,
-				   NULL };
-		char *under[] = { (char *)pmusim(), (char *)"run", (char *)"--", (char *)"/bin/sh",
-				  (char *)"-c", (char *)exec_mask_rows[i].script, NULL };
-		static struct result a, b;
+	for (size_t i = 0; i < sizeof(exec_mask_rows) / sizeof(exec_mask_rows[0]); i++)
+		check_like_native(exec_mask_rows[i].line, exec_mask_rows[i].name,
+				  exec_mask_rows[i].script, 30);
+}
 
-		run(native, 30, &a);
-		run(under, 30, &b);
-		if (!WIFEXITED(b.status) || WEXITSTATUS(b.status) != 0 || !a.out[0] ||
-		    strcmp(a.out, b.out) != 0) {
-			print_message("--- native:\n%s", a.out);
-			dump(&b);
-			fail_msg("row at line %d (%s)", exec_mask_rows[i].line, exec_mask_rows[i].name);
+/*
+ * Children of glibc's system(), popen() and posix_spawn() (and of the
+ * programs built on them): the spawn child resets every handled signal,
+ * SIGSYS included, to SIG_DFL with raw rt_sigaction calls while all
+ * signals are blocked (__spawni_child), then execs. The same stdout and
+ * status as the native run.
+ */
+static const struct {
+	int line;
+	const char *name;
+	const char *script;
+	int timeout_s;
+} spawn_rows[] = {
+	{ __LINE__, "system, popen, posix_spawn", "\"$SHIM_CLIENT\" spawn", 30 },
+	{ __LINE__, "python os.system", "python3 -c 'import os; print(os.system(\"echo x\"))'", 30 },
+	{ __LINE__, "python os.popen", "python3 -c 'import os; print(os.popen(\"echo p\").read())'", 30 },
+	{ __LINE__, "python subprocess.run (vfork)",
+	  "python3 -c 'import subprocess; print(subprocess.run([\"echo\", \"y\"]).returncode)'", 30 },
+	{ __LINE__, "bash command substitution", "bash -c 'echo $(echo z) $(/bin/echo w)'", 30 },
+	{ __LINE__, "perf test 19 ('import perf' in python: a shell-out)", PERF " test 19 2>&1", 120 },
+	{ __LINE__, "perf test 72 (dlfilter C API: compiles with gcc)", PERF " test 72 2>&1", 120 },
+};
+
+static void test_spawn(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(spawn_rows) / sizeof(spawn_rows[0]); i++)
+		check_like_native(spawn_rows[i].line, spawn_rows[i].name, spawn_rows[i].script,
+				  spawn_rows[i].timeout_s);
+}
+
+/*
+ * Bad pointers (0x1000, a read-only page, a buffer running into an
+ * unreadable page) in perf_event_open, read, readv, the ioctls, fcntl,
+ * epoll, poll, select, execve: the caller's EFAULT (or whatever the kernel
+ * answers first), never a crash of the shim. shim_client efault prints
+ * each call's result; natively on a software event (the host's
+ * perf_fops), under pmusim run on a hardware event (the core's): the
+ * same lines.
+ */
+static void test_efault(void **state)
+{
+	(void)state;
+	check_like_native(__LINE__, "bad pointers in perf calls", "\"$SHIM_CLIENT\" efault", 30);
+}
+
+/*
+ * A native process counting its own native code reads 0: pmusim says so
+ * once per process, in one line on stderr. perf opening events for its
+ * workload (re-executed under the emulator) and perf's probes of the PMU
+ * on itself (perf list) get no such line.
+ */
+static const struct {
+	int line;
+	const char *name, *script;
+	const char *who;        /* the one note's process (its comm), or NULL: none */
+} self_note_rows[] = {
+	{ __LINE__, "a native program counting itself", "\"$SHIM_CLIENT\" selfcount", "shim_client" },
+	/* PAPI's start-up probe maps the user page (rdpmc) and says nothing;
+	 * counting does (comm keeps 15 characters) */
+	{ __LINE__, "papi_avail's probe", "papi_avail", NULL },
+	{ __LINE__, "papi_command_line counting", "papi_command_line PAPI_TOT_INS", "papi_command_li" },
+	{ __LINE__, "perf stat of a workload", PERF " stat -x, -e instructions:u -- /bin/true", NULL },
+	{ __LINE__, "perf list's probes on itself", PERF " list hw", NULL },
+	/* perf counts every thread of the system, itself among them */
+	{ __LINE__, "perf stat --per-thread -a", PERF " stat -x, --per-thread -a -e instructions true",
+	  NULL },
+};
+
+static void test_self_note(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(self_note_rows) / sizeof(self_note_rows[0]); i++) {
+		static struct result r;
+		int notes = 0;
+		char want[64];
+
+		run_under(self_note_rows[i].script, 60, &r);
+		for (char *l = r.err; (l = strstr(l, "counts its own native code")); l++)
+			notes++;
+		snprintf(want, sizeof(want), "pmusim: %s[", self_note_rows[i].who ? self_note_rows[i].who : "");
+		if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) || notes != !!self_note_rows[i].who ||
+		    (notes && (strncmp(r.err, want, strlen(want)) || count_lines(r.err) != 1 ||
+			       !strstr(r.err, "'pmusim exec'")))) {
+			dump(&r);
+			fail_msg("row at line %d (%s): %d notes", self_note_rows[i].line,
+				 self_note_rows[i].name, notes);
+		}
+	}
+}
+
+/*
+ * pmusim run killed while its command runs: perf, a native background
+ * process and the emulated workload all end within a few seconds, as
+ * they would had the kernel's PDEATHSIG reached every one of them.
+ * SIGTERM and SIGHUP end pmusim run (their default action) and so the
+ * tree; the terminal's SIGINT stays the command's to decide.
+ */
+#define TREE_MAX 64
+
+static pid_t ppid_of(pid_t pid, char *state)
+{
+	char path[64], buf[512], *p;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %d", state, &ppid) != 2)
+		return 0;
+	return ppid;
+}
+
+/* The live descendants of root; *emulated: whether one is an emulated
+ * task (`pmusim exec --attach-arena`). */
+static int tree_of(pid_t root, pid_t *out, bool *emulated)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	*emulated = false;
+	while (d && (e = readdir(d)) && n < TREE_MAX) {
+		pid_t pid = atoi(e->d_name), up = pid;
+		char state = 0, path[64], cmd[4096];
+		bool under = false;
+		size_t k;
+		FILE *f;
+
+		if (pid <= 1 || pid == root)
+			continue;
+		for (int depth = 0; up > 1 && depth < 64 && !under; depth++) {
+			char st;
+
+			up = ppid_of(up, &st);
+			under = up == root;
+		}
+		if (!under || !ppid_of(pid, &state) || state == 'Z')
+			continue;
+		out[n++] = pid;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		f = fopen(path, "re");
+		if (f) {
+			k = fread(cmd, 1, sizeof(cmd) - 1, f);
+			fclose(f);
+			for (size_t i = 0; i + 14 <= k; i++)
+				if (memcmp(cmd + i, "--attach-arena", 14) == 0)
+					*emulated = true;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static const struct {
+	int line;
+	int sig;
+} killed_rows[] = {
+	{ __LINE__, SIGKILL },
+	{ __LINE__, SIGTERM },
+	{ __LINE__, SIGHUP },
+};
+
+static void test_killed(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(killed_rows) / sizeof(killed_rows[0]); i++) {
+		pid_t tree[TREE_MAX], run_pid;
+		bool emulated = false, gone = false;
+		int n = 0, status;
+
+		run_pid = fork();
+		assert_true(run_pid >= 0);
+		if (run_pid == 0) {
+			int null = open("/dev/null", O_RDWR);
+
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			execlp(pmusim(), pmusim(), "run", "--", "/bin/sh", "-c",
+			       "sleep 1000 & exec " PERF " stat -e instructions:u -- sleep 999",
+			       (char *)NULL);
+			_exit(127);
+		}
+		/* perf, the native sleep and the emulated one */
+		for (int t = 0; t < 300 && !(emulated && n >= 3); t++) {
+			usleep(100000);
+			n = tree_of(run_pid, tree, &emulated);
+		}
+		kill(run_pid, killed_rows[i].sig);
+		for (int t = 0; t < 100 && !gone; t++) {
+			usleep(50000);
+			gone = waitpid(run_pid, &status, WNOHANG) == run_pid;
+		}
+		for (int t = 0; t < 100 && gone; t++) {
+			int alive = 0;
+
+			for (int k = 0; k < n; k++) {
+				char st = 0;
+
+				alive += ppid_of(tree[k], &st) && st != 'Z';
+			}
+			if (!alive)
+				break;
+			usleep(50000);
+			if (t == 99)
+				gone = false;
+		}
+		if (!emulated || n < 3 || !gone) {
+			for (int k = 0; k < n; k++)
+				kill(tree[k], SIGKILL);
+			kill(run_pid, SIGKILL);
+			waitpid(run_pid, &status, 0);
+			fail_msg("row at line %d (signal %d): %d processes%s, %s", killed_rows[i].line,
+				 killed_rows[i].sig, n, emulated ? "" : ", no emulated task",
+				 gone ? "" : "the tree outlived pmusim run (or pmusim run lives)");
 		}
 	}
 }
@@ -1511,6 +1750,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_client),
 		cmocka_unit_test(test_sha256_untouched),
 		cmocka_unit_test(test_exec_mask),
+		cmocka_unit_test(test_spawn),
+		cmocka_unit_test(test_killed),
+		cmocka_unit_test(test_efault),
+		cmocka_unit_test(test_self_note),
 	};
 	const struct CMUnitTest stat_tests[] = {
 		cmocka_unit_test(test_perf_stat_sw),
