@@ -188,7 +188,10 @@ long perf_sys_ioctl(struct perf_core *core, struct perf_task *current,
 	case PERF_EVENT_IOC_PAUSE_OUTPUT:
 		return perf_event_pause_output(event, arg != 0);
 	case PERF_EVENT_IOC_QUERY_BPF:
-		/* perf_event_query_prog_array(): tracepoints only */
+		/* perf_event_query_prog_array(): CAP_PERFMON first, then
+		 * tracepoints only */
+		if (!perf_perfmon_capable(current))
+			return -EPERM;
 		return -EINVAL;
 	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES: {
 		struct perf_event_attr new_attr;
