@@ -282,9 +282,14 @@ int cmd_exec(int argc, char **argv)
 		static char fdarg[16];
 
 		/* its memfd at the top of [1024, 2048): above the numbers
-		 * programs use, where the guest never sees it */
+		 * programs use, where the guest never sees it; under a hard
+		 * limit below that, at the top of its upper half */
+		long hard = fd_hard_limit();
+		int hi = hard > 0 && hard < SHIM_FD_END ? (int)hard : SHIM_FD_END;
+
 		r = perf_guest_arena_create(model, nr_cpus, PMUSIM_ARENA_ADDR, PMUSIM_ARENA_SIZE,
-					    SHIM_FD_BASE, SHIM_FD_END, &own_core, &exec_attach_core_fd);
+					    hi < SHIM_FD_END ? hi / 2 : SHIM_FD_BASE, hi,
+					    &own_core, &exec_attach_core_fd);
 		if (r == -EEXIST && getenv(PMUSIM_ENV_SESSION) && getenv(PMUSIM_ENV_ARENA)) {
 			/* a session's arena is mapped here already: join it */
 			exec_attach_arena_fd = atoi(getenv(PMUSIM_ENV_ARENA));
