@@ -34,12 +34,26 @@ for lim in 1024 256; do
     fail "soft limit $lim"
 done
 
-# a hard limit below what pmusim needs: one line and exit 1, unless this
-# caller may raise it (CAP_SYS_RESOURCE), when pmusim raises it and runs
+# pmusim exec under a hard limit of 1024 or 256 (bash's plain ulimit -n
+# sets both): its own fds fit below the limit, the guest's view is the
+# caller's
+for lim in 1024 256; do
+  (
+    ulimit -n $lim || exit 3
+    got=$("$pmusim" exec -- /bin/sh -c 'echo $(ulimit -Sn) $(ulimit -Hn)' 2>&1)
+    [[ $got == "$lim $lim" ]] || { echo "exec under ulimit -n $lim: '$got'"; exit 1; }
+    out=$("$pmusim" exec -- "$fdstress" open 0 2>&1)
+    [[ $out == *"read 8"* ]] || { echo "exec self-monitoring under ulimit -n $lim: '$out'"; exit 1; }
+  ) && ok "exec under ulimit -n $lim (soft and hard)" || fail "exec under ulimit -n $lim"
+done
+
+# a hard limit below what pmusim run needs (its window of perf fds is
+# [1024, 2048)): one line and exit 1, unless this caller may raise it
+# (CAP_SYS_RESOURCE), when pmusim raises it and runs
 (
   ulimit -n 256 || exit 3
   if (ulimit -Hn 2048) 2>/dev/null; then can_raise=1; else can_raise=0; fi
-  for cmd in "exec -- /bin/true" "run -- /bin/true"; do
+  for cmd in "run -- /bin/true"; do
     err=$("$pmusim" $cmd 2>&1); st=$?
     if [[ $can_raise == 1 ]]; then
       [[ $st == 0 && -z $err ]] || { echo "$cmd with a raisable hard limit: $st '$err'"; exit 1; }
