@@ -24,6 +24,8 @@
 #include "sim/core/sample_data.h"
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cache_model.h"
+#include "sim/cpu/cg_machine.h"
+#include "sim/cpu/cg_model.h"
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/kernel_symbols.h"
 #include "sim/cpu/pmu_machine.h"
@@ -122,7 +124,8 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	struct vcpu *c = pv->c;
 	bool change = false;
 
-	if (!c->blocks_on && !c->want_blocks_pending && (cpu->nr_slots || cpu->nr_sw_slots)) {
+	if (!c->blocks_on && !c->want_blocks_pending &&
+	    (cpu->nr_slots || cpu->nr_sw_slots || pv->cg)) {
 		c->want_blocks_pending = true;
 		change = true;
 	}
@@ -132,6 +135,12 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	    c->blocks_on) {
 		c->jit_retranslate = true;
 		change = true;
+	}
+	if (pv->cg) {
+		/* the cachegrind-compatible configuration sees every block and
+		 * access from the first instruction, as cachegrind does */
+		c->mem_toggle_pending = !c->mem_on;
+		return change || c->mem_toggle_pending;
 	}
 	if (!pv->c->model || !pv->c->model->caches)
 		return change;      /* no cache model: the memory sources count 0 */
@@ -231,6 +240,7 @@ static const unsigned filled[] = {
 	SIM_SRC_MEM_LOADS, SIM_SRC_MEM_STORES, SIM_SRC_LOAD_L1_HIT, SIM_SRC_LOAD_L1_MISS,
 	SIM_SRC_LOAD_L2_HIT, SIM_SRC_LOAD_L2_MISS, SIM_SRC_LOAD_L3_HIT, SIM_SRC_LOAD_L3_MISS,
 	SIM_SRC_STORE_L2_MISS, SIM_SRC_STORE_L3_MISS, SIM_SRC_L2_ACCESS, SIM_SRC_L2_MISS,
+	SIM_SRC_L1I_ACCESS, SIM_SRC_L1I_MISS,
 };
 #define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
 
@@ -410,17 +420,18 @@ static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *e
 
 	if (cls & BD_COND) {
 		taken = addr != fall;
-		miss = bimodal_predict(pv, from, taken);
+		miss = pv->cg ? cg_cond_branch(pv->cg, from, taken) : bimodal_predict(pv, from, taken);
 		extra->v[SIM_SRC_TAKEN_BRANCHES] += taken;
 		type = PERF_BR_COND;
 	} else {
 		taken = true;
 		if (cls & BD_RET) {
 			pv->ras_top = (pv->ras_top - 8) & (PMU_RAS_DEPTH * 8 - 1);
-			miss = pv->ras[pv->ras_top / 8] != addr;
+			/* cachegrind models no return prediction: never a miss */
+			miss = !pv->cg && pv->ras[pv->ras_top / 8] != addr;
 			type = PERF_BR_RET;
 		} else if (cls & BD_INDIRECT) {
-			miss = btb_predict(pv, from, addr);
+			miss = pv->cg ? cg_ind_branch(pv->cg, from, addr) : btb_predict(pv, from, addr);
 			type = (cls & BD_CALL) ? PERF_BR_IND_CALL : PERF_BR_IND;
 		} else {
 			type = (cls & BD_CALL) ? PERF_BR_CALL : PERF_BR_UNCOND;
@@ -676,6 +687,8 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	if (!(++pv->blocks & 63))
 		maybe_yield(pv);
 	p = pv->prev;
+	if (pv->cg)
+		cg_machine_block(pv, b);
 	if (!b || !b->n)
 		return;
 	/* resolve_prev() writes only these */
@@ -896,6 +909,9 @@ static void mem_to_acc(struct pmu_vcpu *pv)
 	for (unsigned i = 0; i < NR_FILLED; i++)
 		if (pmu_source_needs_mem(filled[i]))
 			pv->acc.v[filled[i]] += mem_value(pv, filled[i]);
+	pv->acc.v[SIM_SRC_L1I_ACCESS] += pv->cg_fetch[0];
+	pv->acc.v[SIM_SRC_L1I_MISS] += pv->cg_fetch[1];
+	pv->cg_fetch[0] = pv->cg_fetch[1] = 0;
 	memset(pv->mem_n, 0, sizeof(pv->mem_n));
 	memset(pv->mem_miss, 0, sizeof(pv->mem_miss));
 	pv->mem_dirty = false;
@@ -925,11 +941,14 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 	uint64_t rip = 0;
 	bool over = false;
 
-	if (!pv->cm || !size)
+	if ((!pv->cm && !pv->cg) || !size)
 		return;
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
-	cache_model_access(pv->cm, addr, size, &o);
+	if (pv->cg)
+		cg_machine_data(pv, write, addr, size, &o);
+	else
+		cache_model_access(pv->cm, addr, size, &o);
 	pv->mem_n[write][o.level]++;
 	pv->mem_miss[CACHE_L1] += o.miss[CACHE_L1];
 	pv->mem_miss[CACHE_L2] += o.miss[CACHE_L2];
@@ -1069,6 +1088,8 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 {
 	pmu_exact_done(pv);         /* an overflow at this SYSCALL */
 	pmu_vcpu_acquire(pv);
+	if (pv->cg)
+		cg_machine_finish(pv);  /* the fetches up to this SYSCALL */
 	flush(pv);
 	pv->syscall_entry = true;
 	kernel_work(pv, &syscall_entry);
@@ -1508,6 +1529,7 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 	pv->core = core;
 	pv->cpu = perf_core_cpu(core, cpu);
 	pv->task = task;
+	pv->cg = cg_model_active();
 	memset(pv->bimodal, PMU_BIMODAL_STEP, sizeof(pv->bimodal));   /* weakly not taken */
 	pv->freq_hz = c->model && c->model->freq_hz ? c->model->freq_hz : 3000000000ull;
 	pv->tsc_hz = c->model && c->model->tsc_hz ? c->model->tsc_hz : pv->freq_hz;

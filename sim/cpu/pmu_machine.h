@@ -24,6 +24,8 @@
 
 struct vcpu;
 struct jit_count;
+struct cg_model;
+struct bdesc;
 struct perf_core;
 struct perf_cpu;
 struct perf_task;
@@ -150,6 +152,13 @@ struct pmu_vcpu {
 	uint64_t mem_n[2][4];        /* accesses [write][enum cache_level that served] */
 	uint64_t mem_miss[3];        /* lines that missed L1D, L2, LLC */
 	struct pmu_mem_access ma;
+	/* the cachegrind-compatible configuration (cg_machine.h), or NULL:
+	 * its model, the block whose fetches are being made, the next
+	 * instruction to fetch, and fetches and I1 misses not in acc yet */
+	struct cg_model *cg;
+	const struct bdesc *cg_blk;
+	unsigned cg_next;
+	uint64_t cg_fetch[2];
 
 	struct pmu_exact ex;         /* a pending exact overflow */
 
