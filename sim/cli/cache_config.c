@@ -6,6 +6,7 @@
  * (PMUSIM_CACHE_MODEL and PMUSIM_CACHE_I1/_D1/_LL), which `pmusim exec`
  * reads when its own options do not say.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@ int cli_cache_config(struct cli_cache_opts *o, const struct pmu_model *m)
 {
 	const struct pmu_cache_geometry *g = m ? m->caches : NULL;
 	struct cg_config cfg;
+	int report_fd;
 	const char **v[4] = { &o->model, &o->i1, &o->d1, &o->ll };
 
 	for (int i = 0; i < 4; i++)
@@ -66,7 +68,13 @@ int cli_cache_config(struct cli_cache_opts *o, const struct pmu_model *m)
 	    pick("D1", o->d1, g ? &g->l1d : NULL, &cfg.d1) ||
 	    pick("LL", o->ll, g ? &g->llc : NULL, &cfg.ll))
 		return 2;
-	if (cg_model_start(&cfg)) {
+	/* the summary goes to pmusim's stderr even when the program closes
+	 * its own (coreutils' close_stdout closes fd 2): a copy in the fd
+	 * range the guest cannot see (sim/linux/guest.c fd_reserved_lo) */
+	report_fd = fcntl(2, F_DUPFD_CLOEXEC, 1024);
+	if (report_fd < 0)
+		report_fd = 2;
+	if (cg_model_start(&cfg, report_fd)) {
 		fprintf(stderr, "pmusim: cannot allocate the cachegrind-compatible caches\n");
 		return 1;
 	}

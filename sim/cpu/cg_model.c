@@ -30,6 +30,7 @@ struct cg_cache {
 
 struct cg_model {
 	struct cg_config cfg;
+	int report_fd;
 	struct cg_cache i1, d1, ll;
 	unsigned max_data;         /* the smaller L1 line: data sizes are clamped to it */
 	struct cg_counts n;
@@ -122,13 +123,14 @@ static int cache_init(struct cg_cache *c, const struct cg_cache_spec *s)
 	return 0;
 }
 
-int cg_model_start(const struct cg_config *cfg)
+int cg_model_start(const struct cg_config *cfg, int report_fd)
 {
 	struct cg_model *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return -ENOMEM;
 	m->cfg = *cfg;
+	m->report_fd = report_fd;
 	if (cache_init(&m->i1, &cfg->i1) || cache_init(&m->d1, &cfg->d1) ||
 	    cache_init(&m->ll, &cfg->ll)) {
 		free(m->i1.lines);
@@ -272,7 +274,7 @@ void cg_model_report(void)
 	if (!active)
 		return;
 	n = &active->n;
-	dprintf(2, "==%d== cachegrind: Ir %llu I1mr %llu ILmr %llu Dr %llu D1mr %llu DLmr %llu "
+	dprintf(active->report_fd, "==%d== cachegrind: Ir %llu I1mr %llu ILmr %llu Dr %llu D1mr %llu DLmr %llu "
 		"Dw %llu D1mw %llu DLmw %llu Bc %llu Bcm %llu Bi %llu Bim %llu\n", (int)getpid(),
 		(unsigned long long)n->ir, (unsigned long long)n->i1mr, (unsigned long long)n->ilmr,
 		(unsigned long long)n->dr, (unsigned long long)n->d1mr, (unsigned long long)n->dlmr,

@@ -68,9 +68,9 @@ int cg_check_spec(const struct cg_cache_spec *s, char *why, size_t whylen);
  * whether it changed *ll. */
 bool cg_tweak_ll(struct cg_cache_spec *ll);
 
-/* Makes this process's model from cfg (checked by the caller). Returns 0
- * or -ENOMEM. */
-int cg_model_start(const struct cg_config *cfg);
+/* Makes this process's model from cfg (checked by the caller); its
+ * summary goes to report_fd at exit. Returns 0 or -ENOMEM. */
+int cg_model_start(const struct cg_config *cfg, int report_fd);
 /* This process's model, or NULL when the configuration is not in use. */
 struct cg_model *cg_model_active(void);
 /* The configuration of the active model (for re-executed images). */
@@ -90,8 +90,8 @@ bool cg_ind_branch(struct cg_model *m, uint64_t addr, uint64_t target);
 
 void cg_model_counts(const struct cg_model *m, struct cg_counts *out);
 /* Writes cachegrind's summary of the active model, one line prefixed
- * "==PID== " as valgrind prefixes its messages, to fd 2. No-op without an
- * active model. */
+ * "==PID== " as valgrind prefixes its messages, to the report fd. No-op
+ * without an active model. */
 void cg_model_report(void);
 
 #endif
