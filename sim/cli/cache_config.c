@@ -63,8 +63,8 @@ int cli_cache_config(struct cli_cache_opts *o, const struct pmu_model *m)
 		return cli_usage_error("--cache-model: '%s' is not 'default' or 'cachegrind'",
 				       o->model);
 	/* cachegrind's defaults come from the host's CPUID; here from the
-	 * modelled CPU's table: its L1D for I1 and D1, its LLC for LL */
-	if (pick("I1", o->i1, g ? &g->l1d : NULL, &cfg.i1) ||
+	 * modelled CPU's table: its L1I, L1D and LLC */
+	if (pick("I1", o->i1, g ? &g->l1i : NULL, &cfg.i1) ||
 	    pick("D1", o->d1, g ? &g->l1d : NULL, &cfg.d1) ||
 	    pick("LL", o->ll, g ? &g->llc : NULL, &cfg.ll))
 		return 2;

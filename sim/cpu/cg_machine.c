@@ -24,8 +24,8 @@ static void fetch_until(struct pmu_vcpu *pv, unsigned end)
 	for (; pv->cg_next < end; pv->cg_next++) {
 		const struct bd_insn *in = &b->ins[pv->cg_next];
 
-		pv->cg_fetch[0]++;
-		pv->cg_fetch[1] += cg_instr(pv->cg, b->addr + in->off, in->len);
+		pv->fetch_n[0]++;
+		pv->fetch_n[1] += cg_instr(pv->cg, b->addr + in->off, in->len);
 		pv->mem_dirty = true;    /* into the L1I sources at the next flush */
 		pv->acc_dirty = true;
 	}
@@ -84,6 +84,7 @@ void cg_machine_data(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned si
 	cg_data(pv->cg, write, addr, size, &r);
 	/* no L2: a D1 miss goes to the LL, reported as the last level */
 	o->lines = 1;
+	o->tlb_miss = o->tlb_walk = 0;   /* cachegrind has no TLBs */
 	o->miss[CACHE_L1] = r.d1_miss;
 	o->miss[CACHE_L2] = r.d1_miss;
 	o->miss[CACHE_L3] = r.ll_miss;

@@ -72,6 +72,11 @@ bool pmu_source_needs_mem(unsigned src)
 	case SIM_SRC_LOAD_L3_HIT: case SIM_SRC_LOAD_L3_MISS:
 	case SIM_SRC_STORE_L2_MISS: case SIM_SRC_STORE_L3_MISS:
 	case SIM_SRC_L2_ACCESS: case SIM_SRC_L2_MISS:
+	case SIM_SRC_L1I_ACCESS: case SIM_SRC_L1I_MISS:
+	case SIM_SRC_DTLB_ACCESS: case SIM_SRC_DTLB_MISS: case SIM_SRC_DTLB_L1_MISS:
+	case SIM_SRC_DTLB_L2_HIT: case SIM_SRC_DTLB_WALK_CYCLES:
+	case SIM_SRC_ITLB_ACCESS: case SIM_SRC_ITLB_MISS: case SIM_SRC_ITLB_L1_MISS:
+	case SIM_SRC_ITLB_L2_HIT: case SIM_SRC_ITLB_WALK_CYCLES:
 		return true;
 	default:
 		return false;
@@ -241,6 +246,9 @@ static const unsigned filled[] = {
 	SIM_SRC_LOAD_L2_HIT, SIM_SRC_LOAD_L2_MISS, SIM_SRC_LOAD_L3_HIT, SIM_SRC_LOAD_L3_MISS,
 	SIM_SRC_STORE_L2_MISS, SIM_SRC_STORE_L3_MISS, SIM_SRC_L2_ACCESS, SIM_SRC_L2_MISS,
 	SIM_SRC_L1I_ACCESS, SIM_SRC_L1I_MISS,
+	SIM_SRC_DTLB_ACCESS, SIM_SRC_DTLB_MISS, SIM_SRC_DTLB_L1_MISS, SIM_SRC_DTLB_L2_HIT,
+	SIM_SRC_DTLB_WALK_CYCLES, SIM_SRC_ITLB_ACCESS, SIM_SRC_ITLB_MISS, SIM_SRC_ITLB_L1_MISS,
+	SIM_SRC_ITLB_L2_HIT, SIM_SRC_ITLB_WALK_CYCLES,
 };
 #define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
 
@@ -675,6 +683,25 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 	on_decoded_block(pv, addr, block_of(pv, addr, size));
 }
 
+/* The code of block b through the instruction side of the cache model (an
+ * event counts a memory source, so every block comes here): its lines
+ * through L1I, L2 and the LLC, its pages through the ITLB side, into the
+ * fetch sources of the batch. Each execution of a block fetches its lines
+ * once; a REP string instruction's further iterations fetch nothing. */
+static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
+{
+	struct cache_outcome o;
+
+	cache_model_fetch(pv->cm, b->addr, b->size, &o);
+	pv->fetch_n[0] += o.lines;
+	pv->fetch_n[1] += o.miss[CACHE_L1];
+	pv->tlb_n[0][0] += ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
+	pv->tlb_n[0][1] += o.tlb_miss;
+	pv->tlb_n[0][2] += o.tlb_walk;
+	pv->mem_dirty = true;
+	pv->acc_dirty = true;
+}
+
 /* pmu_on_block() of the decode b of the block at addr (NULL: undecodable),
  * with the CPU's lock held. */
 static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bdesc *b)
@@ -705,6 +732,8 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	}
 	pv->prev = b;
 	pv->cur = b;
+	if (pv->cm && pv->c->mem_on && !pv->cg && !rep_cont)
+		fetch_block(pv, b);
 	if (pv->skip_addr == addr) {   /* resumed after RDPMC mid-block */
 		from = pv->skip_n < b->n ? pv->skip_n : b->n;
 		pv->skip_addr = 0;
@@ -899,6 +928,22 @@ static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
 	case SIM_SRC_LOAD_L2_MISS: return ld[CACHE_L3] + ld[CACHE_MEM];
 	case SIM_SRC_LOAD_L3_HIT: return ld[CACHE_L3];
 	case SIM_SRC_LOAD_L3_MISS: return ld[CACHE_MEM];
+	case SIM_SRC_L1I_ACCESS: return pv->fetch_n[0];
+	case SIM_SRC_L1I_MISS: return pv->fetch_n[1];
+	case SIM_SRC_ITLB_ACCESS: case SIM_SRC_DTLB_ACCESS:
+		return pv->tlb_n[src == SIM_SRC_DTLB_ACCESS][0];
+	case SIM_SRC_ITLB_L1_MISS: case SIM_SRC_DTLB_L1_MISS:
+		return pv->tlb_n[src == SIM_SRC_DTLB_L1_MISS][1];
+	case SIM_SRC_ITLB_L2_HIT: case SIM_SRC_DTLB_L2_HIT: {
+		const uint64_t *t = pv->tlb_n[src == SIM_SRC_DTLB_L2_HIT];
+
+		return t[1] - t[2];
+	}
+	case SIM_SRC_ITLB_MISS: case SIM_SRC_DTLB_MISS:
+		return pv->tlb_n[src == SIM_SRC_DTLB_MISS][2];
+	case SIM_SRC_ITLB_WALK_CYCLES: case SIM_SRC_DTLB_WALK_CYCLES:
+		return pv->c->model && pv->c->model->caches ?
+		       pv->tlb_n[src == SIM_SRC_DTLB_WALK_CYCLES][2] * pv->c->model->caches->walk_cycles : 0;
 	default: return 0;
 	}
 }
@@ -909,9 +954,8 @@ static void mem_to_acc(struct pmu_vcpu *pv)
 	for (unsigned i = 0; i < NR_FILLED; i++)
 		if (pmu_source_needs_mem(filled[i]))
 			pv->acc.v[filled[i]] += mem_value(pv, filled[i]);
-	pv->acc.v[SIM_SRC_L1I_ACCESS] += pv->cg_fetch[0];
-	pv->acc.v[SIM_SRC_L1I_MISS] += pv->cg_fetch[1];
-	pv->cg_fetch[0] = pv->cg_fetch[1] = 0;
+	memset(pv->fetch_n, 0, sizeof(pv->fetch_n));
+	memset(pv->tlb_n, 0, sizeof(pv->tlb_n));
 	memset(pv->mem_n, 0, sizeof(pv->mem_n));
 	memset(pv->mem_miss, 0, sizeof(pv->mem_miss));
 	pv->mem_dirty = false;
@@ -950,6 +994,9 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 	else
 		cache_model_access(pv->cm, addr, size, &o);
 	pv->mem_n[write][o.level]++;
+	pv->tlb_n[1][0]++;
+	pv->tlb_n[1][1] += o.tlb_miss;
+	pv->tlb_n[1][2] += o.tlb_walk;
 	pv->mem_miss[CACHE_L1] += o.miss[CACHE_L1];
 	pv->mem_miss[CACHE_L2] += o.miss[CACHE_L2];
 	pv->mem_miss[CACHE_L3] += o.miss[CACHE_L3];

@@ -151,14 +151,16 @@ struct pmu_vcpu {
 	bool mem_dirty;              /* the counts below are not in acc yet */
 	uint64_t mem_n[2][4];        /* accesses [write][enum cache_level that served] */
 	uint64_t mem_miss[3];        /* lines that missed L1D, L2, LLC */
+	uint64_t fetch_n[2];         /* fetched lines, and those that missed L1I */
+	uint64_t tlb_n[2][3];        /* [fetch, data]: pages looked up, first-level
+				      * misses, walks */
 	struct pmu_mem_access ma;
 	/* the cachegrind-compatible configuration (cg_machine.h), or NULL:
-	 * its model, the block whose fetches are being made, the next
-	 * instruction to fetch, and fetches and I1 misses not in acc yet */
+	 * its model, the block whose fetches are being made, and the next
+	 * instruction to fetch */
 	struct cg_model *cg;
 	const struct bdesc *cg_blk;
 	unsigned cg_next;
-	uint64_t cg_fetch[2];
 
 	struct pmu_exact ex;         /* a pending exact overflow */
 
