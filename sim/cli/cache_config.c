@@ -44,7 +44,7 @@ static int pick(const char *name, const char *opt, const struct pmu_cache_level 
 	return 0;
 }
 
-int cli_cache_config(struct cli_cache_opts *o, const struct pmu_model *m)
+int cli_cache_config(struct cli_cache_opts *o, const struct pmu_model *m, bool start)
 {
 	const struct pmu_cache_geometry *g = m ? m->caches : NULL;
 	struct cg_config cfg;
@@ -68,6 +68,8 @@ int cli_cache_config(struct cli_cache_opts *o, const struct pmu_model *m)
 	    pick("D1", o->d1, g ? &g->l1d : NULL, &cfg.d1) ||
 	    pick("LL", o->ll, g ? &g->llc : NULL, &cfg.ll))
 		return 2;
+	if (!start)
+		return 0;
 	/* the summary goes to pmusim's stderr even when the program closes
 	 * its own (coreutils' close_stdout closes fd 2): a copy in the fd
 	 * range the guest cannot see (sim/linux/guest.c fd_reserved_lo) */

@@ -245,7 +245,7 @@ int cmd_exec(int argc, char **argv)
 	if (model->arch != PMU_ARCH_X86_INTEL && model->arch != PMU_ARCH_X86_AMD)
 		return cli_usage_error("exec: model '%s' is not an x86 model; the emulated "
 				       "CPU is x86-64", model->name);
-	r = cli_cache_config(&cache_opts, model);
+	r = cli_cache_config(&cache_opts, model, true);
 	if (r)
 		return r;
 	if (!tlb_fast_init(opt.no_fast_store, &why) && !opt.no_fast_store)

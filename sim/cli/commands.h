@@ -32,11 +32,11 @@ struct cli_cache_opts {
 	const char *model, *i1, *d1, *ll;
 };
 struct pmu_model;
-/* Starts the cachegrind-compatible configuration when o (or, for options
- * not given, the environment `pmusim run` sets) asks for it, with the
- * geometry of model m where o gives none. Returns 0, or an exit status
- * after a message. */
-int cli_cache_config(struct cli_cache_opts *o, const struct pmu_model *m);
+/* Checks, and with start starts, the cachegrind-compatible configuration
+ * when o (or, for options not given, the environment `pmusim run` sets)
+ * asks for it, with the geometry of model m where o gives none. Returns 0,
+ * or an exit status after a message. */
+int cli_cache_config(struct cli_cache_opts *o, const struct pmu_model *m, bool start);
 /* Puts the options into the environment for the workloads of `pmusim run`. */
 void cli_cache_config_export(const struct cli_cache_opts *o);
 

@@ -126,6 +126,38 @@ static void test_equal_to_cachegrind(void **state)
 	}
 }
 
+/* The same configuration under `pmusim run -- perf stat`: the generic
+ * events count what cachegrind counts (L1-icache-load-misses: I1mr;
+ * L1-dcache-load-misses, Skylake's L1D.REPLACEMENT: lines filled into D1,
+ * D1mr + D1mw; branch-misses: Bcm + Bim). */
+static void test_perf_stat_counts_cachegrind(void **state)
+{
+	const char *geom = "--I1=8192,2,64 --D1=16384,4,64 --LL=65536,8,64";
+	unsigned long long vg[NEV], icache, dcache, branch;
+	int st;
+	char *o, *p;
+
+	(void)state;
+	if (!have_valgrind() || system("perf --version >/dev/null 2>&1"))
+		skip();
+	valgrind_counts(geom, vg);
+	o = run(&st, "%s run --cache-model=cachegrind %s -- perf stat -x, "
+		"-e L1-icache-load-misses,L1-dcache-load-misses,branch-misses -- %s/cg_patterns 2>&1",
+		pmusim, geom, progdir);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("pmusim run: status %d\n%s", st, o);
+	p = strstr(o, ",,L1-icache-load-misses");
+	while (p && p > o && p[-1] != '\n')
+		p--;
+	if (!p || sscanf(p, "%llu,,L1-icache-load-misses%*[^\n]\n%llu,,L1-dcache-load-misses"
+			 "%*[^\n]\n%llu,,branch-misses", &icache, &dcache, &branch) != 3)
+		fail_msg("no perf stat lines:\n%s", o);
+	if (icache != vg[I1MR] || dcache != vg[D1MR] + vg[D1MW] || branch != vg[BCM] + vg[BIM])
+		fail_msg("perf stat %llu %llu %llu, valgrind I1mr %llu D1mr+D1mw %llu Bcm+Bim %llu",
+			 icache, dcache, branch, vg[I1MR], vg[D1MR] + vg[D1MW], vg[BCM] + vg[BIM]);
+	free(o);
+}
+
 /* valgrind's geometry checks (cg_arch.c check_cache): a geometry valgrind
  * refuses is a usage error. */
 static void test_bad_geometry(void **state)
@@ -156,6 +188,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_equal_to_cachegrind),
+		cmocka_unit_test(test_perf_stat_counts_cachegrind),
 		cmocka_unit_test(test_bad_geometry),
 	};
 
