@@ -13,21 +13,15 @@
 
 #define PAGE_SHIFT 12
 
-struct cache_set_array {
-	uint64_t *tags;            /* sets x ways, each set in recency order */
-	uint64_t set_mask;         /* sets - 1 */
-	unsigned ways;
-};
-
 /* The TLB levels: first-level ITLB and DTLB, second-level ITLB and DTLB
  * (the same array when the model has one unified STLB). */
 enum { TLB_I1, TLB_D1, TLB_I2, TLB_D2, TLB_NR };
 
 struct cache_model {
-	struct cache_set_array l1i;
-	struct cache_set_array lvl[CACHE_MEM];   /* L1D, L2, LLC */
-	struct cache_set_array tlb[TLB_NR];
-	struct cache_set_array *tlb2[2];         /* second level of [fetch, data] */
+	struct lru_sets l1i;
+	struct lru_sets lvl[CACHE_MEM];   /* L1D, L2, LLC */
+	struct lru_sets tlb[TLB_NR];
+	struct lru_sets *tlb2[2];         /* second level of [fetch, data] */
 	unsigned latency[CACHE_NR_LEVELS];
 	unsigned line_shift;
 };
@@ -37,7 +31,7 @@ static bool pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-static int array_init(struct cache_set_array *a, uint64_t sets, unsigned ways)
+int lru_sets_init(struct lru_sets *a, uint64_t sets, unsigned ways)
 {
 	if (!ways || !pow2(sets))
 		return -1;
@@ -49,29 +43,29 @@ static int array_init(struct cache_set_array *a, uint64_t sets, unsigned ways)
 	return 0;
 }
 
-static int level_init(struct cache_set_array *a, const struct pmu_cache_level *l)
+static int level_init(struct lru_sets *a, const struct pmu_cache_level *l)
 {
 	if (!l->ways || !l->line || l->size % (l->ways * l->line) || !pow2(l->line))
 		return -1;
-	return array_init(a, l->size / l->ways / l->line, l->ways);
+	return lru_sets_init(a, l->size / l->ways / l->line, l->ways);
 }
 
-static int tlb_init(struct cache_set_array *a, const struct pmu_tlb_level *t)
+static int tlb_init(struct lru_sets *a, const struct pmu_tlb_level *t)
 {
 	if (!t->ways || t->entries % t->ways)
 		return -1;
-	return array_init(a, t->entries / t->ways, t->ways);
+	return lru_sets_init(a, t->entries / t->ways, t->ways);
 }
 
 void cache_model_free(struct cache_model *cm)
 {
 	if (!cm)
 		return;
-	free(cm->l1i.tags);
+	lru_sets_free(&cm->l1i);
 	for (unsigned i = 0; i < CACHE_MEM; i++)
-		free(cm->lvl[i].tags);
+		lru_sets_free(&cm->lvl[i]);
 	for (unsigned i = 0; i < TLB_NR; i++)
-		free(cm->tlb[i].tags);
+		lru_sets_free(&cm->tlb[i]);
 	free(cm);
 }
 
@@ -104,9 +98,13 @@ err:
 	return NULL;
 }
 
-/* Looks line up in a; returns whether it hit. Either way the line ends up
- * most recently used (a miss evicts the least recently used way). */
-static bool level_touch(struct cache_set_array *a, uint64_t line)
+void lru_sets_free(struct lru_sets *a)
+{
+	free(a->tags);
+	a->tags = NULL;
+}
+
+bool lru_sets_touch(struct lru_sets *a, uint64_t line)
 {
 	uint64_t *set = &a->tags[(line & a->set_mask) * a->ways];
 	uint64_t tag = line + 1;
@@ -127,23 +125,23 @@ static bool level_touch(struct cache_set_array *a, uint64_t line)
 
 /* The pages of [addr, addr+size) through the first-level TLB tlb1 and the
  * second level tlb2, into out's TLB counts. */
-static void tlb_lookup(struct cache_set_array *tlb1, struct cache_set_array *tlb2,
+static void tlb_lookup(struct lru_sets *tlb1, struct lru_sets *tlb2,
 		       uint64_t addr, unsigned size, struct cache_outcome *out)
 {
 	uint64_t last = (addr + size - 1) >> PAGE_SHIFT;
 
 	out->tlb_miss = out->tlb_walk = 0;
 	for (uint64_t page = addr >> PAGE_SHIFT; page <= last; page++) {
-		if (level_touch(tlb1, page))
+		if (lru_sets_touch(tlb1, page))
 			continue;
 		out->tlb_miss++;
-		out->tlb_walk += !level_touch(tlb2, page);
+		out->tlb_walk += !lru_sets_touch(tlb2, page);
 	}
 }
 
 /* The lines of [addr, addr+size) through first (L1I or L1D), then L2 and
  * the LLC, into out's cache counts. */
-static void lines_lookup(struct cache_model *cm, struct cache_set_array *first,
+static void lines_lookup(struct cache_model *cm, struct lru_sets *first,
 			 uint64_t addr, unsigned size, struct cache_outcome *out)
 {
 	uint64_t line = addr >> cm->line_shift;
@@ -160,7 +158,7 @@ static void lines_lookup(struct cache_model *cm, struct cache_set_array *first,
 		/* a level is looked up only when the ones before it missed;
 		 * the line is filled into each level that missed */
 		while (served < CACHE_MEM &&
-		       !level_touch(served == CACHE_L1 ? first : &cm->lvl[served], line)) {
+		       !lru_sets_touch(served == CACHE_L1 ? first : &cm->lvl[served], line)) {
 			out->miss[served]++;
 			served++;
 		}

@@ -27,6 +27,7 @@
 #ifndef PMUSIM_CACHE_MODEL_H
 #define PMUSIM_CACHE_MODEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "pmu_models/pmu_model.h"
 
@@ -46,6 +47,22 @@ struct cache_outcome {
 	unsigned tlb_miss;         /* pages that missed the first-level TLB */
 	unsigned tlb_walk;         /* pages that missed the second level too: walks */
 };
+
+/* One set-associative LRU array of line (or page) numbers: a cache level
+ * or a TLB. Sets keep their tags in recency order; set = line mod sets. */
+struct lru_sets {
+	uint64_t *tags;            /* sets x ways, each set most recent first */
+	uint64_t set_mask;         /* sets - 1 */
+	unsigned ways;
+};
+
+/* An empty array of sets (a power of two) x ways; -1 on a bad geometry or
+ * no memory. */
+int lru_sets_init(struct lru_sets *a, uint64_t sets, unsigned ways);
+void lru_sets_free(struct lru_sets *a);
+/* Looks line up; returns whether it hit. Either way the line ends up most
+ * recently used (a miss evicts the least recently used way). */
+bool lru_sets_touch(struct lru_sets *a, uint64_t line);
 
 struct cache_model;
 

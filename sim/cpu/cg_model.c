@@ -1,13 +1,15 @@
 /*
  * cg_model.c - the cachegrind-compatible caches and branch predictor
- * (cg_model.h). Each cache set keeps its line numbers in recency order,
- * most recent first, as cachegrind's cg_sim.c describes its sets.
+ * (cg_model.h). The caches are the cache model's LRU sets (cache_model.h),
+ * which keep each set in recency order as cachegrind's cg_sim.c does (its
+ * empty ways hold line 0, ours an empty tag: the same for every address a
+ * program can touch).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
+#include "sim/cpu/cache_model.h"
 #include "sim/cpu/cg_model.h"
 
 /* cachegrind's minimum line size (cg_arch.c MIN_LINE_SIZE) */
@@ -23,9 +25,8 @@
 #define CG_BTAC              (1u << CG_BTAC_BITS)
 
 struct cg_cache {
-	uint64_t *lines;           /* sets x assoc line numbers, most recent first */
-	uint64_t set_mask;
-	unsigned assoc, line_shift;
+	struct lru_sets sets;      /* LRU, as cg_sim.c's sets */
+	unsigned line_shift;
 };
 
 struct cg_model {
@@ -112,15 +113,8 @@ bool cg_tweak_ll(struct cg_cache_spec *ll)
 
 static int cache_init(struct cg_cache *c, const struct cg_cache_spec *s)
 {
-	uint64_t sets = s->size / s->line / s->assoc;
-
-	c->lines = calloc(sets * s->assoc, sizeof(*c->lines));
-	if (!c->lines)
-		return -ENOMEM;
-	c->set_mask = sets - 1;
-	c->assoc = s->assoc;
 	c->line_shift = (unsigned)__builtin_ctz(s->line);
-	return 0;
+	return lru_sets_init(&c->sets, s->size / s->line / s->assoc, s->assoc) ? -ENOMEM : 0;
 }
 
 int cg_model_start(const struct cg_config *cfg, int report_fd)
@@ -133,9 +127,9 @@ int cg_model_start(const struct cg_config *cfg, int report_fd)
 	m->report_fd = report_fd;
 	if (cache_init(&m->i1, &cfg->i1) || cache_init(&m->d1, &cfg->d1) ||
 	    cache_init(&m->ll, &cfg->ll)) {
-		free(m->i1.lines);
-		free(m->d1.lines);
-		free(m->ll.lines);
+		lru_sets_free(&m->i1.sets);
+		lru_sets_free(&m->d1.sets);
+		lru_sets_free(&m->ll.sets);
 		free(m);
 		return -ENOMEM;
 	}
@@ -155,35 +149,15 @@ const struct cg_config *cg_model_config(const struct cg_model *m)
 	return &m->cfg;
 }
 
-/* Looks line up in its set; the line is most recent afterwards (a miss
- * evicts the least recent one). Returns whether it missed. A set starts
- * holding line 0, as cachegrind's zeroed tag array does. */
-static bool set_touch(struct cg_cache *c, uint64_t line)
-{
-	uint64_t *set = &c->lines[(line & c->set_mask) * c->assoc];
-	unsigned w;
-
-	if (set[0] == line)
-		return false;
-	for (w = 1; w < c->assoc && set[w] != line; w++)
-		;
-	bool miss = w == c->assoc;
-	if (miss)
-		w = c->assoc - 1;
-	memmove(&set[1], &set[0], w * sizeof(*set));
-	set[0] = line;
-	return miss;
-}
-
 /* One access of size bytes at addr: both lines of a straddling access are
  * looked up; it misses if either does. */
 static bool cache_access(struct cg_cache *c, uint64_t addr, unsigned size)
 {
 	uint64_t first = addr >> c->line_shift, last = (addr + size - 1) >> c->line_shift;
-	bool miss = set_touch(c, first);
+	bool miss = !lru_sets_touch(&c->sets, first);
 
 	if (last != first)
-		miss |= set_touch(c, last);
+		miss |= !lru_sets_touch(&c->sets, last);
 	return miss;
 }
 
