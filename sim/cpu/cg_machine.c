@@ -7,6 +7,16 @@
  * access (the guest's RIP in the memory hook), and the rest when the next
  * block starts or the program ends. The results feed the L1I sources and
  * the data outcome the memory sources count (pmu_machine.c).
+ *
+ * REP string instructions: valgrind's translator gives every execution of
+ * one a conditional exit to the next instruction when RCX is 0 (a
+ * conditional branch to cachegrind, taken while RCX is not 0), and REPE/
+ * REPNE a second one after the operation (taken while the condition holds
+ * and the loop goes on); each execution is also an instruction fetch. QEMU
+ * runs each iteration as a block that ends with the instruction, so the
+ * next block start says what happened: the instruction iterated if it made
+ * a data access, and the next block's address, RCX and ZF say whether it
+ * goes on. Those branches are given to the model here, in valgrind's order.
  */
 #include <unicorn/unicorn.h>
 #include "sim/cpu/block_decode.h"
@@ -31,12 +41,62 @@ static void fetch_until(struct pmu_vcpu *pv, unsigned end)
 	}
 }
 
+/* Whether the string instruction at p (len bytes) compares (CMPS, SCAS:
+ * a REPE/REPNE loop), and for those whether its prefix is REPNE. */
+static bool rep_compares(const uint8_t *p, unsigned len, bool *repne)
+{
+	unsigned i = 0;
+
+	*repne = false;
+	for (; i < len && (p[i] == 0xf2 || p[i] == 0xf3 || p[i] == 0x66 || p[i] == 0x67 ||
+			   (p[i] & 0xf0) == 0x40); i++)
+		if (p[i] == 0xf2 || p[i] == 0xf3)
+			*repne = p[i] == 0xf2;
+	return i < len && (p[i] == 0xa6 || p[i] == 0xa7 || p[i] == 0xae || p[i] == 0xaf);
+}
+
+/* The previous block ended with a REP string instruction; next_addr is
+ * where the guest went (0: unknown). Gives the model valgrind's
+ * conditional branches of that execution. */
+static void rep_branches(struct pmu_vcpu *pv, const struct bdesc *p, uint64_t next_addr)
+{
+	const struct bd_insn *in = &p->ins[p->n - 1];
+	uint64_t at = p->addr + in->off, rcx = 0, flags = 0;
+	bool repne, compares = rep_compares((const uint8_t *)(uintptr_t)at, in->len, &repne);
+	bool goes_on;
+
+	if (!pv->cg_rep_iterated) {
+		cg_cond_branch(pv->cg, at, false);      /* RCX was 0: out */
+		return;
+	}
+	cg_cond_branch(pv->cg, at, true);               /* RCX was not 0 */
+	goes_on = true;
+	if (compares) {
+		uc_reg_read(pv->c->uc, UC_X86_REG_EFLAGS, &flags);
+		goes_on = !!(flags & 0x40) != repne;    /* REPE: while ZF, REPNE: while !ZF */
+		cg_cond_branch(pv->cg, at, goes_on);
+	}
+	uc_reg_read(pv->c->uc, UC_X86_REG_RCX, &rcx);
+	if (goes_on && next_addr != at && rcx == 0) {
+		/* QEMU left as RCX reached 0; valgrind executes the instruction
+		 * once more to find RCX 0 */
+		cg_instr(pv->cg, at, in->len);
+		cg_cond_branch(pv->cg, at, false);
+	}
+}
+
 void cg_machine_block(struct pmu_vcpu *pv, const struct bdesc *b)
 {
-	if (pv->cg_blk)
-		fetch_until(pv, pv->cg_blk->n);
+	const struct bdesc *p = pv->cg_blk;
+
+	if (p) {
+		fetch_until(pv, p->n);
+		if (p->ins[p->n - 1].cls & BD_REP)
+			rep_branches(pv, p, b ? b->addr : 0);
+	}
 	pv->cg_blk = b && b->n ? b : NULL;
 	pv->cg_next = 0;
+	pv->cg_rep_iterated = false;
 }
 
 void cg_machine_finish(struct pmu_vcpu *pv)
@@ -81,6 +141,8 @@ void cg_machine_data(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned si
 
 	uc_reg_read(pv->c->uc, UC_X86_REG_RIP, &rip);
 	fetch_through(pv, rip);
+	if (pv->cg_blk && rip == pv->cg_blk->addr + pv->cg_blk->ins[pv->cg_blk->n - 1].off)
+		pv->cg_rep_iterated = true;   /* (read only after a REP instruction) */
 	cg_data(pv->cg, write, addr, size, &r);
 	/* no L2: a D1 miss goes to the LL, reported as the last level */
 	o->lines = 1;

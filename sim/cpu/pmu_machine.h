@@ -161,6 +161,7 @@ struct pmu_vcpu {
 	struct cg_model *cg;
 	const struct bdesc *cg_blk;
 	unsigned cg_next;
+	bool cg_rep_iterated;        /* the block's last instruction accessed data */
 
 	struct pmu_exact ex;         /* a pending exact overflow */
 

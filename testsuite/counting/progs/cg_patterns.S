@@ -2,8 +2,8 @@
  * cg_patterns.S - hand-written access and branch patterns, no libc, the same
  * instruction stream under valgrind and pmusim (test_cachegrind.c): strided
  * loads and stores over 256 KiB, straddling read-modify-writes, a branch
- * taken every third time, alternating indirect jumps, an indirect call and
- * 24 KiB of straight-line code run three times.
+ * taken every third time, alternating indirect jumps, an indirect call,
+ * 24 KiB of straight-line code run three times, and REP string loops.
  */
 	.text
 	.globl _start
@@ -61,6 +61,33 @@ t2:	nop
 9:	call big
 	dec %r12
 	jnz 9b
+	/* 7: REP string instructions, 50 rounds with RCX = 50 .. 1: stores,
+	 * copies, a count of 0, a compare that stops at a difference (or runs
+	 * out), a scan that runs out or finds its byte. The counts come from
+	 * memory: valgrind's translator folds a REP's RCX = 0 check away when
+	 * RCX is a constant in its superblock */
+	mov rounds(%rip), %r12
+10:	lea buf(%rip), %rdi
+	mov %r12, %rcx
+	xor %eax, %eax
+	rep stosb
+	lea buf(%rip), %rsi
+	lea buf+4096(%rip), %rdi
+	mov %r12, %rcx
+	rep movsb
+	mov zero(%rip), %rcx
+	rep stosb
+	movb $1, buf+4096+30(%rip)
+	lea buf(%rip), %rsi
+	lea buf+4096(%rip), %rdi
+	mov %r12, %rcx
+	repe cmpsb
+	lea buf+4096(%rip), %rdi
+	mov %r12, %rcx
+	mov $1, %al
+	repne scasb
+	dec %r12
+	jnz 10b
 	mov $60, %eax
 	xor %edi, %edi
 	syscall
@@ -75,6 +102,8 @@ big:
 	.align 8
 jtab:	.quad t1, t2
 ftab:	.quad f1
+rounds:	.quad 50
+zero:	.quad 0
 	.bss
 	.align 4096
 buf:	.space 262144+4096
