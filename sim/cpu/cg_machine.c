@@ -55,6 +55,18 @@ static bool rep_compares(const uint8_t *p, unsigned len, bool *repne)
 	return i < len && (p[i] == 0xa6 || p[i] == 0xa7 || p[i] == 0xae || p[i] == 0xaf);
 }
 
+/* One of the conditional branches valgrind sees in a REP instruction: a
+ * mispredict counts as branch-misses and costs its penalty, as
+ * resolve_prev's do. */
+static void rep_branch(struct pmu_vcpu *pv, uint64_t at, bool taken)
+{
+	if (cg_cond_branch(pv->cg, at, taken)) {
+		pv->acc.v[SIM_SRC_BRANCH_MISSES]++;
+		pv->acc.v[SIM_SRC_CYCLES] += PMU_MISPREDICT_CYCLES;
+		pv->acc_dirty = true;
+	}
+}
+
 /* The previous block ended with a REP string instruction; next_addr is
  * where the guest went (0: unknown). Gives the model valgrind's
  * conditional branches of that execution. */
@@ -66,22 +78,22 @@ static void rep_branches(struct pmu_vcpu *pv, const struct bdesc *p, uint64_t ne
 	bool goes_on;
 
 	if (!pv->cg_rep_iterated) {
-		cg_cond_branch(pv->cg, at, false);      /* RCX was 0: out */
+		rep_branch(pv, at, false);      /* RCX was 0: out */
 		return;
 	}
-	cg_cond_branch(pv->cg, at, true);               /* RCX was not 0 */
+	rep_branch(pv, at, true);               /* RCX was not 0 */
 	goes_on = true;
 	if (compares) {
 		uc_reg_read(pv->c->uc, UC_X86_REG_EFLAGS, &flags);
 		goes_on = !!(flags & 0x40) != repne;    /* REPE: while ZF, REPNE: while !ZF */
-		cg_cond_branch(pv->cg, at, goes_on);
+		rep_branch(pv, at, goes_on);
 	}
 	uc_reg_read(pv->c->uc, UC_X86_REG_RCX, &rcx);
 	if (goes_on && next_addr != at && rcx == 0) {
 		/* QEMU left as RCX reached 0; valgrind executes the instruction
 		 * once more to find RCX 0 */
 		cg_instr(pv->cg, at, in->len);
-		cg_cond_branch(pv->cg, at, false);
+		rep_branch(pv, at, false);
 	}
 }
 
