@@ -30,7 +30,6 @@ struct cg_cache {
 };
 
 struct cg_model {
-	struct cg_config cfg;
 	int report_fd;
 	struct cg_cache i1, d1, ll;
 	unsigned max_data;         /* the smaller L1 line: data sizes are clamped to it */
@@ -123,7 +122,6 @@ int cg_model_start(const struct cg_config *cfg, int report_fd)
 
 	if (!m)
 		return -ENOMEM;
-	m->cfg = *cfg;
 	m->report_fd = report_fd;
 	if (cache_init(&m->i1, &cfg->i1) || cache_init(&m->d1, &cfg->d1) ||
 	    cache_init(&m->ll, &cfg->ll)) {
@@ -142,11 +140,6 @@ int cg_model_start(const struct cg_config *cfg, int report_fd)
 struct cg_model *cg_model_active(void)
 {
 	return active;
-}
-
-const struct cg_config *cg_model_config(const struct cg_model *m)
-{
-	return &m->cfg;
 }
 
 /* One access of size bytes at addr: both lines of a straddling access are
@@ -234,11 +227,6 @@ bool cg_ind_branch(struct cg_model *m, uint64_t addr, uint64_t target)
 	m->n.bi++;
 	m->n.bim += miss;
 	return miss;
-}
-
-void cg_model_counts(const struct cg_model *m, struct cg_counts *out)
-{
-	*out = m->n;
 }
 
 void cg_model_report(void)

@@ -73,8 +73,6 @@ bool cg_tweak_ll(struct cg_cache_spec *ll);
 int cg_model_start(const struct cg_config *cfg, int report_fd);
 /* This process's model, or NULL when the configuration is not in use. */
 struct cg_model *cg_model_active(void);
-/* The configuration of the active model (for re-executed images). */
-const struct cg_config *cg_model_config(const struct cg_model *m);
 
 /* One executed instruction of len bytes at addr; returns whether it missed
  * I1. */
@@ -88,7 +86,6 @@ bool cg_cond_branch(struct cg_model *m, uint64_t addr, bool taken);
  * mispredicted. */
 bool cg_ind_branch(struct cg_model *m, uint64_t addr, uint64_t target);
 
-void cg_model_counts(const struct cg_model *m, struct cg_counts *out);
 /* Writes cachegrind's summary of the active model, one line prefixed
  * "==PID== " as valgrind prefixes its messages, to the report fd. No-op
  * without an active model. */
