@@ -1,6 +1,6 @@
 /*
- * test_tlb.c - the instruction cache and the TLBs under `pmusim exec`, for
- * the x86 models: progs/tlb_patterns.c counts hand-written patterns with
+ * test_tlb.c - the instruction cache, the TLBs and the data caches under
+ * `pmusim exec`, for the x86 models: progs/tlb_patterns.c counts hand-written patterns with
  * the model's raw events, and the counts are checked against the
  * arithmetic of each pattern on the geometry the vendor documents
  * (pmu_models/intel_skylake.c, amd_zen.c), LRU everywhere, 4 KiB pages:
@@ -33,6 +33,16 @@
  *     of 8 ways or Zen's 64 entries: every page misses the first level
  *     every pass (+516) and hits the second (+516 second-level hits, +0
  *     walks). K = 12: no first-level miss after pass 1 (+0).
+ *
+ * Lines: one load from each of N consecutive 64-byte lines, twice (the data
+ * caches of both models, from the same patterns: test_cache.c checks
+ * Skylake's in more ways):
+ *   N = 256 (16 KiB): fits L1D: N misses, N L2 requests, N L2 misses.
+ *   N = 2048 (128 KiB): 32 lines per L1D set (64 sets) miss it on both
+ *     passes (2N); L2 (Skylake 1024 sets x 4, Zen 1024 x 8) holds 2 per
+ *     set: N L2 misses; Skylake's LLC misses N.
+ *   N = 16384 (1 MiB): 16 lines per L2 set miss it on both passes (2N);
+ *     Skylake's 8 MiB LLC holds them: N LLC misses.
  *
  * Usage (meson passes these): test_tlb PMUSIM PROGDIR
  */
@@ -156,12 +166,49 @@ static void test_l1i_itlb(void **state)
 	}
 }
 
+struct line_row {
+	const char *model, *events;   /* four raw encodings (hex) */
+	long n;
+	unsigned long long v[4];
+};
+
+static const struct line_row line_rows[] = {
+	/* Zen: LS_DC_ACCESSES (2N), L2_CACHE_REQ_STAT.LS_RD_BLK (lines that
+	 * missed L1D), L2_REQUEST_G1.ALL (cache-references),
+	 * L2_CACHE_REQ_STAT.IC_DC_MISS_IN_L2 (cache-misses) */
+	{ "zen", "0040 c860 ff60 0964", 256, { 512, 256, 256, 256 } },
+	{ "zen", "0040 c860 ff60 0964", 2048, { 4096, 4096, 4096, 2048 } },
+	{ "zen", "0040 c860 ff60 0964", 16384, { 32768, 32768, 32768, 32768 } },
+	/* Skylake: L1D.REPLACEMENT, L2_RQSTS.REFERENCES, .MISS,
+	 * LONGEST_LAT_CACHE.MISS */
+	{ "skylake", "0151 ff24 3f24 412e", 256, { 256, 256, 256, 256 } },
+	{ "skylake", "0151 ff24 3f24 412e", 2048, { 4096, 4096, 2048, 2048 } },
+	{ "skylake", "0151 ff24 3f24 412e", 16384, { 32768, 32768, 32768, 16384 } },
+};
+
+/* L1D, L2 and the LLC of both x86 models by lines. */
+static void test_data_caches_by_lines(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < sizeof(line_rows) / sizeof(line_rows[0]); i++) {
+		const struct line_row *r = &line_rows[i];
+		unsigned long long v[4];
+
+		counts(r->model, "lines", r->n, 2, r->events, v, 4);
+		if (memcmp(v, r->v, sizeof(v)))
+			fail_msg("%s lines %ld x 2: %llu %llu %llu %llu, want %llu %llu %llu %llu",
+				 r->model, r->n, v[0], v[1], v[2], v[3], r->v[0], r->v[1], r->v[2],
+				 r->v[3]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_skylake_dtlb),
 		cmocka_unit_test(test_zen_dtlb),
 		cmocka_unit_test(test_l1i_itlb),
+		cmocka_unit_test(test_data_caches_by_lines),
 	};
 
 	if (argc != 3) {

@@ -1,9 +1,9 @@
 /*
  * tlb_code_area.S - the code and data patterns of tlb_patterns.c, in
  * assembly so that the counted regions hold nothing else:
- *  - tlb_data(fd, base, npages, passes): ENABLE the group fd, load one
- *    quadword from each of npages pages at base (4 KiB apart), passes
- *    times, DISABLE; no other data access between the ioctls;
+ *  - tlb_data(fd, base, n, passes, stride): ENABLE the group fd, load one
+ *    quadword from each of n addresses at base, stride bytes apart,
+ *    passes times, DISABLE; no other data access between the ioctls;
  *  - tlb_code(fd, entry, passes): ENABLE, call entry passes times, DISABLE;
  *  - code_area: 256 pages, each starting with a jump to the start of the
  *    next one (one 5-byte block per page, all at page offset 0: the same
@@ -15,8 +15,10 @@
 	.balign 4096
 	.skip 0x800
 	.globl tlb_data
-tlb_data:			/* rdi fd, rsi base, rdx npages, rcx passes */
+tlb_data:			/* rdi fd, rsi base, rdx n, rcx passes, r8 stride */
 	push %rbx
+	push %rbp
+	mov %r8, %rbp
 	mov %rsi, %rbx
 	mov %rdx, %r8
 	mov %rcx, %r9
@@ -28,7 +30,7 @@ tlb_data:			/* rdi fd, rsi base, rdx npages, rcx passes */
 1:	mov %rbx, %rdi
 	mov %r8, %rcx
 2:	mov (%rdi), %rax
-	add $4096, %rdi
+	add %rbp, %rdi
 	dec %rcx
 	jnz 2b
 	dec %r9
@@ -38,6 +40,7 @@ tlb_data:			/* rdi fd, rsi base, rdx npages, rcx passes */
 	mov $0x2401, %esi
 	mov $1, %edx
 	syscall
+	pop %rbp
 	pop %rbx
 	ret
 

@@ -4,8 +4,10 @@
  * program itself with one group of raw events.
  *
  * Usage: tlb_patterns data NPAGES PASSES CONFIG...
+ *        tlb_patterns lines NLINES PASSES CONFIG...
  *        tlb_patterns code NPAGES PASSES CONFIG...
- * data: loads from NPAGES consecutive pages of an untouched buffer; code:
+ * data: loads from NPAGES consecutive pages of an untouched buffer; lines:
+ * from NLINES consecutive 64-byte lines of it; code:
  * runs NPAGES pages of code_area (tlb_code_area.S). CONFIG: up to six raw
  * event encodings (hex), the first the group leader. Prints "ev0=N" ...
  */
@@ -19,7 +21,7 @@
 
 #define AREA_PAGES 256
 
-long tlb_data(long fd, char *base, long npages, long passes);
+long tlb_data(long fd, char *base, long n, long passes, long stride);
 long tlb_code(long fd, void *entry, long passes);
 extern char code_area[];
 
@@ -53,7 +55,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!strcmp(argv[1], "data") && npages <= 2048)
-		tlb_data(fd[0], buf, npages, passes);
+		tlb_data(fd[0], buf, npages, passes, 4096);
+	else if (!strcmp(argv[1], "lines") && npages <= 2048 * 64)
+		tlb_data(fd[0], buf, npages, passes, 64);
 	else if (!strcmp(argv[1], "code") && npages <= AREA_PAGES)
 		tlb_code(fd[0], code_area + (AREA_PAGES - npages) * 4096, passes);
 	else
