@@ -45,10 +45,10 @@ static const struct pmuv3_arch_data n2_arch = {
 #define PMUV3_COMMON_EVENTS \
 	EV("sw_incr", 0x00, SIM_SRC_NONE, 0, "software increment (PMSWINC_EL0 writes)"), \
 	EV("l1i_cache_refill", 0x01, SIM_SRC_L1I_MISS, 0, "L1 instruction cache refills"), \
-	EV("l1i_tlb_refill", 0x02, SIM_SRC_ITLB_MISS, 0, "L1 instruction TLB refills"), \
+	EV("l1i_tlb_refill", 0x02, SIM_SRC_ITLB_L1_MISS, 0, "L1 instruction TLB refills"), \
 	EV("l1d_cache_refill", 0x03, SIM_SRC_L1D_MISS, 0, "L1 data cache refills"), \
 	EV("l1d_cache", 0x04, SIM_SRC_L1D_ACCESS, 0, "L1 data cache accesses"), \
-	EV("l1d_tlb_refill", 0x05, SIM_SRC_DTLB_MISS, 0, "L1 data TLB refills"), \
+	EV("l1d_tlb_refill", 0x05, SIM_SRC_DTLB_L1_MISS, 0, "L1 data TLB refills"), \
 	EV("inst_retired", 0x08, SIM_SRC_INSTRUCTIONS, 0, "instructions architecturally executed"), \
 	EV("exc_taken", 0x09, SIM_SRC_NONE, 0, "exceptions taken"), \
 	EV("exc_return", 0x0a, SIM_SRC_NONE, 0, "exception returns"), \
@@ -148,6 +148,56 @@ static const struct pmu_cap pmuv3_caps[] = {
 	[C(BPU)] = { [C(OP_READ)] = { [C(RESULT_ACCESS)] = 0x12, [C(RESULT_MISS)] = 0x10 } }, \
 }
 
+/*
+ * Caches and TLBs of the Cortex-A72-like core: Arm Cortex-A72 MPCore
+ * Processor Technical Reference Manual (100095), "Level 1 memory system"
+ * (L1I 48 KiB 3-way, L1D 32 KiB 2-way, 64-byte lines; a 48-entry fully
+ * associative L1 instruction TLB, a 32-entry fully associative L1 data
+ * TLB), "Level 2 memory system" (L2 512 KiB to 4 MiB, 16-way, 64-byte
+ * lines: 1 MiB here) and "L2 TLB" (1024 entries 4-way, unified). The A72
+ * has no L3: its L2 is the last level, so the LLC is the same cache (the
+ * model's LLC level repeats L2's outcome). Latencies are model values
+ * (the TRM gives none): L1D 4, L2 21 cycles, memory 100 ns (200 cycles at
+ * 2 GHz); a page walk 20 cycles.
+ */
+static const struct pmu_cache_geometry a72_caches = {
+	.l1i = { .size = 48 << 10, .ways = 3, .line = 64, .latency = 4 },
+	.l1d = { .size = 32 << 10, .ways = 2, .line = 64, .latency = 4 },
+	.l2 = { .size = 1 << 20, .ways = 16, .line = 64, .latency = 21 },
+	.llc = { .size = 1 << 20, .ways = 16, .line = 64, .latency = 21 },
+	.mem_latency = 200,
+	.itlb = { .entries = 48, .ways = 48 },
+	.dtlb = { .entries = 32, .ways = 32 },
+	.dtlb2 = { .entries = 1024, .ways = 4 },
+	.l2tlb_unified = true,
+	.walk_cycles = 20,
+};
+
+/*
+ * Caches and TLBs of the Neoverse-N2-like core: Arm Neoverse N2 Core
+ * Technical Reference Manual (102099), "L1 instruction memory system" (64
+ * KiB 4-way, 64-byte lines, a 48-entry fully associative L1 instruction
+ * TLB), "L1 data memory system" (64 KiB 4-way, a 48-entry fully associative
+ * L1 data TLB), "L2 memory system" (512 KiB or 1 MiB 8-way: 1 MiB here) and
+ * the unified L2 TLB (1536 entries 6-way). The last level is the
+ * interconnect's system-level cache, whose size the system chooses: 32 MiB
+ * 16-way here. Latencies are model values (the TRM gives none): L1D 4, L2
+ * 11, SLC 35 cycles, memory 100 ns (200 cycles at 2 GHz); a page walk 20
+ * cycles.
+ */
+static const struct pmu_cache_geometry n2_caches = {
+	.l1i = { .size = 64 << 10, .ways = 4, .line = 64, .latency = 4 },
+	.l1d = { .size = 64 << 10, .ways = 4, .line = 64, .latency = 4 },
+	.l2 = { .size = 1 << 20, .ways = 8, .line = 64, .latency = 11 },
+	.llc = { .size = 32 << 20, .ways = 16, .line = 64, .latency = 35 },
+	.mem_latency = 200,
+	.itlb = { .entries = 48, .ways = 48 },
+	.dtlb = { .entries = 48, .ways = 48 },
+	.dtlb2 = { .entries = 1536, .ways = 6 },
+	.l2tlb_unified = true,
+	.walk_cycles = 20,
+};
+
 const struct pmu_model pmu_model_pmuv3 = {
 	.name = "pmuv3",
 	.summary = "Arm PMUv3, Cortex-A72-like (32-bit counters, chained pairs)",
@@ -186,6 +236,7 @@ const struct pmu_model pmu_model_pmuv3 = {
 	.tsc_hz = UINT64_C(1000000000),   /* CNTFRQ_EL0 */
 	.mux_interval_ms = 4,
 	.ops = &pmuv3_counter_ops,
+	.caches = &a72_caches,
 	.arch_data = &a72_arch,
 };
 
@@ -227,5 +278,6 @@ const struct pmu_model pmu_model_pmuv3p5 = {
 	.tsc_hz = UINT64_C(1000000000),   /* CNTFRQ_EL0 */
 	.mux_interval_ms = 4,
 	.ops = &pmuv3_counter_ops,
+	.caches = &n2_caches,
 	.arch_data = &n2_arch,
 };

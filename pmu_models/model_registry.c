@@ -176,6 +176,42 @@ static int validate_map_entry(const struct pmu_model *m, uint64_t v, const char 
 	return 0;
 }
 
+static bool pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* The cache table, as sim/cpu/cache_model.c simulates it: every cache and
+ * TLB level a power-of-two number of sets, one line size throughout. */
+static int validate_caches(const struct pmu_model *m, char *why, size_t whylen)
+{
+	const struct pmu_cache_geometry *g = m->caches;
+	const struct pmu_cache_level *lv[4];
+	const struct pmu_tlb_level *tl[4];
+	static const char *const lname[4] = { "L1I", "L1D", "L2", "LLC" };
+	static const char *const tname[4] = { "ITLB", "DTLB", "second-level ITLB", "second-level DTLB" };
+
+	if (!g)
+		return 0;
+	lv[0] = &g->l1i; lv[1] = &g->l1d; lv[2] = &g->l2; lv[3] = &g->llc;
+	tl[0] = &g->itlb; tl[1] = &g->dtlb; tl[2] = &g->itlb2; tl[3] = &g->dtlb2;
+	for (unsigned i = 0; i < 4; i++) {
+		const struct pmu_cache_level *l = lv[i];
+
+		if (!l->ways || !l->line || l->line != g->l1d.line ||
+		    l->size % (l->ways * l->line) || !pow2(l->size / l->ways / l->line) ||
+		    !pow2(l->line))
+			return invalid(m, why, whylen, "%s cache geometry %u/%u/%u is not one the "
+				       "cache model simulates", lname[i], l->size, l->ways, l->line);
+		if (i == 2 && g->l2tlb_unified && !tl[i]->entries)
+			continue;   /* one STLB: dtlb2 */
+		if (!tl[i]->ways || tl[i]->entries % tl[i]->ways || !pow2(tl[i]->entries / tl[i]->ways))
+			return invalid(m, why, whylen, "%s geometry %u/%u is not one the cache "
+				       "model simulates", tname[i], tl[i]->entries, tl[i]->ways);
+	}
+	return 0;
+}
+
 int pmu_model_validate(const struct pmu_model *m, char *why, size_t whylen)
 {
 	const struct pmu_cpu_identity *id;
@@ -293,5 +329,5 @@ int pmu_model_validate(const struct pmu_model *m, char *why, size_t whylen)
 			       m->arch == PMU_ARCH_ARM_PMUV3 ? "MIDR" : "family");
 	if (!m->freq_hz || !m->tsc_hz || !m->mux_interval_ms)
 		return invalid(m, why, whylen, "clock or mux interval missing");
-	return 0;
+	return validate_caches(m, why, whylen);
 }

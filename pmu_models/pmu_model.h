@@ -94,7 +94,7 @@ struct pmu_event_config {
 					    * load-latency event, whose samples
 					    * carry weight and data source */
 
-/* One level of the modelled CPU's data cache hierarchy. */
+/* One level of the modelled CPU's cache hierarchy. */
 struct pmu_cache_level {
 	unsigned size;             /* bytes */
 	unsigned ways;             /* associativity (sets = size / ways / line) */
@@ -102,11 +102,26 @@ struct pmu_cache_level {
 	unsigned latency;          /* load-to-use cycles of a load it serves */
 };
 
-/* The data caches the machine's cache model simulates
- * (sim/cpu/cache_model.h), with the latency of a load served by memory. */
+/* One TLB level for 4 KiB pages (entries / ways sets; ways == entries:
+ * fully associative). */
+struct pmu_tlb_level {
+	unsigned entries;
+	unsigned ways;
+};
+
+/* The caches and TLBs the machine's cache model simulates
+ * (sim/cpu/cache_model.h): L1I and L1D in front of a unified L2 and the
+ * LLC, with the latency of a load served by memory; the first-level
+ * instruction and data TLBs in front of second-level ones (one unified
+ * STLB when l2tlb_unified: dtlb2 serves both, itlb2 is unused), and the
+ * cycles of one page walk. The model table cites the vendor's document
+ * for each value. */
 struct pmu_cache_geometry {
-	struct pmu_cache_level l1d, l2, llc;
+	struct pmu_cache_level l1i, l1d, l2, llc;
 	unsigned mem_latency;
+	struct pmu_tlb_level itlb, dtlb, itlb2, dtlb2;
+	bool l2tlb_unified;
+	unsigned walk_cycles;
 };
 
 struct pmu_model;
@@ -185,8 +200,8 @@ struct pmu_model {
 	uint64_t freq_hz;          /* core clock of the timing model */
 	uint64_t tsc_hz;           /* reference / TSC clock */
 	unsigned mux_interval_ms;  /* perf_event_mux_interval_ms default */
-	/* data cache geometry and latencies, or NULL: no cache model, the
-	 * cache sources count 0 */
+	/* cache and TLB geometry and latencies, or NULL: no cache model,
+	 * the cache and TLB sources count 0 */
 	const struct pmu_cache_geometry *caches;
 
 	const struct pmu_counter_ops *ops;

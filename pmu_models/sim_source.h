@@ -51,6 +51,15 @@ enum sim_source {
 	SIM_SRC_STORE_L3_MISS,     /* writes whose line came from memory */
 	SIM_SRC_L2_ACCESS,         /* lines requested from L2 (L1D misses) */
 	SIM_SRC_L2_MISS,
+	/* modelled per instruction fetch and data access by the cache model's
+	 * TLBs (fed like the data caches): first-level misses, second-level
+	 * hits, and the cycles of the page walks (a walk is a *_TLB_MISS) */
+	SIM_SRC_DTLB_L1_MISS,
+	SIM_SRC_DTLB_L2_HIT,
+	SIM_SRC_DTLB_WALK_CYCLES,
+	SIM_SRC_ITLB_L1_MISS,
+	SIM_SRC_ITLB_L2_HIT,
+	SIM_SRC_ITLB_WALK_CYCLES,
 	/* software: reported by the machine's memory and fault handling */
 	SIM_SRC_PAGE_FAULTS_MIN,
 	SIM_SRC_PAGE_FAULTS_MAJ,

@@ -37,6 +37,7 @@ static void exec_usage(FILE *out)
 	fprintf(out,
 		"usage: pmusim exec [--model M] [--cpus N] [--virtual-time] [--no-fast-store]\n"
 		"                   [--no-safe-stop] [--no-inline-count] [-v] [--argv0 NAME]\n"
+		"                   [--cache-model=cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L]]\n"
 		"                   [--] PROGRAM [ARGS...]\n\n"
 		"Runs an x86-64 Linux program on the emulated CPU of model M (default: %s).\n"
 		"  --cpus N         simulated CPUs of the perf core (default: the host's\n"
@@ -49,6 +50,11 @@ static void exec_usage(FILE *out)
 		"                   that makes no syscalls wait for a watchdog (comparison)\n"
 		"  --no-inline-count  count events from a call per executed block instead\n"
 		"                   of inline in the translated code (comparison)\n"
+		"  --cache-model=cachegrind  caches and branch predictor by valgrind\n"
+		"                   cachegrind's rules from the first instruction, with\n"
+		"                   its --I1/--D1/--LL=size,assoc,line (default: the\n"
+		"                   model's L1D and LLC); cachegrind's totals on stderr\n"
+		"                   at exit\n"
 		"  --argv0 NAME     argv[0] for the program; PROGRAM is then a path as\n"
 		"                   execve(2) takes it (no PATH search)\n"
 		"  --trace-out FILE the schedule of the emulated tree as Chrome trace-event\n"
@@ -155,6 +161,10 @@ int cmd_exec(int argc, char **argv)
 		{ "no-fast-store", no_argument, NULL, 'S' },
 		{ "no-safe-stop", no_argument, NULL, 'P' },
 		{ "no-inline-count", no_argument, NULL, 'I' },
+		{ "cache-model", required_argument, NULL, 'c' },
+		{ "I1", required_argument, NULL, '1' },
+		{ "D1", required_argument, NULL, 'd' },
+		{ "LL", required_argument, NULL, 'L' },
 		{ "argv0", required_argument, NULL, '0' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attach-arena", required_argument, NULL, 'A' },
@@ -172,7 +182,8 @@ int cmd_exec(int argc, char **argv)
 	struct loader_error le;
 	char path[PATH_MAX];
 	char **gargv = NULL;
-	char *pre[20];             /* "exec" and the options, for re-exec */
+	char *pre[28];             /* "exec" and the options, for re-exec */
+	struct cli_cache_opts cache_opts = { 0 };
 	int npre = 0, c, r, first;
 	bool no_safe_stop = false, no_inline_count = false;
 	/* the guest sees the host's online CPUs (sysfs, /proc/cpuinfo): the
@@ -184,8 +195,8 @@ int cmd_exec(int argc, char **argv)
 
 	pre[npre++] = "exec";
 	while ((c = getopt_long(argc, argv, "+m:v", opts, NULL)) != -1) {
-		if (npre > 16)   /* repeated options: the first ones suffice */
-			npre = 16;
+		if (npre > 24)   /* repeated options: the first ones suffice */
+			npre = 24;
 		switch (c) {
 		case 'm':
 			model_name = optarg;
@@ -238,6 +249,13 @@ int cmd_exec(int argc, char **argv)
 			no_inline_count = true;
 			pre[npre++] = "--no-inline-count";
 			break;
+		case 'c': case '1': case 'd': case 'L':
+			*(c == 'c' ? &cache_opts.model : c == '1' ? &cache_opts.i1 :
+			  c == 'd' ? &cache_opts.d1 : &cache_opts.ll) = optarg;
+			pre[npre++] = (char *)(c == 'c' ? "--cache-model" : c == '1' ? "--I1" :
+					       c == 'd' ? "--D1" : "--LL");
+			pre[npre++] = optarg;
+			break;
 		case '0':
 			argv0 = optarg;
 			break;
@@ -265,6 +283,9 @@ int cmd_exec(int argc, char **argv)
 	if (model->arch != PMU_ARCH_X86_INTEL && model->arch != PMU_ARCH_X86_AMD)
 		return cli_usage_error("exec: model '%s' is not an x86 model; the emulated "
 				       "CPU is x86-64", model->name);
+	r = cli_cache_config(&cache_opts, model, true);
+	if (r)
+		return r;
 	if (!tlb_fast_init(opt.no_fast_store, &why) && !opt.no_fast_store)
 		fprintf(stderr, "pmusim: note: fast store path off (%s); stores are slow\n", why);
 	else if (opt.verbose)

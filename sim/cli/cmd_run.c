@@ -47,7 +47,11 @@ static void run_usage(FILE *out)
 		"  --paranoid N       kernel.perf_event_paranoid (default: the host's)\n"
 		"  --log FILE         what the shim and core did, one line each\n"
 		"  --trace-out FILE   the schedule of every process, as Chrome trace-event\n"
-		"                     JSON (Perfetto UI, chrome://tracing, pmusim timeline)\n",
+		"                     JSON (Perfetto UI, chrome://tracing, pmusim timeline)\n"
+		"  --cache-model=cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L]\n"
+		"                     the emulated workloads simulate caches and branch\n"
+		"                     prediction by valgrind cachegrind's rules (see\n"
+		"                     pmusim exec --help)\n",
 		pmu_model_default() ? pmu_model_default()->name : "none");
 }
 
@@ -176,6 +180,10 @@ int cmd_run(int argc, char **argv)
 		{ "paranoid", required_argument, NULL, 'p' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "trace-out", required_argument, NULL, 't' },
+		{ "cache-model", required_argument, NULL, 'C' },
+		{ "I1", required_argument, NULL, '1' },
+		{ "D1", required_argument, NULL, 'd' },
+		{ "LL", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -183,6 +191,7 @@ int cmd_run(int argc, char **argv)
 	const struct pmu_model *model = pmu_model_default();
 	char cmd[PATH_MAX], exe[PATH_MAX], shim[PATH_MAX], tmpdir[PATH_MAX] = "", why[512];
 	const char *log = NULL, *trace_out = NULL;
+	struct cli_cache_opts cache_opts = { 0 };
 	struct perf_arena *arena;
 	struct perf_core *core;
 	struct shim_session *s;
@@ -237,6 +246,10 @@ int cmd_run(int argc, char **argv)
 			trace_out = optarg;
 			cfg.trace = true;
 			break;
+		case 'C': case '1': case 'd': case 'L':
+			*(c == 'C' ? &cache_opts.model : c == '1' ? &cache_opts.i1 :
+			  c == 'd' ? &cache_opts.d1 : &cache_opts.ll) = optarg;
+			break;
 		case 'h':
 			run_usage(stdout);
 			return 0;
@@ -251,6 +264,12 @@ int cmd_run(int argc, char **argv)
 		return cli_usage_error("run: no command (usage: pmusim run [options] -- COMMAND [ARGS...])");
 	if (!model)
 		return cli_usage_error("no PMU model is built in");
+	/* the emulated workloads' `pmusim exec` reads them from the
+	 * environment */
+	st = cli_cache_config(&cache_opts, model, false);
+	if (st)
+		return st;
+	cli_cache_config_export(&cache_opts);
 	st = find_command(argv[optind], cmd, sizeof(cmd));
 	if (st)
 		return st;

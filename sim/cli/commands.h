@@ -33,4 +33,17 @@ bool cli_parse_long(const char *s, long lo, long hi, long *out);
 /* One-line error to stderr as "pmusim: <what>", returns 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* --cache-model, --I1, --D1, --LL (cache_config.c): NULL when not given. */
+struct cli_cache_opts {
+	const char *model, *i1, *d1, *ll;
+};
+struct pmu_model;
+/* Checks, and with start starts, the cachegrind-compatible configuration
+ * when o (or, for options not given, the environment `pmusim run` sets)
+ * asks for it, with the geometry of model m where o gives none. Returns 0,
+ * or an exit status after a message. */
+int cli_cache_config(struct cli_cache_opts *o, const struct pmu_model *m, bool start);
+/* Puts the options into the environment for the workloads of `pmusim run`. */
+void cli_cache_config_export(const struct cli_cache_opts *o);
+
 #endif

@@ -1,23 +1,27 @@
 /*
- * cache_model.c - set-associative LRU data caches (cache_model.h).
+ * cache_model.c - set-associative LRU caches and TLBs (cache_model.h).
  *
  * Each set keeps its tags in recency order, most recent first: a hit moves
  * the tag to the front, a miss drops the last (least recently used) one and
- * puts the new line in front. A tag is the line number + 1 (0: empty way).
+ * puts the new one in front. A tag is the line (or page) number + 1 (0: an
+ * empty way). A TLB is the same structure with 4 KiB "lines".
  */
 #include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include "sim/cpu/cache_model.h"
 
-struct cache_set_array {
-	uint64_t *tags;            /* sets x ways, each set in recency order */
-	uint64_t set_mask;         /* sets - 1 */
-	unsigned ways;
-};
+#define PAGE_SHIFT 12
+
+/* The TLB levels: first-level ITLB and DTLB, second-level ITLB and DTLB
+ * (the same array when the model has one unified STLB). */
+enum { TLB_I1, TLB_D1, TLB_I2, TLB_D2, TLB_NR };
 
 struct cache_model {
-	struct cache_set_array lvl[CACHE_MEM];
+	struct lru_sets l1i;
+	struct lru_sets lvl[CACHE_MEM];   /* L1D, L2, LLC */
+	struct lru_sets tlb[TLB_NR];
+	struct lru_sets *tlb2[2];         /* second level of [fetch, data] */
 	unsigned latency[CACHE_NR_LEVELS];
 	unsigned line_shift;
 };
@@ -27,21 +31,42 @@ static bool pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-static int level_init(struct cache_set_array *a, const struct pmu_cache_level *l)
+int lru_sets_init(struct lru_sets *a, uint64_t sets, unsigned ways)
 {
-	uint64_t sets;
-
-	if (!l->ways || !l->line || l->size % (l->ways * l->line))
+	if (!ways || !pow2(sets))
 		return -1;
-	sets = l->size / l->ways / l->line;
-	if (!pow2(sets) || !pow2(l->line))
-		return -1;
-	a->tags = calloc(sets * l->ways, sizeof(*a->tags));
+	a->tags = calloc(sets * ways, sizeof(*a->tags));
 	if (!a->tags)
 		return -1;
 	a->set_mask = sets - 1;
-	a->ways = l->ways;
+	a->ways = ways;
 	return 0;
+}
+
+static int level_init(struct lru_sets *a, const struct pmu_cache_level *l)
+{
+	if (!l->ways || !l->line || l->size % (l->ways * l->line) || !pow2(l->line))
+		return -1;
+	return lru_sets_init(a, l->size / l->ways / l->line, l->ways);
+}
+
+static int tlb_init(struct lru_sets *a, const struct pmu_tlb_level *t)
+{
+	if (!t->ways || t->entries % t->ways)
+		return -1;
+	return lru_sets_init(a, t->entries / t->ways, t->ways);
+}
+
+void cache_model_free(struct cache_model *cm)
+{
+	if (!cm)
+		return;
+	lru_sets_free(&cm->l1i);
+	for (unsigned i = 0; i < CACHE_MEM; i++)
+		lru_sets_free(&cm->lvl[i]);
+	for (unsigned i = 0; i < TLB_NR; i++)
+		lru_sets_free(&cm->tlb[i]);
+	free(cm);
 }
 
 struct cache_model *cache_model_new(const struct pmu_cache_geometry *g)
@@ -52,33 +77,34 @@ struct cache_model *cache_model_new(const struct pmu_cache_geometry *g)
 
 	if (!cm)
 		return NULL;
+	if (g->l1i.line != g->l1d.line || level_init(&cm->l1i, &g->l1i))
+		goto err;
 	for (i = 0; i < CACHE_MEM; i++) {
 		if (lv[i]->line != g->l1d.line || level_init(&cm->lvl[i], lv[i]))
-			goto err_levels;
+			goto err;
 		cm->latency[i] = lv[i]->latency;
 	}
+	if (tlb_init(&cm->tlb[TLB_I1], &g->itlb) || tlb_init(&cm->tlb[TLB_D1], &g->dtlb) ||
+	    tlb_init(&cm->tlb[TLB_D2], &g->dtlb2) ||
+	    (!g->l2tlb_unified && tlb_init(&cm->tlb[TLB_I2], &g->itlb2)))
+		goto err;
+	cm->tlb2[0] = g->l2tlb_unified ? &cm->tlb[TLB_D2] : &cm->tlb[TLB_I2];
+	cm->tlb2[1] = &cm->tlb[TLB_D2];
 	cm->latency[CACHE_MEM] = g->mem_latency;
 	cm->line_shift = (unsigned)__builtin_ctz(g->l1d.line);
 	return cm;
-err_levels:
-	while (i--)
-		free(cm->lvl[i].tags);
-	free(cm);
+err:
+	cache_model_free(cm);
 	return NULL;
 }
 
-void cache_model_free(struct cache_model *cm)
+void lru_sets_free(struct lru_sets *a)
 {
-	if (!cm)
-		return;
-	for (unsigned i = 0; i < CACHE_MEM; i++)
-		free(cm->lvl[i].tags);
-	free(cm);
+	free(a->tags);
+	a->tags = NULL;
 }
 
-/* Looks line up in a; returns whether it hit. Either way the line ends up
- * most recently used (a miss evicts the least recently used way). */
-static bool level_touch(struct cache_set_array *a, uint64_t line)
+bool lru_sets_touch(struct lru_sets *a, uint64_t line)
 {
 	uint64_t *set = &a->tags[(line & a->set_mask) * a->ways];
 	uint64_t tag = line + 1;
@@ -97,23 +123,42 @@ static bool level_touch(struct cache_set_array *a, uint64_t line)
 	return hit;
 }
 
-void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
-			struct cache_outcome *out)
+/* The pages of [addr, addr+size) through the first-level TLB tlb1 and the
+ * second level tlb2, into out's TLB counts. */
+static void tlb_lookup(struct lru_sets *tlb1, struct lru_sets *tlb2,
+		       uint64_t addr, unsigned size, struct cache_outcome *out)
 {
-	uint64_t first = addr >> cm->line_shift;
-	uint64_t last = (addr + (size ? size : 1) - 1) >> cm->line_shift;
+	uint64_t last = (addr + size - 1) >> PAGE_SHIFT;
+
+	out->tlb_miss = out->tlb_walk = 0;
+	for (uint64_t page = addr >> PAGE_SHIFT; page <= last; page++) {
+		if (lru_sets_touch(tlb1, page))
+			continue;
+		out->tlb_miss++;
+		out->tlb_walk += !lru_sets_touch(tlb2, page);
+	}
+}
+
+/* The lines of [addr, addr+size) through first (L1I or L1D), then L2 and
+ * the LLC, into out's cache counts. */
+static void lines_lookup(struct cache_model *cm, struct lru_sets *first,
+			 uint64_t addr, unsigned size, struct cache_outcome *out)
+{
+	uint64_t line = addr >> cm->line_shift;
+	uint64_t last = (addr + size - 1) >> cm->line_shift;
 	enum cache_level worst = CACHE_L1;
 
 	assert(size > 0);
 	out->lines = 0;
 	for (unsigned i = 0; i < CACHE_MEM; i++)
 		out->miss[i] = 0;
-	for (uint64_t line = first; line <= last; line++) {
+	for (; line <= last; line++) {
 		enum cache_level served = CACHE_L1;
 
 		/* a level is looked up only when the ones before it missed;
 		 * the line is filled into each level that missed */
-		while (served < CACHE_MEM && !level_touch(&cm->lvl[served], line)) {
+		while (served < CACHE_MEM &&
+		       !lru_sets_touch(served == CACHE_L1 ? first : &cm->lvl[served], line)) {
 			out->miss[served]++;
 			served++;
 		}
@@ -123,4 +168,18 @@ void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 	}
 	out->level = worst;
 	out->latency = cm->latency[worst];
+}
+
+void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
+			struct cache_outcome *out)
+{
+	tlb_lookup(&cm->tlb[TLB_D1], cm->tlb2[1], addr, size, out);
+	lines_lookup(cm, &cm->lvl[CACHE_L1], addr, size, out);
+}
+
+void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
+		       struct cache_outcome *out)
+{
+	tlb_lookup(&cm->tlb[TLB_I1], cm->tlb2[0], addr, size, out);
+	lines_lookup(cm, &cm->l1i, addr, size, out);
 }

@@ -1,9 +1,11 @@
 /*
- * cache_model.h - the machine's first data cache model: L1D, L2 and LLC as
- * set-associative caches with true LRU replacement and the modelled CPU's
- * geometry (struct pmu_cache_geometry in the model tables), fed by the
- * guest's data accesses in program order. For each access it says which
- * level served it and the load-to-use latency of that level.
+ * cache_model.h - the machine's cache model: L1I and L1D in front of a
+ * unified L2 and the LLC, set-associative with true LRU replacement, and
+ * the first- and second-level TLBs, with the modelled CPU's geometry
+ * (struct pmu_cache_geometry in the model tables), fed by the guest's
+ * instruction fetches and data accesses in program order. For each access
+ * it says which level served it, the load-to-use latency of that level, and
+ * what the TLBs did.
  *
  * Policy (documented in docs/machine-counting.md):
  *  - physical = virtual addresses; set index = (address / line) mod sets;
@@ -12,14 +14,20 @@
  *    back-invalidation: non-inclusive, as valgrind's cache simulator);
  *  - an access that spans lines touches each line in address order; it is
  *    served by the slowest of them;
+ *  - TLBs hold 4 KiB pages; an access looks up each page it touches in its
+ *    first-level TLB (ITLB for fetches, DTLB for data), a miss there in the
+ *    second level (one shared STLB, or one per side), and a miss there is a
+ *    page walk; every level is LRU and is filled on a miss;
  *  - no prefetchers, no randomness: the same address stream gives the same
  *    outcomes.
  * This is the plug-in point for a better model: the machine only calls
- * cache_model_access() and reads struct cache_outcome.
+ * cache_model_access() / cache_model_fetch() and reads struct
+ * cache_outcome.
  */
 #ifndef PMUSIM_CACHE_MODEL_H
 #define PMUSIM_CACHE_MODEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "pmu_models/pmu_model.h"
 
@@ -35,8 +43,26 @@ struct cache_outcome {
 	enum cache_level level;    /* the level that served the access (its slowest line) */
 	unsigned latency;          /* load-to-use cycles of that level */
 	unsigned lines;            /* lines touched (1, or 2+ for a split access) */
-	unsigned miss[CACHE_MEM];  /* lines that missed L1D, L2, LLC */
+	unsigned miss[CACHE_MEM];  /* lines that missed L1 (L1D or L1I), L2, LLC */
+	unsigned tlb_miss;         /* pages that missed the first-level TLB */
+	unsigned tlb_walk;         /* pages that missed the second level too: walks */
 };
+
+/* One set-associative LRU array of line (or page) numbers: a cache level
+ * or a TLB. Sets keep their tags in recency order; set = line mod sets. */
+struct lru_sets {
+	uint64_t *tags;            /* sets x ways, each set most recent first */
+	uint64_t set_mask;         /* sets - 1 */
+	unsigned ways;
+};
+
+/* An empty array of sets (a power of two) x ways; -1 on a bad geometry or
+ * no memory. */
+int lru_sets_init(struct lru_sets *a, uint64_t sets, unsigned ways);
+void lru_sets_free(struct lru_sets *a);
+/* Looks line up; returns whether it hit. Either way the line ends up most
+ * recently used (a miss evicts the least recently used way). */
+bool lru_sets_touch(struct lru_sets *a, uint64_t line);
 
 struct cache_model;
 
@@ -45,9 +71,13 @@ struct cache_model;
 struct cache_model *cache_model_new(const struct pmu_cache_geometry *g);
 void cache_model_free(struct cache_model *cm);
 
-/* One data access of size bytes (> 0) at addr: updates the LRU state and
- * fills *out. */
+/* One data access of size bytes (> 0) at addr: updates the LRU state of
+ * the data side (L1D, L2, LLC, DTLB and its second level) and fills *out. */
 void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 			struct cache_outcome *out);
+/* One instruction fetch of size bytes (> 0) at addr (a block's code): the
+ * same through L1I, L2, LLC and the ITLB side. */
+void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
+		       struct cache_outcome *out);
 
 #endif

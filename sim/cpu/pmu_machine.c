@@ -23,6 +23,8 @@
 #include "sim/core/sample_data.h"
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cache_model.h"
+#include "sim/cpu/cg_machine.h"
+#include "sim/cpu/cg_model.h"
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/kernel_symbols.h"
 #include "sim/cpu/pmu_machine.h"
@@ -72,6 +74,11 @@ bool pmu_source_needs_mem(unsigned src)
 	case SIM_SRC_LOAD_L3_HIT: case SIM_SRC_LOAD_L3_MISS:
 	case SIM_SRC_STORE_L2_MISS: case SIM_SRC_STORE_L3_MISS:
 	case SIM_SRC_L2_ACCESS: case SIM_SRC_L2_MISS:
+	case SIM_SRC_L1I_ACCESS: case SIM_SRC_L1I_MISS:
+	case SIM_SRC_DTLB_ACCESS: case SIM_SRC_DTLB_MISS: case SIM_SRC_DTLB_L1_MISS:
+	case SIM_SRC_DTLB_L2_HIT: case SIM_SRC_DTLB_WALK_CYCLES:
+	case SIM_SRC_ITLB_ACCESS: case SIM_SRC_ITLB_MISS: case SIM_SRC_ITLB_L1_MISS:
+	case SIM_SRC_ITLB_L2_HIT: case SIM_SRC_ITLB_WALK_CYCLES:
 		return true;
 	default:
 		return false;
@@ -102,7 +109,7 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 
 	uint64_t sources = perf_cpu_schedulable_hw_sources(cpu);
 
-	if (!c->blocks_on && !c->want_blocks_pending && perf_cpu_has_active(cpu)) {
+	if (!c->blocks_on && !c->want_blocks_pending && (perf_cpu_has_active(cpu) || pv->cg)) {
 		c->want_blocks_pending = true;
 		change = true;
 	}
@@ -112,6 +119,12 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	    c->blocks_on) {
 		c->jit_retranslate = true;
 		change = true;
+	}
+	if (pv->cg) {
+		/* the cachegrind-compatible configuration sees every block and
+		 * access from the first instruction, as cachegrind does */
+		c->mem_toggle_pending = !c->mem_on;
+		return change || c->mem_toggle_pending;
 	}
 	if (!pv->c->model || !pv->c->model->caches)
 		return change;      /* no cache model: the memory sources count 0 */
@@ -210,6 +223,10 @@ static const unsigned filled[] = {
 	SIM_SRC_MEM_LOADS, SIM_SRC_MEM_STORES, SIM_SRC_LOAD_L1_HIT, SIM_SRC_LOAD_L1_MISS,
 	SIM_SRC_LOAD_L2_HIT, SIM_SRC_LOAD_L2_MISS, SIM_SRC_LOAD_L3_HIT, SIM_SRC_LOAD_L3_MISS,
 	SIM_SRC_STORE_L2_MISS, SIM_SRC_STORE_L3_MISS, SIM_SRC_L2_ACCESS, SIM_SRC_L2_MISS,
+	SIM_SRC_L1I_ACCESS, SIM_SRC_L1I_MISS,
+	SIM_SRC_DTLB_ACCESS, SIM_SRC_DTLB_MISS, SIM_SRC_DTLB_L1_MISS, SIM_SRC_DTLB_L2_HIT,
+	SIM_SRC_DTLB_WALK_CYCLES, SIM_SRC_ITLB_ACCESS, SIM_SRC_ITLB_MISS, SIM_SRC_ITLB_L1_MISS,
+	SIM_SRC_ITLB_L2_HIT, SIM_SRC_ITLB_WALK_CYCLES,
 };
 #define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
 
@@ -372,17 +389,18 @@ static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *e
 
 	if (cls & BD_COND) {
 		taken = addr != fall;
-		miss = bimodal_predict(pv, from, taken);
+		miss = pv->cg ? cg_cond_branch(pv->cg, from, taken) : bimodal_predict(pv, from, taken);
 		extra->v[SIM_SRC_TAKEN_BRANCHES] += taken;
 		type = PERF_BR_COND;
 	} else {
 		taken = true;
 		if (cls & BD_RET) {
 			pv->ras_top = (pv->ras_top - 8) & (PMU_RAS_DEPTH * 8 - 1);
-			miss = pv->ras[pv->ras_top / 8] != addr;
+			/* cachegrind models no return prediction: never a miss */
+			miss = !pv->cg && pv->ras[pv->ras_top / 8] != addr;
 			type = PERF_BR_RET;
 		} else if (cls & BD_INDIRECT) {
-			miss = btb_predict(pv, from, addr);
+			miss = pv->cg ? cg_ind_branch(pv->cg, from, addr) : btb_predict(pv, from, addr);
 			type = (cls & BD_CALL) ? PERF_BR_IND_CALL : PERF_BR_IND;
 		} else {
 			type = (cls & BD_CALL) ? PERF_BR_CALL : PERF_BR_UNCOND;
@@ -618,6 +636,25 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 	on_decoded_block(pv, addr, block_of(pv, addr, size));
 }
 
+/* The code of block b through the instruction side of the cache model (an
+ * event counts a memory source, so every block comes here): its lines
+ * through L1I, L2 and the LLC, its pages through the ITLB side, into the
+ * fetch sources of the batch. Each execution of a block fetches its lines
+ * once; a REP string instruction's further iterations fetch nothing. */
+static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
+{
+	struct cache_outcome o;
+
+	cache_model_fetch(pv->cm, b->addr, b->size, &o);
+	pv->fetch_n[0] += o.lines;
+	pv->fetch_n[1] += o.miss[CACHE_L1];
+	pv->tlb_n[0][0] += ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
+	pv->tlb_n[0][1] += o.tlb_miss;
+	pv->tlb_n[0][2] += o.tlb_walk;
+	pv->mem_dirty = true;
+	pv->acc_dirty = true;
+}
+
 /* pmu_on_block() of the decode b of the block at addr (NULL: undecodable),
  * with the CPU's lock held. */
 static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bdesc *b)
@@ -630,6 +667,8 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	if (!(++pv->blocks & 63))
 		maybe_yield(pv);
 	p = pv->prev;
+	if (pv->cg)
+		cg_machine_block(pv, b);
 	if (!b || !b->n)
 		return;
 	/* resolve_prev() writes only these */
@@ -646,6 +685,8 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	}
 	pv->prev = b;
 	pv->cur = b;
+	if (pv->cm && pv->c->mem_on && !pv->cg && !rep_cont)
+		fetch_block(pv, b);
 	if (pv->skip_addr == addr) {   /* resumed after RDPMC mid-block */
 		from = pv->skip_n < b->n ? pv->skip_n : b->n;
 		pv->skip_addr = 0;
@@ -838,6 +879,22 @@ static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
 	case SIM_SRC_LOAD_L2_MISS: return ld[CACHE_L3] + ld[CACHE_MEM];
 	case SIM_SRC_LOAD_L3_HIT: return ld[CACHE_L3];
 	case SIM_SRC_LOAD_L3_MISS: return ld[CACHE_MEM];
+	case SIM_SRC_L1I_ACCESS: return pv->fetch_n[0];
+	case SIM_SRC_L1I_MISS: return pv->fetch_n[1];
+	case SIM_SRC_ITLB_ACCESS: case SIM_SRC_DTLB_ACCESS:
+		return pv->tlb_n[src == SIM_SRC_DTLB_ACCESS][0];
+	case SIM_SRC_ITLB_L1_MISS: case SIM_SRC_DTLB_L1_MISS:
+		return pv->tlb_n[src == SIM_SRC_DTLB_L1_MISS][1];
+	case SIM_SRC_ITLB_L2_HIT: case SIM_SRC_DTLB_L2_HIT: {
+		const uint64_t *t = pv->tlb_n[src == SIM_SRC_DTLB_L2_HIT];
+
+		return t[1] - t[2];
+	}
+	case SIM_SRC_ITLB_MISS: case SIM_SRC_DTLB_MISS:
+		return pv->tlb_n[src == SIM_SRC_DTLB_MISS][2];
+	case SIM_SRC_ITLB_WALK_CYCLES: case SIM_SRC_DTLB_WALK_CYCLES:
+		return pv->c->model && pv->c->model->caches ?
+		       pv->tlb_n[src == SIM_SRC_DTLB_WALK_CYCLES][2] * pv->c->model->caches->walk_cycles : 0;
 	default: return 0;
 	}
 }
@@ -848,6 +905,8 @@ static void mem_to_acc(struct pmu_vcpu *pv)
 	for (unsigned i = 0; i < NR_FILLED; i++)
 		if (pmu_source_needs_mem(filled[i]))
 			pv->acc.v[filled[i]] += mem_value(pv, filled[i]);
+	memset(pv->fetch_n, 0, sizeof(pv->fetch_n));
+	memset(pv->tlb_n, 0, sizeof(pv->tlb_n));
 	memset(pv->mem_n, 0, sizeof(pv->mem_n));
 	memset(pv->mem_miss, 0, sizeof(pv->mem_miss));
 	pv->mem_dirty = false;
@@ -877,12 +936,18 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 	uint64_t rip = 0;
 	bool over = false;
 
-	if (!pv->cm || !size)
+	if ((!pv->cm && !pv->cg) || !size)
 		return;
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
-	cache_model_access(pv->cm, addr, size, &o);
+	if (pv->cg)
+		cg_machine_data(pv, write, addr, size, &o);
+	else
+		cache_model_access(pv->cm, addr, size, &o);
 	pv->mem_n[write][o.level]++;
+	pv->tlb_n[1][0]++;
+	pv->tlb_n[1][1] += o.tlb_miss;
+	pv->tlb_n[1][2] += o.tlb_walk;
 	pv->mem_miss[CACHE_L1] += o.miss[CACHE_L1];
 	pv->mem_miss[CACHE_L2] += o.miss[CACHE_L2];
 	pv->mem_miss[CACHE_L3] += o.miss[CACHE_L3];
@@ -1021,6 +1086,8 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 {
 	pmu_exact_done(pv);         /* an overflow at this SYSCALL */
 	pmu_vcpu_acquire(pv);
+	if (pv->cg)
+		cg_machine_finish(pv);  /* the fetches up to this SYSCALL */
 	flush(pv);
 	pv->syscall_entry = true;
 	kernel_work(pv, &syscall_entry);
@@ -1454,6 +1521,7 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 	pv->core = core;
 	pv->cpu = perf_core_cpu(core, cpu);
 	pv->task = task;
+	pv->cg = cg_model_active();
 	memset(pv->bimodal, PMU_BIMODAL_STEP, sizeof(pv->bimodal));   /* weakly not taken */
 	pv->freq_hz = c->model && c->model->freq_hz ? c->model->freq_hz : 3000000000ull;
 	pv->tsc_hz = c->model && c->model->tsc_hz ? c->model->tsc_hz : pv->freq_hz;

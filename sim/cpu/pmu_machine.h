@@ -24,6 +24,8 @@
 
 struct vcpu;
 struct jit_count;
+struct cg_model;
+struct bdesc;
 struct perf_core;
 struct perf_cpu;
 struct perf_task;
@@ -149,7 +151,17 @@ struct pmu_vcpu {
 	bool mem_dirty;              /* the counts below are not in acc yet */
 	uint64_t mem_n[2][4];        /* accesses [write][enum cache_level that served] */
 	uint64_t mem_miss[3];        /* lines that missed L1D, L2, LLC */
+	uint64_t fetch_n[2];         /* fetched lines, and those that missed L1I */
+	uint64_t tlb_n[2][3];        /* [fetch, data]: pages looked up, first-level
+				      * misses, walks */
 	struct pmu_mem_access ma;
+	/* the cachegrind-compatible configuration (cg_machine.h), or NULL:
+	 * its model, the block whose fetches are being made, and the next
+	 * instruction to fetch */
+	struct cg_model *cg;
+	const struct bdesc *cg_blk;
+	unsigned cg_next;
+	bool cg_rep_iterated;        /* the block's last instruction accessed data */
 
 	struct pmu_exact ex;         /* a pending exact overflow */
 

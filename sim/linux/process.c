@@ -27,6 +27,7 @@
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/futex.h"
 #include "sim/linux/guest.h"
+#include "sim/cpu/cg_model.h"
 #include "sim/linux/process.h"
 #include "sim/linux/procfs.h"
 #include "sim/linux/signal.h"
@@ -553,6 +554,7 @@ __attribute__((noreturn)) void process_exit_group(struct guest_thread *t, int co
 	if (process_exit_hook)
 		process_exit_hook();
 	fflush(NULL);
+	cg_model_report();   /* --cache-model=cachegrind: its totals, as valgrind at exit */
 	/* do_group_exit(): every thread ends, the status is code & 0xff */
 	syscall(SYS_exit_group, code & 0xff);
 	_exit(code & 0xff);

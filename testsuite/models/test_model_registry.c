@@ -38,7 +38,7 @@ enum breakage {
 	B_TOO_MANY_GP, B_WIDTH_0, B_WIDTH_65, B_FIXED_WIDTH, B_EVENT_MASK, B_DUP_NAME,
 	B_GENERIC_UNKNOWN, B_CACHE_UNKNOWN, B_NO_VENDOR, B_NO_FREQ, B_NO_OPS,
 	B_X86_TYPE, B_PRECISE, B_EVENT_RAW, B_NO_GP, B_ARM_TYPE, B_ARM_FIXED, B_NO_MIDR,
-	B_NO_ARCH_DATA, B_LONG_BRAND,
+	B_NO_ARCH_DATA, B_LONG_BRAND, B_CACHE_SETS, B_TLB_SETS, B_CACHE_LINE,
 };
 
 static const struct {
@@ -72,7 +72,31 @@ static const struct {
 	{ __LINE__, "pmuv3", B_NO_MIDR, "CPU identity has no MIDR" },
 	{ __LINE__, "pmuv3p5", B_EVENT_RAW, "outside the raw format" },
 	{ __LINE__, "pmuv3p5", B_WIDTH_65, "counter width 65 not in 1..64" },
+	{ __LINE__, "skylake", B_CACHE_SETS, "L1I cache geometry 49152/4/64" },
+	{ __LINE__, "zen", B_TLB_SETS, "second-level DTLB geometry 1536/8" },
+	{ __LINE__, "pmuv3", B_CACHE_LINE, "L2 cache geometry 1048576/16/128" },
 };
+
+/* Every model describes its caches and TLBs (the table cites the vendor's
+ * document): L1I, L1D, L2 and LLC with a 64-byte line, both first-level
+ * TLBs and a second level. */
+static void test_every_model_has_caches(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < pmu_model_count(); i++) {
+		const struct pmu_model *m = pmu_model_at(i);
+		const struct pmu_cache_geometry *g = m->caches;
+
+		if (!g)
+			fail_msg("model %s has no cache table", m->name);
+		assert_int_equal(g->l1i.line, 64);
+		assert_true(g->l1i.size && g->l1d.size && g->l2.size >= g->l1d.size &&
+			    g->llc.size >= g->l2.size);
+		assert_true(g->itlb.entries && g->dtlb.entries && g->dtlb2.entries > g->dtlb.entries);
+		assert_true(g->l2tlb_unified || g->itlb2.entries > g->itlb.entries);
+		assert_true(g->walk_cycles > 0);
+	}
+}
 
 static void test_broken_models_rejected(void **state)
 {
@@ -81,12 +105,14 @@ static void test_broken_models_rejected(void **state)
 		const struct pmu_model *orig = pmu_model_find(broken_rows[i].model);
 		struct pmu_model m = *orig;
 		struct pmu_event_desc events[256];
+		struct pmu_cache_geometry caches = *orig->caches;
 		char why[256];
 		int ret;
 
 		assert_true(orig->nr_events <= 256);
 		memcpy(events, orig->events, orig->nr_events * sizeof(events[0]));
 		m.events = events;
+		m.caches = &caches;
 		switch (broken_rows[i].what) {
 		case B_TOO_MANY_GP: m.nr_gp_counters = 33; break;
 		case B_WIDTH_0: m.gp_width = 0; break;
@@ -107,6 +133,9 @@ static void test_broken_models_rejected(void **state)
 		case B_ARM_FIXED: m.nr_fixed_counters = 1; m.fixed_width = 32; break;
 		case B_NO_MIDR: m.cpu.midr = 0; break;
 		case B_NO_ARCH_DATA: m.arch_data = NULL; break;
+		case B_CACHE_SETS: caches.l1i.size = 48 << 10; caches.l1i.ways = 4; break;
+		case B_TLB_SETS: caches.dtlb2.ways = 8; break;
+		case B_CACHE_LINE: caches.l2.line = 128; break;
 		case B_LONG_BRAND: m.cpu.brand = "Intel(R) Core(TM) i7-6700K CPU (a model that is too long) @ 4.00GHz"; break;
 		}
 		ret = pmu_model_validate(&m, why, sizeof(why));
@@ -241,6 +270,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_models_validate),
 		cmocka_unit_test(test_broken_models_rejected),
+		cmocka_unit_test(test_every_model_has_caches),
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_event_masks_match_constraints),
 		cmocka_unit_test(test_event_sysfs),

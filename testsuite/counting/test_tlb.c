@@ -1,0 +1,221 @@
+/*
+ * test_tlb.c - the instruction cache, the TLBs and the data caches under
+ * `pmusim exec`, for the x86 models: progs/tlb_patterns.c counts hand-written patterns with
+ * the model's raw events, and the counts are checked against the
+ * arithmetic of each pattern on the geometry the vendor documents
+ * (pmu_models/intel_skylake.c, amd_zen.c), LRU everywhere, 4 KiB pages:
+ *
+ *   Skylake: L1I 32 KiB 8-way (64 sets); ITLB 128 entries 8-way (16 sets),
+ *     DTLB 64 entries 4-way (16 sets), one STLB of 1536 entries 12-way
+ *     (128 sets) for both; a walk costs 20 cycles.
+ *   Zen: L1I 64 KiB 4-way (256 sets); L1 ITLB and DTLB 64 entries fully
+ *     associative; L2 ITLB 512 entries 8-way (64 sets), L2 DTLB 1536
+ *     entries 12-way (128 sets).
+ *
+ * Data: one load from each of N consecutive untouched pages, P passes; no
+ * other data access in the region, so the totals are exact:
+ *   N = 32: the pages fit every first-level DTLB (2 per Skylake set, 32 of
+ *     Zen's 64): pass 1 misses and walks 32 times, later passes hit.
+ *   N = 128: 8 per Skylake DTLB set (4 ways), 128 for Zen's 64 entries: every
+ *     pass misses the first level (128 P); the second level (1 per set)
+ *     holds them: 128 walks, 128 (P - 1) second-level hits.
+ *   N = 2048: 16 per second-level set (12 ways) on both: every access
+ *     walks (2048 P).
+ * Code: K page-aligned jumps, page to page, then the return on page K+1,
+ * P calls: K+1 lines all at page offset 0 and K+1 pages per pass. The
+ * driver's own lines and page are the same for every P, so the checks take
+ * the difference between P = 3 and P = 1 (two more passes):
+ *   L1I: lines at page offset 0 fall in 1 Skylake set (8 ways) and 4 Zen
+ *     sets (4 ways each: 16 lines). K = 12 (13 lines): Skylake misses
+ *     every line of every pass (+26), Zen none (+0). K = 256 (257 lines):
+ *     both miss every line (+514).
+ *   ITLB: K = 256: 257 pages and the driver's page, 258 in 16 Skylake sets
+ *     of 8 ways or Zen's 64 entries: every page misses the first level
+ *     every pass (+516) and hits the second (+516 second-level hits, +0
+ *     walks). K = 12: no first-level miss after pass 1 (+0).
+ *
+ * Lines: one load from each of N consecutive 64-byte lines, twice (the data
+ * caches of both models, from the same patterns: test_cache.c checks
+ * Skylake's in more ways):
+ *   N = 256 (16 KiB): fits L1D: N misses, N L2 requests, N L2 misses.
+ *   N = 2048 (128 KiB): 32 lines per L1D set (64 sets) miss it on both
+ *     passes (2N); L2 (Skylake 1024 sets x 4, Zen 1024 x 8) holds 2 per
+ *     set: N L2 misses; Skylake's LLC misses N.
+ *   N = 16384 (1 MiB): 16 lines per L2 set miss it on both passes (2N);
+ *     Skylake's 8 MiB LLC holds them: N LLC misses.
+ *
+ * Usage (meson passes these): test_tlb PMUSIM PROGDIR
+ */
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "counting_test_util.h"
+
+static const char *pmusim, *progdir;
+
+/* The pattern's counts of the group "events" (raw encodings, hex). */
+static void counts(const char *model, const char *kind, long n, long passes,
+		   const char *events, unsigned long long *v, int nev)
+{
+	int st;
+	char *o = run(&st, "%s exec --model %s -- %s/tlb_patterns %s %ld %ld %s 2>&1",
+		      pmusim, model, progdir, kind, n, passes, events);
+
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("%s %s %ld %ld: status %d\n%s", model, kind, n, passes, st, o);
+	for (int i = 0; i < nev; i++) {
+		char key[8];
+
+		snprintf(key, sizeof(key), "ev%d", i);
+		v[i] = val(o, key);
+	}
+	free(o);
+}
+
+struct data_row {
+	long n, passes;
+	unsigned long long l1_miss, l2_hit, walks;
+};
+
+static const struct data_row data_rows[] = {
+	{ 32, 1, 32, 0, 32 },
+	{ 32, 3, 32, 0, 32 },
+	{ 128, 1, 128, 0, 128 },
+	{ 128, 3, 384, 256, 128 },
+	{ 2048, 2, 4096, 0, 4096 },
+};
+
+/* Skylake: DTLB_LOAD_MISSES.STLB_HIT, .WALK_COMPLETED, .WALK_PENDING
+ * (cycles), MEM_INST_RETIRED.ALL_LOADS. */
+static void test_skylake_dtlb(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < sizeof(data_rows) / sizeof(data_rows[0]); i++) {
+		const struct data_row *r = &data_rows[i];
+		unsigned long long v[4];
+
+		counts("skylake", "data", r->n, r->passes, "2008 0e08 1008 81d0", v, 4);
+		if (v[0] != r->l2_hit || v[1] != r->walks || v[2] != 20 * r->walks ||
+		    v[3] != (unsigned long long)(r->n * r->passes))
+			fail_msg("skylake data %ld x %ld: stlb_hit %llu walks %llu walk cycles "
+				 "%llu loads %llu, want %llu %llu %llu %ld", r->n, r->passes,
+				 v[0], v[1], v[2], v[3], r->l2_hit, r->walks, 20 * r->walks,
+				 r->n * r->passes);
+	}
+}
+
+/* Zen: LS_L1_D_TLB_MISS.ALL, .ALL_L2_MISS, LS_DC_ACCESSES. */
+static void test_zen_dtlb(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < sizeof(data_rows) / sizeof(data_rows[0]); i++) {
+		const struct data_row *r = &data_rows[i];
+		unsigned long long v[3];
+
+		counts("zen", "data", r->n, r->passes, "ff45 f045 0040", v, 3);
+		if (v[0] != r->l1_miss || v[1] != r->walks ||
+		    v[2] != (unsigned long long)(r->n * r->passes))
+			fail_msg("zen data %ld x %ld: l1 dtlb misses %llu walks %llu accesses %llu, "
+				 "want %llu %llu %ld", r->n, r->passes, v[0], v[1], v[2],
+				 r->l1_miss, r->walks, r->n * r->passes);
+	}
+}
+
+struct code_row {
+	const char *model, *events;  /* L1I misses, ITLB second-level hits, walks */
+	long k;
+	unsigned long long d_l1i, d_l2_hit, d_walks;   /* P = 3 minus P = 1 */
+};
+
+static const struct code_row code_rows[] = {
+	{ "skylake", "0283 2085 0e85", 12, 26, 0, 0 },
+	{ "skylake", "0283 2085 0e85", 256, 514, 516, 0 },
+	{ "zen", "0081 0084 ff85", 12, 0, 0, 0 },
+	{ "zen", "0081 0084 ff85", 256, 514, 516, 0 },
+};
+
+/* L1I and the ITLB side: ICACHE_64B.IFTAG_MISS, ITLB_MISSES.STLB_HIT,
+ * .WALK_COMPLETED (Skylake); IC_FW32_MISS, BP_L1_TLB_MISS_L2_HIT,
+ * BP_L1_TLB_MISS_L2_MISS (Zen). */
+static void test_l1i_itlb(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < sizeof(code_rows) / sizeof(code_rows[0]); i++) {
+		const struct code_row *r = &code_rows[i];
+		unsigned long long one[3], three[3];
+
+		counts(r->model, "code", r->k, 1, r->events, one, 3);
+		counts(r->model, "code", r->k, 3, r->events, three, 3);
+		/* pass 1 is cold: every line and page of the pattern misses */
+		assert_true(one[0] >= (unsigned long long)r->k + 1);
+		assert_true(one[2] >= (unsigned long long)r->k + 1);
+		if (three[0] - one[0] != r->d_l1i || three[1] - one[1] != r->d_l2_hit ||
+		    three[2] - one[2] != r->d_walks)
+			fail_msg("%s code %ld: two more passes add L1I misses %llu, second-level "
+				 "hits %llu, walks %llu; want %llu %llu %llu", r->model, r->k,
+				 three[0] - one[0], three[1] - one[1], three[2] - one[2],
+				 r->d_l1i, r->d_l2_hit, r->d_walks);
+	}
+}
+
+struct line_row {
+	const char *model, *events;   /* four raw encodings (hex) */
+	long n;
+	unsigned long long v[4];
+};
+
+static const struct line_row line_rows[] = {
+	/* Zen: LS_DC_ACCESSES (2N), L2_CACHE_REQ_STAT.LS_RD_BLK (lines that
+	 * missed L1D), L2_REQUEST_G1.ALL (cache-references),
+	 * L2_CACHE_REQ_STAT.IC_DC_MISS_IN_L2 (cache-misses) */
+	{ "zen", "0040 c860 ff60 0964", 256, { 512, 256, 256, 256 } },
+	{ "zen", "0040 c860 ff60 0964", 2048, { 4096, 4096, 4096, 2048 } },
+	{ "zen", "0040 c860 ff60 0964", 16384, { 32768, 32768, 32768, 32768 } },
+	/* Skylake: L1D.REPLACEMENT, L2_RQSTS.REFERENCES, .MISS,
+	 * LONGEST_LAT_CACHE.MISS */
+	{ "skylake", "0151 ff24 3f24 412e", 256, { 256, 256, 256, 256 } },
+	{ "skylake", "0151 ff24 3f24 412e", 2048, { 4096, 4096, 2048, 2048 } },
+	{ "skylake", "0151 ff24 3f24 412e", 16384, { 32768, 32768, 32768, 16384 } },
+};
+
+/* L1D, L2 and the LLC of both x86 models by lines. */
+static void test_data_caches_by_lines(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < sizeof(line_rows) / sizeof(line_rows[0]); i++) {
+		const struct line_row *r = &line_rows[i];
+		unsigned long long v[4];
+
+		counts(r->model, "lines", r->n, 2, r->events, v, 4);
+		if (memcmp(v, r->v, sizeof(v)))
+			fail_msg("%s lines %ld x 2: %llu %llu %llu %llu, want %llu %llu %llu %llu",
+				 r->model, r->n, v[0], v[1], v[2], v[3], r->v[0], r->v[1], r->v[2],
+				 r->v[3]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_skylake_dtlb),
+		cmocka_unit_test(test_zen_dtlb),
+		cmocka_unit_test(test_l1i_itlb),
+		cmocka_unit_test(test_data_caches_by_lines),
+	};
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s PMUSIM PROGDIR\n", argv[0]);
+		return 2;
+	}
+	pmusim = argv[1];
+	progdir = argv[2];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
