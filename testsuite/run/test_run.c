@@ -1493,6 +1493,10 @@ static const struct {
 	int line;
 	const char *name, *script;
 	const char *who;        /* the one note's process (its comm), or NULL: none */
+	bool status_racy;       /* perf may fail on its own: a thread of the
+				 * system exits while it scans them ("Couldn't
+				 * resolve comm name", "failed to parse CPUs
+				 * map"); only the notes count */
 } self_note_rows[] = {
 	{ __LINE__, "a native program counting itself", "\"$SHIM_CLIENT\" selfcount", "shim_client" },
 	/* PAPI's start-up probe maps the user page (rdpmc) and says nothing;
@@ -1503,7 +1507,7 @@ static const struct {
 	{ __LINE__, "perf list's probes on itself", PERF " list hw", NULL },
 	/* perf counts every thread of the system, itself among them */
 	{ __LINE__, "perf stat --per-thread -a", PERF " stat -x, --per-thread -a -e instructions true",
-	  NULL },
+	  NULL, true },
 };
 
 static void test_self_note(void **state)
@@ -1518,7 +1522,8 @@ static void test_self_note(void **state)
 		for (char *l = r.err; (l = strstr(l, "counts its own native code")); l++)
 			notes++;
 		snprintf(want, sizeof(want), "pmusim: %s[", self_note_rows[i].who ? self_note_rows[i].who : "");
-		if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) || notes != !!self_note_rows[i].who ||
+		if ((!self_note_rows[i].status_racy && (!WIFEXITED(r.status) || WEXITSTATUS(r.status))) ||
+		    notes != !!self_note_rows[i].who ||
 		    (notes && (strncmp(r.err, want, strlen(want)) || count_lines(r.err) != 1 ||
 			       !strstr(r.err, "'pmusim exec'")))) {
 			dump(&r);
