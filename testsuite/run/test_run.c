@@ -1498,13 +1498,13 @@ static const struct {
 				 * resolve comm name", "failed to parse CPUs
 				 * map"); only the notes count */
 } self_note_rows[] = {
-	{ __LINE__, "a native program counting itself", "\"$SHIM_CLIENT\" selfcount", "shim_client" },
+	{ __LINE__, "a native program counting itself", "\"$SHIM_CLIENT\" selfcount", "shim_client", false },
 	/* PAPI's start-up probe maps the user page (rdpmc) and says nothing;
 	 * counting does (comm keeps 15 characters) */
-	{ __LINE__, "papi_avail's probe", "papi_avail", NULL },
-	{ __LINE__, "papi_command_line counting", "papi_command_line PAPI_TOT_INS", "papi_command_li" },
-	{ __LINE__, "perf stat of a workload", PERF " stat -x, -e instructions:u -- /bin/true", NULL },
-	{ __LINE__, "perf list's probes on itself", PERF " list hw", NULL },
+	{ __LINE__, "papi_avail's probe", "papi_avail", NULL, false },
+	{ __LINE__, "papi_command_line counting", "papi_command_line PAPI_TOT_INS", "papi_command_li", false },
+	{ __LINE__, "perf stat of a workload", PERF " stat -x, -e instructions:u -- /bin/true", NULL, false },
+	{ __LINE__, "perf list's probes on itself", PERF " list hw", NULL, false },
 	/* perf counts every thread of the system, itself among them */
 	{ __LINE__, "perf stat --per-thread -a", PERF " stat -x, --per-thread -a -e instructions true",
 	  NULL, true },
