@@ -374,14 +374,12 @@ int cmd_run(int argc, char **argv)
 		snprintf(buf, sizeof(buf), "%#lx", (unsigned long)(uintptr_t)s);
 		setenv(PMUSIM_ENV_SESSION, buf, 1);
 		setenv(PMUSIM_ENV_EXE, exe, 1);
-		if (old && *old)
-			snprintf(pl, sizeof(pl), "%s:%s", shim, old);
-		else
-			snprintf(pl, sizeof(pl), "%s", shim);
+		snprintf(pl, sizeof(pl), "%s%s%s%s%s", shim_asan_runtime(), *shim_asan_runtime() ? ":" : "",
+			 shim, old && *old ? ":" : "", old && *old ? old : "");
 		setenv("LD_PRELOAD", pl, 1);
 #if defined(__SANITIZE_ADDRESS__)
-		/* an ASan pmusim re-executed for a monitored task gets the
-		 * (unsanitized) shim preloaded before its runtime */
+		/* an ASan pmusim re-executed for a monitored task finds its
+		 * runtime already loaded by the preload */
 		{
 			const char *ao = getenv("ASAN_OPTIONS");
 			char aobuf[1024];
