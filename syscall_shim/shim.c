@@ -1779,6 +1779,13 @@ static void chain_sigsys(int sig, siginfo_t *si, void *ucv)
 		sa.sa_handler(sig);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+/* The most the handler's frames take below it (the exec path's, sized to
+ * the environment, included). */
+#define SHIM_CHILD_FRAMES (128u << 10)
+#endif
+
 static void sigsys_handler(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -1787,6 +1794,17 @@ static void sigsys_handler(int sig, siginfo_t *si, void *ucv)
 	long a[6];
 
 	(void)sig;
+#if defined(__SANITIZE_ADDRESS__)
+	/* A child sharing this memory (posix_spawn's clone) runs on a stack
+	 * the parent mmapped, often where an earlier child's frames were:
+	 * that one exec'd without returning, so ASan's poison of its frames
+	 * outlives it (munmap keeps shadow). The frames below start clean. */
+	if (shim_pid && TSYS0(SYS_getpid) != shim_pid) {
+		uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+		__asan_unpoison_memory_region((void *)(sp - SHIM_CHILD_FRAMES), SHIM_CHILD_FRAMES);
+	}
+#endif
 	if (si->si_code == SI_QUEUE && si->si_value.sival_int == (int)SHIM_SESSION_MAGIC) {
 		/* the session's poke: a monitored task took its write ends,
 		 * and/or fasync signals wait to be raised here (session.c) */
