@@ -9,6 +9,7 @@
  * Nothing here may call a trapped syscall on a perf fd: wakeups reach the
  * pipe through /proc/<owner>/fd/<fd>, a fresh write end outside the range.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -442,4 +443,16 @@ void shim_log(const char *fmt, ...)
 		/* nothing to do */
 	}
 	close(fd);
+}
+
+const char *shim_asan_runtime(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	extern void __asan_init(void);
+	static Dl_info info;
+
+	if (info.dli_fname || dladdr((void *)__asan_init, &info))
+		return info.dli_fname;
+#endif
+	return "";
 }

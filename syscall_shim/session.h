@@ -149,6 +149,10 @@ void shim_session_set_sys(long (*sys)(long, long, long, long, long, long, long))
  * with each. For `pmusim exec --attach-arena`, which hides them (and the
  * arena fd it was given) from its guest. */
 void shim_session_own_fds(void (*own)(void *ctx, int fd), void *ctx);
+/* The ASan runtime of a sanitized build (pmusim, the shim), which leads
+ * the tree's LD_PRELOAD before the shim: ASan must be a process's first
+ * library. "" in a build without ASan. */
+const char *shim_asan_runtime(void);
 /* Appends one line to the session log (--log), if any. */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -943,7 +943,7 @@ static bool env_is(const char *e, const char *name)
  * environment (env -i, a CI runner) would otherwise exec images without
  * the shim, which the inherited filter kills at their first trapped
  * syscall. Copies envp into out (slots entries) with LD_PRELOAD leading
- * with the shim and the PMUSIM_* variables restored; returns out, or envp
+ * with the shim (after the ASan runtime of a sanitized one) and the PMUSIM_* variables restored; returns out, or envp
  * when it cannot.
  */
 static char **sticky_env(char **envp, char **out, size_t slots, char *preload, size_t plen)
@@ -993,7 +993,8 @@ static void env_capture(void)
 	Dl_info di;
 
 	if (dladdr((void *)env_capture, &di) && di.dli_fname && di.dli_fname[0] == '/')
-		snprintf(env_shim, sizeof(env_shim), "%s", di.dli_fname);
+		snprintf(env_shim, sizeof(env_shim), "%s%s%s", shim_asan_runtime(),
+			 *shim_asan_runtime() ? ":" : "", di.dli_fname);
 	if ((v = getenv(PMUSIM_ENV_ARENA)))
 		snprintf(env_arena, sizeof(env_arena), PMUSIM_ENV_ARENA "=%s", v);
 	if ((v = getenv(PMUSIM_ENV_SESSION)))
@@ -1778,6 +1779,13 @@ static void chain_sigsys(int sig, siginfo_t *si, void *ucv)
 		sa.sa_handler(sig);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+/* The most the handler's frames take below it (the exec path's, sized to
+ * the environment, included). */
+#define SHIM_CHILD_FRAMES (128u << 10)
+#endif
+
 static void sigsys_handler(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -1786,6 +1794,17 @@ static void sigsys_handler(int sig, siginfo_t *si, void *ucv)
 	long a[6];
 
 	(void)sig;
+#if defined(__SANITIZE_ADDRESS__)
+	/* A child sharing this memory (posix_spawn's clone) runs on a stack
+	 * the parent mmapped, often where an earlier child's frames were:
+	 * that one exec'd without returning, so ASan's poison of its frames
+	 * outlives it (munmap keeps shadow). The frames below start clean. */
+	if (shim_pid && TSYS0(SYS_getpid) != shim_pid) {
+		uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+		__asan_unpoison_memory_region((void *)(sp - SHIM_CHILD_FRAMES), SHIM_CHILD_FRAMES);
+	}
+#endif
 	if (si->si_code == SI_QUEUE && si->si_value.sival_int == (int)SHIM_SESSION_MAGIC) {
 		/* the session's poke: a monitored task took its write ends,
 		 * and/or fasync signals wait to be raised here (session.c) */
@@ -2117,7 +2136,7 @@ static void strip_preload(void)
 		return;
 	*out = 0;
 	for (tok = strtok_r(copy, " :", &save); tok; tok = strtok_r(NULL, " :", &save)) {
-		if (strstr(tok, "libpmusim_shim"))
+		if (strstr(tok, "libpmusim_shim") || (*shim_asan_runtime() && !strcmp(tok, shim_asan_runtime())))
 			continue;
 		out += snprintf(out, sizeof(buf) - (size_t)(out - buf), "%s%s", out == buf ? "" : ":", tok);
 	}
@@ -2194,3 +2213,14 @@ static void __attribute__((constructor)) shim_init(void)
 			shim_log("seccomp filter installed (pid %d)", (int)getpid());
 	}
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+/* A sanitized shim runs in unsanitized programs (perf) under the ASan
+ * runtime `pmusim run` preloads: their own leaks are theirs, not pmusim's
+ * (LeakSanitizer's hook). pmusim itself keeps its leak check. */
+int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void)
+{
+	return !passive;
+}
+#endif

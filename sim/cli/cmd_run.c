@@ -374,19 +374,20 @@ int cmd_run(int argc, char **argv)
 		snprintf(buf, sizeof(buf), "%#lx", (unsigned long)(uintptr_t)s);
 		setenv(PMUSIM_ENV_SESSION, buf, 1);
 		setenv(PMUSIM_ENV_EXE, exe, 1);
-		if (old && *old)
-			snprintf(pl, sizeof(pl), "%s:%s", shim, old);
-		else
-			snprintf(pl, sizeof(pl), "%s", shim);
+		snprintf(pl, sizeof(pl), "%s%s%s%s%s", shim_asan_runtime(), *shim_asan_runtime() ? ":" : "",
+			 shim, old && *old ? ":" : "", old && *old ? old : "");
 		setenv("LD_PRELOAD", pl, 1);
 #if defined(__SANITIZE_ADDRESS__)
-		/* an ASan pmusim re-executed for a monitored task gets the
-		 * (unsanitized) shim preloaded before its runtime */
+		/* an ASan pmusim re-executed for a monitored task finds its
+		 * runtime already loaded by the preload */
 		{
 			const char *ao = getenv("ASAN_OPTIONS");
 			char aobuf[1024];
 
-			snprintf(aobuf, sizeof(aobuf), "%s%sverify_asan_link_order=0",
+			/* the programs of the tree die of their own signals
+			 * as natively, not of ASan's reports of them */
+			snprintf(aobuf, sizeof(aobuf), "%s%sverify_asan_link_order=0:handle_segv=0:"
+				 "handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0",
 				 ao ? ao : "", ao && *ao ? ":" : "");
 			setenv("ASAN_OPTIONS", aobuf, 1);
 		}
