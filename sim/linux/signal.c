@@ -211,11 +211,62 @@ enum sig_default signal_default_action(int sig)
  * on the current guest thread and the engine is stopped so the run loop
  * delivers it at the next block boundary.
  */
+/*
+ * A kernel-made siginfo travels between pmusim's threads and processes as
+ * SI_QUEUE with this marker in si_uid, its own si_code and si_band in the
+ * high half of si_value and its si_fd in the low half: the host refuses to
+ * forge si_code >= 0 for any thread but the caller (do_rt_tgsigqueueinfo()
+ * and do_rt_sigqueueinfo(): -EPERM). sig_catch() restores it.
+ */
+#define SIG_FORWARD_UID 0x7066fd51u
+
+long signal_send_kernel_info(pid_t pid, pid_t tid, int sig, const siginfo_t *si)
+{
+	siginfo_t fwd;
+	long r = tid ? syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, si)
+		     : syscall(SYS_rt_sigqueueinfo, pid, sig, si);
+
+	if (r == 0 || errno != EPERM)
+		return r ? -errno : 0;
+	memset(&fwd, 0, sizeof(fwd));
+	fwd.si_signo = sig;
+	fwd.si_code = SI_QUEUE;
+	fwd.si_pid = getpid();
+	fwd.si_uid = SIG_FORWARD_UID;
+	fwd.si_ptr = (void *)(uintptr_t)(((uint64_t)(uint16_t)si->si_code << 48) |
+					 ((uint64_t)(uint16_t)si->si_band << 32) | (uint32_t)si->si_fd);
+	r = tid ? syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, &fwd)
+		: syscall(SYS_rt_sigqueueinfo, pid, sig, &fwd);
+	return r ? -errno : 0;
+}
+
+/* The siginfo signal_send_kernel_info() sent, from its SI_QUEUE form. */
+static void forwarded_info(siginfo_t *si)
+{
+	uint64_t v = (uint64_t)(uintptr_t)si->si_ptr;
+	int sig = si->si_signo;
+
+	memset(si, 0, sizeof(*si));
+	si->si_signo = sig;
+	si->si_code = (int)(uint16_t)(v >> 48);
+	if (si->si_code != SI_KERNEL) {
+		si->si_band = (long)(uint16_t)(v >> 32);
+		si->si_fd = (int)(uint32_t)v;
+	}
+}
+
 static void sig_catch(int sig, siginfo_t *si, void *uctx)
 {
 	int saved_errno = errno;
 	struct guest_thread *t = sig_cur;
 	struct sig_thread *st;
+	siginfo_t fwd;
+
+	if (si->si_code == SI_QUEUE && si->si_uid == SIG_FORWARD_UID) {
+		fwd = *si;
+		forwarded_info(&fwd);
+		si = &fwd;
+	}
 
 	if ((SIGBIT(sig) & SYNC_MASK) && si->si_code > 0) {
 		struct host_ksa dfl = { .handler = SIG_DFL };

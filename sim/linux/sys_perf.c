@@ -178,12 +178,14 @@ static void m_fasync(void *machine, int handle, int si_code)
 		si.si_signo = SIGIO;
 		si.si_code = SI_KERNEL;
 	}
+	/* send_sigio_to_task() from whichever thread overflowed: an inherited
+	 * copy in another thread signals the parent's owner too */
 	if (own.type == F_OWNER_TID)
-		syscall(SYS_rt_tgsigqueueinfo, getpid(), own.pid, sig, &si);
+		signal_send_kernel_info(getpid(), own.pid, sig, &si);
 	else if (own.type == F_OWNER_PGRP)
 		kill(-own.pid, sig);
 	else
-		syscall(SYS_rt_sigqueueinfo, own.pid, sig, &si);
+		signal_send_kernel_info(own.pid, 0, sig, &si);
 	/* the overflow's signal is taken after the current block, as the
 	 * kernel's irq_work delivers it on the return to user mode */
 	if (cur_pv && cur_pv->c && (own.pid == getpid() || own.pid == (pid_t)syscall(SYS_gettid)))

@@ -137,6 +137,15 @@ static const struct arith_row arith_rows[] = {
 	{ __LINE__, "event_limit: then one POLL_HUP", "refresh 10000 3", "pollhup", 1 },
 	{ __LINE__, "event_limit: the event is disabled after the last", "refresh 10000 3", "stopped", 1 },
 	{ __LINE__, "REFRESH(1): only POLL_HUP", "refresh 10000 1", "pollhup", 1 },
+	{ __LINE__, "perf_event_fasync(): a second thread's inherited copy signals the parent's "
+	  "owner, (2N+6)/P", "fasync_thread 10000 100000", "pollin", 20 },
+	{ __LINE__, "send_sigio_to_task(): si_fd is the parent's fd", "fasync_thread 10000 100000",
+	  "badfd", 0 },
+	{ __LINE__, "handle_pmi_common(): the leader's last REFRESH overflow is POLL_HUP",
+	  "refresh_group 10000", "leader_pollhup", 1 },
+	{ __LINE__, "handle_pmi_common(): the sibling that overflowed on the same instruction is "
+	  "handled in the same PMI", "refresh_group 10000", "sibling_pollin", 1 },
+	{ __LINE__, "the group stops with its leader", "refresh_group 10000", "sibling_pollhup", 0 },
 	{ __LINE__, "perf_output_begin(): a 4096-byte data area holds 170 24-byte samples",
 	  "lost 30000 3000000", "first_samples", 170 },
 	{ __LINE__, "PERF_FORMAT_LOST: (2N+6)/P = 200 overflows, 30 did not fit", "lost 30000 3000000", "format_lost", 30 },

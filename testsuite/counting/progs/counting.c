@@ -22,6 +22,11 @@
  *   sample_notid P N  the same without PERF_SAMPLE_TID (same bytes every run)
  *   signal P N    O_ASYNC+F_SETSIG signals, one per overflow
  *   refresh P R   IOC_REFRESH(R): R-1 POLL_IN then one POLL_HUP
+ *   refresh_group P  IOC_REFRESH(1) on a leader whose sibling overflows on
+ *                 the same instruction: the leader's POLL_HUP and the
+ *                 sibling's POLL_IN, by si_fd
+ *   fasync_thread P N  an inherited sampler with O_ASYNC: the overflows of
+ *                 a second thread's loop of N signal the parent's owner
  *   rdpmc N       RDPMC through the mmap page around a loop of N
  *   full P N      samples with CALLCHAIN, REGS_USER, REGS_INTR, STACK_USER and
  *                 BRANCH_STACK from a loop called through two frames
@@ -46,6 +51,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -438,6 +444,82 @@ static void mode_refresh(unsigned long long p, int r)
 		printf("pollin=%d\npollhup=%d\nbadfd=%d\nstopped=%d\n", sig_in, sig_hup, sig_badfd,
 		       c1 == c2);
 	}
+}
+
+/* Per-fd tallies of the F_SETSIG signal of two fds (refresh_group). */
+static volatile int grp_in[2], grp_hup[2], grp_other;
+static int grp_fd[2];
+
+static void on_grp_sig(int sig, siginfo_t *si, void *uc)
+{
+	int i = si->si_fd == grp_fd[0] ? 0 : si->si_fd == grp_fd[1] ? 1 : -1;
+
+	(void)sig; (void)uc;
+	if (i >= 0 && si->si_code == POLL_IN)
+		grp_in[i]++;
+	else if (i >= 0 && si->si_code == POLL_HUP)
+		grp_hup[i]++;
+	else
+		grp_other++;
+}
+
+static void mode_refresh_group(unsigned long long p)
+{
+	struct f_owner_ex own = { F_OWNER_TID, (pid_t)syscall(SYS_gettid) };
+	struct perf_event_attr a;
+	struct sigaction sa;
+	register long r12 asm("r12");
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_grp_sig;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGRTMIN + 2, &sa, NULL);
+	sampler_attr(&a, p);
+	a.disabled = 1;
+	grp_fd[0] = peo(&a, -1);
+	sampler_attr(&a, p);
+	grp_fd[1] = peo(&a, grp_fd[0]);
+	for (int i = 0; i < 2; i++)
+		if (fcntl(grp_fd[i], F_SETFL, O_ASYNC) || fcntl(grp_fd[i], F_SETSIG, SIGRTMIN + 2) ||
+		    fcntl(grp_fd[i], F_SETOWN_EX, &own))
+			return;
+	/* both count from the same enable: they overflow on one instruction */
+	r12 = grp_fd[0];
+	asm volatile("mov $16, %%eax\n\tmov %%r12d, %%edi\n\tmov $0x2402, %%esi\n\t"
+		     "mov $1, %%edx\n\tsyscall\n\t"
+		     "mov $1000000, %%rcx\n1:\tdec %%rcx\n\tjnz 1b\n\t"
+		     : "+r"(r12) : : REGION_CLOBBERS);
+	printf("leader_pollin=%d\nleader_pollhup=%d\nsibling_pollin=%d\nsibling_pollhup=%d\n"
+	       "other=%d\n", grp_in[0], grp_hup[0], grp_in[1], grp_hup[1], grp_other);
+}
+
+static unsigned long thread_loop_n;
+static int thread_loop_fd;
+
+static void *thread_loop(void *arg)
+{
+	(void)arg;
+	loop_region(thread_loop_fd, thread_loop_n);
+	return NULL;
+}
+
+static void mode_fasync_thread(unsigned long long p, unsigned long n)
+{
+	struct perf_event_attr a;
+	pthread_t th;
+
+	sampler_attr(&a, p);
+	a.disabled = 1;
+	a.inherit = 1;
+	thread_loop_fd = peo(&a, -1);
+	thread_loop_n = n;
+	if (thread_loop_fd < 0 || setup_async(thread_loop_fd))
+		return;
+	/* the region runs in the second thread only, on its inherited copy */
+	if (pthread_create(&th, NULL, thread_loop, NULL))
+		return;
+	pthread_join(th, NULL);
+	printf("pollin=%d\npollhup=%d\nbadfd=%d\nother=%d\n", sig_in, sig_hup, sig_badfd, sig_other);
 }
 
 /* ---- samples with everything the machine fills ---- */
@@ -1029,6 +1111,10 @@ int main(int argc, char **argv)
 		mode_signal(a1, a2);
 	else if (!strcmp(argv[1], "refresh"))
 		mode_refresh(a1, (int)a2);
+	else if (!strcmp(argv[1], "refresh_group"))
+		mode_refresh_group(a1);
+	else if (!strcmp(argv[1], "fasync_thread"))
+		mode_fasync_thread(a1, a2);
 	else if (!strcmp(argv[1], "lost"))
 		mode_lost(a1, a2);
 	else if (!strcmp(argv[1], "throttle"))
