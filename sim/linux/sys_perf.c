@@ -25,6 +25,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <sys/prctl.h>
@@ -270,6 +271,35 @@ static void report_mappings(struct guest_thread *t, uint64_t start, uint64_t end
 	for (size_t i = 0; i < n; i++)
 		perf_event_mmap(S.core, task, &info[i]);
 	free(info);
+}
+
+/*
+ * PERF_RECORD_MMAP(_DATA)/MMAP2 of a perf file's own mapping at addr:
+ * mmap_region() calls perf_event_mmap() for it as for any VMA, after
+ * perf_mmap() attached the ring (an event sees the mapping of its own
+ * ring). The file is the anon inode: file_path() gives
+ * "anon_inode:[perf_event]" (anon_inodefs_dname()), with the device and
+ * inode fstat() reports for fd, generation 0; the offset is the guest's.
+ */
+static void report_perf_mapping(struct guest_thread *t, uint64_t addr, const uint64_t a[6])
+{
+	struct perf_task *task = cur_task(t);
+	struct perf_mmap_info info = { 0 };
+	struct stat st;
+
+	if (!task || fstat((int)a[4], &st))
+		return;
+	info.addr = addr;
+	info.len = (a[1] + 4095) & ~4095ull;
+	info.pgoff = a[5];
+	info.maj = major(st.st_dev);
+	info.min = minor(st.st_dev);
+	info.ino = st.st_ino;
+	info.prot = (uint32_t)a[2];
+	info.flags = (uint32_t)a[3];
+	info.filename = "anon_inode:[perf_event]";
+	info.exec = false;      /* never PROT_EXEC: see sys_perf_mmap() */
+	perf_event_mmap(S.core, task, &info);
 }
 
 /* ---- session and tasks ------------------------------------------------------ */
@@ -634,6 +664,10 @@ long sys_perf_mmap(struct guest_thread *t, const uint64_t a[6])
 	}
 	if (a[5] & 0xfff)
 		return -EINVAL;
+	/* do_mmap(): path_noexec() of the anon inode's mount (anon_inodefs
+	 * is SB_I_NOEXEC): a PROT_EXEC mapping is refused before perf_mmap() */
+	if (a[2] & PROT_EXEC)
+		return -EPERM;
 	err = perf_sys_mmap(S.core, cur_task(t), h, a[1], (int)a[2], (int)a[3], a[5] >> 12,
 			    &area, &memfd);
 	if (err)
@@ -652,6 +686,7 @@ long sys_perf_mmap(struct guest_thread *t, const uint64_t a[6])
 	if (S.nr_maps < PERF_MAPS_MAX)
 		S.maps[S.nr_maps++] = (struct ring_map){ (uint64_t)r, (a[1] + 4095) & ~4095ull, h, area };
 	pthread_mutex_unlock(&S.lock);
+	report_perf_mapping(t, (uint64_t)r, a);
 	return r;
 }
 
