@@ -30,6 +30,7 @@
 #include "sim/linux/guest.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/signal_frame.h"
+#include "sim/linux/sys_perf.h"
 #include "sim/linux/thread_lock.h"
 
 #define SIGBIT(s) (1ull << ((s) - 1))
@@ -582,6 +583,7 @@ __attribute__((noreturn)) void signal_die(int sig)
 	if (sig_cur)
 		futex_exit_robust_lists(sig_cur->proc, sig_cur, true);
 	fflush(NULL);
+	perf_guest_thread_killed(sig_cur);     /* perf_event_exit_task() */
 	/* do_group_exit(sig): the default action, done to pmusim itself */
 	host_sigaction(sig, &dfl, NULL);
 	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, NULL, 8);
@@ -1450,16 +1452,42 @@ static long host_ret(long r)
 	return r < 0 ? -errno : r;
 }
 
+/*
+ * A SIGKILL for process pid (0: the caller's group) ends pmusim itself
+ * there, where nothing runs after it: the dying task's
+ * perf_event_exit_task() is done before the kill when it is the caller's
+ * own process, after it (the victim dead) for another.
+ */
+static void sigkill_before(struct guest_thread *t, pid_t pid, int sig)
+{
+	if (sig == SIGKILL && (pid == getpid() || pid == 0 || pid == -getpgrp()))
+		perf_guest_thread_killed(t);
+}
+
+static void sigkill_after(struct guest_thread *t, pid_t pid, int sig, long r)
+{
+	if (sig == SIGKILL && r == 0 && pid > 0 && pid != getpid())
+		perf_guest_process_killed(t, pid);
+}
+
 long sys_kill(struct guest_thread *t, const uint64_t a[6])
 {
-	(void)t;
-	return host_ret(syscall(SYS_kill, (pid_t)a[0], (int)a[1]));
+	long r;
+
+	sigkill_before(t, (pid_t)a[0], (int)a[1]);
+	r = host_ret(syscall(SYS_kill, (pid_t)a[0], (int)a[1]));
+	sigkill_after(t, (pid_t)a[0], (int)a[1], r);
+	return r;
 }
 
 long sys_tgkill(struct guest_thread *t, const uint64_t a[6])
 {
-	(void)t;
-	return host_ret(syscall(SYS_tgkill, (pid_t)a[0], (pid_t)a[1], (int)a[2]));
+	long r;
+
+	sigkill_before(t, (pid_t)a[0], (int)a[2]);
+	r = host_ret(syscall(SYS_tgkill, (pid_t)a[0], (pid_t)a[1], (int)a[2]));
+	sigkill_after(t, (pid_t)a[0], (int)a[2], r);
+	return r;
 }
 
 long sys_tkill(struct guest_thread *t, const uint64_t a[6])

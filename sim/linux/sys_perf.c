@@ -495,6 +495,41 @@ void perf_guest_thread_exit(struct guest_thread *t)
 		perf_task_exit(S.core, pv->task);
 }
 
+/*
+ * get_signal() -> do_group_exit() of t: the host is about to kill pmusim
+ * with the signal, so what do_exit() does for perf before exit_notify()
+ * happens here: perf_event_exit_task() writes t's EXIT record to a
+ * session's events and gives them POLLHUP. The process's own core dies
+ * with it, unread.
+ */
+void perf_guest_thread_killed(struct guest_thread *t)
+{
+	if (!t || !perf_guest_shared())
+		return;
+	t->state = GUEST_KILLED;
+	perf_guest_thread_exit(t);
+}
+
+/*
+ * SIGKILL ends pid's pmusim before anything of it can run, so the sender
+ * does its perf_event_exit_task(): once pid is dead (waitid WNOWAIT, only
+ * possible for a child; others are left as they are), its main thread's
+ * task exits with the group (the EXIT record, POLLHUP).
+ */
+void perf_guest_process_killed(struct guest_thread *t, pid_t pid)
+{
+	struct perf_task *task;
+	siginfo_t si;
+	uint64_t a[6] = { P_PID, (uint64_t)pid, (uint64_t)(uintptr_t)&si,
+			  WEXITED | WNOWAIT | __WALL, 0, 0 };
+
+	if (!S.core || !perf_guest_shared() || pid <= 0 || pid == getpid() ||
+	    !(task = perf_task_find(S.core, pid)))
+		return;
+	if (signal_host_syscall(t, SYS_waitid, a) == 0)
+		perf_task_exit_group(S.core, task);
+}
+
 /* ---- syscalls ------------------------------------------------------------------ */
 
 long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6])

@@ -9,6 +9,7 @@
  *               a PROT_EXEC mapping of a perf fd
  *   exit SIG    a task event on a child: its EXIT when it dies by SIG
  *               (11: a NULL store, 9: kill(getpid(), SIGKILL))
+ *   killed      the same when the parent kills the child with SIGKILL
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -134,7 +135,7 @@ static void mode_mmap(int mmap2)
 		print_records(maps[0]);
 }
 
-static void mode_exit(int sig)
+static void mode_exit(int sig, int by_parent)
 {
 	int go[2], fd, st;
 	char c = 0;
@@ -155,7 +156,11 @@ static void mode_exit(int sig)
 	fd = open_dummy(0, 1, child);
 	maps[0] = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	printf("open=%d ring=%d\n", fd >= 0, maps[0] != MAP_FAILED);
-	if (write(go[1], &c, 1) != 1 || waitpid(child, &st, 0) != child)
+	if (by_parent)
+		kill(child, SIGKILL);   /* while it waits in read() */
+	else if (write(go[1], &c, 1) != 1)
+		return;
+	if (waitpid(child, &st, 0) != child)
 		return;
 	printf("signaled=%d sig=%d\n", WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	if (maps[0] != MAP_FAILED)
@@ -168,7 +173,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "mmap"))
 		mode_mmap(argc > 2 && atoi(argv[2]) == 2);
 	else if (argc > 2 && !strcmp(argv[1], "exit"))
-		mode_exit(atoi(argv[2]));
+		mode_exit(atoi(argv[2]), 0);
+	else if (argc > 1 && !strcmp(argv[1], "killed"))
+		mode_exit(SIGKILL, 1);
 	else
 		return 2;
 	return 0;
