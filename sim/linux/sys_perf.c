@@ -302,11 +302,123 @@ static void report_perf_mapping(struct guest_thread *t, uint64_t addr, const uin
 	perf_event_mmap(S.core, task, &info);
 }
 
+/* ---- CPU placement: the simulated CPU a guest thread runs on ------------- */
+
+/* cpu is in t's allowed set (p->cpus_ptr) */
+static bool cpu_allowed(const struct guest_thread *t, unsigned cpu)
+{
+	return !t->cpus_set || ((t->cpus_allowed[cpu / 64] >> (cpu % 64)) & 1);
+}
+
+/* select_task_rq() of a new thread whose allowed set is like's: the
+ * threads take the allowed CPUs in turn (all of them: k mod nr_cpus). */
+static unsigned place_new_thread(const struct guest_thread *like)
+{
+	unsigned n = 0, k;
+
+	for (unsigned cpu = 0; cpu < S.nr_cpus; cpu++)
+		n += !like || cpu_allowed(like, cpu);
+	k = S.next_k++ % (n ? n : 1);
+	for (unsigned cpu = 0; cpu < S.nr_cpus; cpu++)
+		if ((!like || cpu_allowed(like, cpu)) && k-- == 0)
+			return cpu;
+	return 0;
+}
+
+/* The guest thread pid names: 0 or t itself (others: the host's answer). */
+static bool is_self(const struct guest_thread *t, uint64_t pid)
+{
+	return (pid_t)pid == 0 || (pid_t)pid == t->tid;
+}
+
+/*
+ * sched_setaffinity() of the calling thread: the mask (len bytes, the rest
+ * clear, as get_user_cpu_mask()) limited to the simulated CPUs; none of
+ * them: -EINVAL (__set_cpus_allowed_ptr_locked()). A thread whose CPU left
+ * the set migrates to the first allowed one (affine_move_task()), so what
+ * it runs next counts on that CPU's events. Other threads: the host.
+ */
+long sys_perf_sched_setaffinity(struct guest_thread *t, const uint64_t a[6])
+{
+	uint64_t mask[GUEST_CPUMASK_WORDS] = { 0 };
+	size_t len = a[1] < sizeof(mask) ? a[1] : sizeof(mask);
+	bool any = false;
+
+	if (!S.core || !t->perf || !is_self(t, a[0]))
+		return sys_pass(t, a);
+	if (len && !guest_access_ok(t, a[2], len, PROT_READ))
+		return -EFAULT;
+	memcpy(mask, (const void *)(uintptr_t)a[2], len);
+	for (unsigned cpu = 0; cpu < GUEST_CPUMASK_WORDS * 64; cpu++)
+		if (cpu >= S.nr_cpus)
+			mask[cpu / 64] &= ~(1ull << (cpu % 64));
+		else
+			any |= (mask[cpu / 64] >> (cpu % 64)) & 1;
+	if (!any)
+		return -EINVAL;
+	memcpy(t->cpus_allowed, mask, sizeof(mask));
+	t->cpus_set = true;
+	if (!cpu_allowed(t, perf_cpu_num(t->perf->cpu)))
+		for (unsigned cpu = 0; cpu < S.nr_cpus; cpu++)
+			if (cpu_allowed(t, cpu)) {
+				pmu_vcpu_migrate(t->perf, cpu);
+				break;
+			}
+	return 0;
+}
+
+/*
+ * sched_getaffinity() of the calling thread: the host checks len and says
+ * how many bytes the kernel copies (cpumask_size()); they hold the allowed
+ * simulated CPUs. len must cover the simulated CPUs (nr_cpu_ids).
+ */
+long sys_perf_sched_getaffinity(struct guest_thread *t, const uint64_t a[6])
+{
+	uint64_t mask[GUEST_CPUMASK_WORDS] = { 0 };
+	long r;
+
+	if (!S.core || !t->perf || !is_self(t, a[0]))
+		return sys_pass(t, a);
+	r = sys_pass(t, a);
+	if (r < 0)
+		return r;
+	if (a[1] * 8 < S.nr_cpus)
+		return -EINVAL;
+	for (unsigned cpu = 0; cpu < S.nr_cpus; cpu++)
+		if (cpu_allowed(t, cpu))
+			mask[cpu / 64] |= 1ull << (cpu % 64);
+	memset((void *)(uintptr_t)a[2], 0, (size_t)r);
+	memcpy((void *)(uintptr_t)a[2], mask, (size_t)r < sizeof(mask) ? (size_t)r : sizeof(mask));
+	return r;
+}
+
+/* getcpu(): the simulated CPU the thread is on (raw_smp_processor_id()),
+ * node 0 (the __vdso_getcpu of the guest vDSO comes here too). */
+long sys_perf_getcpu(struct guest_thread *t, const uint64_t a[6])
+{
+	unsigned cpu, node = 0;
+
+	if (!S.core || !t->perf)
+		return sys_pass(t, a);
+	cpu = perf_cpu_num(t->perf->cpu);
+	if ((a[0] && !guest_access_ok(t, a[0], sizeof(cpu), PROT_WRITE)) ||
+	    (a[1] && !guest_access_ok(t, a[1], sizeof(node), PROT_WRITE)))
+		return -EFAULT;
+	if (a[0])
+		memcpy((void *)(uintptr_t)a[0], &cpu, sizeof(cpu));
+	if (a[1])
+		memcpy((void *)(uintptr_t)a[1], &node, sizeof(node));
+	return 0;
+}
+
 /* ---- session and tasks ------------------------------------------------------ */
 
-static struct pmu_vcpu *new_pv(struct guest_thread *t, struct perf_task *task)
+/* t's pmu state, on a CPU chosen as for a thread whose allowed set is
+ * like's (NULL: any). */
+static struct pmu_vcpu *new_pv(struct guest_thread *t, struct perf_task *task,
+			       const struct guest_thread *like)
 {
-	struct pmu_vcpu *pv = pmu_vcpu_new(t->cpu, S.core, S.next_k++ % S.nr_cpus, task);
+	struct pmu_vcpu *pv = pmu_vcpu_new(t->cpu, S.core, place_new_thread(like), task);
 
 	if (!pv)
 		return NULL;
@@ -403,7 +515,7 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 	perf_task_exec(core, task, comm);
 	if (SH.adopt)
 		SH.adopt(t->tid);    /* its exit gives the session's fds POLLHUP */
-	if (!new_pv(t, task))
+	if (!new_pv(t, task, t))
 		return -ENOMEM;
 	cur_pv = t->perf;
 	report_mappings(t, 0, 0);     /* the image and interpreter the exec mapped */
@@ -428,7 +540,14 @@ void perf_guest_thread_prepare(struct guest_thread *t)
 
 	if (!S.core || !cur_pv)
 		return;
-	pv = new_pv(t, NULL);
+	/* copy_process(): the new thread's allowed set is its creator's */
+	{
+		struct guest_thread *parent = cur_pv->owner;
+
+		t->cpus_set = parent->cpus_set;
+		memcpy(t->cpus_allowed, parent->cpus_allowed, sizeof(t->cpus_allowed));
+	}
+	pv = new_pv(t, NULL, t);
 	if (pv)
 		pv->access_arg = t;
 	/* remember the parent task until the child starts */

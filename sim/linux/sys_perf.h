@@ -73,6 +73,9 @@ void perf_guest_thread_killed(struct guest_thread *t);
 void perf_guest_process_killed(struct guest_thread *t, pid_t pid);
 
 long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_sched_setaffinity(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_sched_getaffinity(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_getcpu(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_read(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_ioctl(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_close(struct guest_thread *t, const uint64_t a[6]);

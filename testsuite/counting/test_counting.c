@@ -931,10 +931,32 @@ static void test_poll_ends_on_signal(void **state)
 	free(o);
 }
 
+/* sched_setaffinity() places the task on a simulated CPU: sched_getcpu()
+ * says it, sched_getaffinity() has it alone, and of this task's events
+ * bound to CPU 0 and CPU 1 only the one of its CPU counts the region
+ * (event_filter_match()): 2N+6 there, 0 on the other. */
+static void test_affinity(void **state)
+{
+	char *o = guest_opts("--cpus 2", "counting", "affinity 100000");
+	static const struct { const char *key; unsigned long long want; } rows[] = {
+		{ "setaffinity1", 0 }, { "getcpu1", 1 }, { "affinity1_count", 1 }, { "affinity1_has", 1 },
+		{ "on1_cpu1", LOOP_INSNS(100000ull) }, { "on1_cpu0", 0 },
+		{ "setaffinity0", 0 }, { "getcpu0", 0 }, { "affinity0_count", 1 }, { "affinity0_has", 1 },
+		{ "on0_cpu0", LOOP_INSNS(100000ull) }, { "on0_cpu1", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (val(o, rows[i].key) != rows[i].want)
+			fail_msg("%s = %llu, want %llu\n%s", rows[i].key, val(o, rows[i].key), rows[i].want, o);
+	free(o);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_poll_ends_on_signal),
+		cmocka_unit_test(test_affinity),
 		cmocka_unit_test(test_arith),
 		cmocka_unit_test(test_inline_used),
 		cmocka_unit_test(test_man_example),

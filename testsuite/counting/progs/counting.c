@@ -27,6 +27,9 @@
  *                 sibling's POLL_IN, by si_fd
  *   fasync_thread P N  an inherited sampler with O_ASYNC: the overflows of
  *                 a second thread's loop of N signal the parent's owner
+ *   affinity N    sched_setaffinity to CPU 1 then CPU 0: sched_getcpu() and
+ *                 this task's events bound to CPU 0 and CPU 1 over a loop
+ *                 of N on each (run with --cpus 2 or more)
  *   rdpmc N       RDPMC through the mmap page around a loop of N
  *   full P N      samples with CALLCHAIN, REGS_USER, REGS_INTR, STACK_USER and
  *                 BRANCH_STACK from a loop called through two frames
@@ -52,6 +55,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -520,6 +524,40 @@ static void mode_fasync_thread(unsigned long long p, unsigned long n)
 		return;
 	pthread_join(th, NULL);
 	printf("pollin=%d\npollhup=%d\nbadfd=%d\nother=%d\n", sig_in, sig_hup, sig_badfd, sig_other);
+}
+
+/* instructions:u of this task while it runs on cpu */
+static int open_on_cpu(int cpu)
+{
+	struct perf_event_attr a;
+
+	sampler_attr(&a, 0);
+	a.disabled = 1;
+	return (int)syscall(SYS_perf_event_open, &a, 0, cpu, -1, 0);
+}
+
+static void mode_affinity(unsigned long n)
+{
+	int fd[2] = { open_on_cpu(0), open_on_cpu(1) };
+	cpu_set_t set;
+
+	for (int step = 0; step < 2; step++) {
+		int cpu = 1 - step;     /* CPU 1 first, then back to CPU 0 */
+		unsigned long long c0 = rd(fd[0]), c1 = rd(fd[1]);
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		printf("setaffinity%d=%d\n", cpu, sched_setaffinity(0, sizeof(set), &set));
+		printf("getcpu%d=%d\n", cpu, sched_getcpu());
+		CPU_ZERO(&set);
+		sched_getaffinity(0, sizeof(set), &set);
+		printf("affinity%d_count=%d\naffinity%d_has=%d\n", cpu, CPU_COUNT(&set), cpu,
+		       CPU_ISSET(cpu, &set));
+		/* the region of each event: only the one of this CPU counts */
+		loop_region(fd[0], n);
+		loop_region(fd[1], n);
+		printf("on%d_cpu0=%llu\non%d_cpu1=%llu\n", cpu, rd(fd[0]) - c0, cpu, rd(fd[1]) - c1);
+	}
 }
 
 /* ---- samples with everything the machine fills ---- */
@@ -1113,6 +1151,8 @@ int main(int argc, char **argv)
 		mode_refresh(a1, (int)a2);
 	else if (!strcmp(argv[1], "refresh_group"))
 		mode_refresh_group(a1);
+	else if (!strcmp(argv[1], "affinity"))
+		mode_affinity(a1);
 	else if (!strcmp(argv[1], "fasync_thread"))
 		mode_fasync_thread(a1, a2);
 	else if (!strcmp(argv[1], "lost"))
