@@ -932,14 +932,15 @@ static void test_poll_ends_on_signal(void **state)
 }
 
 /* sched_setaffinity() places the task on a simulated CPU: sched_getcpu()
- * says it, sched_getaffinity() has it alone, and of this task's events
+ * and RDTSCP's TSC_AUX (vdso_encode_cpunode(), node 0) say it,
+ * sched_getaffinity() has it alone, and of this task's events
  * bound to CPU 0 and CPU 1 only the one of its CPU counts the region
  * (event_filter_match()): 2N+6 there, 0 on the other. */
 static void test_affinity(void **state)
 {
 	char *o = guest_opts("--cpus 2", "counting", "affinity 100000");
 	static const struct { const char *key; unsigned long long want; } rows[] = {
-		{ "setaffinity1", 0 }, { "getcpu1", 1 }, { "affinity1_count", 1 }, { "affinity1_has", 1 },
+		{ "setaffinity1", 0 }, { "getcpu1", 1 }, { "tsc_aux1", 1 }, { "tsc_aux0", 0 }, { "affinity1_count", 1 }, { "affinity1_has", 1 },
 		{ "on1_cpu1", LOOP_INSNS(100000ull) }, { "on1_cpu0", 0 },
 		{ "setaffinity0", 0 }, { "getcpu0", 0 }, { "affinity0_count", 1 }, { "affinity0_has", 1 },
 		{ "on0_cpu0", LOOP_INSNS(100000ull) }, { "on0_cpu1", 0 },

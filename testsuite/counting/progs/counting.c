@@ -549,6 +549,12 @@ static void mode_affinity(unsigned long n)
 		CPU_SET(cpu, &set);
 		printf("setaffinity%d=%d\n", cpu, sched_setaffinity(0, sizeof(set), &set));
 		printf("getcpu%d=%d\n", cpu, sched_getcpu());
+		{
+			unsigned aux;
+
+			__builtin_ia32_rdtscp(&aux);
+			printf("tsc_aux%d=%u\n", cpu, aux & 0xfff);
+		}
 		CPU_ZERO(&set);
 		sched_getaffinity(0, sizeof(set), &set);
 		printf("affinity%d_count=%d\naffinity%d_has=%d\n", cpu, CPU_COUNT(&set), cpu,
