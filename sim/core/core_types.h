@@ -356,6 +356,8 @@ size_t perf_read_format_write(struct perf_event *event, void *buf);
 
 /* overflow.c */
 void perf_event_overflow(struct perf_cpu *cpu, struct perf_event *event);
+bool perf_event_overflow_irq(struct perf_cpu *cpu, struct perf_event *event);
+void perf_event_pending_disable(struct perf_event *event);
 void perf_cpu_tick(struct perf_cpu *cpu);
 /* x86_perf_event_set_period() / armpmu_event_set_period(): start the next
  * period if the current one ran out; returns whether it did. */

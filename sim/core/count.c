@@ -177,9 +177,12 @@ static void perf_cpu_interrupt(struct perf_cpu *cpu, struct perf_event **over, u
 			cpu->cycles += d.v[SIM_SRC_CYCLES];
 		}
 		perf_cpu_sync_time(cpu);
+		/* every counter that overflowed, then the disables they left */
 		for (unsigned i = 0; i < n; i++)
 			if (over[i]->state == PERF_EVENT_STATE_ACTIVE && over[i]->slot >= 0)
-				perf_event_overflow(cpu, over[i]);
+				perf_event_overflow_irq(cpu, over[i]);
+		for (unsigned i = 0; i < n; i++)
+			perf_event_pending_disable(over[i]);
 		if (!hw)
 			return;
 		m->ops->pmi_cost(m->ctx, cpu, PERF_PMI_MASKED, &d);

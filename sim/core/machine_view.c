@@ -15,6 +15,11 @@ struct perf_task *perf_cpu_task(struct perf_cpu *cpu)
 	return cpu->task;
 }
 
+unsigned perf_cpu_num(const struct perf_cpu *cpu)
+{
+	return cpu->num;
+}
+
 pid_t perf_task_pid(const struct perf_task *task)
 {
 	return task->pid;

@@ -260,11 +260,32 @@ bool perf_event_overflow_one(struct perf_cpu *cpu, struct perf_event *event, boo
  */
 void perf_event_overflow(struct perf_cpu *cpu, struct perf_event *event)
 {
+	if (perf_event_overflow_irq(cpu, event))
+		perf_event_pending_disable(event);
+}
+
+/*
+ * One counter of an interrupt's overflow status (x86 handle_pmi_common(),
+ * armv8pmu_handle_irq()): its overflow is handled and an event that must
+ * stop stops (x86_pmu_stop()); an IOC_REFRESH limit's disable waits for
+ * perf_event_pending_disable(), since perf_event_disable_inatomic() leaves
+ * it to the irq_work that runs after the handler has seen every counter.
+ * Returns whether the event stopped.
+ */
+bool perf_event_overflow_irq(struct perf_cpu *cpu, struct perf_event *event)
+{
 	if (!perf_event_pmu(event)->handle_overflow(cpu, event))
-		return;
+		return false;
 	perf_event_stop(cpu, event);
+	return true;
+}
+
+/* perf_pending_irq() -> perf_pending_disable(): the disable an overflow
+ * left (with its group, for a leader). */
+void perf_event_pending_disable(struct perf_event *event)
+{
 	if (event->pending_disable)
-		perf_event_disable_local(event); /* perf_pending_disable() */
+		perf_event_disable_local(event);
 }
 
 /* perf_adjust_freq_unthr_events() over one active list (group leaders). */

@@ -175,6 +175,7 @@ uint64_t perf_cpu_time_ns(struct perf_cpu *cpu);
  * to decide where to split its reports and how to fill a sample. Called
  * with the core lock held. */
 struct perf_task *perf_cpu_task(struct perf_cpu *cpu);   /* running task, or NULL */
+unsigned perf_cpu_num(const struct perf_cpu *cpu);          /* its number */
 pid_t perf_task_pid(const struct perf_task *task);
 pid_t perf_task_tid(const struct perf_task *task);
 /* A task leaves its CPU blocked (schedule() from a syscall that sleeps):

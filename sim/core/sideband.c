@@ -320,7 +320,8 @@ static void perf_event_mmap_output(struct perf_event *event, const struct perf_o
 /* A file-backed mapping has a real path; "//anon", "[heap]"... do not. */
 static bool perf_map_has_file(const char *name)
 {
-	return name && name[0] == '/' && name[1] != '/';
+	/* a path, or an anon inode's file (anon_inodefs_dname()) */
+	return name && ((name[0] == '/' && name[1] != '/') || !strncmp(name, "anon_inode:", 11));
 }
 
 void perf_event_mmap(struct perf_core *core, struct perf_task *task,

@@ -142,6 +142,26 @@ void pmu_vcpu_hooks_pending(struct pmu_vcpu *pv)
 	(void)hooks_decide(pv);
 }
 
+void pmu_vcpu_migrate(struct pmu_vcpu *pv, unsigned cpu)
+{
+	struct perf_cpu *to = perf_core_cpu(pv->core, cpu);
+	bool locked = pv->locked;
+
+	if (!to || to == pv->cpu)
+		return;
+	pmu_vcpu_release(pv);       /* what ran so far counts on the old CPU */
+	perf_core_lock(pv->core);
+	/* __schedule() on the old CPU: the task leaves it (move_queued_task) */
+	if (pv->task && perf_cpu_task(pv->cpu) == pv->task)
+		perf_cpu_switch_to(pv->cpu, NULL);
+	pv->cpu = to;
+	perf_core_unlock(pv->core);
+	pmu_vcpu_acquire(pv);       /* and comes in on the new one */
+	pmu_vcpu_check_hooks(pv);
+	if (!locked)
+		pmu_vcpu_release(pv);
+}
+
 void pmu_vcpu_check_hooks(struct pmu_vcpu *pv)
 {
 	/* applied at the next vcpu_run(): the engine stops after this

@@ -261,7 +261,7 @@ void vcpu_on_mem(struct vcpu *c, bool write, uint64_t addr, unsigned size)
 /*
  * RDTSC (0f 31) or RDTSCP (0f 01 f9) at a hooked site. The instruction runs
  * (it reads the host TSC); the hook on the following instruction then puts
- * the virtual TSC into RDX:RAX (and TSC_AUX 0 into ECX for RDTSCP). Writing
+ * the virtual TSC into RDX:RAX (and TSC_AUX into ECX for RDTSCP). Writing
  * registers other than RIP does not end the translated block.
  */
 static void hook_rdtsc_pre(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
@@ -293,8 +293,10 @@ static void rdtsc_answer(void *opaque, bool rdtscp, uint64_t *rax, uint64_t *rdx
 	tsc = vcpu_tsc(c);
 	*rax = (uint32_t)tsc;
 	*rdx = tsc >> 32;
+	/* IA32_TSC_AUX: setup_getcpu() stores vdso_encode_cpunode(cpu, node),
+	 * node 0 here: the simulated CPU the thread is on */
 	if (rdtscp)
-		*rcx = 0;  /* IA32_TSC_AUX: Linux stores the cpu (and node) number */
+		*rcx = c->pmu ? perf_cpu_num(c->pmu->cpu) : 0;
 }
 
 static void hook_rdtsc_post(uc_engine *uc, uint64_t addr, uint32_t size, void *user)

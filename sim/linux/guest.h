@@ -44,6 +44,9 @@ enum guest_run_state {
 	GUEST_EXEC,            /* execve() replaced the image: run loop restarts */
 };
 
+/* The simulated CPUs a mask can name (pmusim exec --cpus: at most 256). */
+#define GUEST_CPUMASK_WORDS 4
+
 struct guest_thread {
 	struct guest_process *proc;
 	struct vcpu *cpu;                  /* Unicorn engine and hooks */
@@ -68,6 +71,10 @@ struct guest_thread {
 	unsigned long syscall_nr;          /* the syscall being dispatched */
 
 	struct pmu_vcpu *perf;             /* the vCPU's counting state (sys_perf.c) */
+	/* sched_setaffinity: the simulated CPUs it may run on (sys_perf.c);
+	 * all while cpus_set is false */
+	bool cpus_set;
+	uint64_t cpus_allowed[GUEST_CPUMASK_WORDS];
 
 	struct guest_vma_hint uptr_hint;   /* guest_access_ok: the last VMA found */
 };

@@ -30,6 +30,7 @@
 #include "sim/linux/guest.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/signal_frame.h"
+#include "sim/linux/sys_perf.h"
 #include "sim/linux/thread_lock.h"
 
 #define SIGBIT(s) (1ull << ((s) - 1))
@@ -211,11 +212,62 @@ enum sig_default signal_default_action(int sig)
  * on the current guest thread and the engine is stopped so the run loop
  * delivers it at the next block boundary.
  */
+/*
+ * A kernel-made siginfo travels between pmusim's threads and processes as
+ * SI_QUEUE with this marker in si_uid, its own si_code and si_band in the
+ * high half of si_value and its si_fd in the low half: the host refuses to
+ * forge si_code >= 0 for any thread but the caller (do_rt_tgsigqueueinfo()
+ * and do_rt_sigqueueinfo(): -EPERM). sig_catch() restores it.
+ */
+#define SIG_FORWARD_UID 0x7066fd51u
+
+long signal_send_kernel_info(pid_t pid, pid_t tid, int sig, const siginfo_t *si)
+{
+	siginfo_t fwd;
+	long r = tid ? syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, si)
+		     : syscall(SYS_rt_sigqueueinfo, pid, sig, si);
+
+	if (r == 0 || errno != EPERM)
+		return r ? -errno : 0;
+	memset(&fwd, 0, sizeof(fwd));
+	fwd.si_signo = sig;
+	fwd.si_code = SI_QUEUE;
+	fwd.si_pid = getpid();
+	fwd.si_uid = SIG_FORWARD_UID;
+	fwd.si_ptr = (void *)(uintptr_t)(((uint64_t)(uint16_t)si->si_code << 48) |
+					 ((uint64_t)(uint16_t)si->si_band << 32) | (uint32_t)si->si_fd);
+	r = tid ? syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, &fwd)
+		: syscall(SYS_rt_sigqueueinfo, pid, sig, &fwd);
+	return r ? -errno : 0;
+}
+
+/* The siginfo signal_send_kernel_info() sent, from its SI_QUEUE form. */
+static void forwarded_info(siginfo_t *si)
+{
+	uint64_t v = (uint64_t)(uintptr_t)si->si_ptr;
+	int sig = si->si_signo;
+
+	memset(si, 0, sizeof(*si));
+	si->si_signo = sig;
+	si->si_code = (int)(uint16_t)(v >> 48);
+	if (si->si_code != SI_KERNEL) {
+		si->si_band = (long)(uint16_t)(v >> 32);
+		si->si_fd = (int)(uint32_t)v;
+	}
+}
+
 static void sig_catch(int sig, siginfo_t *si, void *uctx)
 {
 	int saved_errno = errno;
 	struct guest_thread *t = sig_cur;
 	struct sig_thread *st;
+	siginfo_t fwd;
+
+	if (si->si_code == SI_QUEUE && si->si_uid == SIG_FORWARD_UID) {
+		fwd = *si;
+		forwarded_info(&fwd);
+		si = &fwd;
+	}
 
 	if ((SIGBIT(sig) & SYNC_MASK) && si->si_code > 0) {
 		struct host_ksa dfl = { .handler = SIG_DFL };
@@ -531,6 +583,7 @@ __attribute__((noreturn)) void signal_die(int sig)
 	if (sig_cur)
 		futex_exit_robust_lists(sig_cur->proc, sig_cur, true);
 	fflush(NULL);
+	perf_guest_thread_killed(sig_cur);     /* perf_event_exit_task() */
 	/* do_group_exit(sig): the default action, done to pmusim itself */
 	host_sigaction(sig, &dfl, NULL);
 	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &m, NULL, 8);
@@ -1399,16 +1452,42 @@ static long host_ret(long r)
 	return r < 0 ? -errno : r;
 }
 
+/*
+ * A SIGKILL for process pid (0: the caller's group) ends pmusim itself
+ * there, where nothing runs after it: the dying task's
+ * perf_event_exit_task() is done before the kill when it is the caller's
+ * own process, after it (the victim dead) for another.
+ */
+static void sigkill_before(struct guest_thread *t, pid_t pid, int sig)
+{
+	if (sig == SIGKILL && (pid == getpid() || pid == 0 || pid == -getpgrp()))
+		perf_guest_thread_killed(t);
+}
+
+static void sigkill_after(struct guest_thread *t, pid_t pid, int sig, long r)
+{
+	if (sig == SIGKILL && r == 0 && pid > 0 && pid != getpid())
+		perf_guest_process_killed(t, pid);
+}
+
 long sys_kill(struct guest_thread *t, const uint64_t a[6])
 {
-	(void)t;
-	return host_ret(syscall(SYS_kill, (pid_t)a[0], (int)a[1]));
+	long r;
+
+	sigkill_before(t, (pid_t)a[0], (int)a[1]);
+	r = host_ret(syscall(SYS_kill, (pid_t)a[0], (int)a[1]));
+	sigkill_after(t, (pid_t)a[0], (int)a[1], r);
+	return r;
 }
 
 long sys_tgkill(struct guest_thread *t, const uint64_t a[6])
 {
-	(void)t;
-	return host_ret(syscall(SYS_tgkill, (pid_t)a[0], (pid_t)a[1], (int)a[2]));
+	long r;
+
+	sigkill_before(t, (pid_t)a[0], (int)a[2]);
+	r = host_ret(syscall(SYS_tgkill, (pid_t)a[0], (pid_t)a[1], (int)a[2]));
+	sigkill_after(t, (pid_t)a[0], (int)a[2], r);
+	return r;
 }
 
 long sys_tkill(struct guest_thread *t, const uint64_t a[6])

@@ -104,6 +104,13 @@ void signal_exit_begin(void);
  * reset to SIG_DFL, the signal unblocked, raised. Never returns. */
 __attribute__((noreturn)) void signal_die(int sig);
 
+/*
+ * Queues sig with a kernel-made siginfo (si_code >= 0, as send_sigio()
+ * builds) to thread tid of process pid (tid 0: the process). Returns 0 or
+ * -errno.
+ */
+long signal_send_kernel_info(pid_t pid, pid_t tid, int sig, const siginfo_t *si);
+
 /* Default action class of sig (kernel sig_kernel_*()). */
 enum sig_default { SIGDFL_TERM, SIGDFL_CORE, SIGDFL_IGN, SIGDFL_STOP };
 enum sig_default signal_default_action(int sig);

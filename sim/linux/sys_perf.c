@@ -25,6 +25,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <sys/prctl.h>
@@ -178,12 +179,14 @@ static void m_fasync(void *machine, int handle, int si_code)
 		si.si_signo = SIGIO;
 		si.si_code = SI_KERNEL;
 	}
+	/* send_sigio_to_task() from whichever thread overflowed: an inherited
+	 * copy in another thread signals the parent's owner too */
 	if (own.type == F_OWNER_TID)
-		syscall(SYS_rt_tgsigqueueinfo, getpid(), own.pid, sig, &si);
+		signal_send_kernel_info(getpid(), own.pid, sig, &si);
 	else if (own.type == F_OWNER_PGRP)
 		kill(-own.pid, sig);
 	else
-		syscall(SYS_rt_sigqueueinfo, own.pid, sig, &si);
+		signal_send_kernel_info(own.pid, 0, sig, &si);
 	/* the overflow's signal is taken after the current block, as the
 	 * kernel's irq_work delivers it on the return to user mode */
 	if (cur_pv && cur_pv->c && (own.pid == getpid() || own.pid == (pid_t)syscall(SYS_gettid)))
@@ -270,11 +273,152 @@ static void report_mappings(struct guest_thread *t, uint64_t start, uint64_t end
 	free(info);
 }
 
+/*
+ * PERF_RECORD_MMAP(_DATA)/MMAP2 of a perf file's own mapping at addr:
+ * mmap_region() calls perf_event_mmap() for it as for any VMA, after
+ * perf_mmap() attached the ring (an event sees the mapping of its own
+ * ring). The file is the anon inode: file_path() gives
+ * "anon_inode:[perf_event]" (anon_inodefs_dname()), with the device and
+ * inode fstat() reports for fd, generation 0; the offset is the guest's.
+ */
+static void report_perf_mapping(struct guest_thread *t, uint64_t addr, const uint64_t a[6])
+{
+	struct perf_task *task = cur_task(t);
+	struct perf_mmap_info info = { 0 };
+	struct stat st;
+
+	if (!task || fstat((int)a[4], &st))
+		return;
+	info.addr = addr;
+	info.len = (a[1] + 4095) & ~4095ull;
+	info.pgoff = a[5];
+	info.maj = major(st.st_dev);
+	info.min = minor(st.st_dev);
+	info.ino = st.st_ino;
+	info.prot = (uint32_t)a[2];
+	info.flags = (uint32_t)a[3];
+	info.filename = "anon_inode:[perf_event]";
+	info.exec = false;      /* never PROT_EXEC: see sys_perf_mmap() */
+	perf_event_mmap(S.core, task, &info);
+}
+
+/* ---- CPU placement: the simulated CPU a guest thread runs on ------------- */
+
+/* cpu is in t's allowed set (p->cpus_ptr) */
+static bool cpu_allowed(const struct guest_thread *t, unsigned cpu)
+{
+	return !t->cpus_set || ((t->cpus_allowed[cpu / 64] >> (cpu % 64)) & 1);
+}
+
+/* select_task_rq() of a new thread whose allowed set is like's: the
+ * threads take the allowed CPUs in turn (all of them: k mod nr_cpus). */
+static unsigned place_new_thread(const struct guest_thread *like)
+{
+	unsigned n = 0, k;
+
+	for (unsigned cpu = 0; cpu < S.nr_cpus; cpu++)
+		n += !like || cpu_allowed(like, cpu);
+	k = S.next_k++ % (n ? n : 1);
+	for (unsigned cpu = 0; cpu < S.nr_cpus; cpu++)
+		if ((!like || cpu_allowed(like, cpu)) && k-- == 0)
+			return cpu;
+	return 0;
+}
+
+/* The guest thread pid names: 0 or t itself (others: the host's answer). */
+static bool is_self(const struct guest_thread *t, uint64_t pid)
+{
+	return (pid_t)pid == 0 || (pid_t)pid == t->tid;
+}
+
+/*
+ * sched_setaffinity() of the calling thread: the mask (len bytes, the rest
+ * clear, as get_user_cpu_mask()) limited to the simulated CPUs; none of
+ * them: -EINVAL (__set_cpus_allowed_ptr_locked()). A thread whose CPU left
+ * the set migrates to the first allowed one (affine_move_task()), so what
+ * it runs next counts on that CPU's events. Other threads: the host.
+ */
+long sys_perf_sched_setaffinity(struct guest_thread *t, const uint64_t a[6])
+{
+	uint64_t mask[GUEST_CPUMASK_WORDS] = { 0 };
+	size_t len = a[1] < sizeof(mask) ? a[1] : sizeof(mask);
+	bool any = false;
+
+	if (!S.core || !t->perf || !is_self(t, a[0]))
+		return sys_pass(t, a);
+	if (len && !guest_access_ok(t, a[2], len, PROT_READ))
+		return -EFAULT;
+	memcpy(mask, (const void *)(uintptr_t)a[2], len);
+	for (unsigned cpu = 0; cpu < GUEST_CPUMASK_WORDS * 64; cpu++)
+		if (cpu >= S.nr_cpus)
+			mask[cpu / 64] &= ~(1ull << (cpu % 64));
+		else
+			any |= (mask[cpu / 64] >> (cpu % 64)) & 1;
+	if (!any)
+		return -EINVAL;
+	memcpy(t->cpus_allowed, mask, sizeof(mask));
+	t->cpus_set = true;
+	if (!cpu_allowed(t, perf_cpu_num(t->perf->cpu)))
+		for (unsigned cpu = 0; cpu < S.nr_cpus; cpu++)
+			if (cpu_allowed(t, cpu)) {
+				pmu_vcpu_migrate(t->perf, cpu);
+				break;
+			}
+	return 0;
+}
+
+/*
+ * sched_getaffinity() of the calling thread: the host checks len and says
+ * how many bytes the kernel copies (cpumask_size()); they hold the allowed
+ * simulated CPUs. len must cover the simulated CPUs (nr_cpu_ids).
+ */
+long sys_perf_sched_getaffinity(struct guest_thread *t, const uint64_t a[6])
+{
+	uint64_t mask[GUEST_CPUMASK_WORDS] = { 0 };
+	long r;
+
+	if (!S.core || !t->perf || !is_self(t, a[0]))
+		return sys_pass(t, a);
+	r = sys_pass(t, a);
+	if (r < 0)
+		return r;
+	if (a[1] * 8 < S.nr_cpus)
+		return -EINVAL;
+	for (unsigned cpu = 0; cpu < S.nr_cpus; cpu++)
+		if (cpu_allowed(t, cpu))
+			mask[cpu / 64] |= 1ull << (cpu % 64);
+	memset((void *)(uintptr_t)a[2], 0, (size_t)r);
+	memcpy((void *)(uintptr_t)a[2], mask, (size_t)r < sizeof(mask) ? (size_t)r : sizeof(mask));
+	return r;
+}
+
+/* getcpu(): the simulated CPU the thread is on (raw_smp_processor_id()),
+ * node 0 (the __vdso_getcpu of the guest vDSO comes here too). */
+long sys_perf_getcpu(struct guest_thread *t, const uint64_t a[6])
+{
+	unsigned cpu, node = 0;
+
+	if (!S.core || !t->perf)
+		return sys_pass(t, a);
+	cpu = perf_cpu_num(t->perf->cpu);
+	if ((a[0] && !guest_access_ok(t, a[0], sizeof(cpu), PROT_WRITE)) ||
+	    (a[1] && !guest_access_ok(t, a[1], sizeof(node), PROT_WRITE)))
+		return -EFAULT;
+	if (a[0])
+		memcpy((void *)(uintptr_t)a[0], &cpu, sizeof(cpu));
+	if (a[1])
+		memcpy((void *)(uintptr_t)a[1], &node, sizeof(node));
+	return 0;
+}
+
 /* ---- session and tasks ------------------------------------------------------ */
 
-static struct pmu_vcpu *new_pv(struct guest_thread *t, struct perf_task *task)
+/* t's pmu state, on a CPU chosen as for a thread whose allowed set is
+ * like's (NULL: any). */
+static struct pmu_vcpu *new_pv(struct guest_thread *t, struct perf_task *task,
+			       const struct guest_thread *like)
 {
-	struct pmu_vcpu *pv = pmu_vcpu_new(t->cpu, S.core, S.next_k++ % S.nr_cpus, task);
+	struct pmu_vcpu *pv = pmu_vcpu_new(t->cpu, S.core, place_new_thread(like), task);
 
 	if (!pv)
 		return NULL;
@@ -371,7 +515,7 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 	perf_task_exec(core, task, comm);
 	if (SH.adopt)
 		SH.adopt(t->tid);    /* its exit gives the session's fds POLLHUP */
-	if (!new_pv(t, task))
+	if (!new_pv(t, task, t))
 		return -ENOMEM;
 	cur_pv = t->perf;
 	report_mappings(t, 0, 0);     /* the image and interpreter the exec mapped */
@@ -396,7 +540,14 @@ void perf_guest_thread_prepare(struct guest_thread *t)
 
 	if (!S.core || !cur_pv)
 		return;
-	pv = new_pv(t, NULL);
+	/* copy_process(): the new thread's allowed set is its creator's */
+	{
+		struct guest_thread *parent = cur_pv->owner;
+
+		t->cpus_set = parent->cpus_set;
+		memcpy(t->cpus_allowed, parent->cpus_allowed, sizeof(t->cpus_allowed));
+	}
+	pv = new_pv(t, NULL, t);
 	if (pv)
 		pv->access_arg = t;
 	/* remember the parent task until the child starts */
@@ -461,6 +612,41 @@ void perf_guest_thread_exit(struct guest_thread *t)
 		perf_task_exit_group(S.core, pv->task);
 	else
 		perf_task_exit(S.core, pv->task);
+}
+
+/*
+ * get_signal() -> do_group_exit() of t: the host is about to kill pmusim
+ * with the signal, so what do_exit() does for perf before exit_notify()
+ * happens here: perf_event_exit_task() writes t's EXIT record to a
+ * session's events and gives them POLLHUP. The process's own core dies
+ * with it, unread.
+ */
+void perf_guest_thread_killed(struct guest_thread *t)
+{
+	if (!t || !perf_guest_shared())
+		return;
+	t->state = GUEST_KILLED;
+	perf_guest_thread_exit(t);
+}
+
+/*
+ * SIGKILL ends pid's pmusim before anything of it can run, so the sender
+ * does its perf_event_exit_task(): once pid is dead (waitid WNOWAIT, only
+ * possible for a child; others are left as they are), its main thread's
+ * task exits with the group (the EXIT record, POLLHUP).
+ */
+void perf_guest_process_killed(struct guest_thread *t, pid_t pid)
+{
+	struct perf_task *task;
+	siginfo_t si;
+	uint64_t a[6] = { P_PID, (uint64_t)pid, (uint64_t)(uintptr_t)&si,
+			  WEXITED | WNOWAIT | __WALL, 0, 0 };
+
+	if (!S.core || !perf_guest_shared() || pid <= 0 || pid == getpid() ||
+	    !(task = perf_task_find(S.core, pid)))
+		return;
+	if (signal_host_syscall(t, SYS_waitid, a) == 0)
+		perf_task_exit_group(S.core, task);
 }
 
 /* ---- syscalls ------------------------------------------------------------------ */
@@ -632,6 +818,10 @@ long sys_perf_mmap(struct guest_thread *t, const uint64_t a[6])
 	}
 	if (a[5] & 0xfff)
 		return -EINVAL;
+	/* do_mmap(): path_noexec() of the anon inode's mount (anon_inodefs
+	 * is SB_I_NOEXEC): a PROT_EXEC mapping is refused before perf_mmap() */
+	if (a[2] & PROT_EXEC)
+		return -EPERM;
 	err = perf_sys_mmap(S.core, cur_task(t), h, a[1], (int)a[2], (int)a[3], a[5] >> 12,
 			    &area, &memfd);
 	if (err)
@@ -650,6 +840,7 @@ long sys_perf_mmap(struct guest_thread *t, const uint64_t a[6])
 	if (S.nr_maps < PERF_MAPS_MAX)
 		S.maps[S.nr_maps++] = (struct ring_map){ (uint64_t)r, (a[1] + 4095) & ~4095ull, h, area };
 	pthread_mutex_unlock(&S.lock);
+	report_perf_mapping(t, (uint64_t)r, a);
 	return r;
 }
 

@@ -65,8 +65,17 @@ int perf_guest_thread_start(struct guest_thread *t);
  * drops the perf core lock its running engine keeps. */
 void perf_guest_thread_yield(struct guest_thread *t);
 void perf_guest_thread_exit(struct guest_thread *t);
+/* Thread t dies by a signal's default action (pmusim is killed next):
+ * its task exits first, as do_exit() runs perf_event_exit_task(). */
+void perf_guest_thread_killed(struct guest_thread *t);
+/* A SIGKILL was sent to process pid: once it is dead (it must be a child
+ * of this process to be waited for), its task exits in a session's core. */
+void perf_guest_process_killed(struct guest_thread *t, pid_t pid);
 
 long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_sched_setaffinity(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_sched_getaffinity(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_getcpu(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_read(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_ioctl(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_close(struct guest_thread *t, const uint64_t a[6]);

@@ -137,6 +137,15 @@ static const struct arith_row arith_rows[] = {
 	{ __LINE__, "event_limit: then one POLL_HUP", "refresh 10000 3", "pollhup", 1 },
 	{ __LINE__, "event_limit: the event is disabled after the last", "refresh 10000 3", "stopped", 1 },
 	{ __LINE__, "REFRESH(1): only POLL_HUP", "refresh 10000 1", "pollhup", 1 },
+	{ __LINE__, "perf_event_fasync(): a second thread's inherited copy signals the parent's "
+	  "owner, (2N+6)/P", "fasync_thread 10000 100000", "pollin", 20 },
+	{ __LINE__, "send_sigio_to_task(): si_fd is the parent's fd", "fasync_thread 10000 100000",
+	  "badfd", 0 },
+	{ __LINE__, "handle_pmi_common(): the leader's last REFRESH overflow is POLL_HUP",
+	  "refresh_group 10000", "leader_pollhup", 1 },
+	{ __LINE__, "handle_pmi_common(): the sibling that overflowed on the same instruction is "
+	  "handled in the same PMI", "refresh_group 10000", "sibling_pollin", 1 },
+	{ __LINE__, "the group stops with its leader", "refresh_group 10000", "sibling_pollhup", 0 },
 	{ __LINE__, "perf_output_begin(): a 4096-byte data area holds 170 24-byte samples",
 	  "lost 30000 3000000", "first_samples", 170 },
 	{ __LINE__, "PERF_FORMAT_LOST: (2N+6)/P = 200 overflows, 30 did not fit", "lost 30000 3000000", "format_lost", 30 },
@@ -922,10 +931,33 @@ static void test_poll_ends_on_signal(void **state)
 	free(o);
 }
 
+/* sched_setaffinity() places the task on a simulated CPU: sched_getcpu()
+ * and RDTSCP's TSC_AUX (vdso_encode_cpunode(), node 0) say it,
+ * sched_getaffinity() has it alone, and of this task's events
+ * bound to CPU 0 and CPU 1 only the one of its CPU counts the region
+ * (event_filter_match()): 2N+6 there, 0 on the other. */
+static void test_affinity(void **state)
+{
+	char *o = guest_opts("--cpus 2", "counting", "affinity 100000");
+	static const struct { const char *key; unsigned long long want; } rows[] = {
+		{ "setaffinity1", 0 }, { "getcpu1", 1 }, { "tsc_aux1", 1 }, { "tsc_aux0", 0 }, { "affinity1_count", 1 }, { "affinity1_has", 1 },
+		{ "on1_cpu1", LOOP_INSNS(100000ull) }, { "on1_cpu0", 0 },
+		{ "setaffinity0", 0 }, { "getcpu0", 0 }, { "affinity0_count", 1 }, { "affinity0_has", 1 },
+		{ "on0_cpu0", LOOP_INSNS(100000ull) }, { "on0_cpu1", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (val(o, rows[i].key) != rows[i].want)
+			fail_msg("%s = %llu, want %llu\n%s", rows[i].key, val(o, rows[i].key), rows[i].want, o);
+	free(o);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_poll_ends_on_signal),
+		cmocka_unit_test(test_affinity),
 		cmocka_unit_test(test_arith),
 		cmocka_unit_test(test_inline_used),
 		cmocka_unit_test(test_man_example),

@@ -22,6 +22,14 @@
  *   sample_notid P N  the same without PERF_SAMPLE_TID (same bytes every run)
  *   signal P N    O_ASYNC+F_SETSIG signals, one per overflow
  *   refresh P R   IOC_REFRESH(R): R-1 POLL_IN then one POLL_HUP
+ *   refresh_group P  IOC_REFRESH(1) on a leader whose sibling overflows on
+ *                 the same instruction: the leader's POLL_HUP and the
+ *                 sibling's POLL_IN, by si_fd
+ *   fasync_thread P N  an inherited sampler with O_ASYNC: the overflows of
+ *                 a second thread's loop of N signal the parent's owner
+ *   affinity N    sched_setaffinity to CPU 1 then CPU 0: sched_getcpu() and
+ *                 this task's events bound to CPU 0 and CPU 1 over a loop
+ *                 of N on each (run with --cpus 2 or more)
  *   rdpmc N       RDPMC through the mmap page around a loop of N
  *   full P N      samples with CALLCHAIN, REGS_USER, REGS_INTR, STACK_USER and
  *                 BRANCH_STACK from a loop called through two frames
@@ -46,6 +54,8 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -437,6 +447,122 @@ static void mode_refresh(unsigned long long p, int r)
 		c2 = rd(fd);
 		printf("pollin=%d\npollhup=%d\nbadfd=%d\nstopped=%d\n", sig_in, sig_hup, sig_badfd,
 		       c1 == c2);
+	}
+}
+
+/* Per-fd tallies of the F_SETSIG signal of two fds (refresh_group). */
+static volatile int grp_in[2], grp_hup[2], grp_other;
+static int grp_fd[2];
+
+static void on_grp_sig(int sig, siginfo_t *si, void *uc)
+{
+	int i = si->si_fd == grp_fd[0] ? 0 : si->si_fd == grp_fd[1] ? 1 : -1;
+
+	(void)sig; (void)uc;
+	if (i >= 0 && si->si_code == POLL_IN)
+		grp_in[i]++;
+	else if (i >= 0 && si->si_code == POLL_HUP)
+		grp_hup[i]++;
+	else
+		grp_other++;
+}
+
+static void mode_refresh_group(unsigned long long p)
+{
+	struct f_owner_ex own = { F_OWNER_TID, (pid_t)syscall(SYS_gettid) };
+	struct perf_event_attr a;
+	struct sigaction sa;
+	register long r12 asm("r12");
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_grp_sig;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGRTMIN + 2, &sa, NULL);
+	sampler_attr(&a, p);
+	a.disabled = 1;
+	grp_fd[0] = peo(&a, -1);
+	sampler_attr(&a, p);
+	grp_fd[1] = peo(&a, grp_fd[0]);
+	for (int i = 0; i < 2; i++)
+		if (fcntl(grp_fd[i], F_SETFL, O_ASYNC) || fcntl(grp_fd[i], F_SETSIG, SIGRTMIN + 2) ||
+		    fcntl(grp_fd[i], F_SETOWN_EX, &own))
+			return;
+	/* both count from the same enable: they overflow on one instruction */
+	r12 = grp_fd[0];
+	asm volatile("mov $16, %%eax\n\tmov %%r12d, %%edi\n\tmov $0x2402, %%esi\n\t"
+		     "mov $1, %%edx\n\tsyscall\n\t"
+		     "mov $1000000, %%rcx\n1:\tdec %%rcx\n\tjnz 1b\n\t"
+		     : "+r"(r12) : : REGION_CLOBBERS);
+	printf("leader_pollin=%d\nleader_pollhup=%d\nsibling_pollin=%d\nsibling_pollhup=%d\n"
+	       "other=%d\n", grp_in[0], grp_hup[0], grp_in[1], grp_hup[1], grp_other);
+}
+
+static unsigned long thread_loop_n;
+static int thread_loop_fd;
+
+static void *thread_loop(void *arg)
+{
+	(void)arg;
+	loop_region(thread_loop_fd, thread_loop_n);
+	return NULL;
+}
+
+static void mode_fasync_thread(unsigned long long p, unsigned long n)
+{
+	struct perf_event_attr a;
+	pthread_t th;
+
+	sampler_attr(&a, p);
+	a.disabled = 1;
+	a.inherit = 1;
+	thread_loop_fd = peo(&a, -1);
+	thread_loop_n = n;
+	if (thread_loop_fd < 0 || setup_async(thread_loop_fd))
+		return;
+	/* the region runs in the second thread only, on its inherited copy */
+	if (pthread_create(&th, NULL, thread_loop, NULL))
+		return;
+	pthread_join(th, NULL);
+	printf("pollin=%d\npollhup=%d\nbadfd=%d\nother=%d\n", sig_in, sig_hup, sig_badfd, sig_other);
+}
+
+/* instructions:u of this task while it runs on cpu */
+static int open_on_cpu(int cpu)
+{
+	struct perf_event_attr a;
+
+	sampler_attr(&a, 0);
+	a.disabled = 1;
+	return (int)syscall(SYS_perf_event_open, &a, 0, cpu, -1, 0);
+}
+
+static void mode_affinity(unsigned long n)
+{
+	int fd[2] = { open_on_cpu(0), open_on_cpu(1) };
+	cpu_set_t set;
+
+	for (int step = 0; step < 2; step++) {
+		int cpu = 1 - step;     /* CPU 1 first, then back to CPU 0 */
+		unsigned long long c0 = rd(fd[0]), c1 = rd(fd[1]);
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		printf("setaffinity%d=%d\n", cpu, sched_setaffinity(0, sizeof(set), &set));
+		printf("getcpu%d=%d\n", cpu, sched_getcpu());
+		{
+			unsigned aux;
+
+			__builtin_ia32_rdtscp(&aux);
+			printf("tsc_aux%d=%u\n", cpu, aux & 0xfff);
+		}
+		CPU_ZERO(&set);
+		sched_getaffinity(0, sizeof(set), &set);
+		printf("affinity%d_count=%d\naffinity%d_has=%d\n", cpu, CPU_COUNT(&set), cpu,
+		       CPU_ISSET(cpu, &set));
+		/* the region of each event: only the one of this CPU counts */
+		loop_region(fd[0], n);
+		loop_region(fd[1], n);
+		printf("on%d_cpu0=%llu\non%d_cpu1=%llu\n", cpu, rd(fd[0]) - c0, cpu, rd(fd[1]) - c1);
 	}
 }
 
@@ -1029,6 +1155,12 @@ int main(int argc, char **argv)
 		mode_signal(a1, a2);
 	else if (!strcmp(argv[1], "refresh"))
 		mode_refresh(a1, (int)a2);
+	else if (!strcmp(argv[1], "refresh_group"))
+		mode_refresh_group(a1);
+	else if (!strcmp(argv[1], "affinity"))
+		mode_affinity(a1);
+	else if (!strcmp(argv[1], "fasync_thread"))
+		mode_fasync_thread(a1, a2);
 	else if (!strcmp(argv[1], "lost"))
 		mode_lost(a1, a2);
 	else if (!strcmp(argv[1], "throttle"))
