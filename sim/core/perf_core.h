@@ -233,6 +233,8 @@ struct perf_breakpoint {
 	uint64_t addr;
 	uint64_t len;           /* bytes watched (1 for an X breakpoint) */
 	uint32_t type;          /* HW_BREAKPOINT_X, _W or _RW */
+	bool needs_state;       /* its sample or signal reads the task's state
+	                         * (as perf_overflow_point.needs_state) */
 };
 /* Fills regs[0..PERF_HBP_NUM) with cpu's installed breakpoints; returns
  * the mask of registers in use. */

@@ -296,21 +296,3 @@ int perf_bp_modify_attr(struct perf_event *event, const struct perf_event_attr *
 	}
 	return 0;
 }
-
-unsigned perf_cpu_breakpoints(const struct perf_cpu *cpu, struct perf_breakpoint *regs)
-{
-	unsigned mask = 0;
-
-	for (unsigned i = 0; i < PERF_HBP_NUM; i++) {
-		const struct perf_event *e = cpu->bp_regs[i];
-
-		memset(&regs[i], 0, sizeof(regs[i]));
-		if (!e)
-			continue;
-		regs[i].addr = e->attr.bp_addr;
-		regs[i].len = e->attr.bp_type == HW_BREAKPOINT_X ? 1 : e->attr.bp_len;
-		regs[i].type = e->attr.bp_type;
-		mask |= 1u << i;
-	}
-	return mask;
-}

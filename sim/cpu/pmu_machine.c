@@ -927,13 +927,26 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
  * instruction that reads and then writes the watched bytes raises one
  * trap.
  */
-void pmu_on_breakpoint(struct pmu_vcpu *pv, bool exec, bool write, uint64_t addr,
+/* The hits of the registers in hit, reported at ip after what ran. */
+static void report_bp_hits(struct pmu_vcpu *pv, unsigned hit, uint64_t ip)
+{
+	struct sim_delta d;
+
+	memset(&d, 0, sizeof(d));
+	for (unsigned i = 0; i < PERF_HBP_NUM; i++)
+		d.v[SIM_SRC_BP0 + i] = hit >> i & 1;
+	flush(pv);
+	pv->lim_valid = false;
+	account(pv, &d, ip);
+}
+
+bool pmu_on_breakpoint(struct pmu_vcpu *pv, bool exec, bool write, uint64_t addr,
 		       unsigned size)
 {
 	struct perf_breakpoint regs[PERF_HBP_NUM];
-	struct sim_delta d;
 	unsigned mask, hit = 0, len = 0;
-	uint64_t rip, ip;
+	bool needs_state = false;
+	uint64_t rip;
 
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
@@ -948,24 +961,39 @@ void pmu_on_breakpoint(struct pmu_vcpu *pv, bool exec, bool write, uint64_t addr
 			   addr < b->addr + b->len && b->addr < addr + size)
 			hit |= 1u << i;
 	}
+	for (unsigned i = 0; i < PERF_HBP_NUM; i++)
+		needs_state |= (hit >> i & 1) && regs[i].needs_state;
 	rip = exec ? addr : vcpu_reg(pv->c, UC_X86_REG_RIP);
 	if (!exec && write && rip == pv->bp_read_rip)
 		hit &= ~pv->bp_read_mask;       /* the write of a read-modify-write */
 	pv->bp_read_rip = !exec && !write && hit ? rip : 0;
 	pv->bp_read_mask = !exec && !write ? hit : 0;
 	if (!hit)
-		return;
-	ip = rip;
-	if (!exec) {
-		(void)bd_class_at(pv->bc, rip, &len);
-		ip = rip + len;
+		return false;
+	if (exec) {
+		report_bp_hits(pv, hit, addr);
+		return needs_state;
 	}
-	memset(&d, 0, sizeof(d));
-	for (unsigned i = 0; i < PERF_HBP_NUM; i++)
-		d.v[SIM_SRC_BP0 + i] = hit >> i & 1;
-	flush(pv);
-	pv->lim_valid = false;
-	account(pv, &d, ip);
+	if (needs_state) {      /* the step hook reports it after the instruction */
+		pv->bp_trap_mask |= hit;
+		return false;
+	}
+	(void)bd_class_at(pv->bc, rip, &len);
+	report_bp_hits(pv, hit, rip + len);
+	return false;
+}
+
+bool pmu_on_breakpoint_step(struct pmu_vcpu *pv, uint64_t addr)
+{
+	unsigned hit = pv->bp_trap_mask;
+
+	if (!hit)
+		return false;
+	pv->bp_trap_mask = 0;
+	if (!pv->locked)
+		pmu_vcpu_acquire(pv);
+	report_bp_hits(pv, hit, addr);
+	return true;
 }
 
 /* ---- syscalls, clock, code changes -------------------------------------- */

@@ -428,9 +428,20 @@ static void hook_bp_exec(uc_engine *uc, uint64_t addr, uint32_t size, void *user
 {
 	struct vcpu *c = user;
 
-	(void)uc; (void)size;
-	if (c->pmu)
-		pmu_on_breakpoint(c->pmu, true, false, addr, 1);
+	(void)size;
+	if (c->pmu && pmu_on_breakpoint(c->pmu, true, false, addr, 1))
+		uc_emu_stop(uc);        /* before the instruction: the fault's state */
+}
+
+/* Every instruction while a data breakpoint's trap needs the state after
+ * its instruction: a pending trap is reported here, before this one. */
+static void hook_bp_step(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	struct vcpu *c = user;
+
+	(void)size;
+	if (c->pmu && pmu_on_breakpoint_step(c->pmu, addr))
+		uc_emu_stop(uc);
 }
 
 /* An access near a data breakpoint (the hook's range starts early so
@@ -440,9 +451,9 @@ static void hook_bp_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size
 {
 	struct vcpu *c = user;
 
-	(void)uc; (void)value;
-	if (c->pmu)
-		pmu_on_breakpoint(c->pmu, false, type == UC_MEM_WRITE, addr, (unsigned)size);
+	(void)value;
+	if (c->pmu && pmu_on_breakpoint(c->pmu, false, type == UC_MEM_WRITE, addr, (unsigned)size))
+		uc_emu_stop(uc);
 }
 
 /* The widest access one memory hook call reports (an AVX-512 store). */
@@ -455,6 +466,8 @@ static void hook_bp_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size
  */
 static int apply_breakpoints(struct vcpu *c)
 {
+	bool step = false;
+
 	c->bp_pending = false;
 	for (unsigned i = 0; i < PERF_HBP_NUM; i++)
 		if (c->bp_mask >> i & 1)
@@ -478,6 +491,14 @@ static int apply_breakpoints(struct vcpu *c)
 			break;
 		c->bp[i] = *b;
 		c->bp_mask |= 1u << i;
+		step |= b->type != HW_BREAKPOINT_X && b->needs_state;
+	}
+	if (c->bp_step_on && !step) {
+		uc_hook_del(c->uc, c->h_bp_step);
+		c->bp_step_on = false;
+	} else if (!c->bp_step_on && step) {
+		c->bp_step_on = uc_hook_add(c->uc, &c->h_bp_step, UC_HOOK_CODE, hook_bp_step, c,
+					    1, 0) == UC_ERR_OK;
 	}
 	drop_all_translations(c);
 	return c->bp_mask == c->bp_want_mask ? 0 : -ENOMEM;

@@ -96,6 +96,10 @@ struct vcpu {
 	struct perf_breakpoint bp_want[PERF_HBP_NUM]; /* what they should watch */
 	unsigned bp_want_mask;
 	bool bp_pending;           /* apply bp_want at the next vcpu_run() */
+	bool bp_step_on;           /* a code hook on every instruction: a data
+	                            * breakpoint's trap is reported with the state
+	                            * after its instruction (only while one needs it) */
+	uc_hook h_bp_step;
 	struct vclock clk;
 
 	/* RDTSC sites: a one-address UC_HOOK_CODE on the instruction and one on
