@@ -5,14 +5,19 @@
  * variable written N times (N counts, N samples whose IP is the
  * instruction after the write: a data breakpoint traps after it), a
  * function called N times under an X breakpoint (N samples at its first
- * instruction), a read-modify-write counting once, and
- * PERF_EVENT_IOC_MODIFY_ATTRIBUTES moving a watchpoint. Prints what it
+ * instruction), the same with the user registers sampled (their IP is
+ * the sample's), a read-modify-write counting once, and
+ * PERF_EVENT_IOC_MODIFY_ATTRIBUTES moving a watchpoint, and O_ASYNC
+ * breakpoints raising one SIGIO per hit. Prints what it
  * saw; the corpus runs it natively and under `pmusim exec` and compares.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
+#include <asm/perf_regs.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,6 +52,8 @@ static __attribute__((noinline)) int target_fn(int x)
 	return x + 1;
 }
 
+static int sample_regs;        /* PERF_SAMPLE_REGS_USER with the IP */
+
 static int open_bp(uint32_t type, uint64_t addr, uint64_t len, uint64_t period, int disabled)
 {
 	struct perf_event_attr a;
@@ -59,6 +66,10 @@ static int open_bp(uint32_t type, uint64_t addr, uint64_t len, uint64_t period, 
 	a.bp_len = len;
 	a.sample_period = period;
 	a.sample_type = PERF_SAMPLE_IP;
+	if (sample_regs) {
+		a.sample_type |= PERF_SAMPLE_REGS_USER;
+		a.sample_regs_user = UINT64_C(1) << PERF_REG_X86_IP;
+	}
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.disabled = disabled;
@@ -137,7 +148,8 @@ static uint64_t read_count(int fd)
 	return v;
 }
 
-/* The samples in the ring: how many, and how many have IP want. */
+/* The samples in the ring: how many, and how many have IP want (and,
+ * with sample_regs, the user registers' IP too). */
 static void ring_samples(void *base, uint64_t want, unsigned *n, unsigned *at)
 {
 	struct perf_event_mmap_page *pg = base;
@@ -152,9 +164,15 @@ static void ring_samples(void *base, uint64_t want, unsigned *n, unsigned *at)
 
 		memcpy(&h, data + t % size, sizeof(h));
 		if (h.type == PERF_RECORD_SAMPLE) {
+			uint64_t abi = PERF_SAMPLE_REGS_ABI_64, rip = want;
+
 			memcpy(&ip, data + (t + sizeof(h)) % size, sizeof(ip));
+			if (sample_regs) {
+				memcpy(&abi, data + (t + sizeof(h) + 8) % size, sizeof(abi));
+				memcpy(&rip, data + (t + sizeof(h) + 16) % size, sizeof(rip));
+			}
 			(*n)++;
-			*at += ip == want;
+			*at += ip == want && rip == want && abi == PERF_SAMPLE_REGS_ABI_64;
 		}
 		t += h.size;
 	}
@@ -257,6 +275,36 @@ static void modify(void)
 	close(fd);
 }
 
+static volatile int nsig;
+
+static void on_sigio(int sig)
+{
+	(void)sig;
+	nsig++;
+}
+
+/* A breakpoint with O_ASYNC: one SIGIO per hit (perf_event_wakeup at
+ * each overflow of period 1). */
+static void signal_run(const char *name, uint32_t type, uint64_t addr, uint64_t len,
+		       void (*run)(void))
+{
+	int fd = open_bp(type, addr, len, 1, 1);
+
+	if (fd < 0) {
+		printf("%s: open %s\n", name, err_name(fd));
+		return;
+	}
+	nsig = 0;
+	fcntl(fd, F_SETFL, O_RDWR | O_NONBLOCK | O_ASYNC);
+	fcntl(fd, F_SETSIG, SIGIO);
+	fcntl(fd, F_SETOWN, getpid());
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	run();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	printf("%s: count %llu signals %d\n", name, (unsigned long long)read_count(fd), nsig);
+	close(fd);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -272,6 +320,18 @@ int main(void)
 	sample_run("W reads", HW_BREAKPOINT_W, (uint64_t)(uintptr_t)&watched[0], 4, 0, run_reads);
 	sample_run("X call", HW_BREAKPOINT_X, (uint64_t)(uintptr_t)target_fn, sizeof(long),
 		   (uint64_t)(uintptr_t)target_fn, run_calls);
+	sample_regs = 1;
+	sample_run("W store regs", HW_BREAKPOINT_W, (uint64_t)(uintptr_t)&watched[0], 8,
+		   (uint64_t)(uintptr_t)bp_after_write, run_stores);
+	sample_run("RW rmw regs", HW_BREAKPOINT_RW, (uint64_t)(uintptr_t)&watched[2], 8,
+		   (uint64_t)(uintptr_t)bp_after_rmw, run_rmw);
+	sample_run("X call regs", HW_BREAKPOINT_X, (uint64_t)(uintptr_t)target_fn, sizeof(long),
+		   (uint64_t)(uintptr_t)target_fn, run_calls);
+	sample_regs = 0;
 	modify();
+	signal(SIGIO, on_sigio);
+	signal_run("W signals", HW_BREAKPOINT_W, (uint64_t)(uintptr_t)&watched[0], 8, run_stores);
+	signal_run("X signals", HW_BREAKPOINT_X, (uint64_t)(uintptr_t)target_fn, sizeof(long),
+		   run_calls);
 	return 0;
 }
