@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define N 37
@@ -54,7 +55,16 @@ static __attribute__((noinline)) int target_fn(int x)
 
 static int sample_regs;        /* PERF_SAMPLE_REGS_USER with the IP */
 
+static int open_bp_on(pid_t pid, int cpu, uint32_t type, uint64_t addr, uint64_t len,
+		      uint64_t period, int disabled);
+
 static int open_bp(uint32_t type, uint64_t addr, uint64_t len, uint64_t period, int disabled)
+{
+	return open_bp_on(0, -1, type, addr, len, period, disabled);
+}
+
+static int open_bp_on(pid_t pid, int cpu, uint32_t type, uint64_t addr, uint64_t len,
+		      uint64_t period, int disabled)
 {
 	struct perf_event_attr a;
 
@@ -73,7 +83,7 @@ static int open_bp(uint32_t type, uint64_t addr, uint64_t len, uint64_t period, 
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.disabled = disabled;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	return (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, 0);
 }
 
 static const char *err_name(int fd)
@@ -124,14 +134,36 @@ static void errnos(void)
 	printf("open %-14s %s\n", "W wraps", err_name(open_bp(HW_BREAKPOINT_W, ~0ull - 3, 8, 0, 1)));
 }
 
+/* The constraint table: four per task on each CPU; another task has its
+ * own four; a CPU-wide breakpoint shares the CPU with the busiest task. */
 static void slots(void)
 {
-	int fd[5];
+	uint64_t w = (uint64_t)(uintptr_t)&watched[0];
+	int fd[5], p[2];
+	pid_t child;
 
 	for (int i = 0; i < 5; i++) {
 		fd[i] = open_bp(HW_BREAKPOINT_W, (uint64_t)(uintptr_t)&watched[i], 8, 0, 1);
 		printf("slot %d %s\n", i, fd[i] >= 0 ? "ok" : err_name(fd[i]));
 	}
+	if (pipe(p) == 0) {
+		child = fork();
+		if (child == 0) {
+			char c;
+
+			close(p[1]);
+			(void)read(p[0], &c, 1);
+			_exit(0);
+		}
+		close(p[0]);
+		printf("slot other task %s\n", err_name(open_bp_on(child, -1, HW_BREAKPOINT_W, w, 8, 0, 1)));
+		close(p[1]);
+		waitpid(child, NULL, 0);
+	}
+	printf("slot cpu-wide %s\n", err_name(open_bp_on(-1, 0, HW_BREAKPOINT_W, w, 8, 0, 1)));
+	close(fd[3]);
+	fd[3] = -1;
+	printf("slot cpu-wide after a close %s\n", err_name(open_bp_on(-1, 0, HW_BREAKPOINT_W, w, 8, 0, 1)));
 	for (int i = 0; i < 5; i++)
 		if (fd[i] >= 0)
 			close(fd[i]);
