@@ -52,6 +52,10 @@ static const char *const source_names[SIM_SRC_NR] = {
 	[SIM_SRC_PAGE_FAULTS_MAJ] = "major-faults",
 	[SIM_SRC_ALIGNMENT_FAULTS] = "alignment-faults",
 	[SIM_SRC_EMULATION_FAULTS] = "emulation-faults",
+	[SIM_SRC_BP0] = "breakpoint-0",
+	[SIM_SRC_BP1] = "breakpoint-1",
+	[SIM_SRC_BP2] = "breakpoint-2",
+	[SIM_SRC_BP3] = "breakpoint-3",
 };
 
 const char *sim_source_name(enum sim_source src)

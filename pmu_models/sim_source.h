@@ -67,6 +67,12 @@ enum sim_source {
 	SIM_SRC_EMULATION_FAULTS,
 	SIM_SRC_PAGE_FAULTS,       /* every fault (PERF_COUNT_SW_PAGE_FAULTS counts
 	                            * faults that end in SIGSEGV too) */
+	/* breakpoints: hits of the debug register n of the CPU (DR0..DR3),
+	 * reported by the machine at the accessing instruction */
+	SIM_SRC_BP0,
+	SIM_SRC_BP1,
+	SIM_SRC_BP2,
+	SIM_SRC_BP3,
 	SIM_SRC_NR
 };
 

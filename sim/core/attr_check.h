@@ -106,6 +106,8 @@ struct perf_event_init_hooks {
 			      const struct perf_event_init *init);
 	void *ctx;
 	const struct perf_task *current;        /* the opener (NULL: the kernel) */
+	const struct perf_task *target;         /* the task the event is for (hw.target) or NULL */
+	int cpu;                                /* the CPU it is bound to, or -1 */
 };
 
 /* perf_event_init_attr_cgroup() with hooks (may be NULL): the kernel's

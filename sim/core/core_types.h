@@ -206,6 +206,7 @@ struct perf_cpu {
 
 	bool exclusive;                 /* an exclusive group is on */
 	struct perf_event *counters[PMU_MAX_COUNTERS]; /* occupant of each idx */
+	struct perf_event *bp_regs[PERF_HBP_NUM]; /* bp_per_reg: each debug register's breakpoint */
 	unsigned nr_hw_active;          /* ACTIVE hardware events */
 
 	/* Hot path: ACTIVE events fed from sim_delta (hardware, and software

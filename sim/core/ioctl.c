@@ -202,7 +202,9 @@ long perf_sys_ioctl(struct perf_core *core, struct perf_task *current,
 		/* perf_event_modify_attr(): breakpoints only */
 		if (event->attr.type != new_attr.type)
 			return -EINVAL;
-		return -EOPNOTSUPP;
+		if (event->attr.type != PERF_TYPE_BREAKPOINT)
+			return -EOPNOTSUPP;
+		return perf_bp_modify_attr(event, &new_attr, current);
 	}
 	default:
 		return -ENOTTY;

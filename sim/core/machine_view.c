@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <linux/hw_breakpoint.h>
 #include "sim/core/core_types.h"
 #include "sim/core/pmu.h"
 
@@ -148,6 +149,25 @@ unsigned perf_cpu_overflow_points(const struct perf_cpu *cpu, struct perf_overfl
 		};
 	}
 	return cpu->nr_slots;
+}
+
+unsigned perf_cpu_breakpoints(const struct perf_cpu *cpu, struct perf_breakpoint *regs)
+{
+	unsigned mask = 0;
+
+	for (unsigned i = 0; i < PERF_HBP_NUM; i++) {
+		const struct perf_event *e = cpu->bp_regs[i];
+
+		memset(&regs[i], 0, sizeof(regs[i]));
+		if (!e)
+			continue;
+		regs[i].addr = e->attr.bp_addr;
+		regs[i].len = e->attr.bp_type == HW_BREAKPOINT_X ? 1 : e->attr.bp_len;
+		regs[i].type = e->attr.bp_type;
+		regs[i].needs_state = needs_task_state(e);
+		mask |= 1u << i;
+	}
+	return mask;
 }
 
 int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)

@@ -227,6 +227,20 @@ struct perf_overflow_point {
 unsigned perf_cpu_overflow_points(const struct perf_cpu *cpu, struct perf_overflow_point *pts,
 				  unsigned max);
 
+/* The debug registers of a CPU (x86: DR0..DR3) and what each watches:
+ * hits of register n are reported as SIM_SRC_BP0 + n, at user mode. */
+#define PERF_HBP_NUM 4
+struct perf_breakpoint {
+	uint64_t addr;
+	uint64_t len;           /* bytes watched (1 for an X breakpoint) */
+	uint32_t type;          /* HW_BREAKPOINT_X, _W or _RW */
+	bool needs_state;       /* its sample or signal reads the task's state
+	                         * (as perf_overflow_point.needs_state) */
+};
+/* Fills regs[0..PERF_HBP_NUM) with cpu's installed breakpoints; returns
+ * the mask of registers in use. */
+unsigned perf_cpu_breakpoints(const struct perf_cpu *cpu, struct perf_breakpoint *regs);
+
 /* RDPMC of the counter hwidx (PMU_IDX_FIXED + n for fixed counter n) on
  * cpu: 0 with the counter's value now, its width mask, and what it counts
  * at user mode; -EPERM (the #GP of CR4.PCE clear) when no ACTIVE event whose

@@ -99,6 +99,16 @@ extern const struct perf_pmu perf_swevent_pmu;  /* pmu_sw.c: "software" */
 extern const struct perf_pmu perf_cpu_clock_pmu;
 extern const struct perf_pmu perf_task_clock_pmu;
 extern const struct perf_pmu perf_cpu_pmu;      /* pmu_cpu.c: the model's core PMU */
+extern const struct perf_pmu perf_bp_pmu;       /* pmu_bp.c: "breakpoint" */
+
+/* pmu_sw.c: perf_swevent_set_period() + perf_swevent_overflow(), the
+ * handle_overflow of PMUs whose events overflow as software events do. */
+bool perf_swevent_handle_overflow(struct perf_cpu *cpu, struct perf_event *event);
+
+/* pmu_bp.c: perf_event_modify_attr() of a breakpoint (the event and its
+ * inherited children): 0 or the kernel's errno. */
+int perf_bp_modify_attr(struct perf_event *event, const struct perf_event_attr *attr,
+			const struct perf_task *current);
 
 /* idr_find(&pmu_idr, type): the registry index of the PMU registered on
  * core with type, or -1. */

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/hw_breakpoint.h>
 #include <unicorn/unicorn.h>
 #include "sim/core/sample_data.h"
 #include "sim/cpu/block_decode.h"
@@ -108,6 +109,16 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	bool change = false;
 
 	uint64_t sources = perf_cpu_schedulable_hw_sources(cpu);
+	struct perf_breakpoint bp[PERF_HBP_NUM];
+	unsigned bp_mask = perf_cpu_breakpoints(cpu, bp);
+
+	/* the debug registers' hooks follow what is installed on the CPU */
+	if (bp_mask != c->bp_want_mask || memcmp(bp, c->bp_want, sizeof(bp))) {
+		memcpy(c->bp_want, bp, sizeof(bp));
+		c->bp_want_mask = bp_mask;
+		c->bp_pending = true;
+		change = true;
+	}
 
 	if (!c->blocks_on && !c->want_blocks_pending && (perf_cpu_has_active(cpu) || pv->cg)) {
 		c->want_blocks_pending = true;
@@ -988,6 +999,86 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 	pv->acc_ip = rip;
 	flush(pv);
 	pv->ma.valid = false;
+}
+
+/* ---- breakpoints ---------------------------------------------------------- */
+
+/*
+ * A debug register hit (perf_bp_event from hw_breakpoint_handler): one
+ * count of each matching register's source, after what ran before. An X
+ * breakpoint is a fault, reported at its instruction with the state
+ * before it; a data breakpoint is a trap, reported with the next
+ * instruction as IP (the registers are those before the access). One
+ * instruction that reads and then writes the watched bytes raises one
+ * trap.
+ */
+/* The hits of the registers in hit, reported at ip after what ran. */
+static void report_bp_hits(struct pmu_vcpu *pv, unsigned hit, uint64_t ip)
+{
+	struct sim_delta d;
+
+	memset(&d, 0, sizeof(d));
+	for (unsigned i = 0; i < PERF_HBP_NUM; i++)
+		d.v[SIM_SRC_BP0 + i] = hit >> i & 1;
+	flush(pv);
+	pv->lim_valid = false;
+	account(pv, &d, ip);
+}
+
+bool pmu_on_breakpoint(struct pmu_vcpu *pv, bool exec, bool write, uint64_t addr,
+		       unsigned size)
+{
+	struct perf_breakpoint regs[PERF_HBP_NUM];
+	unsigned mask, hit = 0, len = 0;
+	bool needs_state = false;
+	uint64_t rip;
+
+	if (!pv->locked)
+		pmu_vcpu_acquire(pv);
+	mask = perf_cpu_breakpoints(pv->cpu, regs);
+	for (unsigned i = 0; i < PERF_HBP_NUM; i++) {
+		const struct perf_breakpoint *b = &regs[i];
+
+		if (!(mask >> i & 1))
+			continue;
+		if (exec ? b->type == HW_BREAKPOINT_X && b->addr == addr
+			 : (b->type & (write ? HW_BREAKPOINT_W : HW_BREAKPOINT_R)) &&
+			   addr < b->addr + b->len && b->addr < addr + size)
+			hit |= 1u << i;
+	}
+	for (unsigned i = 0; i < PERF_HBP_NUM; i++)
+		needs_state |= (hit >> i & 1) && regs[i].needs_state;
+	rip = exec ? addr : vcpu_reg(pv->c, UC_X86_REG_RIP);
+	if (!exec && write && rip == pv->bp_read_rip)
+		hit &= ~pv->bp_read_mask;       /* the write of a read-modify-write */
+	pv->bp_read_rip = !exec && !write && hit ? rip : 0;
+	pv->bp_read_mask = !exec && !write ? hit : 0;
+	if (!hit)
+		return false;
+	if (exec) {
+		report_bp_hits(pv, hit, addr);
+		return needs_state;
+	}
+	if (needs_state) {      /* the step hook reports it after the instruction */
+		pv->bp_trap_mask |= hit;
+		return false;
+	}
+	(void)bd_class_at(pv->bc, rip, &len);
+	report_bp_hits(pv, hit, rip + len);
+	return false;
+}
+
+bool pmu_on_breakpoint_step(struct pmu_vcpu *pv, uint64_t addr)
+{
+	unsigned hit = pv->bp_trap_mask;
+
+	if (!hit)
+		return false;
+	pv->bp_trap_mask = 0;
+	if (!pv->locked)
+		pmu_vcpu_acquire(pv);
+	report_bp_hits(pv, hit, addr);
+	return true;
 }
 
 /* ---- syscalls, clock, code changes -------------------------------------- */

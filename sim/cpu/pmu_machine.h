@@ -148,6 +148,9 @@ struct pmu_vcpu {
 	 * goes on, and the access being reported */
 	struct cache_model *cm;
 	bool mem_sampling;           /* a user-mode sampling slot counts per access */
+	uint64_t bp_read_rip;        /* the instruction whose read hit bp_read_mask */
+	unsigned bp_read_mask;
+	unsigned bp_trap_mask;       /* data hits waiting for the next instruction */
 	bool mem_dirty;              /* the counts below are not in acc yet */
 	uint64_t mem_n[2][4];        /* accesses [write][enum cache_level that served] */
 	uint64_t mem_miss[3];        /* lines that missed L1D, L2, LLC */
@@ -191,6 +194,20 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end);
 void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size);
 /* Whether an event counting src needs the memory hook. */
 bool pmu_source_needs_mem(unsigned src);
+/* From the breakpoint hooks: the instruction at addr is about to execute
+ * (exec), or an access of size bytes at addr (a write or a read) is made
+ * by the instruction at RIP. Each installed breakpoint it hits counts one
+ * on its register's source, reported with the sample IP the kernel's
+ * debug exception gives: the instruction for X, the next one for data. */
+bool pmu_on_breakpoint(struct pmu_vcpu *pv, bool exec, bool write, uint64_t addr,
+		       unsigned size);
+/* Returns whether the engine should stop to deliver an overflow signal
+ * (the stop takes effect at the next block start, safe_stop.h). An X hit
+ * is reported in its code hook, with the state before its instruction; a
+ * data hit whose sample or signal needs the task's state waits for
+ * pmu_on_breakpoint_step() at the next instruction, which reports it with
+ * the state after the accessing one and returns true. */
+bool pmu_on_breakpoint_step(struct pmu_vcpu *pv, uint64_t addr);
 /* A page fault of the guest at user mode on addr (the sample's ADDR).
  * pmu_page_fault: a handled (minor) one, from the tlb_fill callback (the
  * sample IP is the faulting instruction: vcpu_access_ip). _bad: one that

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/hw_breakpoint.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/safe_stop.h"
@@ -424,6 +425,87 @@ int vcpu_set_gs(struct vcpu *c, uint64_t base)
 
 static void drop_all_translations(struct vcpu *c);
 
+/* A breakpoint's instruction is about to execute (a fault: before it). */
+static void hook_bp_exec(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	struct vcpu *c = user;
+
+	(void)size;
+	if (c->pmu && pmu_on_breakpoint(c->pmu, true, false, addr, 1))
+		uc_emu_stop(uc);        /* before the instruction: the fault's state */
+}
+
+/* Every instruction while a data breakpoint's trap needs the state after
+ * its instruction: a pending trap is reported here, before this one. */
+static void hook_bp_step(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	struct vcpu *c = user;
+
+	(void)size;
+	if (c->pmu && pmu_on_breakpoint_step(c->pmu, addr))
+		uc_emu_stop(uc);
+}
+
+/* An access near a data breakpoint (the hook's range starts early so
+ * that accesses overlapping the watched bytes from below are seen). */
+static void hook_bp_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
+			int64_t value, void *user)
+{
+	struct vcpu *c = user;
+
+	(void)value;
+	if (c->pmu && pmu_on_breakpoint(c->pmu, false, type == UC_MEM_WRITE, addr, (unsigned)size))
+		uc_emu_stop(uc);
+}
+
+/* The widest access one memory hook call reports (an AVX-512 store). */
+#define VCPU_MAX_ACCESS 64
+
+/*
+ * Installs the hooks of bp_want (outside every callback): the old ones
+ * go, the new ones only see code translated after them, so every
+ * translation is dropped. Returns 0 or -ENOMEM (then none is installed).
+ */
+static int apply_breakpoints(struct vcpu *c)
+{
+	bool step = false;
+
+	c->bp_pending = false;
+	for (unsigned i = 0; i < PERF_HBP_NUM; i++)
+		if (c->bp_mask >> i & 1)
+			uc_hook_del(c->uc, c->h_bp[i]);
+	c->bp_mask = 0;
+	for (unsigned i = 0; i < PERF_HBP_NUM; i++) {
+		const struct perf_breakpoint *b = &c->bp_want[i];
+		uint64_t lo = b->addr >= VCPU_MAX_ACCESS - 1 ? b->addr - (VCPU_MAX_ACCESS - 1) : 0;
+		uc_err e;
+
+		if (!(c->bp_want_mask >> i & 1))
+			continue;
+		if (b->type == HW_BREAKPOINT_X)
+			e = uc_hook_add(c->uc, &c->h_bp[i], UC_HOOK_CODE, hook_bp_exec, c,
+					b->addr, b->addr);
+		else
+			e = uc_hook_add(c->uc, &c->h_bp[i],
+					(b->type & HW_BREAKPOINT_R ? UC_HOOK_MEM_READ : 0) |
+					UC_HOOK_MEM_WRITE, hook_bp_mem, c, lo, b->addr + b->len - 1);
+		if (e != UC_ERR_OK)
+			break;
+		c->bp[i] = *b;
+		c->bp_mask |= 1u << i;
+		step |= b->type != HW_BREAKPOINT_X && b->needs_state;
+	}
+	if (c->bp_step_on && !step) {
+		uc_hook_del(c->uc, c->h_bp_step);
+		c->bp_step_on = false;
+	} else if (!c->bp_step_on && step) {
+		c->bp_step_on = uc_hook_add(c->uc, &c->h_bp_step, UC_HOOK_CODE, hook_bp_step, c,
+					    1, 0) == UC_ERR_OK;
+	}
+	drop_all_translations(c);
+	return c->bp_mask == c->bp_want_mask ? 0 : -ENOMEM;
+}
+
 int vcpu_want_blocks(struct vcpu *c)
 {
 	if (c->blocks_on)
@@ -576,6 +658,8 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 		else
 			vcpu_want_mem(c);
 	}
+	if (c->bp_pending)
+		(void)apply_breakpoints(c);   /* -ENOMEM: those hits go uncounted */
 	c->stop = false;
 	c->exit = VCPU_EXIT_STOP;
 	c->err = UC_ERR_OK;

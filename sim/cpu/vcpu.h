@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <unicorn/unicorn.h>
+#include "sim/core/perf_core.h"
 
 struct pmu_model;
 struct vcpu;
@@ -87,6 +88,18 @@ struct vcpu {
 	uint64_t mem_reads, mem_writes;   /* accesses seen while mem_on */
 	bool want_blocks_pending;  /* install it at the next vcpu_run() */
 	bool mem_toggle_pending;   /* add or remove the memory hook there */
+	/* the CPU's debug registers: a one-address code hook (X) or a ranged
+	 * memory hook (W, RW) per breakpoint installed there, only then */
+	struct perf_breakpoint bp[PERF_HBP_NUM];  /* what the hooks watch */
+	unsigned bp_mask;
+	uc_hook h_bp[PERF_HBP_NUM];
+	struct perf_breakpoint bp_want[PERF_HBP_NUM]; /* what they should watch */
+	unsigned bp_want_mask;
+	bool bp_pending;           /* apply bp_want at the next vcpu_run() */
+	bool bp_step_on;           /* a code hook on every instruction: a data
+	                            * breakpoint's trap is reported with the state
+	                            * after its instruction (only while one needs it) */
+	uc_hook h_bp_step;
 	struct vclock clk;
 
 	/* RDTSC sites: a one-address UC_HOOK_CODE on the instruction and one on

@@ -473,8 +473,9 @@ enum allow_reason {
 	 * implements the 128-byte ABI of its header, so non-zero bytes in
 	 * 128..135 are a non-zero tail to it (E2BIG) and a field to the host. */
 	ALLOW_CONFIG3,
-	/* tracepoint (2), breakpoint (5), uprobe (8), msr (9): PMUs of the host
-	 * that the simulated system does not have (-ENOENT there). */
+	/* tracepoint (2), uprobe (8), msr (9): PMUs of the host that the
+	 * simulated system does not have (-ENOENT there). Breakpoints (5)
+	 * are compared. */
 	ALLOW_ABSENT_PMU,
 	/* HARDWARE, HW_CACHE, RAW and the model's own type: the simulated
 	 * system has the model's PMU, the host VM has no hardware PMU
@@ -499,7 +500,7 @@ static enum allow_reason allowed_reason(const struct side *s, const struct gcase
 	 * later check) */
 	if (c->tail == T_CONFIG3 && ours == -E2BIG && !c->null_uattr)
 		return ALLOW_CONFIG3;
-	if ((a->type == 2 || a->type == 5 || a->type == 8 || a->type == 9) && ours == -ENOENT)
+	if ((a->type == 2 || a->type == 8 || a->type == 9) && ours == -ENOENT)
 		return ALLOW_ABSENT_PMU;
 	if (host == -ENOENT && (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
 				a->type == PERF_TYPE_RAW ||

@@ -18,11 +18,12 @@
 
 static void test_registration_order(void **state)
 {
-	static const char *const names[] = { "software", "cpu_clock", "task_clock", "cpu" };
+	static const char *const names[] = { "software", "cpu_clock", "task_clock",
+					     "breakpoint", "cpu" };
 
 	(void)state;
-	assert_int_equal(perf_nr_pmus, 4);
-	for (unsigned i = 0; i < 4; i++) {
+	assert_int_equal(perf_nr_pmus, 5);
+	for (unsigned i = 0; i < 5; i++) {
 		assert_string_equal(perf_pmus[i]->name, names[i]);
 		assert_int_equal(perf_pmu_index(perf_pmus[i]), i);
 		/* every PMU can take events and says what it registered as */

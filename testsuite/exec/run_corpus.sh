@@ -43,6 +43,8 @@ proc_self_maps	$RUN cat /proc/self/maps | awk '$6 ~ /bin\/cat$/ { print $2, $3, 
 proc_self_files	env -i A=1 BB=22 $RUN $PROGS/procself one 'two words'; env -i $RUN $PROGS/procself_static
 proc_self_tools	$RUN cat /proc/self/comm; $RUN bash -c 'cat /proc/self/cmdline | tr "\0" " "; read -r -d "" a < /proc/self/cmdline; echo "$a"'; env -i X=1 $RUN cat /proc/self/environ; echo; $RUN ls /proc/self/fd /proc/self/fdinfo; $RUN ls /proc/self/task | wc -l; $RUN cat /proc/self/stat | awk '{ print $2, $20 }'
 efault	$RUN $PROGS/efault
+breakpoint	$RUN $PROGS/breakpoint
+perf_test_breakpoints	$RUN perf test 20 21 22 23
 robust_mutex	$RUN $PROGS/robust
 proc_self_across_exec	$RUN bash -c 'tr "\0" " " < /proc/self/cmdline; echo; exec 3< /proc/self/stat 4< /proc/self/environ; X=1 exec cat /proc/self/fd/3 /proc/self/fd/4' | tr '\0' '\n' | awk '$2 ~ /^\(/ { print $2, $20; next } /^(X=1|tr )/'
 proc_self_auxv	$RUN od -A d -t d8 /proc/self/auxv | awk 'NR % 4 == 2 { print $2 }' | grep -x -e 6 -e 17 -e 23 -e 33
