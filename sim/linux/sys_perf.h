@@ -65,11 +65,22 @@ int perf_guest_thread_start(struct guest_thread *t);
  * drops the perf core lock its running engine keeps. */
 void perf_guest_thread_yield(struct guest_thread *t);
 void perf_guest_thread_exit(struct guest_thread *t);
+/* execve, just before the host exec: the rings are unmapped and the
+ * close-on-exec perf fds closed (the new image finds the others when it
+ * starts, perf_guest_start_core); perf_guest_exec_failed() when the host
+ * exec failed: those fds are perf fds again. */
+void perf_guest_exec_begin(void);
+void perf_guest_exec_failed(void);
 
 long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_read(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_ioctl(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_close(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_close_range(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_write(struct guest_thread *t, const uint64_t a[6]);   /* and writev */
+long sys_perf_pread(struct guest_thread *t, const uint64_t a[6]);   /* and pwrite64 */
+long sys_perf_lseek(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_recvmsg(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_dup(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_dup2(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_dup3(struct guest_thread *t, const uint64_t a[6]);

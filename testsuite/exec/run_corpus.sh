@@ -47,6 +47,10 @@ robust_mutex	$RUN $PROGS/robust
 proc_self_across_exec	$RUN bash -c 'tr "\0" " " < /proc/self/cmdline; echo; exec 3< /proc/self/stat 4< /proc/self/environ; X=1 exec cat /proc/self/fd/3 /proc/self/fd/4' | tr '\0' '\n' | awk '$2 ~ /^\(/ { print $2, $20; next } /^(X=1|tr )/'
 proc_self_auxv	$RUN od -A d -t d8 /proc/self/auxv | awk 'NR % 4 == 2 { print $2 }' | grep -x -e 6 -e 17 -e 23 -e 33
 vdso	$RUN cat /proc/self/maps | awk '$6 == "[vdso]" { print $2, $3, $4, $5, $6 }'; $RUN $PROGS/vdso_time
+perf_fd_across_exec	$RUN $PROGS/perf_files exec
+perf_fd_scm_rights	$RUN $PROGS/perf_files scm
+perf_fd_closed_mmapped	$RUN $PROGS/perf_files mmap
+perf_fd_file_ops	$RUN $PROGS/perf_fileops
 bash_pipeline	$RUN /bin/bash -c 'seq 1 200 | grep 7 | wc -l; (cd tree && ls | head -3); echo $((6*7))'
 ROWS
 
