@@ -270,6 +270,9 @@ int perf_sys_mmap(struct perf_core *core, struct perf_task *current, int handle,
 		  size_t len, int prot, int flags, uint64_t pgoff,
 		  void **area, int *memfd);
 int perf_sys_munmap(struct perf_core *core, int handle, void *area, size_t len);
+/* The mapping at area, copied by a fork: the child holds it too
+ * (perf_mmap_open); its munmap or exit is then perf_sys_munmap. */
+int perf_sys_mmap_fork(struct perf_core *core, int handle, void *area);
 /* A finished record written elsewhere (a host kernel's, for a host event
  * that shares this ring) goes as it is into the ring handle's event
  * writes to (its own, or its SET_OUTPUT target's), under that ring's

@@ -536,6 +536,18 @@ static void fork_files(bool undo)
 	}
 }
 
+/* The child of a fork: the ring mappings it copied are its own too
+ * (dup_mmap -> perf_mmap_open); one whose ring went meanwhile is not
+ * tracked. */
+static void fork_maps(void)
+{
+	pthread_mutex_lock(&S.lock);
+	for (unsigned i = 0; i < S.nr_maps; i++)
+		if (perf_sys_mmap_fork(S.core, S.maps[i].handle, S.maps[i].area))
+			S.maps[i--] = S.maps[--S.nr_maps];
+	pthread_mutex_unlock(&S.lock);
+}
+
 void perf_guest_thread_exit(struct guest_thread *t)
 {
 	struct pmu_vcpu *pv = t->perf;
@@ -1070,6 +1082,7 @@ static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
 		pid_t me = getpid();
 
 		fork_task(t, parent, me);
+		fork_maps();
 		pv->locked = false;
 		pv->task = perf_task_find(S.core, me);
 		if (!pv->task)

@@ -184,18 +184,25 @@ static int test_scm(void)
 }
 
 /* close() with the ring mmapped: the mapping holds the event, which keeps
- * sampling until munmap. */
+ * sampling until munmap; a forked child's munmap of its copy is its own. */
 static int test_mmap(void)
 {
 	int fd = open_clock(0, 0, 0, 100000);
 	size_t len = 9 * 4096;
 	struct perf_event_mmap_page *pg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	uint64_t h1, h2;
+	int st;
 
 	if (pg == MAP_FAILED) {
 		perror("mmap");
 		return 1;
 	}
+	/* a child's copy of the mapping is its own: its munmap leaves the
+	 * parent's (perf_mmap_open, perf_mmap_close) */
+	if (fork() == 0)
+		_exit(munmap(pg, len) ? 1 : 0);
+	wait(&st);
+	printf("child munmap: %d\n", st);
 	printf("close: %d\n", close(fd));
 	spin(2000000);
 	h1 = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
