@@ -672,17 +672,19 @@ static void adopt_exec_fds(void)
 }
 
 /*
- * recvmsg(): the fds an SCM_RIGHTS message installed (scm_detach_fds) that
- * are perf files are perf fds of this process too, each a new reference.
+ * The perf fds of SCM_RIGHTS messages. A message in flight holds each file
+ * it carries (scm_fp_dup: the sender may close its fd at once), so send
+ * takes a reference per perf fd, and the fd recvmsg installs for it
+ * (scm_detach_fds) is a perf fd of the receiver that holds that
+ * reference; with MSG_PEEK the message keeps its own and the new fd takes
+ * another. Files of messages never received stay held.
  */
-long sys_perf_recvmsg(struct guest_thread *t, const uint64_t a[6])
+static void scm_fds(struct msghdr *msg, bool sent, bool peek)
 {
-	long r = sys_pass(t, a);
-	struct msghdr *msg = (struct msghdr *)(uintptr_t)a[1];
 	struct cmsghdr *c;
 
-	if (r < 0 || !S.core || !msg->msg_control)
-		return r;
+	if (!msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
+		return;
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
 		size_t nfds;
 
@@ -691,12 +693,62 @@ long sys_perf_recvmsg(struct guest_thread *t, const uint64_t a[6])
 			continue;
 		nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		for (size_t i = 0; i < nfds; i++) {
-			int fd;
+			int fd, h;
 
 			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			adopt_fd(fd, true);
+			if (!sent)
+				adopt_fd(fd, peek);
+			else if ((h = fd_handle(fd)) >= 0)
+				perf_file_get(S.core, h);
 		}
 	}
+}
+
+/* sendmsg/sendmmsg (send: the message's references) and recvmsg/recvmmsg
+ * (the receiver's perf fds); a[1] is the msghdr or the mmsghdr array. */
+static long scm_call(struct guest_thread *t, const uint64_t a[6], bool send, bool many)
+{
+	long r = sys_pass(t, a);
+	int flags = (int)a[many ? 3 : 2];
+
+	if (r < 0 || !S.core)
+		return r;
+	if (!many) {
+		scm_fds((struct msghdr *)(uintptr_t)a[1], send, flags & MSG_PEEK);
+		return r;
+	}
+	for (long i = 0; i < r; i++)
+		scm_fds(&((struct mmsghdr *)(uintptr_t)a[1])[i].msg_hdr, send, flags & MSG_PEEK);
+	return r;
+}
+
+long sys_perf_sendmsg(struct guest_thread *t, const uint64_t a[6])
+{
+	return scm_call(t, a, true, false);
+}
+
+long sys_perf_sendmmsg(struct guest_thread *t, const uint64_t a[6])
+{
+	return scm_call(t, a, true, true);
+}
+
+long sys_perf_recvmsg(struct guest_thread *t, const uint64_t a[6])
+{
+	return scm_call(t, a, false, false);
+}
+
+long sys_perf_recvmmsg(struct guest_thread *t, const uint64_t a[6])
+{
+	return scm_call(t, a, false, true);
+}
+
+/* pidfd_getfd(): the file of another process of the tree, a new fd. */
+long sys_perf_pidfd_getfd(struct guest_thread *t, const uint64_t a[6])
+{
+	long r = sys_pass(t, a);
+
+	if (r >= 0)
+		adopt_fd((int)r, true);
 	return r;
 }
 

@@ -80,7 +80,11 @@ long sys_perf_close_range(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_write(struct guest_thread *t, const uint64_t a[6]);   /* and writev */
 long sys_perf_pread(struct guest_thread *t, const uint64_t a[6]);   /* and pwrite64 */
 long sys_perf_lseek(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_sendmsg(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_sendmmsg(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_recvmsg(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_recvmmsg(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_pidfd_getfd(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_dup(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_dup2(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_dup3(struct guest_thread *t, const uint64_t a[6]);

@@ -34,7 +34,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	OWN(lstat), ROW(poll, sys_perf_poll), ROW(lseek, sys_perf_lseek), ROW(ioctl, sys_perf_ioctl), ROW(pread64, sys_perf_pread),
 	ROW(pwrite64, sys_perf_pread), PASS(readv), ROW(writev, sys_perf_write), OWN(access), PASS(pipe),
 	ROW(select, sys_perf_select), ROW(dup, sys_perf_dup), ROW(dup2, sys_perf_dup2), PASS(sendfile), PASS(socket),
-	PASS(connect), PASS(accept), PASS(sendto), PASS(recvfrom), PASS(sendmsg),
+	PASS(connect), PASS(accept), PASS(sendto), PASS(recvfrom), ROW(sendmsg, sys_perf_sendmsg),
 	ROW(recvmsg, sys_perf_recvmsg), PASS(shutdown), PASS(bind), PASS(listen), PASS(getsockname),
 	PASS(getpeername), PASS(socketpair), PASS(setsockopt), PASS(getsockopt),
 	ROW(fcntl, sys_perf_fcntl), PASS(flock), PASS(fsync), PASS(fdatasync), PASS(truncate),
@@ -57,9 +57,9 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	ROW(epoll_pwait, sys_perf_epoll_wait), PASS(timerfd_create), PASS(eventfd), PASS(fallocate),
 	PASS(timerfd_settime), PASS(timerfd_gettime), PASS(accept4), PASS(eventfd2),
 	PASS(epoll_create1), ROW(dup3, sys_perf_dup3), PASS(pipe2), PASS(inotify_init1),
-	PASS(preadv), PASS(pwritev), PASS(recvmmsg), PASS(fanotify_init),
+	PASS(preadv), PASS(pwritev), ROW(recvmmsg, sys_perf_recvmmsg), PASS(fanotify_init),
 	PASS(fanotify_mark), PASS(name_to_handle_at), PASS(open_by_handle_at),
-	PASS(syncfs), PASS(sendmmsg), PASS(renameat2), PASS(memfd_create),
+	PASS(syncfs), ROW(sendmmsg, sys_perf_sendmmsg), PASS(renameat2), PASS(memfd_create),
 	PASS(copy_file_range), PASS(preadv2), PASS(pwritev2), OWN(statx),
 	ROW(close_range, sys_perf_close_range), OWN(openat2), OWN(faccessat2), ROW(epoll_pwait2, sys_perf_epoll_wait),
 	PASS(sync), PASS(msync), PASS(mincore), PASS(mlock), PASS(munlock),
@@ -92,7 +92,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	PASS(sched_setattr), PASS(sched_getattr), PASS(getrandom), PASS(getcpu),
 	PASS(personality), PASS(syslog), PASS(sethostname), PASS(setdomainname),
 	PASS(ioprio_set), PASS(ioprio_get), PASS(membarrier), PASS(pidfd_open),
-	PASS(pidfd_getfd), PASS(process_vm_readv), PASS(process_vm_writev),
+	ROW(pidfd_getfd, sys_perf_pidfd_getfd), PASS(process_vm_readv), PASS(process_vm_writev),
 	PASS(kcmp), PASS(getitimer), PASS(semget), PASS(semop), PASS(semctl),
 	PASS(semtimedop), PASS(msgget), PASS(msgsnd), PASS(msgrcv), PASS(msgctl),
 	PASS(shmget), PASS(shmctl), PASS(mq_open), PASS(mq_unlink),
@@ -124,8 +124,9 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	OWN(exit_group),
 
 	/* ---- perf_event (sys_perf.c; the read, write(v), pread/pwrite,
-	 * lseek, ioctl, close(_range), dup*, fcntl, recvmsg, mmap, munmap,
-	 * poll, ppoll and prctl rows above go there too) ---- */
+	 * lseek, ioctl, close(_range), dup*, fcntl, send(m)msg, recv(m)msg,
+	 * pidfd_getfd, mmap, munmap, poll, ppoll and prctl rows above go
+	 * there too) ---- */
 	ROW(perf_event_open, sys_perf_event_open),
 };
 

@@ -121,16 +121,25 @@ static int send_fd(int sock, int fd)
 	return (int)sendmsg(sock, &m, 0);
 }
 
-static int recv_fd(int sock)
+/* recvmsg, or recvmmsg of one message with many */
+static int recv_fd(int sock, int many)
 {
 	char c;
 	struct iovec iov = { &c, 1 };
 	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
+	struct mmsghdr mm = { .msg_hdr = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+					   .msg_controllen = sizeof(u.buf) } };
+	struct msghdr m = mm.msg_hdr;
 	int fd = -1;
 
-	if (recvmsg(sock, &m, 0) != 1 || !CMSG_FIRSTHDR(&m))
+	if (many) {
+		if (recvmmsg(sock, &mm, 1, 0, NULL) != 1)
+			return -1;
+		m = mm.msg_hdr;
+	} else if (recvmsg(sock, &m, 0) != 1) {
+		return -1;
+	}
+	if (!CMSG_FIRSTHDR(&m))
 		return -1;
 	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(int));
 	return fd;
@@ -141,20 +150,21 @@ static int recv_fd(int sock)
  * sees the disable and still reads both. */
 static int test_scm(void)
 {
-	int sv[2], st, fd = open_clock(0, 0, 0, 0), kept;
+	int sv[2], st, fd = open_clock(0, 0, 0, 0), kept, fd2;
 	pid_t pid;
 	uint64_t v1, v2;
 
 	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
 	kept = open_clock(0, 0, 0, 0);
 	pid = fork();
+	fd2 = pid ? open_clock(0, 0, 0, 0) : -1;
 	if (pid == 0) {
-		int got = recv_fd(sv[1]);
+		int got = recv_fd(sv[1], 0), got2 = recv_fd(sv[1], 1);
 		uint64_t id = 0;
 
-		printf("child: received a perf fd: %d\n", got >= 0);
+		printf("child: received perf fds: %d %d\n", got >= 0, got2 >= 0);
 		spin(100000);
-		printf("child: counts: %d\n", count(got) > 0);
+		printf("child: counts: %d %d\n", count(got) > 0, count(got2) > 0);
 		if (read(sv[1], &id, sizeof(id)) != sizeof(id))
 			return 1;
 		printf("child: same event: %d\n", id_of(got) == id);
@@ -168,6 +178,8 @@ static int test_scm(void)
 	}
 	spin(100000);
 	send_fd(sv[0], fd);
+	send_fd(sv[0], fd2);
+	close(fd2);
 	{
 		uint64_t id = id_of(fd);
 
