@@ -4,9 +4,12 @@
  * (fill_sample, fasync), and the perf syscalls on guest fds.
  *
  * A perf file is a host memfd named "[perf_event]" in the guest's fd table,
- * so close-on-exec, fork and the fd numbers work as for any fd; a table maps
- * fds to core handles (dup and fork share the handle, as they share the
- * struct file). O_ASYNC, F_SETOWN(_EX) and F_SETSIG are stored by the host
+ * so close-on-exec, fork, exec, SCM_RIGHTS and the fd numbers work as for
+ * any fd; the process's table maps fds to core handles, one file reference
+ * per fd and per ring mapping (dup and fork share the handle, as they share
+ * the struct file), and the core tags each file with its memfd's inode so
+ * a process that got the memfd another way (a new image, a receiver) finds
+ * the handle. O_ASYNC, F_SETOWN(_EX) and F_SETSIG are stored by the host
  * on that fd; the core's fasync hook reads them back and queues the signal
  * to the owner with si_code POLL_IN/POLL_HUP and si_fd (send_sigio_to_task).
  * The host cannot see a perf file's readiness (a memfd is always ready), so
@@ -1146,43 +1149,48 @@ static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
 	return r;
 }
 
-long sys_perf_fork(struct guest_thread *t, const uint64_t a[6])
+/* fork or vfork (fork_fn) of a process, with its file references. */
+static long fork_process(struct guest_thread *t, const uint64_t a[6],
+			 long (*fork_fn)(struct guest_thread *, const uint64_t *))
 {
 	struct perf_task *parent = cur_task(t);
 	long r;
 
 	fork_files(false);
-	r = sys_fork(t, a);
+	r = fork_fn(t, a);
 	if (r < 0)
 		fork_files(true);
 	return after_fork(t, parent, r);
 }
 
+long sys_perf_fork(struct guest_thread *t, const uint64_t a[6])
+{
+	return fork_process(t, a, sys_fork);
+}
+
 long sys_perf_vfork(struct guest_thread *t, const uint64_t a[6])
 {
-	struct perf_task *parent = cur_task(t);
-	long r;
-
-	fork_files(false);
-	r = sys_vfork(t, a);
-	if (r < 0)
-		fork_files(true);
-	return after_fork(t, parent, r);
+	return fork_process(t, a, sys_vfork);
 }
 
 long sys_perf_clone(struct guest_thread *t, const uint64_t a[6])
 {
 	struct perf_task *parent = cur_task(t);
-	bool own_files = !(a[0] & (CLONE_VM | CLONE_FILES));
+	/* a new process with its own copy of the fd table and mappings: what
+	 * sys_clone runs as a host fork (CLONE_VM|CLONE_VFORK too) */
+	bool process = !(a[0] & CLONE_VM) || (a[0] & CLONE_VFORK);
 	long r;
 
-	if (own_files)
+	if (process)
 		fork_files(false);
 	r = sys_clone(t, a);
-	if (own_files && r < 0)
+	if (process && r < 0)
 		fork_files(true);
-	if (a[0] & CLONE_VM)       /* a thread (or a CLONE_VM sibling): thread start */
+	if (a[0] & CLONE_VM) {     /* a thread (or a CLONE_VM sibling): thread start */
+		if (process && r == 0 && S.core)
+			fork_maps();
 		return r;
+	}
 	return after_fork(t, parent, r);
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -21,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
 static volatile unsigned long sink;
 
 static void spin(unsigned long n)
@@ -215,6 +217,14 @@ static int test_mmap(void)
 		_exit(munmap(pg, len) ? 1 : 0);
 	wait(&st);
 	printf("child munmap: %d\n", st);
+	/* a posix_spawn child (clone CLONE_VM|CLONE_VFORK) execs: its copies go */
+	{
+		char *args[] = { "true", NULL };
+		pid_t pid;
+
+		printf("spawn: %d", posix_spawn(&pid, "/bin/true", NULL, NULL, args, environ));
+		printf(" %d\n", waitpid(pid, &st, 0) == pid && st == 0);
+	}
 	printf("close: %d\n", close(fd));
 	spin(2000000);
 	h1 = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
