@@ -868,10 +868,12 @@ static long dup_result(long r, long oldfd)
 {
 	int h = fd_handle(oldfd);
 
-	if (r >= 0 && r != oldfd)
-		perf_ep_forget(&ep_set, (int)r);        /* newfd closed first */
-	if (r >= 0 && r != oldfd && h >= 0) {
-		drop_fd(r);
+	if (r < 0 || r == oldfd)
+		return r;
+	/* newfd closed first: a perf fd there drops its file */
+	perf_ep_forget(&ep_set, (int)r);
+	drop_fd(r);
+	if (h >= 0) {
 		perf_file_get(S.core, h);
 		fd_set_handle(r, h);
 	}

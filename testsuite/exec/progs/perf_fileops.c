@@ -54,6 +54,18 @@ int main(void)
 	if (p != MAP_FAILED) munmap(p, 2 * 4096);
 	p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	printf("mmap_private: %s\n", p == MAP_FAILED ? strerror(errno) : "ok");
+	/* dup2 of a pipe over a perf fd: a pipe's fd from then on */
+	{
+		int p[2], g = peo(&a, -1);
+
+		if (pipe(p) || write(p[1], "hi", 2) != 2)
+			return 1;
+		SHOW("dup2_over", dup2(p[0], g) == g);
+		SHOW("read_pipe", read(g, buf, 2));
+		close(g);
+		close(p[0]);
+		close(p[1]);
+	}
 	/* attr before group fd */
 	struct perf_event_attr bad = a;
 	bad.size = 0; bad.type = 1000; 
