@@ -593,7 +593,6 @@ static void drop_fd(long fd)
 	perf_file_put(S.core, h);
 }
 
-
 long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6])
 {
 	struct perf_uaccess ua = { ua_from, ua_to, t };
