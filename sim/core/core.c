@@ -259,6 +259,7 @@ int perf_file_install(struct perf_core *core, struct perf_event *event)
 		if (!core->files[h].refcount) {
 			core->files[h].event = event;
 			core->files[h].refcount = 1;
+			core->files[h].tag = 0;
 			event->handle = h;
 			return h;
 		}
@@ -273,6 +274,24 @@ int perf_file_get(struct perf_core *core, int handle)
 		return -EBADF;
 	core->files[handle].refcount++;
 	return 0;
+}
+
+int perf_file_set_tag(struct perf_core *core, int handle, uint64_t tag)
+{
+	PERF_CORE_GUARD(core);
+	if (!perf_event_of(core, handle))
+		return -EBADF;
+	core->files[handle].tag = tag;
+	return 0;
+}
+
+int perf_file_by_tag(struct perf_core *core, uint64_t tag)
+{
+	PERF_CORE_GUARD(core);
+	for (int h = 0; tag && h < PERF_CORE_MAX_FILES; h++)
+		if (core->files[h].tag == tag && perf_event_of(core, h))
+			return h;
+	return -ENOENT;
 }
 
 struct perf_event *perf_file_event(struct perf_core *core, int handle)
@@ -292,6 +311,7 @@ int perf_file_put(struct perf_core *core, int handle)
 	if (--core->files[handle].refcount)
 		return 0;
 	core->files[handle].event = NULL;
+	core->files[handle].tag = 0;
 	perf_event_release(event);
 	return 0;
 }

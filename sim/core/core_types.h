@@ -247,6 +247,7 @@ struct perf_file {
 	unsigned refcount;
 	unsigned wakeups;       /* wake_up_all() of the event's waitq so far: a
 	                         * generation epoll's ready list follows (ep_poll_callback) */
+	u64 tag;                /* the machine's name of the file (perf_file_set_tag), 0: none */
 };
 
 struct perf_core {

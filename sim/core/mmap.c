@@ -477,6 +477,38 @@ int perf_sys_munmap(struct perf_core *core, int handle, void *area, size_t len)
 	return 0;
 }
 
+/*
+ * perf_mmap_open(): a process forked with the mapping at area (dup_mmap
+ * copies the VMA) holds it too: another "VMA" of the same address, one
+ * more mapping of the event and ring, and a reference on the file.
+ */
+int perf_sys_mmap_fork(struct perf_core *core, int handle, void *area)
+{
+	PERF_CORE_GUARD(core);
+	struct perf_event *event = perf_event_of(core, handle);
+	struct perf_ring_vma *n;
+	struct perf_ring *rb;
+	unsigned i;
+
+	if (!event || !(rb = event->rb))
+		return -EINVAL;
+	for (i = 0; i < rb->nr_vmas; i++)
+		if (rb->vmas[i].addr == area && rb->vmas[i].event == event)
+			break;
+	if (i == rb->nr_vmas)
+		return -EINVAL;
+	n = perf_ring_grow(core, rb->vmas, rb->nr_vmas, &rb->cap_vmas, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	rb->vmas = n;
+	rb->vmas[rb->nr_vmas] = rb->vmas[i];
+	rb->nr_vmas++;
+	rb->mmap_count++;
+	event->mmap_count++;
+	perf_file_get(core, handle);
+	return 0;
+}
+
 /* ---- poll ---- */
 
 /* is_event_hup(): exited and no children left. */

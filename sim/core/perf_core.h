@@ -285,6 +285,9 @@ int perf_sys_mmap(struct perf_core *core, struct perf_task *current, int handle,
 		  size_t len, int prot, int flags, uint64_t pgoff,
 		  void **area, int *memfd);
 int perf_sys_munmap(struct perf_core *core, int handle, void *area, size_t len);
+/* The mapping at area, copied by a fork: the child holds it too
+ * (perf_mmap_open); its munmap or exit is then perf_sys_munmap. */
+int perf_sys_mmap_fork(struct perf_core *core, int handle, void *area);
 /* A finished record written elsewhere (a host kernel's, for a host event
  * that shares this ring) goes as it is into the ring handle's event
  * writes to (its own, or its SET_OUTPUT target's), under that ring's
@@ -315,6 +318,12 @@ int perf_sys_prctl_events(struct perf_core *core, struct perf_task *current, boo
 /* dup/fork of a file reference, and close. */
 int perf_file_get(struct perf_core *core, int handle);
 int perf_file_put(struct perf_core *core, int handle);
+/* A machine whose processes hold a file through an object of their own (a
+ * host fd on a memfd) names it with a nonzero tag (the memfd's inode), so a
+ * process that got the object another way (an exec, SCM_RIGHTS) finds the
+ * handle: perf_file_by_tag() gives it, or -ENOENT once the file is released. */
+int perf_file_set_tag(struct perf_core *core, int handle, uint64_t tag);
+int perf_file_by_tag(struct perf_core *core, uint64_t tag);
 /* The event behind a handle, or NULL. */
 struct perf_event *perf_file_event(struct perf_core *core, int handle);
 

@@ -31,6 +31,7 @@
 #include "sim/linux/process.h"
 #include "sim/linux/procfs.h"
 #include "sim/linux/signal.h"
+#include "sim/linux/sys_perf.h"
 #include "sim/linux/thread.h"
 #include "sim/linux/thread_lock.h"
 
@@ -472,8 +473,10 @@ static long do_execve(struct guest_thread *t, const char *path, uint64_t uargv,
 	/* exec_mm_release() of this thread, and de_thread()'s kills of the
 	 * others (a failed execve after the checks above is not undone) */
 	futex_exit_robust_lists(t->proc, t, false);
+	perf_guest_exec_begin();         /* exec_mmap(), do_close_on_exec() */
 	execve("/proc/self/exe", nargv, envp);
 	ret = -errno;
+	perf_guest_exec_failed();
 	signal_exec_failed(t);
 out:
 	free(nargv);

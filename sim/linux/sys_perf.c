@@ -4,15 +4,19 @@
  * (fill_sample, fasync), and the perf syscalls on guest fds.
  *
  * A perf file is a host memfd named "[perf_event]" in the guest's fd table,
- * so close-on-exec, fork and the fd numbers work as for any fd; a table maps
- * fds to core handles (dup and fork share the handle, as they share the
- * struct file). O_ASYNC, F_SETOWN(_EX) and F_SETSIG are stored by the host
+ * so close-on-exec, fork, exec, SCM_RIGHTS and the fd numbers work as for
+ * any fd; the process's table maps fds to core handles, one file reference
+ * per fd and per ring mapping (dup and fork share the handle, as they share
+ * the struct file), and the core tags each file with its memfd's inode so
+ * a process that got the memfd another way (a new image, a receiver) finds
+ * the handle. O_ASYNC, F_SETOWN(_EX) and F_SETSIG are stored by the host
  * on that fd; the core's fasync hook reads them back and queues the signal
  * to the owner with si_code POLL_IN/POLL_HUP and si_fd (send_sigio_to_task).
  * The host cannot see a perf file's readiness (a memfd is always ready), so
  * poll, select and epoll over sets holding perf fds answer here: perf fds
  * from the core (perf_poll), the others from the host.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -23,8 +27,10 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -50,6 +56,8 @@
 /* mmap returns an address or -errno */
 #define IS_ERR_VALUE_GUEST(r) ((unsigned long)(r) >= (unsigned long)-4095)
 #define PERF_MAPS_MAX 256
+/* the memfd of a perf file, what /proc/self/fd shows of it */
+#define PERF_FD_NAME "[perf_event]"
 
 struct ring_map { uint64_t addr, len; int handle; void *area; };
 
@@ -87,6 +95,17 @@ static void fd_set_handle(long fd, int h)
 		return;
 	__atomic_store_n(&S.fd2h[fd], h + 1, __ATOMIC_RELEASE);
 }
+
+/* The tag of the perf file whose memfd is fd (perf_file_set_tag): its
+ * inode number, the same in every process holding the memfd. */
+static uint64_t fd_tag(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+static void adopt_exec_fds(void);
 
 static struct perf_task *cur_task(struct guest_thread *t)
 {
@@ -517,6 +536,7 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 		SH.adopt(t->tid);    /* its exit gives the session's fds POLLHUP */
 	if (!new_pv(t, task, t))
 		return -ENOMEM;
+	adopt_exec_fds();
 	cur_pv = t->perf;
 	report_mappings(t, 0, 0);     /* the image and interpreter the exec mapped */
 	perf_core_lock(core);
@@ -595,20 +615,114 @@ void perf_guest_thread_yield(struct guest_thread *t)
 		pmu_vcpu_release(pv);   /* as at a syscall: the core lock goes too */
 }
 
+/* exit_mm()/exec_mmap() for the rings: every ring mapping of the process
+ * goes (perf_mmap_close), with the file reference it held. */
+static void release_maps(void)
+{
+	pthread_mutex_lock(&S.lock);
+	while (S.nr_maps) {
+		struct ring_map m = S.maps[--S.nr_maps];
+
+		pthread_mutex_unlock(&S.lock);
+		perf_sys_munmap(S.core, m.handle, m.area, m.len);
+		pthread_mutex_lock(&S.lock);
+	}
+	pthread_mutex_unlock(&S.lock);
+}
+
+static void drop_fd(long fd);
+
+/* exit_files(), or do_close_on_exec() with cloexec: the perf fds of the
+ * process close. Returns how many fds it put in dropped (up to max). */
+static unsigned release_fds(bool cloexec, int *dropped, unsigned max)
+{
+	unsigned n = 0;
+
+	for (int fd = 0; fd < PERF_FD_MAX && S.core; fd++) {
+		if (fd_handle(fd) < 0)
+			continue;
+		if (cloexec && !(fcntl(fd, F_GETFD) & FD_CLOEXEC))
+			continue;
+		if (n < max)
+			dropped[n++] = fd;
+		drop_fd(fd);
+	}
+	return n;
+}
+
+static int exec_dropped[PERF_FD_MAX];
+static unsigned nr_exec_dropped;
+
+void perf_guest_exec_begin(void)
+{
+	if (!S.core)
+		return;
+	release_maps();
+	nr_exec_dropped = release_fds(true, exec_dropped, PERF_FD_MAX);
+}
+
+static int adopt_fd(int fd, bool take_ref);
+
+void perf_guest_exec_failed(void)
+{
+	/* the close-on-exec fds are open still: perf fds again, if their
+	 * files live (a file only they held was released) */
+	for (unsigned i = 0; i < nr_exec_dropped; i++)
+		adopt_fd(exec_dropped[i], true);
+	nr_exec_dropped = 0;
+}
+
+/* Before fork/vfork/clone of a process: the child's copy of the fd table
+ * holds each file too (dup_fd() takes a reference per fd). undo: the
+ * fork failed, the references go. */
+static void fork_files(bool undo)
+{
+	for (int fd = 0; fd < PERF_FD_MAX && S.core; fd++) {
+		int h = fd_handle(fd);
+
+		if (h < 0)
+			continue;
+		if (undo)
+			perf_file_put(S.core, h);
+		else
+			perf_file_get(S.core, h);
+	}
+}
+
+/* The child of a fork: the ring mappings it copied are its own too
+ * (dup_mmap -> perf_mmap_open); one whose ring went meanwhile is not
+ * tracked. */
+static void fork_maps(void)
+{
+	pthread_mutex_lock(&S.lock);
+	for (unsigned i = 0; i < S.nr_maps; i++)
+		if (perf_sys_mmap_fork(S.core, S.maps[i].handle, S.maps[i].area))
+			S.maps[i--] = S.maps[--S.nr_maps];
+	pthread_mutex_unlock(&S.lock);
+}
+
 void perf_guest_thread_exit(struct guest_thread *t)
 {
 	struct pmu_vcpu *pv = t->perf;
+	bool group_dead;
 
 	if (!pv || !S.core || !pv->task)
 		return;
+	group_dead = t->state == GUEST_EXIT_GROUP || t->state == GUEST_KILLED ||
+		     (t->state == GUEST_EXITED && t->proc->nr_threads <= 1);
+	if (group_dead) {
+		/* do_exit(): exit_mm() and exit_files() come before
+		 * perf_event_exit_task() */
+		release_maps();
+		release_fds(false, NULL, 0);
+	}
 	pmu_vcpu_release(pv);
 	perf_core_lock(S.core);
 	if (perf_cpu_task(pv->cpu) == pv->task)
 		perf_cpu_switch_to(pv->cpu, NULL);
 	perf_core_unlock(S.core);
 	/* do_exit()'s group_dead: the process ends with this thread */
-	if (t->state == GUEST_EXIT_GROUP || t->state == GUEST_KILLED ||
-	    (t->state == GUEST_EXITED && t->proc->nr_threads <= 1))
+	if (group_dead)
 		perf_task_exit_group(S.core, pv->task);
 	else
 		perf_task_exit(S.core, pv->task);
@@ -651,6 +765,19 @@ void perf_guest_process_killed(struct guest_thread *t, pid_t pid)
 
 /* ---- syscalls ------------------------------------------------------------------ */
 
+static void drop_fd(long fd)
+{
+	int h = fd_handle(fd);
+
+	if (h < 0)
+		return;
+	fd_set_handle(fd, -1);
+	perf_ep_forget(&ep_set, (int)fd);
+	if (S.async_fd[h] == fd + 1)
+		S.async_fd[h] = 0;    /* fasync_helper() entry of that fd goes */
+	perf_file_put(S.core, h);
+}
+
 long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6])
 {
 	struct perf_uaccess ua = { ua_from, ua_to, t };
@@ -659,17 +786,19 @@ long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6])
 
 	if (!S.core)
 		return -ENOSYS;
+	/* a group fd that is not a perf file is EBADF from the core, after
+	 * the attr's checks, as perf_event_open() checks them first */
 	if ((int)a[3] != -1) {
 		group = fd_handle((int)a[3]);
 		if (group < 0)
-			return -EBADF;       /* perf_fget_light(): not a perf file */
+			group = PERF_CORE_MAX_FILES;
 	}
 	h = perf_sys_event_open(S.core, cur_task(t), &ua, a[0], (pid_t)a[1], (int)a[2],
 				group, flags);
 	if (h < 0)
 		return h;
-	fd = memfd_create("[perf_event]", (flags & PERF_FLAG_FD_CLOEXEC) ? MFD_CLOEXEC : 0);
-	if (fd < 0 || fd >= PERF_FD_MAX) {
+	fd = memfd_create(PERF_FD_NAME, (flags & PERF_FLAG_FD_CLOEXEC) ? MFD_CLOEXEC : 0);
+	if (fd < 0 || fd >= PERF_FD_MAX || perf_file_set_tag(S.core, h, fd_tag(fd)) < 0) {
 		int e = fd < 0 ? -errno : -EMFILE;
 
 		if (fd >= 0)
@@ -679,6 +808,135 @@ long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6])
 	}
 	fd_set_handle(fd, h);
 	return fd;
+}
+
+/*
+ * A perf file the process got another way than perf_event_open/dup (kept
+ * across an execve, received with SCM_RIGHTS): the memfd fd names is
+ * looked up in the core by its tag. take_ref: the fd is a new reference
+ * (else it carries the one the old image held). Returns the handle or -1.
+ */
+static int adopt_fd(int fd, bool take_ref)
+{
+	char pth[64], link[64];
+	ssize_t n;
+	int h;
+
+	if (fd < 0 || fd >= PERF_FD_MAX || !S.core)
+		return -1;
+	snprintf(pth, sizeof(pth), "/proc/self/fd/%d", fd);
+	n = readlink(pth, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -1;
+	link[n] = 0;
+	if (strcmp(link, "/memfd:" PERF_FD_NAME " (deleted)"))
+		return -1;
+	h = perf_file_by_tag(S.core, fd_tag(fd));
+	if (h < 0 || (take_ref && perf_file_get(S.core, h) < 0))
+		return -1;
+	drop_fd(fd);
+	fd_set_handle(fd, h);
+	return h;
+}
+
+/* The perf fds an execve kept open (fds without close-on-exec, each with
+ * the reference the old image held): begin_new_exec() keeps the files. */
+static void adopt_exec_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (*end || end == e->d_name || fd == dirfd(d))
+			continue;
+		adopt_fd((int)fd, false);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * The perf fds of SCM_RIGHTS messages. A message in flight holds each file
+ * it carries (scm_fp_dup: the sender may close its fd at once), so send
+ * takes a reference per perf fd, and the fd recvmsg installs for it
+ * (scm_detach_fds) is a perf fd of the receiver that holds that
+ * reference; with MSG_PEEK the message keeps its own and the new fd takes
+ * another. Files of messages never received stay held.
+ */
+static void scm_fds(struct msghdr *msg, bool sent, bool peek)
+{
+	struct cmsghdr *c;
+
+	if (!msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
+		return;
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		size_t nfds;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfds; i++) {
+			int fd, h;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (!sent)
+				adopt_fd(fd, peek);
+			else if ((h = fd_handle(fd)) >= 0)
+				perf_file_get(S.core, h);
+		}
+	}
+}
+
+/* sendmsg/sendmmsg (send: the message's references) and recvmsg/recvmmsg
+ * (the receiver's perf fds); a[1] is the msghdr or the mmsghdr array. */
+static long scm_call(struct guest_thread *t, const uint64_t a[6], bool send, bool many)
+{
+	long r = sys_pass(t, a);
+	int flags = (int)a[many ? 3 : 2];
+
+	if (r < 0 || !S.core)
+		return r;
+	if (!many) {
+		scm_fds((struct msghdr *)(uintptr_t)a[1], send, flags & MSG_PEEK);
+		return r;
+	}
+	for (long i = 0; i < r; i++)
+		scm_fds(&((struct mmsghdr *)(uintptr_t)a[1])[i].msg_hdr, send, flags & MSG_PEEK);
+	return r;
+}
+
+long sys_perf_sendmsg(struct guest_thread *t, const uint64_t a[6])
+{
+	return scm_call(t, a, true, false);
+}
+
+long sys_perf_sendmmsg(struct guest_thread *t, const uint64_t a[6])
+{
+	return scm_call(t, a, true, true);
+}
+
+long sys_perf_recvmsg(struct guest_thread *t, const uint64_t a[6])
+{
+	return scm_call(t, a, false, false);
+}
+
+long sys_perf_recvmmsg(struct guest_thread *t, const uint64_t a[6])
+{
+	return scm_call(t, a, false, true);
+}
+
+/* pidfd_getfd(): the file of another process of the tree, a new fd. */
+long sys_perf_pidfd_getfd(struct guest_thread *t, const uint64_t a[6])
+{
+	long r = sys_pass(t, a);
+
+	if (r >= 0)
+		adopt_fd((int)r, true);
+	return r;
 }
 
 long sys_perf_read(struct guest_thread *t, const uint64_t a[6])
@@ -699,33 +957,70 @@ long sys_perf_read(struct guest_thread *t, const uint64_t a[6])
 	return r;
 }
 
+/*
+ * The calls perf_fops has no entry for, on a perf fd (an anon inode file
+ * whose f_mode has no FMODE_LSEEK/PREAD/PWRITE, nor FMODE_CAN_WRITE):
+ * write and writev are -EINVAL (vfs_write), pread64/pwrite64 -ESPIPE
+ * (ksys_pread64, after a negative position's -EINVAL), lseek -ESPIPE
+ * (vfs_llseek, after a bad whence's -EINVAL). Other fds pass.
+ */
+long sys_perf_write(struct guest_thread *t, const uint64_t a[6])
+{
+	return fd_handle((long)a[0]) < 0 ? sys_pass(t, a) : -EINVAL;
+}
+
+long sys_perf_pread(struct guest_thread *t, const uint64_t a[6])
+{
+	if (fd_handle((long)a[0]) < 0)
+		return sys_pass(t, a);
+	return (int64_t)a[3] < 0 ? -EINVAL : -ESPIPE;
+}
+
+long sys_perf_lseek(struct guest_thread *t, const uint64_t a[6])
+{
+	if (fd_handle((long)a[0]) < 0)
+		return sys_pass(t, a);
+	return (unsigned)a[2] > SEEK_HOLE ? -EINVAL : -ESPIPE;   /* SEEK_MAX */
+}
+
+/* fcntl F_SETFL's and ioctl FIOASYNC's change of O_ASYNC on perf file h
+ * through fd: f_op->fasync (perf_fasync), which the host's memfd lacks. */
+static void set_async(int fd, int h, bool on)
+{
+	if (!S.async_fd[h] == !on)
+		return;
+	perf_sys_fasync(S.core, h, on);
+	S.async_fd[h] = on ? fd + 1 : 0;
+}
+
 long sys_perf_ioctl(struct guest_thread *t, const uint64_t a[6])
 {
 	struct perf_uaccess ua = { ua_from, ua_to, t };
 	int h = fd_handle((long)a[0]);
 	unsigned long arg = a[2];
+	int on;
 
 	if (h < 0)
 		return sys_pass(t, a);
+	/* do_vfs_ioctl() answers these for every file before f_op->ioctl */
+	switch ((unsigned)a[1]) {
+	case FIOCLEX:
+	case FIONCLEX:
+	case FIONBIO:
+		return sys_pass(t, a);          /* the memfd's fd flags and f_flags */
+	case FIOASYNC:                          /* ioctl_fioasync() */
+		if (!guest_access_ok(t, arg, sizeof(on), PROT_READ))
+			return -EFAULT;
+		memcpy(&on, (const void *)(uintptr_t)arg, sizeof(on));
+		set_async((int)a[0], h, on != 0);
+		return 0;
+	}
 	if ((unsigned)a[1] == PERF_EVENT_IOC_SET_OUTPUT && arg != (unsigned long)-1) {
 		int oh = fd_handle((long)arg);
 
 		arg = oh < 0 ? (unsigned long)PERF_CORE_MAX_FILES : (unsigned long)oh;
 	}
 	return perf_sys_ioctl(S.core, cur_task(t), &ua, h, (unsigned)a[1], arg);
-}
-
-static void drop_fd(long fd)
-{
-	int h = fd_handle(fd);
-
-	if (h < 0)
-		return;
-	fd_set_handle(fd, -1);
-	perf_ep_forget(&ep_set, (int)fd);
-	if (S.async_fd[h] == fd + 1)
-		S.async_fd[h] = 0;    /* fasync_helper() entry of that fd goes */
-	perf_file_put(S.core, h);
 }
 
 long sys_perf_close(struct guest_thread *t, const uint64_t a[6])
@@ -740,14 +1035,29 @@ long sys_perf_close(struct guest_thread *t, const uint64_t a[6])
 	return r;
 }
 
+/* close_range(): the perf fds it closed drop their files. */
+long sys_perf_close_range(struct guest_thread *t, const uint64_t a[6])
+{
+	long r = sys_close_range(t, a);
+
+	if (r || (a[2] & CLOSE_RANGE_CLOEXEC))
+		return r;
+	for (uint64_t fd = a[0]; fd <= a[1] && fd < PERF_FD_MAX; fd++)
+		if (fd_handle((long)fd) >= 0 && fcntl((int)fd, F_GETFD) < 0)
+			drop_fd((long)fd);
+	return r;
+}
+
 static long dup_result(long r, long oldfd)
 {
 	int h = fd_handle(oldfd);
 
-	if (r >= 0 && r != oldfd)
-		perf_ep_forget(&ep_set, (int)r);        /* newfd closed first */
-	if (r >= 0 && r != oldfd && h >= 0) {
-		drop_fd(r);
+	if (r < 0 || r == oldfd)
+		return r;
+	/* newfd closed first: a perf fd there drops its file */
+	perf_ep_forget(&ep_set, (int)r);
+	drop_fd(r);
+	if (h >= 0) {
 		perf_file_get(S.core, h);
 		fd_set_handle(r, h);
 	}
@@ -788,10 +1098,8 @@ long sys_perf_fcntl(struct guest_thread *t, const uint64_t a[6])
 		return dup_result(r, (long)a[0]);
 	case F_SETFL:
 		/* setfl(): a change of FASYNC calls f_op->fasync (perf_fasync) */
-		if ((before ^ (int)a[2]) & O_ASYNC) {
-			perf_sys_fasync(S.core, h, a[2] & O_ASYNC);
-			S.async_fd[h] = (a[2] & O_ASYNC) ? (int)a[0] + 1 : 0;
-		}
+		if ((before ^ (int)a[2]) & O_ASYNC)
+			set_async((int)a[0], h, a[2] & O_ASYNC);
 		return r;
 	case F_GETFL:
 		return r | (S.async_fd[h] ? O_ASYNC : 0);
@@ -1017,6 +1325,7 @@ static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
 		pid_t me = getpid();
 
 		fork_task(t, parent, me);
+		fork_maps();
 		pv->locked = false;
 		pv->task = perf_task_find(S.core, me);
 		if (!pv->task)
@@ -1028,27 +1337,48 @@ static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
 	return r;
 }
 
-long sys_perf_fork(struct guest_thread *t, const uint64_t a[6])
+/* fork or vfork (fork_fn) of a process, with its file references. */
+static long fork_process(struct guest_thread *t, const uint64_t a[6],
+			 long (*fork_fn)(struct guest_thread *, const uint64_t *))
 {
 	struct perf_task *parent = cur_task(t);
+	long r;
 
-	return after_fork(t, parent, sys_fork(t, a));
+	fork_files(false);
+	r = fork_fn(t, a);
+	if (r < 0)
+		fork_files(true);
+	return after_fork(t, parent, r);
+}
+
+long sys_perf_fork(struct guest_thread *t, const uint64_t a[6])
+{
+	return fork_process(t, a, sys_fork);
 }
 
 long sys_perf_vfork(struct guest_thread *t, const uint64_t a[6])
 {
-	struct perf_task *parent = cur_task(t);
-
-	return after_fork(t, parent, sys_vfork(t, a));
+	return fork_process(t, a, sys_vfork);
 }
 
 long sys_perf_clone(struct guest_thread *t, const uint64_t a[6])
 {
 	struct perf_task *parent = cur_task(t);
-	long r = sys_clone(t, a);
+	/* a new process with its own copy of the fd table and mappings: what
+	 * sys_clone runs as a host fork (CLONE_VM|CLONE_VFORK too) */
+	bool process = !(a[0] & CLONE_VM) || (a[0] & CLONE_VFORK);
+	long r;
 
-	if (a[0] & CLONE_VM)       /* a thread (or a CLONE_VM sibling): thread start */
+	if (process)
+		fork_files(false);
+	r = sys_clone(t, a);
+	if (process && r < 0)
+		fork_files(true);
+	if (a[0] & CLONE_VM) {     /* a thread (or a CLONE_VM sibling): thread start */
+		if (process && r == 0 && S.core)
+			fork_maps();
 		return r;
+	}
 	return after_fork(t, parent, r);
 }
 

@@ -71,6 +71,12 @@ void perf_guest_thread_killed(struct guest_thread *t);
 /* A SIGKILL was sent to process pid: once it is dead (it must be a child
  * of this process to be waited for), its task exits in a session's core. */
 void perf_guest_process_killed(struct guest_thread *t, pid_t pid);
+/* execve, just before the host exec: the rings are unmapped and the
+ * close-on-exec perf fds closed (the new image finds the others when it
+ * starts, perf_guest_start_core); perf_guest_exec_failed() when the host
+ * exec failed: those fds are perf fds again. */
+void perf_guest_exec_begin(void);
+void perf_guest_exec_failed(void);
 
 long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_sched_setaffinity(struct guest_thread *t, const uint64_t a[6]);
@@ -79,6 +85,15 @@ long sys_perf_getcpu(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_read(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_ioctl(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_close(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_close_range(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_write(struct guest_thread *t, const uint64_t a[6]);   /* and writev */
+long sys_perf_pread(struct guest_thread *t, const uint64_t a[6]);   /* and pwrite64 */
+long sys_perf_lseek(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_sendmsg(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_sendmmsg(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_recvmsg(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_recvmmsg(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_pidfd_getfd(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_dup(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_dup2(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_dup3(struct guest_thread *t, const uint64_t a[6]);

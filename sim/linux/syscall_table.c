@@ -30,12 +30,12 @@
 
 const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	/* ---- files, pipes, sockets, poll (sys_file.c or host) ---- */
-	ROW(read, sys_perf_read), PASS(write), OWN(open), ROW(close, sys_perf_close), OWN(stat), PASS(fstat),
-	OWN(lstat), ROW(poll, sys_perf_poll), PASS(lseek), ROW(ioctl, sys_perf_ioctl), PASS(pread64),
-	PASS(pwrite64), PASS(readv), PASS(writev), OWN(access), PASS(pipe),
+	ROW(read, sys_perf_read), ROW(write, sys_perf_write), OWN(open), ROW(close, sys_perf_close), OWN(stat), PASS(fstat),
+	OWN(lstat), ROW(poll, sys_perf_poll), ROW(lseek, sys_perf_lseek), ROW(ioctl, sys_perf_ioctl), ROW(pread64, sys_perf_pread),
+	ROW(pwrite64, sys_perf_pread), PASS(readv), ROW(writev, sys_perf_write), OWN(access), PASS(pipe),
 	ROW(select, sys_perf_select), ROW(dup, sys_perf_dup), ROW(dup2, sys_perf_dup2), PASS(sendfile), PASS(socket),
-	PASS(connect), PASS(accept), PASS(sendto), PASS(recvfrom), PASS(sendmsg),
-	PASS(recvmsg), PASS(shutdown), PASS(bind), PASS(listen), PASS(getsockname),
+	PASS(connect), PASS(accept), PASS(sendto), PASS(recvfrom), ROW(sendmsg, sys_perf_sendmsg),
+	ROW(recvmsg, sys_perf_recvmsg), PASS(shutdown), PASS(bind), PASS(listen), PASS(getsockname),
 	PASS(getpeername), PASS(socketpair), PASS(setsockopt), PASS(getsockopt),
 	ROW(fcntl, sys_perf_fcntl), PASS(flock), PASS(fsync), PASS(fdatasync), PASS(truncate),
 	PASS(ftruncate), ROW(getdents, procfs_getdents), PASS(getcwd), PASS(chdir), PASS(fchdir),
@@ -57,11 +57,11 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	ROW(epoll_pwait, sys_perf_epoll_wait), PASS(timerfd_create), PASS(eventfd), PASS(fallocate),
 	PASS(timerfd_settime), PASS(timerfd_gettime), PASS(accept4), PASS(eventfd2),
 	PASS(epoll_create1), ROW(dup3, sys_perf_dup3), PASS(pipe2), PASS(inotify_init1),
-	PASS(preadv), PASS(pwritev), PASS(recvmmsg), PASS(fanotify_init),
+	PASS(preadv), PASS(pwritev), ROW(recvmmsg, sys_perf_recvmmsg), PASS(fanotify_init),
 	PASS(fanotify_mark), PASS(name_to_handle_at), PASS(open_by_handle_at),
-	PASS(syncfs), PASS(sendmmsg), PASS(renameat2), PASS(memfd_create),
+	PASS(syncfs), ROW(sendmmsg, sys_perf_sendmmsg), PASS(renameat2), PASS(memfd_create),
 	PASS(copy_file_range), PASS(preadv2), PASS(pwritev2), OWN(statx),
-	OWN(close_range), OWN(openat2), OWN(faccessat2), ROW(epoll_pwait2, sys_perf_epoll_wait),
+	ROW(close_range, sys_perf_close_range), OWN(openat2), OWN(faccessat2), ROW(epoll_pwait2, sys_perf_epoll_wait),
 	PASS(sync), PASS(msync), PASS(mincore), PASS(mlock), PASS(munlock),
 	PASS(mlockall), PASS(munlockall), PASS(mlock2),
 
@@ -93,7 +93,7 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	PASS(sched_setattr), PASS(sched_getattr), PASS(getrandom), ROW(getcpu, sys_perf_getcpu),
 	PASS(personality), PASS(syslog), PASS(sethostname), PASS(setdomainname),
 	PASS(ioprio_set), PASS(ioprio_get), PASS(membarrier), PASS(pidfd_open),
-	PASS(pidfd_getfd), PASS(process_vm_readv), PASS(process_vm_writev),
+	ROW(pidfd_getfd, sys_perf_pidfd_getfd), PASS(process_vm_readv), PASS(process_vm_writev),
 	PASS(kcmp), PASS(getitimer), PASS(semget), PASS(semop), PASS(semctl),
 	PASS(semtimedop), PASS(msgget), PASS(msgsnd), PASS(msgrcv), PASS(msgctl),
 	PASS(shmget), PASS(shmctl), PASS(mq_open), PASS(mq_unlink),
@@ -124,8 +124,10 @@ const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	ROW(fork, sys_perf_fork), ROW(vfork, sys_perf_vfork), OWN(execve), OWN(execveat), OWN(wait4), OWN(waitid),
 	OWN(exit_group),
 
-	/* ---- perf_event (sys_perf.c; the read, ioctl, close, dup*, fcntl,
-	 * mmap, munmap, poll, ppoll and prctl rows above go there too) ---- */
+	/* ---- perf_event (sys_perf.c; the read, write(v), pread/pwrite,
+	 * lseek, ioctl, close(_range), dup*, fcntl, send(m)msg, recv(m)msg,
+	 * pidfd_getfd, mmap, munmap, poll, ppoll and prctl rows above go
+	 * there too) ---- */
 	ROW(perf_event_open, sys_perf_event_open),
 };
 

@@ -51,6 +51,10 @@ proc_self_auxv	$RUN od -A d -t d8 /proc/self/auxv | awk 'NR % 4 == 2 { print $2 
 vdso	$RUN cat /proc/self/maps | awk '$6 == "[vdso]" { print $2, $3, $4, $5, $6 }'; $RUN $PROGS/vdso_time
 perf_mmap_records	$RUN $PROGS/perf_records mmap; $RUN $PROGS/perf_records mmap 2
 perf_exit_by_signal	$RUN $PROGS/perf_records exit 11; $RUN $PROGS/perf_records exit 9; $RUN $PROGS/perf_records killed
+perf_fd_across_exec	$RUN $PROGS/perf_files exec
+perf_fd_scm_rights	$RUN $PROGS/perf_files scm
+perf_fd_closed_mmapped	$RUN $PROGS/perf_files mmap
+perf_fd_file_ops	$RUN $PROGS/perf_fileops
 bash_pipeline	$RUN /bin/bash -c 'seq 1 200 | grep 7 | wc -l; (cd tree && ls | head -3); echo $((6*7))'
 ROWS
 

@@ -1,0 +1,82 @@
+/*
+ * perf_fileops.c - the calls perf_fops has no entry for, and the ones the
+ * VFS answers for every file, on a perf fd (write, pread/pwrite, lseek,
+ * a short read, FIONBIO/FIOCLEX/FIONCLEX/FIOASYNC, FIONREAD, mmap with
+ * PROT_EXEC or MAP_PRIVATE), and perf_event_open's attr checks before its
+ * group fd. The native run on a software event is the oracle.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <fcntl.h>
+static int peo(struct perf_event_attr *a, int group) { return syscall(SYS_perf_event_open, a, 0, -1, group, 0); }
+#define SHOW(name, expr) do { errno = 0; long r_ = (long)(expr); printf("%s: %ld %s\n", name, r_, r_ < 0 ? strerror(errno) : ""); } while (0)
+int main(void)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK,
+		.exclude_kernel = 1, .exclude_hv = 1 };
+	int fd = peo(&a, -1);
+	char buf[64];
+	printf("fd ok %d\n", fd >= 0);
+	SHOW("write", write(fd, buf, 8));
+	SHOW("write_badptr", syscall(SYS_write, fd, (void *)0, 8));
+	SHOW("pread_negpos", pread(fd, buf, 8, -1));
+	SHOW("lseek_badwhence", lseek(fd, 0, 77));
+	SHOW("write0", write(fd, buf, 0));
+	SHOW("pread", pread(fd, buf, 8, 0));
+	SHOW("pwrite", pwrite(fd, buf, 8, 0));
+	SHOW("lseek", lseek(fd, 0, SEEK_SET));
+	SHOW("lseek_cur", lseek(fd, 0, SEEK_CUR));
+	SHOW("read4", read(fd, buf, 4));
+	int on = 1;
+	SHOW("fionbio", ioctl(fd, FIONBIO, &on));
+	SHOW("getfl", fcntl(fd, F_GETFL) & O_NONBLOCK);
+	SHOW("fioclex", ioctl(fd, FIOCLEX));
+	SHOW("getfd", fcntl(fd, F_GETFD));
+	SHOW("fionclex", ioctl(fd, FIONCLEX));
+	SHOW("getfd", fcntl(fd, F_GETFD));
+	SHOW("fioasync", ioctl(fd, FIOASYNC, &on));
+	SHOW("getfl_async", (fcntl(fd, F_GETFL) & O_ASYNC) != 0);
+	on = 0; ioctl(fd, FIOASYNC, &on);
+	SHOW("fionread", ioctl(fd, FIONREAD, &on));
+	SHOW("fiqsize", ioctl(fd, FIOQSIZE, &on));
+	void *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_SHARED, fd, 0);
+	printf("mmap_exec: %s\n", p == MAP_FAILED ? strerror(errno) : "ok");
+	if (p != MAP_FAILED) munmap(p, 2 * 4096);
+	p = mmap(NULL, 2 * 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	printf("mmap_rx: %s\n", p == MAP_FAILED ? strerror(errno) : "ok");
+	if (p != MAP_FAILED) munmap(p, 2 * 4096);
+	p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	printf("mmap_private: %s\n", p == MAP_FAILED ? strerror(errno) : "ok");
+	/* dup2 of a pipe over a perf fd: a pipe's fd from then on */
+	{
+		int p[2], g = peo(&a, -1);
+
+		if (pipe(p) || write(p[1], "hi", 2) != 2)
+			return 1;
+		SHOW("dup2_over", dup2(p[0], g) == g);
+		SHOW("read_pipe", read(g, buf, 2));
+		close(g);
+		close(p[0]);
+		close(p[1]);
+	}
+	/* attr before group fd */
+	struct perf_event_attr bad = a;
+	bad.size = 0; bad.type = 1000; 
+	SHOW("badtype_badgroup", peo(&bad, 0));
+	bad = a; bad.sample_period = 1ULL << 63; bad.freq = 0;
+	SHOW("badperiod_badgroup", peo(&bad, 0));
+	bad = a; bad.read_format = 1 << 20;
+	SHOW("badread_badgroup", peo(&bad, 0));
+	SHOW("good_badgroup", peo(&a, 0));
+	SHOW("good_closedgroup", peo(&a, 999));
+	SHOW("pid_absent", syscall(SYS_perf_event_open, &a, 0x3ffffff0, -1, -1, 0));
+	SHOW("pid_neg", syscall(SYS_perf_event_open, &a, -2, -1, -1, 0));
+	return 0;
+}
