@@ -1,7 +1,7 @@
 /*
  * pmu.c - the registry of the simulated kernel's PMUs: the order
  * perf_event_init() registers them in (software, cpu_clock, task_clock,
- * then the architecture's core PMU), and the lookups perf_init_event()
+ * tracepoint, then the architecture's core PMU), and the lookups perf_init_event()
  * makes in it (pmu_idr by type, the pmus list in order).
  */
 #include "sim/core/pmu.h"
@@ -12,6 +12,7 @@ const struct perf_pmu *const perf_pmus[] = {
 	&perf_swevent_pmu,
 	&perf_cpu_clock_pmu,
 	&perf_task_clock_pmu,
+	&perf_tracepoint_pmu,
 	&perf_cpu_pmu,
 };
 const unsigned perf_nr_pmus = sizeof(perf_pmus) / sizeof(perf_pmus[0]);

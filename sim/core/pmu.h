@@ -98,7 +98,14 @@ extern const unsigned perf_nr_pmus;
 extern const struct perf_pmu perf_swevent_pmu;  /* pmu_sw.c: "software" */
 extern const struct perf_pmu perf_cpu_clock_pmu;
 extern const struct perf_pmu perf_task_clock_pmu;
+extern const struct perf_pmu perf_tracepoint_pmu; /* pmu_tp.c: "tracepoint" */
 extern const struct perf_pmu perf_cpu_pmu;      /* pmu_cpu.c: the model's core PMU */
+
+/* perf_swevent_overflow() (pmu_sw.c): the overflow of a software event,
+ * which may cross several periods in one report; the tracepoint PMU's too. */
+bool perf_swevent_overflow(struct perf_cpu *cpu, struct perf_event *event);
+/* trace_sched_switch() (pmu_tp.c): prev (NULL: idle) leaves cpu for next. */
+void perf_tp_sched_switch(struct perf_cpu *cpu, struct perf_task *prev, struct perf_task *next);
 
 /* idr_find(&pmu_idr, type): the registry index of the PMU registered on
  * core with type, or -1. */

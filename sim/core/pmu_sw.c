@@ -97,7 +97,7 @@ static int swevent_init(const struct perf_core *core, struct perf_event_attr *at
 
 /* perf_swevent_set_period() + perf_swevent_overflow(): a software event
  * may cross several periods in one report, one sample each. */
-static bool swevent_overflow(struct perf_cpu *cpu, struct perf_event *event)
+bool perf_swevent_overflow(struct perf_cpu *cpu, struct perf_event *event)
 {
 	u64 period = event->sample_period;
 	u64 nr = ((u64)(-event->period_left) + period) / period;
@@ -118,7 +118,7 @@ const struct perf_pmu perf_swevent_pmu = {
 	.task_ctx_nr = perf_sw_context,
 	.probe = swevent_probe,
 	.event_init = swevent_init,
-	.handle_overflow = swevent_overflow,
+	.handle_overflow = perf_swevent_overflow,
 };
 
 /* ---- "cpu_clock" and "task_clock" ---- */

@@ -5,10 +5,11 @@
  *
  * Expected values come from the kernel's sources: perf_event_init()
  * registers perf_swevent as PERF_TYPE_SOFTWARE, then "cpu_clock" and
- * "task_clock" with dynamic types, the first ids from PERF_TYPE_MAX (6, 7);
+ * "task_clock" with dynamic types, the first ids from PERF_TYPE_MAX (6, 7),
+ * then perf_tp_register() the "tracepoint" PMU as PERF_TYPE_TRACEPOINT;
  * init_hw_perf_events() registers the x86 core PMU as PERF_TYPE_RAW;
  * armpmu_register() takes a dynamic type; perf_swevent, cpu_clock and
- * task_clock have task_ctx_nr = perf_sw_context and
+ * task_clock and tracepoint have task_ctx_nr = perf_sw_context and
  * PERF_PMU_CAP_NO_NMI; armv8pmu_event_init() returns -EINVAL for a user
  * access (config1:1) event not attached to a task.
  */
@@ -18,11 +19,12 @@
 
 static void test_registration_order(void **state)
 {
-	static const char *const names[] = { "software", "cpu_clock", "task_clock", "cpu" };
+	static const char *const names[] = { "software", "cpu_clock", "task_clock", "tracepoint",
+					     "cpu" };
 
 	(void)state;
-	assert_int_equal(perf_nr_pmus, 4);
-	for (unsigned i = 0; i < 4; i++) {
+	assert_int_equal(perf_nr_pmus, 5);
+	for (unsigned i = 0; i < 5; i++) {
 		assert_string_equal(perf_pmus[i]->name, names[i]);
 		assert_int_equal(perf_pmu_index(perf_pmus[i]), i);
 		/* every PMU can take events and says what it registered as */
@@ -43,8 +45,10 @@ static void test_types_and_contexts(void **state)
 	assert_int_equal(perf_pmu_find_type(f.core, 6), perf_pmu_index(&perf_cpu_clock_pmu));
 	assert_int_equal(perf_pmu_find_type(f.core, 7), perf_pmu_index(&perf_task_clock_pmu));
 	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_RAW), perf_pmu_index(&perf_cpu_pmu));
-	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_TRACEPOINT), -1);
-	for (unsigned i = 0; i < 3; i++) {
+	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_TRACEPOINT),
+			 perf_pmu_index(&perf_tracepoint_pmu));
+	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_BREAKPOINT), -1);
+	for (unsigned i = 0; i < 4; i++) {
 		assert_int_equal(perf_pmus[i]->task_ctx_nr, perf_sw_context);
 		assert_true(perf_pmu_probe(f.core, perf_pmus[i], NULL, &caps));
 		assert_true(caps & PERF_PMU_CAP_SIM_NO_NMI);
