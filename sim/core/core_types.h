@@ -244,6 +244,8 @@ struct perf_task {
 	struct list_node task_entry;
 	bool runnable;                  /* still runnable when switched out: the
 	                                 * switch was a preemption (task_is_runnable) */
+	uint8_t exit_state;             /* past trace_sched_process_exit: EXIT_ZOMBIE
+	                                 * (a process) or EXIT_DEAD (a thread) */
 };
 
 /* An open file description: refcounted, shared by dup and fork. */

@@ -75,11 +75,14 @@ static bool tp_event_match(const struct perf_event *e, uint32_t id, const void *
  * common fields left to fill) of tracepoint tp fired on cpu by the task
  * running there. Each matching event counts one (perf_swevent_event) and
  * a sampling one whose period ran out writes a sample with the record as
- * PERF_SAMPLE_RAW.
+ * PERF_SAMPLE_RAW. Events of a task that is past its exit tracepoint are
+ * gone (perf_event_exit_task() comes before its last schedule).
  */
 static void perf_tp_event(struct perf_cpu *cpu, const struct tp_event *tp,
 			  unsigned char *record, unsigned size)
 {
+	const struct perf_event_context *dead_ctx =
+		cpu->task && cpu->task->exit_state ? cpu->task->ctx : NULL;
 	struct perf_event *hit[PERF_CPU_MAX_SLOTS];
 	unsigned n = 0;
 	uint16_t type = (uint16_t)tp->id;
@@ -91,7 +94,8 @@ static void perf_tp_event(struct perf_cpu *cpu, const struct tp_event *tp,
 	record[3] = 0;
 	memcpy(record + 4, &pid, 4);
 	for (unsigned i = 0; i < cpu->nr_sw_slots; i++)
-		if (tp_event_match(cpu->sw_slots[i], tp->id, record))
+		if (tp_event_match(cpu->sw_slots[i], tp->id, record) &&
+		    (!dead_ctx || cpu->sw_slots[i]->ctx != dead_ctx))
 			hit[n++] = cpu->sw_slots[i];
 	cpu->tp_record = record;
 	cpu->tp_record_size = size;
@@ -141,6 +145,55 @@ void perf_tp_sys_exit(struct perf_cpu *cpu, long nr, long ret)
 	perf_tp_event(cpu, tp, record, tp->entry_size);
 }
 
+/* A record being built: the fixed part, then the __data_loc strings. */
+struct tp_record {
+	const struct tp_event *tp;
+	unsigned size;
+	unsigned char bytes[TP_RECORD_MAX];
+};
+
+static void tp_record_init(struct tp_record *r, const char *system, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->tp = tp_find_name(system, name);
+	r->size = r->tp ? r->tp->entry_size : 0;
+}
+
+/* Stores the field's value (its size's first bytes of v). */
+static void tp_put(struct tp_record *r, const char *field, const void *v)
+{
+	const struct tp_field *f = tp_field_find(r->tp, field);
+
+	memcpy(r->bytes + f->offset, v, f->size);
+}
+
+static void tp_put_int(struct tp_record *r, const char *field, int64_t v)
+{
+	tp_put(r, field, &v);     /* little-endian: the low bytes */
+}
+
+/* __assign_str(): the string after the record so far, its __data_loc
+ * (length << 16 | offset) in the field; cut to fit the buffer. */
+static void tp_put_str(struct tp_record *r, const char *field, const char *s)
+{
+	size_t len = strlen(s) + 1, room = sizeof(r->bytes) - r->size;
+	uint32_t loc;
+
+	if (len > room)
+		len = room;
+	memcpy(r->bytes + r->size, s, len);
+	r->bytes[r->size + len - 1] = 0;
+	loc = (uint32_t)(len << 16 | r->size);
+	tp_put(r, field, &loc);
+	r->size += (unsigned)len;
+}
+
+static void tp_fire(struct perf_cpu *cpu, struct tp_record *r)
+{
+	if (r->tp)
+		perf_tp_event(cpu, r->tp, r->bytes, r->size);
+}
+
 /* The task's comm, pid and priority as the sched records give them; the
  * idle task is swapper/<cpu>, pid 0. Every simulated task is SCHED_NORMAL
  * at nice 0: prio 120. */
@@ -158,27 +211,101 @@ static void tp_task_ident(const struct perf_cpu *cpu, const struct perf_task *t,
 	*prio = 120;
 }
 
-/* trace_sched_switch() in __schedule(), before the context switch: prev
- * is current. prev_state is TASK_RUNNING (0) for a preemption, else
+/* __trace_sched_switch_state(): TASK_RUNNING (0) for a preemption, the
+ * exit state of a task that is dying (do_task_dead), else
  * TASK_INTERRUPTIBLE (a task blocked in a syscall). */
+static int64_t tp_prev_state(const struct perf_task *prev)
+{
+	if (!prev)
+		return 0;
+	if (prev->exit_state)
+		return prev->exit_state;
+	return prev->runnable ? 0 : 1;
+}
+
+/* trace_sched_switch() in __schedule(), before the context switch: prev
+ * is current. */
 void perf_tp_sched_switch(struct perf_cpu *cpu, struct perf_task *prev, struct perf_task *next)
 {
-	const struct tp_event *tp = tp_find_name("sched", "sched_switch");
-	unsigned char record[TP_RECORD_MAX] = { 0 };
+	struct tp_record r;
 	char comm[16];
 	int32_t pid, prio;
-	int64_t state = prev && !prev->runnable ? 1 : 0;
 
-	if (!tp)
+	tp_record_init(&r, "sched", "sched_switch");
+	if (!r.tp)
 		return;
 	tp_task_ident(cpu, prev, comm, &pid, &prio);
-	memcpy(record + tp_field_find(tp, "prev_comm")->offset, comm, 16);
-	memcpy(record + tp_field_find(tp, "prev_pid")->offset, &pid, 4);
-	memcpy(record + tp_field_find(tp, "prev_prio")->offset, &prio, 4);
-	memcpy(record + tp_field_find(tp, "prev_state")->offset, &state, 8);
+	tp_put(&r, "prev_comm", comm);
+	tp_put_int(&r, "prev_pid", pid);
+	tp_put_int(&r, "prev_prio", prio);
+	tp_put_int(&r, "prev_state", tp_prev_state(prev));
 	tp_task_ident(cpu, next, comm, &pid, &prio);
-	memcpy(record + tp_field_find(tp, "next_comm")->offset, comm, 16);
-	memcpy(record + tp_field_find(tp, "next_pid")->offset, &pid, 4);
-	memcpy(record + tp_field_find(tp, "next_prio")->offset, &prio, 4);
-	perf_tp_event(cpu, tp, record, tp->entry_size);
+	tp_put(&r, "next_comm", comm);
+	tp_put_int(&r, "next_pid", pid);
+	tp_put_int(&r, "next_prio", prio);
+	tp_fire(cpu, &r);
+}
+
+/* trace_sched_process_fork() in kernel_clone(): the parent, running on
+ * cpu, made child. */
+void perf_tp_sched_process_fork(struct perf_cpu *cpu, struct perf_task *child)
+{
+	PERF_CORE_GUARD(cpu->core);
+	struct tp_record r;
+
+	if (!cpu->nr_tp_slots || !cpu->task)
+		return;
+	tp_record_init(&r, "sched", "sched_process_fork");
+	if (!r.tp)
+		return;
+	tp_put_str(&r, "parent_comm", cpu->task->comm);
+	tp_put_int(&r, "parent_pid", cpu->task->tid);
+	tp_put_str(&r, "child_comm", child->comm);
+	tp_put_int(&r, "child_pid", child->tid);
+	tp_fire(cpu, &r);
+}
+
+/* trace_sched_process_exec() in exec_binprm(), after begin_new_exec()
+ * (enable_on_exec events see it): the task on cpu ran filename; old_pid
+ * is its pid before de_thread(), the same here. */
+void perf_tp_sched_process_exec(struct perf_cpu *cpu, const char *filename)
+{
+	PERF_CORE_GUARD(cpu->core);
+	struct tp_record r;
+
+	if (!cpu->nr_tp_slots || !cpu->task)
+		return;
+	tp_record_init(&r, "sched", "sched_process_exec");
+	if (!r.tp)
+		return;
+	tp_put_str(&r, "filename", filename);
+	tp_put_int(&r, "pid", cpu->task->tid);
+	tp_put_int(&r, "old_pid", cpu->task->tid);
+	tp_fire(cpu, &r);
+}
+
+/* trace_sched_process_exit() in do_exit(), before perf_event_exit_task():
+ * the task on cpu exits, with its process when group_dead. */
+void perf_tp_sched_process_exit(struct perf_cpu *cpu, bool group_dead)
+{
+	PERF_CORE_GUARD(cpu->core);
+	struct tp_record r;
+	char comm[16];
+	int32_t pid, prio;
+
+	if (!cpu->task)
+		return;
+	tp_record_init(&r, "sched", "sched_process_exit");
+	if (cpu->nr_tp_slots && r.tp) {
+		tp_task_ident(cpu, cpu->task, comm, &pid, &prio);
+		tp_put(&r, "comm", comm);
+		tp_put_int(&r, "pid", pid);
+		tp_put_int(&r, "prio", prio);
+		tp_put_int(&r, "group_dead", group_dead);
+		tp_fire(cpu, &r);
+	}
+	/* exit_notify(): a process waits for its parent (EXIT_ZOMBIE), a
+	 * thread is reaped at once (EXIT_DEAD); the state its last switch
+	 * shows, and its own events are gone from then on */
+	cpu->task->exit_state = group_dead ? 0x20 : 0x10;
 }

@@ -352,9 +352,10 @@ int perf_guest_arena_attach(int fd, void *addr, struct perf_core **core)
 }
 
 int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
-			  struct perf_core *core, const char *comm)
+			  struct perf_core *core, const char *path)
 {
 	struct perf_cred cred = { .uid = getuid(), .cap_perfmon = geteuid() == 0 };
+	const char *comm = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	struct perf_task *task;
 
 	(void)p;
@@ -377,6 +378,8 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 	report_mappings(t, 0, 0);     /* the image and interpreter the exec mapped */
 	perf_core_lock(core);
 	perf_cpu_switch_to(cur_pv->cpu, task);
+	/* exec_binprm(): trace_sched_process_exec() */
+	perf_tp_sched_process_exec(cur_pv->cpu, path);
 	/* events enabled by the exec count from the first instruction */
 	pmu_vcpu_hooks_pending(cur_pv);
 	perf_core_unlock(core);
@@ -447,17 +450,22 @@ void perf_guest_thread_yield(struct guest_thread *t)
 void perf_guest_thread_exit(struct guest_thread *t)
 {
 	struct pmu_vcpu *pv = t->perf;
+	bool group_dead;
 
 	if (!pv || !S.core || !pv->task)
 		return;
+	/* do_exit()'s group_dead: the process ends with this thread */
+	group_dead = t->state == GUEST_EXIT_GROUP || t->state == GUEST_KILLED ||
+		     (t->state == GUEST_EXITED && t->proc->nr_threads <= 1);
 	pmu_vcpu_release(pv);
 	perf_core_lock(S.core);
-	if (perf_cpu_task(pv->cpu) == pv->task)
+	if (perf_cpu_task(pv->cpu) == pv->task) {
+		/* do_exit(): trace_sched_process_exit() while it is current */
+		perf_tp_sched_process_exit(pv->cpu, group_dead);
 		perf_cpu_switch_to(pv->cpu, NULL);
+	}
 	perf_core_unlock(S.core);
-	/* do_exit()'s group_dead: the process ends with this thread */
-	if (t->state == GUEST_EXIT_GROUP || t->state == GUEST_KILLED ||
-	    (t->state == GUEST_EXITED && t->proc->nr_threads <= 1))
+	if (group_dead)
 		perf_task_exit_group(S.core, pv->task);
 	else
 		perf_task_exit(S.core, pv->task);
@@ -821,6 +829,17 @@ static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
 
 	if (r > 0) {
 		fork_task(t, parent, (pid_t)r);
+		/* kernel_clone(): trace_sched_process_fork() in the parent,
+		 * back on its CPU if the child ran there meanwhile */
+		if (pv && S.core && pv->task == parent) {
+			struct perf_task *child;
+
+			pmu_vcpu_acquire(pv);
+			child = perf_task_find(S.core, (pid_t)r);
+			if (child)
+				perf_tp_sched_process_fork(pv->cpu, child);
+			pmu_vcpu_release(pv);
+		}
 	} else if (r == 0 && pv && S.core) {
 		/* the child: its own task, on the CPU from now on */
 		pid_t me = getpid();
