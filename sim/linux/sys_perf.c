@@ -131,7 +131,10 @@ static void m_fill_sample(void *machine, struct perf_cpu *cpu, struct perf_event
 			  struct perf_sample_data *data)
 {
 	(void)machine;
-	if (cur_pv && cur_pv->cpu == cpu && cur_pv->task) {
+	/* this thread's state only if its task is current there: a switch
+	 * this thread makes fires sched_switch while prev, another
+	 * process's task, is still current */
+	if (cur_pv && cur_pv->cpu == cpu && cur_pv->task && perf_cpu_task(cpu) == cur_pv->task) {
 		pmu_fill_sample(cur_pv, event, data);
 		return;
 	}
