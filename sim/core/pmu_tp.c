@@ -113,38 +113,6 @@ static void perf_tp_event(struct perf_cpu *cpu, const struct tp_event *tp,
 	cpu->tp_record_size = 0;
 }
 
-/* ftrace_syscall_enter(): struct syscall_trace_enter, the number and the
- * call's arguments, one unsigned long each. */
-void perf_tp_sys_enter(struct perf_cpu *cpu, long nr, const uint64_t args[6])
-{
-	PERF_CORE_GUARD(cpu->core);
-	const struct tp_event *tp = tp_find_syscall(nr, false);
-	unsigned char record[TP_RECORD_MAX] = { 0 };
-	int32_t nr32 = (int32_t)nr;
-
-	if (!tp || !cpu->nr_tp_slots)
-		return;
-	memcpy(record + 8, &nr32, 4);
-	memcpy(record + 16, args, tp->entry_size - 16);
-	perf_tp_event(cpu, tp, record, tp->entry_size);
-}
-
-/* ftrace_syscall_exit(): struct syscall_trace_exit, the number and the
- * return value. */
-void perf_tp_sys_exit(struct perf_cpu *cpu, long nr, long ret)
-{
-	PERF_CORE_GUARD(cpu->core);
-	const struct tp_event *tp = tp_find_syscall(nr, true);
-	unsigned char record[TP_RECORD_MAX] = { 0 };
-	int32_t nr32 = (int32_t)nr;
-
-	if (!tp || !cpu->nr_tp_slots)
-		return;
-	memcpy(record + 8, &nr32, 4);
-	memcpy(record + 16, &ret, 8);
-	perf_tp_event(cpu, tp, record, tp->entry_size);
-}
-
 /* A record being built: the fixed part, then the __data_loc strings. */
 struct tp_record {
 	const struct tp_event *tp;
@@ -308,4 +276,59 @@ void perf_tp_sched_process_exit(struct perf_cpu *cpu, bool group_dead)
 	 * thread is reaped at once (EXIT_DEAD); the state its last switch
 	 * shows, and its own events are gone from then on */
 	cpu->task->exit_state = group_dead ? 0x20 : 0x10;
+}
+
+/* trace_sys_enter(): the raw_syscalls:sys_enter event itself, then its
+ * probe perf_syscall_enter() with struct syscall_trace_enter: the number
+ * and the call's arguments, one unsigned long each. */
+void perf_tp_sys_enter(struct perf_cpu *cpu, long nr, const uint64_t args[6])
+{
+	PERF_CORE_GUARD(cpu->core);
+	const struct tp_event *tp;
+	struct tp_record r;
+
+	if (!cpu->nr_tp_slots)
+		return;
+	tp_record_init(&r, "raw_syscalls", "sys_enter");
+	if (r.tp) {
+		tp_put_int(&r, "id", nr);
+		tp_put(&r, "args", args);
+		tp_fire(cpu, &r);
+	}
+	tp = tp_find_syscall(nr, false);
+	if (tp) {
+		memset(&r, 0, sizeof(r));
+		r.tp = tp;
+		r.size = tp->entry_size;
+		tp_put_int(&r, "__syscall_nr", nr);
+		memcpy(r.bytes + 16, args, tp->entry_size - 16);
+		tp_fire(cpu, &r);
+	}
+}
+
+/* trace_sys_exit(): raw_syscalls:sys_exit, then perf_syscall_exit() with
+ * struct syscall_trace_exit: the number and the return value. */
+void perf_tp_sys_exit(struct perf_cpu *cpu, long nr, long ret)
+{
+	PERF_CORE_GUARD(cpu->core);
+	const struct tp_event *tp;
+	struct tp_record r;
+
+	if (!cpu->nr_tp_slots)
+		return;
+	tp_record_init(&r, "raw_syscalls", "sys_exit");
+	if (r.tp) {
+		tp_put_int(&r, "id", nr);
+		tp_put_int(&r, "ret", ret);
+		tp_fire(cpu, &r);
+	}
+	tp = tp_find_syscall(nr, true);
+	if (tp) {
+		memset(&r, 0, sizeof(r));
+		r.tp = tp;
+		r.size = tp->entry_size;
+		tp_put_int(&r, "__syscall_nr", nr);
+		tp_put_int(&r, "ret", ret);
+		tp_fire(cpu, &r);
+	}
 }
