@@ -278,57 +278,47 @@ void perf_tp_sched_process_exit(struct perf_cpu *cpu, bool group_dead)
 	cpu->task->exit_state = group_dead ? 0x20 : 0x10;
 }
 
-/* trace_sys_enter(): the raw_syscalls:sys_enter event itself, then its
- * probe perf_syscall_enter() with struct syscall_trace_enter: the number
- * and the call's arguments, one unsigned long each. */
+/* trace_sys_enter() / trace_sys_exit(): the raw_syscalls event itself,
+ * then its probe perf_syscall_enter() / perf_syscall_exit() with struct
+ * syscall_trace_enter / syscall_trace_exit. Both records put the number
+ * at offset 8 (a long, an int) and from offset 16 the payload: the six
+ * arguments (the syscall's own record keeps as many as it takes), or the
+ * return value. */
+static void tp_fire_syscall(struct perf_cpu *cpu, bool exit, long nr, const void *payload)
+{
+	const struct tp_event *tp;
+	struct tp_record r;
+
+	if (!cpu->nr_tp_slots)
+		return;
+	tp_record_init(&r, "raw_syscalls", exit ? "sys_exit" : "sys_enter");
+	if (r.tp) {
+		tp_put_int(&r, "id", nr);
+		memcpy(r.bytes + 16, payload, r.size - 16);
+		tp_fire(cpu, &r);
+	}
+	tp = tp_find_syscall(nr, exit);
+	if (tp) {
+		memset(&r, 0, sizeof(r));
+		r.tp = tp;
+		r.size = tp->entry_size;
+		tp_put_int(&r, "__syscall_nr", nr);
+		memcpy(r.bytes + 16, payload, r.size - 16);
+		tp_fire(cpu, &r);
+	}
+}
+
 void perf_tp_sys_enter(struct perf_cpu *cpu, long nr, const uint64_t args[6])
 {
 	PERF_CORE_GUARD(cpu->core);
-	const struct tp_event *tp;
-	struct tp_record r;
 
-	if (!cpu->nr_tp_slots)
-		return;
-	tp_record_init(&r, "raw_syscalls", "sys_enter");
-	if (r.tp) {
-		tp_put_int(&r, "id", nr);
-		tp_put(&r, "args", args);
-		tp_fire(cpu, &r);
-	}
-	tp = tp_find_syscall(nr, false);
-	if (tp) {
-		memset(&r, 0, sizeof(r));
-		r.tp = tp;
-		r.size = tp->entry_size;
-		tp_put_int(&r, "__syscall_nr", nr);
-		memcpy(r.bytes + 16, args, tp->entry_size - 16);
-		tp_fire(cpu, &r);
-	}
+	tp_fire_syscall(cpu, false, nr, args);
 }
 
-/* trace_sys_exit(): raw_syscalls:sys_exit, then perf_syscall_exit() with
- * struct syscall_trace_exit: the number and the return value. */
 void perf_tp_sys_exit(struct perf_cpu *cpu, long nr, long ret)
 {
 	PERF_CORE_GUARD(cpu->core);
-	const struct tp_event *tp;
-	struct tp_record r;
 
-	if (!cpu->nr_tp_slots)
-		return;
-	tp_record_init(&r, "raw_syscalls", "sys_exit");
-	if (r.tp) {
-		tp_put_int(&r, "id", nr);
-		tp_put_int(&r, "ret", ret);
-		tp_fire(cpu, &r);
-	}
-	tp = tp_find_syscall(nr, true);
-	if (tp) {
-		memset(&r, 0, sizeof(r));
-		r.tp = tp;
-		r.size = tp->entry_size;
-		tp_put_int(&r, "__syscall_nr", nr);
-		tp_put_int(&r, "ret", ret);
-		tp_fire(cpu, &r);
-	}
+	tp_fire_syscall(cpu, true, nr, &ret);
 }
+

@@ -121,44 +121,36 @@ static int parse_factor(struct tp_parser *p)
 	return 0;
 }
 
-static int parse_and(struct tp_parser *p)
+/* operand (op operand)*, left to right; a trailing op ends the filter. */
+static int parse_chain(struct tp_parser *p, const char *op_text, enum tp_filter_op op,
+		       int (*operand)(struct tp_parser *p))
 {
-	int err = parse_factor(p);
+	int err = operand(p);
 
 	for (;;) {
 		if (err)
 			return err;
 		skip_space(p);
-		if (strncmp(p->s, "&&", 2))
+		if (strncmp(p->s, op_text, 2))
 			return 0;
 		p->s += 2;
 		skip_space(p);
 		if (!*p->s)
 			return 0;
-		err = parse_factor(p);
+		err = operand(p);
 		if (!err)
-			err = emit(p, (struct tp_filter_op_rec){ .op = TP_OP_AND });
+			err = emit(p, (struct tp_filter_op_rec){ .op = (uint8_t)op });
 	}
+}
+
+static int parse_and(struct tp_parser *p)
+{
+	return parse_chain(p, "&&", TP_OP_AND, parse_factor);
 }
 
 static int parse_or(struct tp_parser *p)
 {
-	int err = parse_and(p);
-
-	for (;;) {
-		if (err)
-			return err;
-		skip_space(p);
-		if (strncmp(p->s, "||", 2))
-			return 0;
-		p->s += 2;
-		skip_space(p);
-		if (!*p->s)
-			return 0;
-		err = parse_and(p);
-		if (!err)
-			err = emit(p, (struct tp_filter_op_rec){ .op = TP_OP_OR });
-	}
+	return parse_chain(p, "||", TP_OP_OR, parse_and);
 }
 
 int tp_filter_compile(const struct tp_event *tp, const char *str, struct tp_filter *out)
