@@ -120,10 +120,38 @@ struct tp_record {
 	unsigned char bytes[TP_RECORD_MAX];
 };
 
-static void tp_record_init(struct tp_record *r, const char *system, const char *name)
+/* The tracepoints fired by name, looked up once per process (the
+ * catalogue is this binary's constant data; a racing lookup stores the
+ * same pointer). */
+enum tp_named {
+	TP_RAW_SYS_ENTER, TP_RAW_SYS_EXIT, TP_SCHED_SWITCH, TP_SCHED_FORK,
+	TP_SCHED_EXEC, TP_SCHED_EXIT, TP_NR_NAMED,
+};
+
+static const struct tp_event *tp_named(enum tp_named which)
+{
+	static const char *const names[TP_NR_NAMED][2] = {
+		[TP_RAW_SYS_ENTER] = { "raw_syscalls", "sys_enter" },
+		[TP_RAW_SYS_EXIT] = { "raw_syscalls", "sys_exit" },
+		[TP_SCHED_SWITCH] = { "sched", "sched_switch" },
+		[TP_SCHED_FORK] = { "sched", "sched_process_fork" },
+		[TP_SCHED_EXEC] = { "sched", "sched_process_exec" },
+		[TP_SCHED_EXIT] = { "sched", "sched_process_exit" },
+	};
+	static const struct tp_event *cache[TP_NR_NAMED];
+	const struct tp_event *tp = __atomic_load_n(&cache[which], __ATOMIC_RELAXED);
+
+	if (!tp) {
+		tp = tp_find_name(names[which][0], names[which][1]);
+		__atomic_store_n(&cache[which], tp, __ATOMIC_RELAXED);
+	}
+	return tp;
+}
+
+static void tp_record_init(struct tp_record *r, enum tp_named which)
 {
 	memset(r, 0, sizeof(*r));
-	r->tp = tp_find_name(system, name);
+	r->tp = tp_named(which);
 	r->size = r->tp ? r->tp->entry_size : 0;
 }
 
@@ -199,7 +227,7 @@ void perf_tp_sched_switch(struct perf_cpu *cpu, struct perf_task *prev, struct p
 	char comm[16];
 	int32_t pid, prio;
 
-	tp_record_init(&r, "sched", "sched_switch");
+	tp_record_init(&r, TP_SCHED_SWITCH);
 	if (!r.tp)
 		return;
 	tp_task_ident(cpu, prev, comm, &pid, &prio);
@@ -223,7 +251,7 @@ void perf_tp_sched_process_fork(struct perf_cpu *cpu, struct perf_task *child)
 
 	if (!cpu->nr_tp_slots || !cpu->task)
 		return;
-	tp_record_init(&r, "sched", "sched_process_fork");
+	tp_record_init(&r, TP_SCHED_FORK);
 	if (!r.tp)
 		return;
 	tp_put_str(&r, "parent_comm", cpu->task->comm);
@@ -243,7 +271,7 @@ void perf_tp_sched_process_exec(struct perf_cpu *cpu, const char *filename)
 
 	if (!cpu->nr_tp_slots || !cpu->task)
 		return;
-	tp_record_init(&r, "sched", "sched_process_exec");
+	tp_record_init(&r, TP_SCHED_EXEC);
 	if (!r.tp)
 		return;
 	tp_put_str(&r, "filename", filename);
@@ -263,7 +291,7 @@ void perf_tp_sched_process_exit(struct perf_cpu *cpu, bool group_dead)
 
 	if (!cpu->task)
 		return;
-	tp_record_init(&r, "sched", "sched_process_exit");
+	tp_record_init(&r, TP_SCHED_EXIT);
 	if (cpu->nr_tp_slots && r.tp) {
 		tp_task_ident(cpu, cpu->task, comm, &pid, &prio);
 		tp_put(&r, "comm", comm);
@@ -291,7 +319,7 @@ static void tp_fire_syscall(struct perf_cpu *cpu, bool exit, long nr, const void
 
 	if (!cpu->nr_tp_slots)
 		return;
-	tp_record_init(&r, "raw_syscalls", exit ? "sys_exit" : "sys_enter");
+	tp_record_init(&r, exit ? TP_RAW_SYS_EXIT : TP_RAW_SYS_ENTER);
 	if (r.tp) {
 		tp_put_int(&r, "id", nr);
 		memcpy(r.bytes + 16, payload, r.size - 16);
