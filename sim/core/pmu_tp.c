@@ -30,17 +30,23 @@ static bool tp_probe(const struct perf_core *core, uint32_t *type, unsigned *cap
 static int tp_event_init(const struct perf_core *core, struct perf_event_attr *attr,
 			 const struct perf_event_init_hooks *hooks, struct perf_event_init *out)
 {
+	const struct tp_event *tp;
+
 	if (attr->type != PERF_TYPE_TRACEPOINT)
 		return -ENOENT;
 	/* no branch-stack sampling */
 	if (has_branch_stack(attr))
 		return -EOPNOTSUPP;
 	/* perf_trace_init(): an id no trace_event_call has */
-	if (attr->config > UINT32_MAX || !tp_find_id((uint32_t)attr->config))
+	if (attr->config > UINT32_MAX || !(tp = tp_find_id((uint32_t)attr->config)))
 		return -EINVAL;
-	/* perf_trace_event_perm(): raw records only to the privileged unless
-	 * perf_event_paranoid is -1 (perf_paranoid_tracepoint_raw) */
-	if ((attr->sample_type & PERF_SAMPLE_RAW) && core && core->cfg.paranoid > -1 &&
+	/* perf_trace_event_perm(): counting is no leak; the syscall events
+	 * (TRACE_EVENT_FL_CAP_ANY) may trace a task; other raw records need
+	 * perf_allow_tracepoint(): paranoid -1 or CAP_PERFMON */
+	if ((attr->sample_type & PERF_SAMPLE_RAW) &&
+	    !(out->attach_task && (!strcmp(tp->system, "syscalls") ||
+				   !strcmp(tp->system, "raw_syscalls"))) &&
+	    core && core->cfg.paranoid > -1 &&
 	    !perf_perfmon_capable(hooks ? hooks->current : NULL))
 		return -EPERM;
 	out->source = SIM_SRC_NONE;
