@@ -340,7 +340,11 @@ static long sys_perf_event_open(long *a)
 		 * forked workload before its exec) */
 		to_core = core_type(attr->type) || gh >= 0 ||
 			  (attr->type == PERF_TYPE_SOFTWARE && !(flags & PERF_FLAG_PID_CGROUP) &&
-			   (pid == -1 || (pid > 0 && (attr->enable_on_exec || task_monitored(pid)))));
+			   (pid == -1 || (pid > 0 && (attr->enable_on_exec || task_monitored(pid))))) ||
+			  /* tracepoints of tasks that will run emulated: the
+			   * core's catalogue has the host's ids */
+			  (attr->type == PERF_TYPE_TRACEPOINT && !(flags & PERF_FLAG_PID_CGROUP) &&
+			   pid > 0 && (attr->enable_on_exec || task_monitored(pid)));
 	}
 	if (!to_core) {
 		long r = TSYS6(SYS_perf_event_open, a[0], a[1], a[2], a[3], a[4], 0);

@@ -413,7 +413,7 @@ int cmd_exec(int argc, char **argv)
 		/* the simulated perf core this process's guest code drives: its
 		 * own, or the one of the `pmusim run` session it belongs to */
 		if (own_core) {
-			r = perf_guest_start_core(&proc, t, own_core, base ? base + 1 : path);
+			r = perf_guest_start_core(&proc, t, own_core, path);
 			if (exec_trace_out) {
 				exec_trace_core = own_core;
 				process_exit_hook = exec_write_trace;
@@ -432,14 +432,14 @@ int cmd_exec(int argc, char **argv)
 			if (!r)
 				shim_session_own_fds(reserve_fd, &proc);
 			if (!r)
-				r = perf_guest_start_core(&proc, t, core, base ? base + 1 : path);
+				r = perf_guest_start_core(&proc, t, core, path);
 		} else {
 			/* an emulated ancestor's core, across execve */
 			struct perf_core *core = NULL;
 
 			r = perf_guest_arena_attach(exec_attach_core_fd, PMUSIM_ARENA_ADDR, &core);
 			if (!r)
-				r = perf_guest_start_core(&proc, t, core, base ? base + 1 : path);
+				r = perf_guest_start_core(&proc, t, core, path);
 			if (!r && exec_trace_out && exec_trace_root == getpid()) {
 				exec_trace_core = core;
 				process_exit_hook = exec_write_trace;

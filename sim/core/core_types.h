@@ -24,6 +24,7 @@
 #include "sim/core/perf_core.h"
 #include "sim/core/list.h"
 #include "sim/core/sched_trace.h"
+#include "sim/core/tracepoints.h"
 #include "pmu_models/pmu_model.h"
 
 typedef uint64_t u64;
@@ -57,6 +58,7 @@ enum perf_sw_source {
 	PERF_SW_SRC_SWITCHES,   /* context switches, counted by the core */
 	PERF_SW_SRC_MIGRATIONS, /* cpu migrations, counted by the core */
 	PERF_SW_SRC_MACHINE,    /* page faults etc.: a sim_source the machine reports */
+	PERF_SW_SRC_TRACEPOINT, /* tracepoint records the machine fires (pmu_tp.c) */
 };
 
 struct perf_ring;           /* sim/core/ring_buffer.h */
@@ -95,6 +97,7 @@ struct perf_event {
 	unsigned hw_flags;              /* PERF_EVENT_FLAG_* its PMU set at event_init */
 	enum sim_source source;         /* hardware events, and machine-fed sw events */
 	enum perf_sw_source sw_source;
+	struct tp_filter tp_filter;     /* tracepoint events: IOC_SET_FILTER */
 	u64 hw_config;                  /* encoding after generic/cache mapping */
 	u64 counter_mask;               /* constraint */
 	bool chained;                   /* PMUv3 64-bit chained pair */
@@ -215,6 +218,9 @@ struct perf_cpu {
 	unsigned nr_slots;
 	struct perf_event *sw_slots[PERF_CPU_MAX_SLOTS];
 	unsigned nr_sw_slots;
+	unsigned nr_tp_slots;           /* of them, tracepoint events */
+	const void *tp_record;          /* the tracepoint record being fired: */
+	unsigned tp_record_size;        /* its samples' PERF_SAMPLE_RAW */
 	/* ACTIVE hardware events in the order they were added (cpuc->event_list) */
 	struct perf_event *hw_events[PMU_MAX_COUNTERS];
 	unsigned nr_hw_events;
@@ -239,6 +245,8 @@ struct perf_task {
 	struct list_node task_entry;
 	bool runnable;                  /* still runnable when switched out: the
 	                                 * switch was a preemption (task_is_runnable) */
+	uint8_t exit_state;             /* past trace_sched_process_exit: EXIT_ZOMBIE
+	                                 * (a process) or EXIT_DEAD (a thread) */
 };
 
 /* An open file description: refcounted, shared by dup and fork. */

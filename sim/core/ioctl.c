@@ -108,21 +108,46 @@ static int perf_event_period(struct perf_core *core, struct perf_event *event, u
 
 #define IOCTL_PAGE_SIZE 4096u    /* PAGE_SIZE of both simulated arches */
 
-/* strndup_user(uaddr, PAGE_SIZE)'s verdict on a string: -EFAULT when it
- * cannot be read up to its NUL, -EINVAL when it is longer than a page,
- * else 0. Byte by byte, as strnlen_user stops at the NUL: nothing past
- * the string is read. */
-static int user_string_check(const struct perf_uaccess *ua, uint64_t uaddr)
+/* strndup_user(uaddr, PAGE_SIZE) into buf (IOCTL_PAGE_SIZE bytes; NULL:
+ * only the verdict): -EFAULT when the string cannot be read up to its
+ * NUL, -EINVAL when it is longer than a page, else 0. Byte by byte, as
+ * strnlen_user stops at the NUL: nothing past the string is read. */
+static int user_string_copy(const struct perf_uaccess *ua, uint64_t uaddr, char *buf)
 {
 	for (uint64_t i = 0; i < IOCTL_PAGE_SIZE; i++) {
 		char c;
 
 		if (ua->copy_from(ua->ctx, &c, uaddr + i, 1))
 			return -EFAULT;
+		if (buf)
+			buf[i] = c;
 		if (!c)
 			return 0;
 	}
 	return -EINVAL;
+}
+
+/* perf_event_set_filter(): strndup_user(arg, PAGE_SIZE) first; then
+ * only tracepoints (ftrace_profile_set_filter) and PMUs with address
+ * filters take one, and the simulated ones have none. */
+static int perf_event_set_filter(struct perf_event *event, const struct perf_uaccess *ua,
+				 uint64_t arg)
+{
+	char str[IOCTL_PAGE_SIZE];
+	struct tp_filter filter;
+	int err = user_string_copy(ua, arg, str);
+
+	if (err)
+		return err;
+	if (event->sw_source != PERF_SW_SRC_TRACEPOINT)
+		return -EINVAL;
+	/* ftrace_profile_set_filter(): an event keeps its first filter */
+	if (event->tp_filter.n)
+		return -EEXIST;
+	err = tp_filter_compile(tp_find_id((uint32_t)event->attr.config), str, &filter);
+	if (!err)
+		event->tp_filter = filter;
+	return err;
 }
 
 /* _perf_ioctl() */
@@ -176,11 +201,7 @@ long perf_sys_ioctl(struct perf_core *core, struct perf_task *current,
 		return perf_event_set_output(event, output);
 	}
 	case PERF_EVENT_IOC_SET_FILTER:
-		/* perf_event_set_filter(): strndup_user(arg, PAGE_SIZE) first;
-		 * then only tracepoints and PMUs with address filters take
-		 * one, and the simulated ones have none */
-		err = user_string_check(ua, arg);
-		return err ? err : -EINVAL;
+		return perf_event_set_filter(event, ua, arg);
 	case PERF_EVENT_IOC_SET_BPF:
 		/* perf_event_set_bpf_prog(): no fd is a BPF program here; a
 		 * valid fd that is not one is -EINVAL (bpf_prog_get) */

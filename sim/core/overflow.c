@@ -238,6 +238,9 @@ bool perf_event_overflow_one(struct perf_cpu *cpu, struct perf_event *event, boo
 		event->pending_disable = true;
 	}
 	data.period = event->last_period;
+	/* perf_tp_event(): a tracepoint's record is the sample's raw data */
+	data.raw = cpu->tp_record;
+	data.raw_size = cpu->tp_record_size;
 	{
 		const struct perf_machine *machine = perf_core_machine(cpu->core);
 

@@ -267,6 +267,22 @@ bool perf_event_counts_time(const struct perf_event *event);
 uint64_t perf_event_id(const struct perf_event *event);
 const struct perf_event *perf_event_group_leader(const struct perf_event *event);
 
+/* ---- tracepoints the machine fires (pmu_tp.c, tracepoints.h) ----
+ * With the core lock held, by the task running on cpu. Each costs one
+ * test when no tracepoint event is ACTIVE on cpu; a machine that builds
+ * arguments may test perf_cpu_traces first. */
+bool perf_cpu_traces(const struct perf_cpu *cpu);
+/* trace_sys_enter(): syscall nr with its six argument registers. */
+void perf_tp_sys_enter(struct perf_cpu *cpu, long nr, const uint64_t args[6]);
+/* trace_sys_exit(): syscall nr returned ret. */
+void perf_tp_sys_exit(struct perf_cpu *cpu, long nr, long ret);
+/* The sched tracepoints of the task running on cpu: it forked child (in
+ * the parent, once the child's task exists), it exec'd filename (once
+ * its enable_on_exec events are on), it exits (before its events go). */
+void perf_tp_sched_process_fork(struct perf_cpu *cpu, struct perf_task *child);
+void perf_tp_sched_process_exec(struct perf_cpu *cpu, const char *filename);
+void perf_tp_sched_process_exit(struct perf_cpu *cpu, bool group_dead);
+
 /* ---- syscalls ---- */
 /* perf_event_open(2): returns a file handle >= 0 or -errno. */
 int perf_sys_event_open(struct perf_core *core, struct perf_task *current,

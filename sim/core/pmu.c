@@ -1,7 +1,7 @@
 /*
  * pmu.c - the registry of the simulated kernel's PMUs: the order
  * perf_event_init() registers them in (software, cpu_clock, task_clock,
- * breakpoint, then the architecture's core PMU), and the lookups perf_init_event()
+ * tracepoint, breakpoint, then the architecture's core PMU), and the lookups perf_init_event()
  * makes in it (pmu_idr by type, the pmus list in order).
  */
 #include "sim/core/pmu.h"
@@ -12,6 +12,7 @@ const struct perf_pmu *const perf_pmus[] = {
 	&perf_swevent_pmu,
 	&perf_cpu_clock_pmu,
 	&perf_task_clock_pmu,
+	&perf_tracepoint_pmu,   /* perf_tp_register(), from perf_event_init() */
 	&perf_bp_pmu,           /* init_hw_breakpoint(), from perf_event_init() */
 	&perf_cpu_pmu,          /* the arch's, from an early initcall */
 };

@@ -98,6 +98,7 @@ extern const unsigned perf_nr_pmus;
 extern const struct perf_pmu perf_swevent_pmu;  /* pmu_sw.c: "software" */
 extern const struct perf_pmu perf_cpu_clock_pmu;
 extern const struct perf_pmu perf_task_clock_pmu;
+extern const struct perf_pmu perf_tracepoint_pmu; /* pmu_tp.c: "tracepoint" */
 extern const struct perf_pmu perf_cpu_pmu;      /* pmu_cpu.c: the model's core PMU */
 extern const struct perf_pmu perf_bp_pmu;       /* pmu_bp.c: "breakpoint" */
 
@@ -109,6 +110,12 @@ bool perf_swevent_handle_overflow(struct perf_cpu *cpu, struct perf_event *event
  * inherited children): 0 or the kernel's errno. */
 int perf_bp_modify_attr(struct perf_event *event, const struct perf_event_attr *attr,
 			const struct perf_task *current);
+
+/* perf_swevent_overflow() (pmu_sw.c): the overflow of a software event,
+ * which may cross several periods in one report; the tracepoint PMU's too. */
+bool perf_swevent_overflow(struct perf_cpu *cpu, struct perf_event *event);
+/* trace_sched_switch() (pmu_tp.c): prev (NULL: idle) leaves cpu for next. */
+void perf_tp_sched_switch(struct perf_cpu *cpu, struct perf_task *prev, struct perf_task *next);
 
 /* idr_find(&pmu_idr, type): the registry index of the PMU registered on
  * core with type, or -1. */

@@ -129,6 +129,8 @@ void perf_slot_add(struct perf_cpu *cpu, struct perf_event *event)
 		assert(cpu->nr_sw_slots < PERF_CPU_MAX_SLOTS);
 		cpu->sw_slots[cpu->nr_sw_slots] = event;
 		event->slot = cpu->nr_sw_slots++;
+		if (event->sw_source == PERF_SW_SRC_TRACEPOINT)
+			cpu->nr_tp_slots++;
 		if (event->sw_source == PERF_SW_SRC_CLOCK && is_sampling_event(event))
 			perf_cpu_update_next_timer(cpu);
 	}
@@ -157,6 +159,8 @@ void perf_slot_del(struct perf_cpu *cpu, struct perf_event *event)
 			cpu->sw_slots[i]->slot = i;
 		}
 		cpu->nr_sw_slots--;
+		if (event->sw_source == PERF_SW_SRC_TRACEPOINT)
+			cpu->nr_tp_slots--;
 	}
 	event->slot = -1;
 }
@@ -483,6 +487,9 @@ void perf_cpu_switch_to(struct perf_cpu *cpu, struct perf_task *next)
 		return;
 	if (next)
 		perf_core_catch_up(cpu->core, cpu); /* a CPU waking from idle */
+	/* __schedule(): trace_sched_switch() before context_switch() */
+	if (cpu->nr_tp_slots)
+		perf_tp_sched_switch(cpu, prev, next);
 	/* perf_event_task_sched_out(): the switch counts and its records go
 	 * out while prev's context is still on (the idle task too) */
 	if (prev)

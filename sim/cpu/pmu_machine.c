@@ -1204,6 +1204,17 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 	kernel_work(pv, &syscall_entry);
 	pv->syscall_entry = false;
 	pv->prev = NULL;            /* SYSCALL ends the block; no branch to resolve */
+	/* syscall_trace_enter(): trace_sys_enter() */
+	pv->syscall_nr = (long)vcpu_reg(pv->c, UC_X86_REG_RAX);
+	if (perf_cpu_traces(pv->cpu)) {
+		const uint64_t args[6] = {
+			vcpu_reg(pv->c, UC_X86_REG_RDI), vcpu_reg(pv->c, UC_X86_REG_RSI),
+			vcpu_reg(pv->c, UC_X86_REG_RDX), vcpu_reg(pv->c, UC_X86_REG_R10),
+			vcpu_reg(pv->c, UC_X86_REG_R8), vcpu_reg(pv->c, UC_X86_REG_R9),
+		};
+
+		perf_tp_sys_enter(pv->cpu, pv->syscall_nr, args);
+	}
 	if (pv->task && syscall_blocks(pv)) {
 		/* schedule(): off the CPU until the syscall returns (acquire) */
 		perf_task_set_runnable(pv->task, false);
@@ -1215,6 +1226,9 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 void pmu_syscall_exit(struct pmu_vcpu *pv)
 {
 	pmu_vcpu_acquire(pv);
+	/* syscall_exit_work(): trace_sys_exit() with the return value */
+	if (perf_cpu_traces(pv->cpu))
+		perf_tp_sys_exit(pv->cpu, pv->syscall_nr, (long)vcpu_reg(pv->c, UC_X86_REG_RAX));
 	kernel_work(pv, &syscall_exit);
 	pmu_vcpu_check_hooks(pv);
 	pmu_vcpu_release(pv);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cpu/kernel_symbols.h"
+#include "sim/core/tracepoints.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
 #include "sim/linux/procfs.h"
@@ -98,14 +99,46 @@ static const struct {
 	{ "status", PROCFS_STATUS },
 };
 
+/* The simulated kernel's tracepoint that path names under tracefs
+ * (/sys/kernel/tracing or /sys/kernel/debug/tracing), with *file its
+ * "id" or "format"; NULL if none. */
+static const struct tp_event *tracefs_event(const char *path, const char **file)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing/events/",
+					     "/sys/kernel/debug/tracing/events/" };
+	char sys[64], name[128];
+	const char *p = NULL, *slash;
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && !p; i++)
+		if (!strncmp(path, roots[i], strlen(roots[i])))
+			p = path + strlen(roots[i]);
+	if (!p || !(slash = strchr(p, '/')) || (size_t)(slash - p) >= sizeof(sys))
+		return NULL;
+	memcpy(sys, p, (size_t)(slash - p));
+	sys[slash - p] = 0;
+	p = slash + 1;
+	if (!(slash = strchr(p, '/')) || (size_t)(slash - p) >= sizeof(name))
+		return NULL;
+	memcpy(name, p, (size_t)(slash - p));
+	name[slash - p] = 0;
+	*file = slash + 1;
+	return tp_find_name(sys, name);
+}
+
 enum procfs_kind procfs_classify(struct guest_thread *t, const char *path)
 {
-	const char *rest, *e;
+	const char *rest, *e, *file;
 
 	if (!strcmp(path, "/proc/cpuinfo"))
 		return PROCFS_CPUINFO;
 	if (!strcmp(path, "/proc/kallsyms"))
 		return PROCFS_KALLSYMS;
+	if (tracefs_event(path, &file)) {
+		if (!strcmp(file, "id"))
+			return PROCFS_TRACE_ID;
+		if (!strcmp(file, "format"))
+			return PROCFS_TRACE_FORMAT;
+	}
 	rest = procfs_self_rest(t, path);
 	if (!rest)
 		return PROCFS_HOST;
@@ -298,6 +331,7 @@ static const char *const gen_names[] = {
 	[PROCFS_AUXV] = GEN_PREFIX "auxv", [PROCFS_CMDLINE] = GEN_PREFIX "cmdline",
 	[PROCFS_ENVIRON] = GEN_PREFIX "environ", [PROCFS_STAT] = GEN_PREFIX "stat",
 	[PROCFS_STATUS] = GEN_PREFIX "status", [PROCFS_KALLSYMS] = GEN_PREFIX "kallsyms",
+	[PROCFS_TRACE_ID] = GEN_PREFIX "id", [PROCFS_TRACE_FORMAT] = GEN_PREFIX "format",
 };
 
 /* Writes the text of generated file k into the empty file fd; path is the
@@ -328,6 +362,21 @@ static int fill_generated(struct guest_thread *t, enum procfs_kind k, const char
 	case PROCFS_KALLSYMS: {
 		char text[1024];
 		size_t n = kernel_kallsyms_text(text, sizeof(text));
+
+		if (n > sizeof(text))
+			n = sizeof(text);
+		if (write(fd, text, n) != (ssize_t)n)
+			err = -EIO;
+		break;
+	}
+	case PROCFS_TRACE_ID:       /* event_id_read() */
+	case PROCFS_TRACE_FORMAT: { /* f_show() */
+		const char *file;
+		const struct tp_event *tp = tracefs_event(path, &file);
+		char text[8192];
+		size_t n = k == PROCFS_TRACE_ID ?
+			   (size_t)snprintf(text, sizeof(text), "%u\n", tp->id) :
+			   tp_format(tp, text, sizeof(text));
 
 		if (n > sizeof(text))
 			n = sizeof(text);

@@ -32,6 +32,8 @@ enum procfs_kind {
 	PROCFS_STAT,
 	PROCFS_STATUS,
 	PROCFS_KALLSYMS,      /* the simulated kernel's (kernel_symbols.c) */
+	PROCFS_TRACE_ID,      /* tracefs events/<system>/<name>/id and format */
+	PROCFS_TRACE_FORMAT,  /* of the simulated kernel's tracepoints */
 };
 #define PROCFS_IS_DIR(k) ((k) >= PROCFS_DIR_FD && (k) <= PROCFS_DIR_TASK)
 #define PROCFS_IS_GENERATED(k) ((k) >= PROCFS_CPUINFO)

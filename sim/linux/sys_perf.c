@@ -151,7 +151,10 @@ static void m_fill_sample(void *machine, struct perf_cpu *cpu, struct perf_event
 			  struct perf_sample_data *data)
 {
 	(void)machine;
-	if (cur_pv && cur_pv->cpu == cpu && cur_pv->task) {
+	/* this thread's state only if its task is current there: a switch
+	 * this thread makes fires sched_switch while prev, another
+	 * process's task, is still current */
+	if (cur_pv && cur_pv->cpu == cpu && cur_pv->task && perf_cpu_task(cpu) == cur_pv->task) {
 		pmu_fill_sample(cur_pv, event, data);
 		return;
 	}
@@ -515,9 +518,10 @@ int perf_guest_arena_attach(int fd, void *addr, struct perf_core **core)
 }
 
 int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
-			  struct perf_core *core, const char *comm)
+			  struct perf_core *core, const char *path)
 {
 	struct perf_cred cred = { .uid = getuid(), .cap_perfmon = geteuid() == 0 };
+	const char *comm = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	struct perf_task *task;
 
 	(void)p;
@@ -541,6 +545,8 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 	report_mappings(t, 0, 0);     /* the image and interpreter the exec mapped */
 	perf_core_lock(core);
 	perf_cpu_switch_to(cur_pv->cpu, task);
+	/* exec_binprm(): trace_sched_process_exec() */
+	perf_tp_sched_process_exec(cur_pv->cpu, path);
 	/* events enabled by the exec count from the first instruction */
 	pmu_vcpu_hooks_pending(cur_pv);
 	perf_core_unlock(core);
@@ -708,6 +714,7 @@ void perf_guest_thread_exit(struct guest_thread *t)
 
 	if (!pv || !S.core || !pv->task)
 		return;
+	/* do_exit()'s group_dead: the process ends with this thread */
 	group_dead = t->state == GUEST_EXIT_GROUP || t->state == GUEST_KILLED ||
 		     (t->state == GUEST_EXITED && t->proc->nr_threads <= 1);
 	if (group_dead) {
@@ -718,10 +725,12 @@ void perf_guest_thread_exit(struct guest_thread *t)
 	}
 	pmu_vcpu_release(pv);
 	perf_core_lock(S.core);
-	if (perf_cpu_task(pv->cpu) == pv->task)
+	if (perf_cpu_task(pv->cpu) == pv->task) {
+		/* do_exit(): trace_sched_process_exit() while it is current */
+		perf_tp_sched_process_exit(pv->cpu, group_dead);
 		perf_cpu_switch_to(pv->cpu, NULL);
+	}
 	perf_core_unlock(S.core);
-	/* do_exit()'s group_dead: the process ends with this thread */
 	if (group_dead)
 		perf_task_exit_group(S.core, pv->task);
 	else
@@ -1320,6 +1329,17 @@ static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
 
 	if (r > 0) {
 		fork_task(t, parent, (pid_t)r);
+		/* kernel_clone(): trace_sched_process_fork() in the parent,
+		 * back on its CPU if the child ran there meanwhile */
+		if (pv && S.core && pv->task == parent) {
+			struct perf_task *child;
+
+			pmu_vcpu_acquire(pv);
+			child = perf_task_find(S.core, (pid_t)r);
+			if (child)
+				perf_tp_sched_process_fork(pv->cpu, child);
+			pmu_vcpu_release(pv);
+		}
 	} else if (r == 0 && pv && S.core) {
 		/* the child: its own task, on the CPU from now on */
 		pid_t me = getpid();

@@ -29,9 +29,11 @@ int perf_guest_start(struct guest_process *p, struct guest_thread *t,
 		     const struct pmu_model *model, unsigned nr_cpus, const char *comm);
 /* The same over a core that exists (a `pmusim run` session's, joined by
  * the caller with perf_guest_machine()): the task of t's tid if the core
- * knows it (enable_on_exec events then start), else a new one. */
+ * knows it (enable_on_exec events then start), else a new one. path is
+ * the program as execve named it (sched_process_exec's filename); the
+ * comm is its last component. */
 int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
-			  struct perf_core *core, const char *comm);
+			  struct perf_core *core, const char *path);
 /* A core in a shared arena at addr (every process of the emulated tree
  * maps it there: fork shares it, execve re-attaches through the memfd
  * duplicated at the highest free *fd in [fd_lo, fd_hi), inheritable). */

@@ -5,7 +5,7 @@
 # inside. Usage: sealed_core.sh SOURCE_ROOT
 set -euo pipefail
 root=$1
-public="perf_core.h perf_epoll.h sample_data.h sched_trace.h arena.h fd_place.h list.h"
+public="perf_core.h perf_epoll.h sample_data.h sched_trace.h arena.h fd_place.h list.h tracepoints.h"
 private=()
 for h in "$root"/sim/core/*.h; do
   name=${h##*/}

@@ -5,25 +5,27 @@
  *
  * Expected values come from the kernel's sources: perf_event_init()
  * registers perf_swevent as PERF_TYPE_SOFTWARE, then "cpu_clock" and
- * "task_clock" with dynamic types, the first ids from PERF_TYPE_MAX (6, 7);
+ * "task_clock" with dynamic types, the first ids from PERF_TYPE_MAX (6, 7),
+ * then perf_tp_register() the "tracepoint" PMU as PERF_TYPE_TRACEPOINT;
  * init_hw_perf_events() registers the x86 core PMU as PERF_TYPE_RAW;
  * armpmu_register() takes a dynamic type; perf_swevent, cpu_clock and
- * task_clock have task_ctx_nr = perf_sw_context and
+ * task_clock and tracepoint have task_ctx_nr = perf_sw_context and
  * PERF_PMU_CAP_NO_NMI; armv8pmu_event_init() returns -EINVAL for a user
  * access (config1:1) event not attached to a task.
  */
 #include "testsuite/core/core_fixture.h"
 #include "sim/core/attr_check.h"
 #include "sim/core/pmu.h"
+#include "sim/core/tracepoints.h"
 
 static void test_registration_order(void **state)
 {
-	static const char *const names[] = { "software", "cpu_clock", "task_clock",
+	static const char *const names[] = { "software", "cpu_clock", "task_clock", "tracepoint",
 					     "breakpoint", "cpu" };
 
 	(void)state;
-	assert_int_equal(perf_nr_pmus, 5);
-	for (unsigned i = 0; i < 5; i++) {
+	assert_int_equal(perf_nr_pmus, 6);
+	for (unsigned i = 0; i < 6; i++) {
 		assert_string_equal(perf_pmus[i]->name, names[i]);
 		assert_int_equal(perf_pmu_index(perf_pmus[i]), i);
 		/* every PMU can take events and says what it registered as */
@@ -44,8 +46,11 @@ static void test_types_and_contexts(void **state)
 	assert_int_equal(perf_pmu_find_type(f.core, 6), perf_pmu_index(&perf_cpu_clock_pmu));
 	assert_int_equal(perf_pmu_find_type(f.core, 7), perf_pmu_index(&perf_task_clock_pmu));
 	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_RAW), perf_pmu_index(&perf_cpu_pmu));
-	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_TRACEPOINT), -1);
-	for (unsigned i = 0; i < 3; i++) {
+	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_TRACEPOINT),
+			 perf_pmu_index(&perf_tracepoint_pmu));
+	assert_int_equal(perf_pmu_find_type(f.core, PERF_TYPE_BREAKPOINT),
+			 perf_pmu_index(&perf_bp_pmu));
+	for (unsigned i = 0; i < 4; i++) {
 		assert_int_equal(perf_pmus[i]->task_ctx_nr, perf_sw_context);
 		assert_true(perf_pmu_probe(f.core, perf_pmus[i], NULL, &caps));
 		assert_true(caps & PERF_PMU_CAP_SIM_NO_NMI);
@@ -80,12 +85,98 @@ static void test_cpu_pmu_event_init_errnos(void **state)
 	fixture_fini(&f);
 }
 
+static struct perf_event_attr tp_attr(const char *system, const char *name, uint64_t st)
+{
+	const struct tp_event *tp = tp_find_name(system, name);
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a),
+				     .sample_period = st ? 1 : 0, .sample_type = st };
+
+	assert_non_null(tp);
+	a.config = tp->id;
+	return a;
+}
+
+/* perf_trace_event_perm() under perf_event_paranoid 2 for a task without
+ * CAP_PERFMON (the host's answers as an ordinary account, measured):
+ * counting is allowed, raw records of a syscall event on a task too
+ * (TRACE_EVENT_FL_CAP_ANY), of sched_switch not (-EPERM). */
+static void test_tracepoint_perm(void **state)
+{
+	struct perf_core_config cfg = { .model = pmu_model_find("skylake"), .paranoid = 2 };
+	struct perf_core *core;
+	struct perf_task *user;
+	struct perf_event_init_hooks hooks = { 0 };
+	struct perf_event_init init;
+	struct perf_event_attr a;
+
+	(void)state;
+	assert_int_equal(perf_core_create(&cfg, NULL, &core), 0);
+	user = perf_task_create(core, 200, 200, (struct perf_cred){ .uid = 1000 });
+	hooks.current = user;
+	a = tp_attr("syscalls", "sys_enter_getpid", PERF_SAMPLE_RAW);
+	assert_int_equal(perf_event_init_attr_hooks(core, &a, -1, true, -1, &hooks, &init), 0);
+	assert_ptr_equal(init.pmu, &perf_tracepoint_pmu);
+	a = tp_attr("raw_syscalls", "sys_enter", PERF_SAMPLE_RAW);
+	assert_int_equal(perf_event_init_attr_hooks(core, &a, -1, true, -1, &hooks, &init), 0);
+	a = tp_attr("sched", "sched_switch", PERF_SAMPLE_RAW);
+	assert_int_equal(perf_event_init_attr_hooks(core, &a, -1, true, -1, &hooks, &init), -EPERM);
+	a = tp_attr("sched", "sched_switch", 0);
+	assert_int_equal(perf_event_init_attr_hooks(core, &a, -1, true, -1, &hooks, &init), 0);
+	perf_core_destroy(core);
+}
+
+/* Counting by arithmetic: N switches of the task off its CPU give N
+ * sched_switch (its own context's event sees each switch-out, not the
+ * switch-in); N sys_enter of getpid give N, none through a filter on
+ * another number; exclude_kernel never counts (perf_tp_event_match). */
+static void test_tracepoint_counts(void **state)
+{
+	enum { N = 17 };
+	struct perf_event_attr sw = tp_attr("sched", "sched_switch", 0);
+	struct perf_event_attr en = tp_attr("syscalls", "sys_enter_getpid", 0);
+	struct perf_event_attr ex = en;
+	const uint64_t args[6] = { 0 };
+	struct fixture f;
+	struct perf_cpu *cpu;
+	int hs, he, hf, hx;
+	uint64_t v[3];
+
+	(void)state;
+	fixture_init(&f, "skylake", 0, 1);
+	cpu = perf_core_cpu(f.core, 0);
+	ex.exclude_kernel = 1;
+	hs = fixture_open(&f, &sw, -1, -1);
+	he = fixture_open(&f, &en, -1, -1);
+	hf = fixture_open(&f, &en, -1, -1);
+	hx = fixture_open(&f, &ex, -1, -1);
+	assert_true(hs >= 0 && he >= 0 && hf >= 0 && hx >= 0);
+	assert_int_equal(fixture_ioctl(&f, hf, PERF_EVENT_IOC_SET_FILTER,
+				       (unsigned long)(uintptr_t)"__syscall_nr == 40"), 0);
+	assert_true(perf_cpu_traces(cpu));
+	for (int i = 0; i < N; i++) {
+		perf_tp_sys_enter(cpu, 39, args);
+		perf_cpu_switch_to(cpu, NULL);
+		perf_cpu_switch_to(cpu, f.task);
+	}
+	assert_int_equal(perf_sys_read(f.core, hs, v, 8), 8);
+	assert_int_equal(v[0], N);
+	assert_int_equal(perf_sys_read(f.core, he, v, 8), 8);
+	assert_int_equal(v[0], N);
+	assert_int_equal(perf_sys_read(f.core, hf, v, 8), 8);
+	assert_int_equal(v[0], 0);
+	assert_int_equal(perf_sys_read(f.core, hx, v, 8), 8);
+	assert_int_equal(v[0], 0);
+	fixture_fini(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registration_order),
 		cmocka_unit_test(test_types_and_contexts),
 		cmocka_unit_test(test_cpu_pmu_event_init_errnos),
+		cmocka_unit_test(test_tracepoint_perm),
+		cmocka_unit_test(test_tracepoint_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
