@@ -1,8 +1,9 @@
 /*
  * cmd_exec.c - `pmusim exec [options] [--] PROGRAM ARGS...`: run an x86-64
- * Linux program on the emulated machine (sim/cpu + sim/linux). Exit status
- * is the program's; a program that cannot start gives the shell's 126/127
- * with one line naming the problem.
+ * Linux program on the emulated machine (sim/cpu + sim/linux). Parses the
+ * options and hands them to guest_boot_and_run() (sim/linux/boot.c), which
+ * boots and runs the program. Exit status is the program's; a program that
+ * cannot start gives the shell's 126/127 with one line naming the problem.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/options.h"
 #include "sim/cli/trace_json.h"
 #include "sim/linux/boot.h"
 #include "syscall_shim/session.h"
@@ -54,22 +56,54 @@ static const struct guest_boot_session session = {
 	.own_fds = shim_session_own_fds,
 };
 
+/* exec's own options, into the boot config */
+static int exec_option(void *ctx, int c, const char *arg)
+{
+	struct guest_boot_config *cfg = ctx;
+
+	switch (c) {
+	case 'K':
+		/* the emulated tree's own core, across execve */
+		cfg->attach_core_fd = atoi(arg);
+		break;
+	case 'A':
+		/* `pmusim run`: the session arena's memfd (syscall_shim/
+		 * session.h), whose core the machine joins */
+		cfg->attach_arena_fd = atoi(arg);
+		break;
+	case 'R':
+		cfg->trace_root = atoi(arg);
+		break;
+	case 'T':
+		cfg->opt.virtual_time = true;
+		break;
+	case 'S':
+		cfg->opt.no_fast_store = true;
+		break;
+	case 'P':
+		cfg->no_safe_stop = true;
+		break;
+	case 'I':
+		cfg->no_inline_count = true;
+		break;
+	case '0':
+		cfg->argv0 = arg;
+		break;
+	}
+	return -1;
+}
+
 int cmd_exec(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "model", required_argument, NULL, 'm' },
+	static const struct option own[] = {
 		{ "virtual-time", no_argument, NULL, 'T' },
-		{ "cpus", required_argument, NULL, 'C' },
 		{ "no-fast-store", no_argument, NULL, 'S' },
 		{ "no-safe-stop", no_argument, NULL, 'P' },
 		{ "no-inline-count", no_argument, NULL, 'I' },
 		{ "argv0", required_argument, NULL, '0' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "attach-arena", required_argument, NULL, 'A' },
 		{ "attach-core", required_argument, NULL, 'K' },
-		{ "trace-out", required_argument, NULL, 'O' },
 		{ "trace-root", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct guest_boot_config cfg = {
@@ -83,94 +117,69 @@ int cmd_exec(int argc, char **argv)
 		.write_trace = trace_json_write_core,
 		.envp = environ,
 	};
-	const char *model_name = NULL;
-	char *pre[20];             /* "exec" and the options, for re-exec */
-	int npre = 0, c;
-	/* the guest sees the host's online CPUs (sysfs, /proc/cpuinfo): the
-	 * simulated kernel has as many unless --cpus says otherwise */
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	const struct cli_options_spec spec = {
+		.command = "exec",
+		.common = CLI_OPT_MODEL | CLI_OPT_CPUS | CLI_OPT_TRACE_OUT | CLI_OPT_VERBOSE,
+		.shorts = "m:v",
+		.max_cpus = 256,
+		.own = own,
+		.own_option = exec_option,
+		.ctx = &cfg,
+		.usage = exec_usage,
+	};
+	struct cli_common_options common = { .model = pmu_model_default() };
+	static char cpus[16];
+	char *pre[16];             /* "exec" and the options, for re-exec */
+	int npre = 0, r;
 
-	cfg.nr_cpus = online > 0 && online <= 256 ? (unsigned)online : 1;
-	pre[npre++] = "exec";
-	while ((c = getopt_long(argc, argv, "+m:v", opts, NULL)) != -1) {
-		if (npre > 16)   /* repeated options: the first ones suffice */
-			npre = 16;
-		switch (c) {
-		case 'm':
-			model_name = optarg;
-			pre[npre++] = "--model";
-			pre[npre++] = optarg;
-			break;
-		case 'K':
-			/* the emulated tree's own core, across execve */
-			cfg.attach_core_fd = atoi(optarg);
-			break;
-		case 'A':
-			/* `pmusim run`: the session arena's memfd (syscall_shim/
-			 * session.h), whose core the machine joins */
-			cfg.attach_arena_fd = atoi(optarg);
-			break;
-		case 'O':
-			cfg.trace_out = optarg;
-			break;
-		case 'R':
-			cfg.trace_root = atoi(optarg);
-			break;
-		case 'C': {
-			long n;
-
-			if (!cli_parse_long(optarg, 1, 256, &n))
-				return cli_usage_error("exec: --cpus wants a number from 1 to 256, not '%s'",
-						       optarg);
-			cfg.nr_cpus = (unsigned)n;
-			pre[npre++] = "--cpus";
-			pre[npre++] = optarg;
-			break;
-		}
-		case 'T':
-			cfg.opt.virtual_time = true;
-			pre[npre++] = "--virtual-time";
-			break;
-		case 'S':
-			cfg.opt.no_fast_store = true;
-			pre[npre++] = "--no-fast-store";
-			break;
-		case 'P':
-			cfg.no_safe_stop = true;
-			pre[npre++] = "--no-safe-stop";
-			break;
-		case 'I':
-			cfg.no_inline_count = true;
-			pre[npre++] = "--no-inline-count";
-			break;
-		case '0':
-			cfg.argv0 = optarg;
-			break;
-		case 'v':
-			cfg.opt.verbose = true;
-			pre[npre++] = "-v";
-			break;
-		case 'h':
-			exec_usage(stdout);
-			return 0;
-		default:
-			return cli_usage_error("exec: unknown option '%s' (see pmusim exec --help)",
-					       argv[optind - 1]);
-		}
-	}
+	r = cli_parse_options(&spec, argc, argv, &common);
+	if (r >= 0)
+		return r;
 	if (optind >= argc) {
 		exec_usage(stderr);
 		return 2;
 	}
-	cfg.model = model_name ? pmu_model_find(model_name) : pmu_model_default();
-	if (!cfg.model)
-		return cli_usage_error("exec: unknown model '%s' (see pmusim models)",
-				       model_name ? model_name : "(default)");
-	if (cfg.model->arch != PMU_ARCH_X86_INTEL && cfg.model->arch != PMU_ARCH_X86_AMD)
+	if (!common.model)
+		return cli_usage_error("exec: unknown model '(default)' (see pmusim models)");
+	if (common.model->arch != PMU_ARCH_X86_INTEL && common.model->arch != PMU_ARCH_X86_AMD)
 		return cli_usage_error("exec: model '%s' is not an x86 model; the emulated "
-				       "CPU is x86-64", cfg.model->name);
+				       "CPU is x86-64", common.model->name);
+	cfg.model = common.model;
+	cfg.opt.verbose = common.verbose;
+	cfg.trace_out = common.trace_out;
+	if (common.nr_cpus) {
+		cfg.nr_cpus = common.nr_cpus;
+	} else {
+		/* the guest sees the host's online CPUs (sysfs, /proc/cpuinfo):
+		 * the simulated kernel has as many unless --cpus says otherwise */
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+		cfg.nr_cpus = online > 0 && online <= 256 ? (unsigned)online : 1;
+	}
 	if (getenv(PMUSIM_ENV_SESSION))
 		cfg.inherited_arena_fd = getenv(PMUSIM_ENV_ARENA);
+
+	/* the re-exec of a guest's execve keeps the options given */
+	pre[npre++] = "exec";
+	if (common.model_name) {
+		pre[npre++] = "--model";
+		pre[npre++] = (char *)common.model_name;
+	}
+	if (common.nr_cpus) {
+		snprintf(cpus, sizeof(cpus), "%u", common.nr_cpus);
+		pre[npre++] = "--cpus";
+		pre[npre++] = cpus;
+	}
+	if (cfg.opt.virtual_time)
+		pre[npre++] = "--virtual-time";
+	if (cfg.opt.no_fast_store)
+		pre[npre++] = "--no-fast-store";
+	if (cfg.no_safe_stop)
+		pre[npre++] = "--no-safe-stop";
+	if (cfg.no_inline_count)
+		pre[npre++] = "--no-inline-count";
+	if (cfg.opt.verbose)
+		pre[npre++] = "-v";
 	cfg.npre = npre;
 	cfg.pre = pre;
 	cfg.argc = argc - optind;
