@@ -136,6 +136,20 @@ static void boot_engine_paths(const struct guest_boot_config *cfg)
 		fprintf(stderr, "pmusim: note: inline counting off (%s); counting is slower\n", why);
 }
 
+/* --trace-out and --trace-root on the re-exec line, when tracing */
+static void add_trace_args(char **pre, int *npre)
+{
+	static char rootarg[16];
+
+	if (!boot_trace_out)
+		return;
+	snprintf(rootarg, sizeof(rootarg), "%d", (int)boot_trace_root);
+	pre[(*npre)++] = "--trace-out";
+	pre[(*npre)++] = (char *)boot_trace_out;
+	pre[(*npre)++] = "--trace-root";
+	pre[(*npre)++] = rootarg;
+}
+
 /*
  * One simulated kernel for the whole emulated tree: a core in a shared
  * arena that fork shares and execve re-attaches (--attach-core), unless a
@@ -147,13 +161,15 @@ static void boot_engine_paths(const struct guest_boot_config *cfg)
 static int boot_kernel(const struct guest_boot_config *cfg, char **pre, int *npre,
 		       struct perf_core **own_core)
 {
-	static char corearg[16], arenaarg[16], rootarg[16];
+	static char corearg[16], arenaarg[16];
 	int r;
 
 	if (boot_core_fd >= 0) {
 		snprintf(corearg, sizeof(corearg), "%d", boot_core_fd);
 		pre[(*npre)++] = "--attach-core";
 		pre[(*npre)++] = corearg;
+		/* the trace root writes the trace after its every execve */
+		add_trace_args(pre, npre);
 	}
 	if (boot_arena_fd >= 0) {
 		snprintf(arenaarg, sizeof(arenaarg), "%d", boot_arena_fd);
@@ -185,11 +201,7 @@ static int boot_kernel(const struct guest_boot_config *cfg, char **pre, int *npr
 		if (boot_trace_out) {
 			perf_core_set_trace(*own_core, true);
 			boot_trace_root = getpid();
-			snprintf(rootarg, sizeof(rootarg), "%d", (int)boot_trace_root);
-			pre[(*npre)++] = "--trace-out";
-			pre[(*npre)++] = (char *)boot_trace_out;
-			pre[(*npre)++] = "--trace-root";
-			pre[(*npre)++] = rootarg;
+			add_trace_args(pre, npre);
 		}
 	}
 	return 0;
