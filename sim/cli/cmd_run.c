@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/options.h"
 #include "sim/cli/trace_json.h"
 #include "sim/cli/run_guard.h"
 #include "sim/core/arena.h"
@@ -169,97 +170,75 @@ static int reproduce_status(int status)
 	return WEXITSTATUS(status);
 }
 
+/* run's own option: --log FILE */
+/* Where run's own options go. */
+struct run_own_ctx {
+	const char **log;
+	struct cli_cache_opts *cache;
+};
+
+static int run_option(void *ctx, int c, const char *arg)
+{
+	struct run_own_ctx *o = ctx;
+
+	if (c == 'l')
+		*o->log = arg;
+	else if (c == 'C' || c == '1' || c == 'd' || c == 'L')
+		*(c == 'C' ? &o->cache->model : c == '1' ? &o->cache->i1 :
+		  c == 'd' ? &o->cache->d1 : &o->cache->ll) = arg;
+	return -1;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "model", required_argument, NULL, 'm' },
-		{ "counters", required_argument, NULL, 'c' },
-		{ "mux-interval", required_argument, NULL, 'x' },
-		{ "cpus", required_argument, NULL, 'n' },
-		{ "freq", required_argument, NULL, 'f' },
-		{ "paranoid", required_argument, NULL, 'p' },
+	static const struct option own[] = {
 		{ "log", required_argument, NULL, 'l' },
-		{ "trace-out", required_argument, NULL, 't' },
 		{ "cache-model", required_argument, NULL, 'C' },
 		{ "I1", required_argument, NULL, '1' },
 		{ "D1", required_argument, NULL, 'd' },
 		{ "LL", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct perf_core_config cfg = { 0 };
-	const struct pmu_model *model = pmu_model_default();
-	char cmd[PATH_MAX], exe[PATH_MAX], shim[PATH_MAX], tmpdir[PATH_MAX] = "", why[512];
 	const char *log = NULL, *trace_out = NULL;
 	struct cli_cache_opts cache_opts = { 0 };
+	struct run_own_ctx own_ctx = { &log, &cache_opts };
+	const struct cli_options_spec spec = {
+		.command = "run",
+		.common = CLI_OPT_MODEL | CLI_OPT_COUNTERS | CLI_OPT_MUX_INTERVAL | CLI_OPT_CPUS |
+			  CLI_OPT_FREQ | CLI_OPT_PARANOID | CLI_OPT_TRACE_OUT,
+		.shorts = "h",
+		.max_counters = PMU_MAX_COUNTERS,
+		.max_cpus = 64,
+		.own = own,
+		.own_option = run_option,
+		.ctx = &own_ctx,
+		.usage = run_usage,
+	};
+	struct cli_common_options common = {
+		.model = pmu_model_default(),
+		.paranoid = perf_host_paranoid(),
+	};
+	const struct pmu_model *model;
+	char cmd[PATH_MAX], exe[PATH_MAX], shim[PATH_MAX], tmpdir[PATH_MAX] = "", why[512];
 	struct perf_arena *arena;
 	struct perf_core *core;
 	struct shim_session *s;
 	struct vfs_config vc;
-	int c, st, err, fd, status, guard_fd;
-	long v;
+	int st, err, fd, status, guard_fd;
 	pid_t child;
 
-	cfg.paranoid = perf_host_paranoid();
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			model = pmu_model_find(optarg);
-			if (!model)
-				return cli_usage_error("unknown model '%s' (see pmusim models)", optarg);
-			break;
-		case 'c':
-			if (!cli_parse_long(optarg, 1, PMU_MAX_COUNTERS, &v))
-				return cli_usage_error("--counters: '%s' is not a number in 1..%d",
-						       optarg, PMU_MAX_COUNTERS);
-			cfg.nr_gp_counters = (unsigned)v;
-			break;
-		case 'x':
-			if (!cli_parse_long(optarg, 1, 1000000, &v))
-				return cli_usage_error("--mux-interval: '%s' is not a number of ms", optarg);
-			cfg.mux_interval_ms = (unsigned)v;
-			break;
-		case 'n':
-			if (!cli_parse_long(optarg, 1, 64, &v))
-				return cli_usage_error("--cpus: '%s' is not a number in 1..64", optarg);
-			cfg.nr_cpus = (unsigned)v;
-			break;
-		case 'f': {
-			char *end;
-			double ghz = strtod(optarg, &end);
-
-			if (end == optarg || *end || !(ghz > 0.001 && ghz < 100))
-				return cli_usage_error("--freq: '%s' is not a frequency in GHz", optarg);
-			cfg.freq_hz = (uint64_t)(ghz * 1e9 + 0.5);
-			break;
-		}
-		case 'p':
-			if (!cli_parse_long(optarg, -1, 4, &v))
-				return cli_usage_error("--paranoid: '%s' is not a number in -1..4", optarg);
-			cfg.paranoid = (int)v;
-			break;
-		case 'l':
-			log = optarg;
-			break;
-		case 't':
-			trace_out = optarg;
-			cfg.trace = true;
-			break;
-		case 'C': case '1': case 'd': case 'L':
-			*(c == 'C' ? &cache_opts.model : c == '1' ? &cache_opts.i1 :
-			  c == 'd' ? &cache_opts.d1 : &cache_opts.ll) = optarg;
-			break;
-		case 'h':
-			run_usage(stdout);
-			return 0;
-		case ':':
-			return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
-		default:
-			return cli_usage_error("run: unknown option '%s' (see pmusim run --help)",
-					       argv[optind - 1]);
-		}
-	}
+	st = cli_parse_options(&spec, argc, argv, &common);
+	if (st >= 0)
+		return st;
+	model = common.model;
+	cfg.nr_gp_counters = common.nr_gp_counters;
+	cfg.mux_interval_ms = common.mux_interval_ms;
+	cfg.nr_cpus = common.nr_cpus;
+	cfg.freq_hz = common.freq_hz;
+	cfg.paranoid = common.paranoid;
+	trace_out = common.trace_out;
+	cfg.trace = trace_out != NULL;
 	if (optind >= argc)
 		return cli_usage_error("run: no command (usage: pmusim run [options] -- COMMAND [ARGS...])");
 	if (!model)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/options.h"
 #include "sim/cli/event_spec.h"
 #include "sim/cli/trace_json.h"
 #include "sim/core/sched_trace.h"
@@ -127,6 +128,42 @@ static void print_trace(struct perf_core *core, const struct event_spec_list *sp
 	}
 }
 
+/* sched's own options (the ones of struct cli_common_options aside) */
+struct sched_options {
+	const char *events;
+	unsigned long duration_ms, phase_ms;
+	bool cpu_wide, text_trace;
+};
+
+static int sched_option(void *ctx, int c, const char *arg)
+{
+	struct sched_options *so = ctx;
+	long v;
+
+	switch (c) {
+	case 'e':
+		so->events = arg;
+		break;
+	case 'd':
+		if (!cli_parse_long(arg, 1, 3600000, &v))
+			return cli_usage_error("--duration-ms: '%s' is not a number in 1..3600000", arg);
+		so->duration_ms = (unsigned long)v;
+		break;
+	case 'a':
+		so->cpu_wide = true;
+		break;
+	case 'p':
+		if (!cli_parse_long(arg, 1, 3600000, &v))
+			return cli_usage_error("--phase-ms: '%s' is not a number in 1..3600000", arg);
+		so->phase_ms = (unsigned long)v;
+		break;
+	case 't':
+		so->text_trace = true;
+		break;
+	}
+	return -1;
+}
+
 /*
  * Parses sched's options, runs the stream and, unless quiet, prints the
  * table (and the text trace with --trace). With trace non-NULL the core
@@ -135,89 +172,57 @@ static void print_trace(struct perf_core *core, const struct event_spec_list *sp
  */
 int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace)
 {
-	static const struct option opts[] = {
+	static const struct option own[] = {
 		{ "events", required_argument, NULL, 'e' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "counters", required_argument, NULL, 'c' },
-		{ "mux-interval", required_argument, NULL, 'i' },
 		{ "duration-ms", required_argument, NULL, 'd' },
 		{ "cpu-wide", no_argument, NULL, 'a' },
 		{ "phase-ms", required_argument, NULL, 'p' },
 		{ "trace", no_argument, NULL, 't' },
-		{ "trace-out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct pmu_model *model = pmu_model_default();
+	struct sched_options so = { .duration_ms = 24 };
+	const struct cli_options_spec spec = {
+		.command = "sched",
+		.common = CLI_OPT_MODEL | CLI_OPT_COUNTERS | CLI_OPT_MUX_INTERVAL | CLI_OPT_TRACE_OUT,
+		.shorts = "e:m:c:i:d:ap:to:h",
+		.max_counters = 32,
+		.own = own,
+		.own_option = sched_option,
+		.ctx = &so,
+		.usage = sched_usage,
+	};
+	struct cli_common_options common = { .model = pmu_model_default() };
+	const struct pmu_model *model;
 	struct perf_core_config cfg = { 0 };
 	struct synthetic_machine sm = { .profile = synthetic_default_profile };
 	static struct event_spec_list specs;
 	struct perf_machine machine;
 	struct perf_core *core;
 	struct perf_task *task;
-	unsigned long duration_ms = 24, phase_ms = 0;
+	unsigned long duration_ms, phase_ms;
 	uint64_t produced[SIM_SRC_NR] = { 0 };
-	const char *events = NULL, *trace_out = NULL;
+	const char *events, *trace_out;
 	struct json_object *json = NULL;
-	bool text_trace = false;
-	bool cpu_wide = false;
-	long v;
+	bool text_trace, cpu_wide;
 	int handles[EVENT_SPEC_MAX];
 	struct sched_names names = { &specs, handles };
 	char err[256];
-	int c, status = 0;
+	int status = 0;
 	FILE *out = stdout;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:m:c:i:d:ap:to:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			events = optarg;
-			break;
-		case 'm':
-			model = pmu_model_find(optarg);
-			if (!model)
-				return cli_usage_error("unknown model '%s' (see pmusim models)", optarg);
-			break;
-		case 'c':
-			if (!cli_parse_long(optarg, 1, 32, &v))
-				return cli_usage_error("--counters: '%s' is not a number in 1..32", optarg);
-			cfg.nr_gp_counters = (unsigned)v;
-			break;
-		case 'i':
-			if (!cli_parse_long(optarg, 1, 1000000, &v))
-				return cli_usage_error("--mux-interval: '%s' is not a number of ms", optarg);
-			cfg.mux_interval_ms = (unsigned)v;
-			break;
-		case 'd':
-			if (!cli_parse_long(optarg, 1, 3600000, &v))
-				return cli_usage_error("--duration-ms: '%s' is not a number in 1..3600000",
-						       optarg);
-			duration_ms = (unsigned long)v;
-			break;
-		case 'a':
-			cpu_wide = true;
-			break;
-		case 'p':
-			if (!cli_parse_long(optarg, 1, 3600000, &v))
-				return cli_usage_error("--phase-ms: '%s' is not a number in 1..3600000",
-						       optarg);
-			phase_ms = (unsigned long)v;
-			break;
-		case 't':
-			text_trace = true;
-			break;
-		case 'o':
-			trace_out = optarg;
-			break;
-		case 'h':
-			sched_usage(stdout);
-			return 0;
-		default:
-			return cli_usage_error("sched: unknown option '%s' (see pmusim sched --help)",
-					       argv[optind - 1]);
-		}
-	}
+	status = cli_parse_options(&spec, argc, argv, &common);
+	if (status >= 0)
+		return status;
+	status = 0;
+	model = common.model;
+	cfg.nr_gp_counters = common.nr_gp_counters;
+	cfg.mux_interval_ms = common.mux_interval_ms;
+	trace_out = common.trace_out;
+	events = so.events;
+	duration_ms = so.duration_ms;
+	phase_ms = so.phase_ms;
+	cpu_wide = so.cpu_wide;
+	text_trace = so.text_trace;
 	if (optind < argc)
 		return cli_usage_error("sched: unexpected argument '%s'", argv[optind]);
 	if (!events)

@@ -24,8 +24,6 @@ struct json_object;
 /* `pmusim sched`'s run (cmd_sched.c): quiet prints nothing; trace, when
  * given, gets the schedule's trace JSON. Returns the exit status. */
 int sched_simulate(int argc, char **argv, bool quiet, struct json_object **trace);
-/* `pmusim exec --attach-arena FD` (set by `pmusim run` re-execs), or -1 */
-extern int exec_attach_arena_fd;
 
 /* A decimal integer in [lo, hi], the whole string; false on anything else. */
 bool cli_parse_long(const char *s, long lo, long hi, long *out);

@@ -12,7 +12,7 @@
 
 struct guest_process;
 
-/* Why a load failed, for the shell-like message (cmd_exec.c). */
+/* Why a load failed, for the shell-like message (boot.c). */
 enum loader_fail {
 	LOAD_OK = 0,
 	LOAD_NOT_FOUND,            /* ENOENT on the program: 127 */

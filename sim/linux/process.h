@@ -11,11 +11,11 @@
  * The pmusim command line that runs a guest, for execve: the guest's new
  * image is run by pmusim itself re-executed in the same pid as
  *   <self> <argv_pre...> --argv0 ARGV0 -- PATH ARGV1...
- * (cmd_exec records argv_pre: "exec" and its options). Returns 0 or -ENOMEM.
+ * (guest_boot_and_run records argv_pre: "exec" and its options). Returns 0 or -ENOMEM.
  */
 int process_set_reexec(int nargs, char *const args[]);
 
-/* Process start (cmd_exec): signal state, leader thread, exec helpers. */
+/* Process start (guest_boot_and_run): signal state, leader thread, exec helpers. */
 int process_init(struct guest_process *p, struct guest_thread *leader);
 
 /* fork-like clone: a host fork; the child keeps emulating. */

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include "sim/linux/guest.h"
 
-/* Records the calling host thread as the process leader's (cmd_exec). */
+/* Records the calling host thread as the process leader's (guest_boot_and_run). */
 void thread_set_leader(void);
 
 long thread_clone(struct guest_thread *t, uint64_t flags, uint64_t newsp,

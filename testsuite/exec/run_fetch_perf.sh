@@ -13,8 +13,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 for c in null stack protnone pastend unmapped; do
-	(cd "$tmp" && timeout 20 perf stat -x, -e task-clock -- "$progs/d2_fetch" $c > n.out 2> n.err; echo $? > n.st)
-	(cd "$tmp" && timeout 20 "$pmusim" run -- perf stat -x, -e instructions:u -- "$progs/d2_fetch" $c \
+	(cd "$tmp" && timeout 20 perf stat -x, -e task-clock -- "$progs/fetch_fault" $c > n.out 2> n.err; echo $? > n.st)
+	(cd "$tmp" && timeout 20 "$pmusim" run -- perf stat -x, -e instructions:u -- "$progs/fetch_fault" $c \
 		> e.out 2> e.err; echo $? > e.st)
 	ok=1
 	for part in out st; do
@@ -22,7 +22,7 @@ for c in null stack protnone pastend unmapped; do
 	done
 	# perf reports the child's death with psignal(WTERMSIG, argv[0]) (a
 	# native perf stat sometimes misses it: it reaped the child elsewhere)
-	grep -qx "$progs/d2_fetch: Segmentation fault" "$tmp/e.err" ||
+	grep -qx "$progs/fetch_fault: Segmentation fault" "$tmp/e.err" ||
 		{ echo "FAIL $c: no death report: $(cat "$tmp/e.err")"; ok=0; }
 	grep -qE '^[0-9]+,,instructions:u,' "$tmp/e.err" || { echo "FAIL $c: no count: $(cat "$tmp/e.err")"; ok=0; }
 	if [[ $ok == 1 ]]; then echo "ok   $c"; else fail=1; fi

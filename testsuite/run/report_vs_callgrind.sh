@@ -49,7 +49,7 @@ awk '
 # then throttles as the kernel does (__perf_event_overflow()) and drops the
 # rest of each tick's samples, which skews the shares toward whatever runs
 # at the start of a tick. At 0.5 GHz the same -c 10000 is under 50k samples
-# a second: no throttling, and the check stays the issue's (-c 10000).
+# a second: no throttling, and the check keeps its period (-c 10000).
 "$pmusim" run --freq 0.5 -- "$perf" record -q -o "$tmp/perf.data" \
   -e instructions:u -c 10000 -- "$w" >/dev/null 2>"$tmp/rec.log" ||
   { cat "$tmp/rec.log" >&2; echo "FAIL: pmusim run -- perf record" >&2; exit 1; }

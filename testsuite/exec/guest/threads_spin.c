@@ -1,5 +1,5 @@
 /*
- * d2_spin.c - guest program: threads that wait for each other by spinning
+ * threads_spin.c - guest program: threads that wait for each other by spinning
  * on shared flags, without a syscall (a user spinlock, a ready flag). The
  * scheduler tick preempts a spinning thread; under the emulator lock the
  * waiting thread must likewise get its turn, or the program never ends.

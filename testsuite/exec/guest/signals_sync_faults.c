@@ -1,5 +1,5 @@
 /*
- * d2_segv.c - guest program: synchronous faults caught and recovered with
+ * signals_sync_faults.c - guest program: synchronous faults caught and recovered with
  * siglongjmp: SIGSEGV on an unmapped read (SEGV_MAPERR, si_addr, trap 14,
  * error code 4, cr2), on a write to a read-only page (SEGV_ACCERR, error
  * code 7), on a read of a non-canonical address (#GP: SI_KERNEL, no address,

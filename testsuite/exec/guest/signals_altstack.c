@@ -1,5 +1,5 @@
 /*
- * d2_altstack.c - guest program: a handler on a sigaltstack (SA_ONSTACK),
+ * signals_altstack.c - guest program: a handler on a sigaltstack (SA_ONSTACK),
  * the altstack flags seen inside and after, the ucontext's uc_stack,
  * EPERM while on the stack, ENOMEM for a small stack, and a stack
  * overflow caught on the alternate stack.

@@ -1,5 +1,5 @@
 /*
- * d2_hostsig.c - guest program for signals that come from outside: a
+ * signals_from_host.c - guest program for signals that come from outside: a
  * SIGCHLD from an exiting child, then SIGINT from the shell (it creates
  * the file "ready" once its handlers are in place and waits in a compute
  * loop without syscalls, then in pause()); a second SIGINT after the

@@ -1,5 +1,5 @@
 /*
- * d2_diesig.c - guest program that ends by a signal: argv[1] names how
+ * signals_death.c - guest program that ends by a signal: argv[1] names how
  * (term: kill(SIGTERM); abort; segv: NULL write without handler; usr1:
  * SIGUSR1 raised while a handler has SA_RESETHAND: the second one kills;
  * blocked-segv: SIGSEGV blocked and faulting anyway; exit: exit code 3 from
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 		sigaddset(&s, SIGQUIT);
 		sigprocmask(SIG_BLOCK, &s, NULL);
 		raise(SIGUSR1);
-		execl("/proc/self/exe", "d2_diesig", "pending-child", (char *)NULL);
+		execl("/proc/self/exe", "signals_death", "pending-child", (char *)NULL);
 		printf("exec failed\n");
 	} else if (!strcmp(how, "pending-child")) {
 		sigset_t s, p;

@@ -1,5 +1,5 @@
 /*
- * d2_sigalrm.c - guest program: SIGALRM from setitimer, taken in pause(),
+ * signals_sigalrm.c - guest program: SIGALRM from setitimer, taken in pause(),
  * in a compute loop without syscalls, and by a restarted read (SA_RESTART);
  * the interrupted code's FP/SSE state survives the handler.
  */

@@ -1,5 +1,5 @@
 /*
- * d2_sigusr1.c - guest program: SIGUSR1 to self (raise = tgkill, kill),
+ * signals_sigusr1.c - guest program: SIGUSR1 to self (raise = tgkill, kill),
  * siginfo contents, masks (blocked signals stay pending, rt_sigpending,
  * delivery on unblock), sigsuspend's mask, SA_RESETHAND, SA_NODEFER
  * nesting, sa_mask, sigtimedwait, real-time signal queueing and order.

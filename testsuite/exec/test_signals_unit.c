@@ -1,5 +1,5 @@
 /*
- * test_d2_unit.c - unit tests of signals and processes that need no
+ * test_signals_unit.c - unit tests of signals and processes that need no
  * engine: rt_sigframe placement and contents (arch/x86/kernel/signal.c,
  * worked by hand from get_sigframe() and fpu__alloc_mathframe()), and
  * execve's checks (process_exec_check) against the real kernel's errno for
@@ -256,7 +256,7 @@ static void test_exec_check_vs_kernel(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/pmusim-d2-XXXXXX");
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/pmusim-signals-XXXXXX");
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 
@@ -279,5 +279,5 @@ int main(void)
 		cmocka_unit_test(test_exec_check_vs_kernel),
 	};
 
-	return cmocka_run_group_tests_name("d2_unit", tests, setup, teardown);
+	return cmocka_run_group_tests_name("signals_unit", tests, setup, teardown);
 }

@@ -1,5 +1,5 @@
 /*
- * d2_sigstorm.c - guest program: a SIGALRM every 200 us (setitimer) over a
+ * signals_storm.c - guest program: a SIGALRM every 200 us (setitimer) over a
  * syscall-free loop of recursive calls, the case where Unicorn 2.0.1's
  * stock exit paths re-ran half-done blocks (docs/machine-signals-threads.md,
  * "Stopping a running guest"). Every alarm must interrupt the loop promptly

@@ -1,5 +1,5 @@
 /*
- * d2_forkexec.c - guest program: fork+exec+wait, vfork+exec, posix_spawn,
+ * process_forkexec.c - guest program: fork+exec+wait, vfork+exec, posix_spawn,
  * exit statuses and deaths by signal seen through wait4, execve errnos.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * d2_mainexit.c - guest program: the main thread leaves with pthread_exit()
+ * threads_leader_exit.c - guest program: the main thread leaves with pthread_exit()
  * while a worker goes on; the process ends when the worker does, with the
  * worker's exit status (the last thread's exit(), do_exit()).
  */

@@ -1,5 +1,5 @@
 /*
- * d2_fetch.c - guest program: instruction fetches that fault. argv[1] names
+ * fetch_fault.c - guest program: instruction fetches that fault. argv[1] names
  * where the guest jumps: null (a call through a NULL function pointer),
  * stack (a non-executable stack page), protnone (a PROT_NONE page), pastend
  * (the page after the end of an executable mapping), unmapped (an

@@ -1,5 +1,5 @@
 /*
- * d2_thrsig.c - guest program: signals in a threaded process. A signal
+ * signals_threads.c - guest program: signals in a threaded process. A signal
  * sent with pthread_kill reaches that thread; a process-directed signal
  * blocked in main reaches the worker that has it unblocked
  * (complete_signal()); a futex wait interrupted by a handler with

@@ -1,5 +1,5 @@
 /*
- * d2_threads.c - guest program: 4 pthreads taking turns under a mutex and a
+ * threads_mutex.c - guest program: 4 pthreads taking turns under a mutex and a
  * condition variable (deterministic output), a futex-heavy counter, and
  * pthread_join (clear_child_tid wake-ups).
  */
