@@ -1675,6 +1675,29 @@ static bool fd_table_syscall_of_vm_child(long nr, const long *a)
 	return table && TSYS0(SYS_getpid) != shim_pid;
 }
 
+/*
+ * prctl(PR_SET_NAME) of a native thread: the host renames it (its checks,
+ * its EFAULT), then, when the core knows the thread (events were opened on
+ * it or by it), the core takes the name the host kept and writes
+ * PERF_RECORD_COMM as __set_task_comm() -> perf_event_comm(tsk, false)
+ * does, so the side band in core rings has the thread's renames.
+ */
+static long sys_prctl_set_name(const long *a)
+{
+	char name[16];
+	struct perf_task *t;
+	long r = tramp_syscall(SYS_prctl, a[0], a[1], a[2], a[3], a[4], 0);
+
+	if (r || (t = perf_task_find(core, my_tid())) == NULL)
+		return r;
+	memset(name, 0, sizeof(name));
+	if (TSYS2(SYS_prctl, PR_GET_NAME, name) == 0) {
+		perf_task_set_comm(core, t, name);
+		shim_log("prctl(PR_SET_NAME, \"%s\") -> COMM", name);
+	}
+	return r;
+}
+
 static long dispatch(long nr, long *a)
 {
 	long r;
@@ -1727,7 +1750,11 @@ static long dispatch(long nr, long *a)
 	case SYS_perf_event_open:
 		return sys_perf_event_open(a);
 	case SYS_prctl: {
-		struct perf_task *cur = native_task(my_tid());
+		struct perf_task *cur;
+
+		if (a[0] == PR_SET_NAME)
+			return sys_prctl_set_name(a);
+		cur = native_task(my_tid());
 
 		long r = cur ? perf_sys_prctl_events(core, cur, a[0] == PR_TASK_PERF_EVENTS_ENABLE)
 			     : -ENOMEM;

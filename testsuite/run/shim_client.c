@@ -471,6 +471,49 @@ static void mode_sharedring(void)
 		printf("ok sharedring\n");
 }
 
+/*
+ * A native task the core serves (cycles on itself make it the core's, as
+ * perf test 35's cycles:u does): its prctl(PR_SET_NAME) is a COMM record
+ * in a core event's ring, as __set_task_comm() -> perf_event_comm() writes
+ * it; a failed rename (EFAULT) writes none.
+ */
+static void mode_nativecomm(void)
+{
+	struct perf_event_attr a;
+	struct perf_event_mmap_page *pc;
+	int c, d;
+
+	hw_attr(&a, PERF_COUNT_HW_CPU_CYCLES, 0);
+	c = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.comm = 1;
+	a.sample_id_all = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	/* its own pid, as perf's thread map names it: a task with core events */
+	d = peo(&a, getpid(), -1, -1, PERF_FLAG_FD_CLOEXEC);
+	CHECK(is_perf_fd(c) && is_perf_fd(d), "fds %d %d", c, d);
+	pc = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, d, 0);
+	CHECK(pc != MAP_FAILED, "mmap: %d", errno);
+	if (pc == MAP_FAILED)
+		return;
+	CHECK(ioctl(d, PERF_EVENT_IOC_ENABLE, 0) == 0, "ENABLE");
+	CHECK(syscall(SYS_prctl, PR_SET_NAME, 0x1000, 0, 0, 0) == -1 && errno == EFAULT,
+	      "PR_SET_NAME of a bad pointer: %d", errno);
+	CHECK(prctl(PR_SET_NAME, "native-comm", 0, 0, 0) == 0, "PR_SET_NAME");
+	CHECK(ioctl(d, PERF_EVENT_IOC_DISABLE, 0) == 0, "DISABLE");
+	check_comm_ring(__LINE__, pc, "native-comm");
+	munmap(pc, 3 * 4096);
+	close(d);
+	close(c);
+	if (!failures)
+		printf("ok nativecomm\n");
+}
+
 /* perf_mmap() + perf_event_init_userpage() */
 static void mode_mmap(void)
 {
@@ -1529,7 +1572,7 @@ int main(int argc, char **argv)
 		{ "pollhup", mode_pollhup }, { "inherit", mode_inherit }, { "range", mode_range },
 		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
 		{ "fasync", mode_fasync }, { "epoll", mode_epoll }, { "scm", mode_scm }, { "munmap", mode_munmap },
-		{ "sharedring", mode_sharedring },
+		{ "sharedring", mode_sharedring }, { "nativecomm", mode_nativecomm },
 		{ "spawn", mode_spawn }, { "selfcount", mode_selfcount },
 		{ "efault", mode_efault }, { "vfork", mode_vfork },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },

@@ -304,6 +304,7 @@ static const struct {
 	{ __LINE__, "munmap", "perf_mmap_close(), perf_mmap(): data_page_nr(), perf_mmap_may_split()" },
 	{ __LINE__, "scm", "scm_detach_fds() -> receive_fd(): a perf file over SCM_RIGHTS, fput()" },
 	{ __LINE__, "sharedring", "perf_event_set_output(), ring_buffer_attach(), perf_event_comm_output(), perf_output_wakeup()" },
+	{ __LINE__, "nativecomm", "__set_task_comm() -> perf_event_comm() of a native task in a core ring" },
 	{ __LINE__, "vfork", "copy_files() at vfork: the child's close_range/close are its own" },
 };
 
