@@ -264,9 +264,9 @@ static void mode_passthrough(void)
 }
 
 /* A dummy software event with COMM side band of task pid (the host's,
- * for a task without core events), sample_id_all with TID and TIME;
- * watermark: a wakeup at every record. */
-static int host_dummy(pid_t pid, int cpu, bool use_clockid, bool watermark)
+ * for a task without core events; the core's for a pid with core events),
+ * sample_id_all with TID and TIME; watermark: a wakeup at every record. */
+static int comm_dummy(pid_t pid, int cpu, bool use_clockid, bool watermark)
 {
 	struct perf_event_attr a;
 
@@ -327,7 +327,7 @@ static void sharedring_blocking_poll(void)
 	CHECK(pthread_create(&th, NULL, rename_later, &rn) == 0, "thread");
 	while (!(tid = __atomic_load_n(&rn.tid, __ATOMIC_ACQUIRE)))
 		sched_yield();
-	h = host_dummy(tid, 0, false, true);
+	h = comm_dummy(tid, 0, false, true);
 	hw_attr(&a, PERF_COUNT_HW_CPU_CYCLES, 0);
 	a.watermark = 1;
 	a.wakeup_watermark = 1;
@@ -393,9 +393,9 @@ static void check_comm_ring(int line, const struct perf_event_mmap_page *pc, con
 static void mode_sharedring(void)
 {
 	/* host events first: core events make this task the core's */
-	int h1 = host_dummy(0, -1, false, false), h2 = host_dummy(0, -1, false, false);
-	int hcpu = host_dummy(0, 0, false, false), hclock = host_dummy(0, -1, true, false);
-	int h5 = host_dummy(0, -1, false, false);
+	int h1 = comm_dummy(0, -1, false, false), h2 = comm_dummy(0, -1, false, false);
+	int hcpu = comm_dummy(0, 0, false, false), hclock = comm_dummy(0, -1, true, false);
+	int h5 = comm_dummy(0, -1, false, false);
 	struct perf_event_attr a;
 	struct perf_event_mmap_page *p1, *p2;
 	struct pollfd pfd;
@@ -485,17 +485,8 @@ static void mode_nativecomm(void)
 
 	hw_attr(&a, PERF_COUNT_HW_CPU_CYCLES, 0);
 	c = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.comm = 1;
-	a.sample_id_all = 1;
-	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	/* its own pid, as perf's thread map names it: a task with core events */
-	d = peo(&a, getpid(), -1, -1, PERF_FLAG_FD_CLOEXEC);
+	d = comm_dummy(getpid(), -1, false, false);
 	CHECK(is_perf_fd(c) && is_perf_fd(d), "fds %d %d", c, d);
 	pc = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, d, 0);
 	CHECK(pc != MAP_FAILED, "mmap: %d", errno);
