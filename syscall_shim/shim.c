@@ -1692,23 +1692,27 @@ static bool fd_table_syscall_of_vm_child(long nr, const long *a)
 /*
  * prctl(PR_SET_NAME) of a native thread: the host renames it (its checks,
  * its EFAULT), then, when the core knows the thread (events were opened on
- * it or by it), the core takes the name the host kept and writes
- * PERF_RECORD_COMM as __set_task_comm() -> perf_event_comm(tsk, false)
- * does, so the side band in core rings has the thread's renames.
+ * it or by it), the core takes the same name and writes PERF_RECORD_COMM
+ * as __set_task_comm() -> perf_event_comm(tsk, false) does, so the side
+ * band in core rings has the thread's renames. The name is read as
+ * prctl_set_name's strncpy_from_user(comm, arg2, TASK_COMM_LEN - 1) does
+ * (no second prctl: a syscalls:sys_enter_prctl tracepoint counts them).
  */
 static long sys_prctl_set_name(const long *a)
 {
-	char name[16];
+	char name[16] = { 0 };
 	struct perf_task *t;
 	long r = tramp_syscall(SYS_prctl, a[0], a[1], a[2], a[3], a[4], 0);
 
 	if (r || (t = perf_task_find(core, my_tid())) == NULL)
 		return r;
-	memset(name, 0, sizeof(name));
-	if (TSYS2(SYS_prctl, PR_GET_NAME, name) == 0) {
-		perf_task_set_comm(core, t, name);
-		shim_log("prctl(PR_SET_NAME, \"%s\") -> COMM", name);
-	}
+	for (size_t i = 0; i < sizeof(name) - 1; i++)
+		if (shim_copy_from(&name[i], (uint64_t)a[1] + i, 1) || !name[i]) {
+			name[i] = 0;
+			break;
+		}
+	perf_task_set_comm(core, t, name);
+	shim_log("prctl(PR_SET_NAME, \"%s\") -> COMM", name);
 	return r;
 }
 

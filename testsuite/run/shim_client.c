@@ -475,7 +475,7 @@ static void mode_sharedring(void)
  * A native task the core serves (cycles on itself make it the core's, as
  * perf test 35's cycles:u does): its prctl(PR_SET_NAME) is a COMM record
  * in a core event's ring, as __set_task_comm() -> perf_event_comm() writes
- * it; a failed rename (EFAULT) writes none.
+ * it, with the name's first 15 bytes; a failed rename (EFAULT) writes none.
  */
 static void mode_nativecomm(void)
 {
@@ -495,9 +495,10 @@ static void mode_nativecomm(void)
 	CHECK(ioctl(d, PERF_EVENT_IOC_ENABLE, 0) == 0, "ENABLE");
 	CHECK(syscall(SYS_prctl, PR_SET_NAME, 0x1000, 0, 0, 0) == -1 && errno == EFAULT,
 	      "PR_SET_NAME of a bad pointer: %d", errno);
-	CHECK(prctl(PR_SET_NAME, "native-comm", 0, 0, 0) == 0, "PR_SET_NAME");
+	/* TASK_COMM_LEN: the first 15 bytes */
+	CHECK(prctl(PR_SET_NAME, "native-comm-truncated", 0, 0, 0) == 0, "PR_SET_NAME");
 	CHECK(ioctl(d, PERF_EVENT_IOC_DISABLE, 0) == 0, "DISABLE");
-	check_comm_ring(__LINE__, pc, "native-comm");
+	check_comm_ring(__LINE__, pc, "native-comm-tru");
 	munmap(pc, 3 * 4096);
 	close(d);
 	close(c);

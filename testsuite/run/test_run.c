@@ -1671,7 +1671,8 @@ static void test_killed(void **state)
  * oracle. want NULL: the same test run natively on this host, whose
  * kernel gives the records and the mmap page these tests check (4.1: the
  * host's tracepoint records in the ring perf maps, read with no syscall
- * after the workload's; 8: the PERF_RECORD_MMAP of the workload's [vdso]; 71.2: Skip where the host's
+ * after the workload's; 51: a syscalls:sys_enter_prctl sample per
+ * PR_SET_NAME, which the shim serves with no prctl of its own; 8: the PERF_RECORD_MMAP of the workload's [vdso]; 71.2: Skip where the host's
  * page advertises no TSC conversion, as under the shim, whose native
  * reader cannot convert the simulated clock). Otherwise the result a
  * kernel with a PMU gives where this host has none (28: the dummy
@@ -1684,6 +1685,7 @@ static const struct {
 } perftest_rows[] = {
 	{ __LINE__, "4", "perf_mmap() of host tracepoints read with no syscall after the workload", NULL },
 	{ __LINE__, "8", "perf_event_mmap() of the vdso special mapping at exec", NULL },
+	{ __LINE__, "51", "one sys_enter_prctl per PR_SET_NAME, whose COMM the shim writes", NULL },
 	{ __LINE__, "71", "arch_perf_update_userpage() without a stable TSC", NULL },
 	{ __LINE__, "28", "perf_event_set_output() of cycles into the host dummy's ring", "Ok" },
 };
