@@ -1672,7 +1672,8 @@ static void test_killed(void **state)
  * kernel gives the records and the mmap page these tests check (4.1: the
  * host's tracepoint records in the ring perf maps, read with no syscall
  * after the workload's; 51: a syscalls:sys_enter_prctl sample per
- * PR_SET_NAME, which the shim serves with no prctl of its own; 8: the PERF_RECORD_MMAP of the workload's [vdso]; 71.2: Skip where the host's
+ * PR_SET_NAME, which the shim serves with no prctl of its own; 8: the
+ * PERF_RECORD_MMAP of the workload's [vdso]; 71.2: Skip where the host's
  * page advertises no TSC conversion, as under the shim, whose native
  * reader cannot convert the simulated clock). Otherwise the result a
  * kernel with a PMU gives where this host has none (28: the dummy
