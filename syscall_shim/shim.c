@@ -1641,15 +1641,29 @@ static long map_core_ring(int h, long *a)
 	return sys_mmap(h, a);
 }
 
+/* Whether this process opened core events that are still open: only then
+ * can a ring it maps be shared by host and core events. */
+static bool opened_core_files(void)
+{
+	pid_t me = (pid_t)TSYS0(SYS_getpid);
+
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++)
+		if (sess->files[h].ino && sess->files[h].owner == me)
+			return true;
+	return false;
+}
+
 /* A syscall on a host perf event in the range: its mmap, SET_OUTPUT and
  * close take part in rings shared with the core (host_events.c); the rest
- * is the host's. */
+ * is the host's. A process with no core events maps the host's own ring
+ * (perf test 4.1 reads it right after its syscalls, with no trapped call
+ * in between that could copy records into a core ring). */
 static long host_event_syscall(long nr, long *a)
 {
 	struct perf_task *cur = native_task(my_tid());
 	long r;
 
-	if (nr == SYS_mmap && a[5] == 0 && cur) {
+	if (nr == SYS_mmap && a[5] == 0 && cur && opened_core_files()) {
 		r = host_event_mmap(core, cur, a, map_core_ring);
 		shim_log("mmap(host fd %ld, %ld bytes) -> %#lx", a[4], a[1], r);
 		if (r != -ENOSYS)
@@ -1678,6 +1692,33 @@ static bool fd_table_syscall_of_vm_child(long nr, const long *a)
 		     (nr == SYS_fcntl && (a[1] == F_DUPFD || a[1] == F_DUPFD_CLOEXEC));
 
 	return table && TSYS0(SYS_getpid) != shim_pid;
+}
+
+/*
+ * prctl(PR_SET_NAME) of a native thread: the host renames it (its checks,
+ * its EFAULT), then, when the core knows the thread (events were opened on
+ * it or by it), the core takes the same name and writes PERF_RECORD_COMM
+ * as __set_task_comm() -> perf_event_comm(tsk, false) does, so the side
+ * band in core rings has the thread's renames. The name is read as
+ * prctl_set_name's strncpy_from_user(comm, arg2, TASK_COMM_LEN - 1) does
+ * (no second prctl: a syscalls:sys_enter_prctl tracepoint counts them).
+ */
+static long sys_prctl_set_name(const long *a)
+{
+	char name[16] = { 0 };
+	struct perf_task *t;
+	long r = tramp_syscall(SYS_prctl, a[0], a[1], a[2], a[3], a[4], 0);
+
+	if (r || (t = perf_task_find(core, my_tid())) == NULL)
+		return r;
+	for (size_t i = 0; i < sizeof(name) - 1; i++)
+		if (shim_copy_from(&name[i], (uint64_t)a[1] + i, 1) || !name[i]) {
+			name[i] = 0;
+			break;
+		}
+	perf_task_set_comm(core, t, name);
+	shim_log("prctl(PR_SET_NAME, \"%s\") -> COMM", name);
+	return r;
 }
 
 static long dispatch(long nr, long *a)
@@ -1732,7 +1773,11 @@ static long dispatch(long nr, long *a)
 	case SYS_perf_event_open:
 		return sys_perf_event_open(a);
 	case SYS_prctl: {
-		struct perf_task *cur = native_task(my_tid());
+		struct perf_task *cur;
+
+		if (a[0] == PR_SET_NAME)
+			return sys_prctl_set_name(a);
+		cur = native_task(my_tid());
 
 		long r = cur ? perf_sys_prctl_events(core, cur, a[0] == PR_TASK_PERF_EVENTS_ENABLE)
 			     : -ENOMEM;

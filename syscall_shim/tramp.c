@@ -271,11 +271,13 @@ int tramp_filter_install(unsigned fd_base2)
 					      (unsigned)(PMUSIM_RING_ADDR >> 32), 0, 1));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-	/* prctl(PR_TASK_PERF_EVENTS_DISABLE = 31 / _ENABLE = 32) */
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 5));
+	/* prctl(PR_TASK_PERF_EVENTS_DISABLE = 31 / _ENABLE = 32), and
+	 * prctl(PR_SET_NAME = 15): a rename is a COMM record */
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 6));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_TASK_PERF_EVENTS_DISABLE, 1, 0));
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_TASK_PERF_EVENTS_ENABLE, 0, 1));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_TASK_PERF_EVENTS_DISABLE, 2, 0));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_TASK_PERF_EVENTS_ENABLE, 1, 0));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_NAME, 0, 1));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	sigsys_keep_rule(&p);

@@ -26,6 +26,9 @@
 #include "counting_test_util.h"
 
 static const char *pmusim, *progdir;
+/* this run's own directory for perf.data files (mkdtemp), so parallel or
+ * overlapping runs of the suite never share a file */
+static char tmpdir[] = "/tmp/pmusim-test-cache.XXXXXX";
 
 /* The program's output for pattern with counting group (-1: "ring"). */
 static char *pattern_counts(const char *pattern, int group)
@@ -297,10 +300,10 @@ static char *perf_mem(const char *pattern, const char *what, const char *data,
 		      const char *fields)
 {
 	int st;
-	char *o = run(&st, "cd /tmp && %s run -- %s exec -- perf mem record -t %s --all-user "
+	char *o = run(&st, "cd %s && %s run -- %s exec -- perf mem record -t %s --all-user "
 		      "-c 100 -o %s -- %s/cache_patterns %s native >/dev/null 2>&1 && "
 		      "perf script -i %s -F %s 2>/dev/null",
-		      pmusim, pmusim, what, data, progdir, pattern, data, fields);
+		      tmpdir, pmusim, pmusim, what, data, progdir, pattern, data, fields);
 
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		fail_msg("perf mem record %s: status %d\n%s", pattern, st, o);
@@ -353,15 +356,15 @@ static void test_perf_mem_loads(void **state)
 {
 	unsigned long long ip = insn_addr("(%r8),%r10"), buf = sym_addr("buf");
 	unsigned long long prev = 0, n = 0, pass = 0;
-	char *o = perf_mem("l3_twice", "load", "/tmp/pmusim-test-mem1.data",
+	char *o = perf_mem("l3_twice", "load", "mem1.data",
 				    "event,ip,addr,data_src,weight"), *line, *save;
-	char *o2 = perf_mem("l3_twice", "load", "/tmp/pmusim-test-mem2.data",
+	char *o2 = perf_mem("l3_twice", "load", "mem2.data",
 			    "event,ip,addr,data_src,weight");
 	int st;
-	char *d = run(&st, "cd /tmp && for f in pmusim-test-mem1.data pmusim-test-mem2.data; do "
+	char *d = run(&st, "cd %s && for f in mem1.data mem2.data; do "
 		      "perf script -i $f -F event,ip,addr,data_src,weight 2>/dev/null "
-		      "> $f.txt; done; cmp pmusim-test-mem1.data.txt pmusim-test-mem2.data.txt; "
-		      "s=$?; rm -f pmusim-test-mem[12].data*; exit $s");
+		      "> $f.txt; done; cmp mem1.data.txt mem2.data.txt; "
+		      "s=$?; rm -f mem[12].data*; exit $s", tmpdir);
 
 	(void)state;
 	assert_int_equal(st, 0);   /* deterministic */
@@ -434,7 +437,8 @@ static void test_perf_mem_stores(void **state)
 					MEM_S(LVLNUM, NA);
 	unsigned long long ip = insn_addr("%r10,(%r8)"), buf = sym_addr("buf");
 	unsigned long long n = 0;
-	char *o = perf_mem("store_l2", "store", "/tmp/pmusim-test-mem3.data",
+	int st;
+	char *o = perf_mem("store_l2", "store", "mem3.data",
 				    "event,ip,addr,data_src"), *line, *save;
 
 	(void)state;
@@ -452,7 +456,7 @@ static void test_perf_mem_stores(void **state)
 	/* 4096 stores: floor((4096 + carried) / 100) */
 	assert_true(n == 40 || n == 41);
 	free(o);
-	unlink("/tmp/pmusim-test-mem3.data");
+	free(run(&st, "rm -f %s/mem3.data", tmpdir));
 }
 
 int main(int argc, char **argv)
@@ -466,6 +470,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_perf_mem_loads),
 		cmocka_unit_test(test_perf_mem_stores),
 	};
+	int fails, st;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s PMUSIM PROGDIR\n", argv[0]);
@@ -473,5 +478,11 @@ int main(int argc, char **argv)
 	}
 	pmusim = argv[1];
 	progdir = argv[2];
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	fails = cmocka_run_group_tests(tests, NULL, NULL);
+	free(run(&st, "rm -rf %s", tmpdir));
+	return fails;
 }

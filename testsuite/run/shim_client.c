@@ -264,9 +264,9 @@ static void mode_passthrough(void)
 }
 
 /* A dummy software event with COMM side band of task pid (the host's,
- * for a task without core events), sample_id_all with TID and TIME;
- * watermark: a wakeup at every record. */
-static int host_dummy(pid_t pid, int cpu, bool use_clockid, bool watermark)
+ * for a task without core events; the core's for a pid with core events),
+ * sample_id_all with TID and TIME; watermark: a wakeup at every record. */
+static int comm_dummy(pid_t pid, int cpu, bool use_clockid, bool watermark)
 {
 	struct perf_event_attr a;
 
@@ -327,7 +327,7 @@ static void sharedring_blocking_poll(void)
 	CHECK(pthread_create(&th, NULL, rename_later, &rn) == 0, "thread");
 	while (!(tid = __atomic_load_n(&rn.tid, __ATOMIC_ACQUIRE)))
 		sched_yield();
-	h = host_dummy(tid, 0, false, true);
+	h = comm_dummy(tid, 0, false, true);
 	hw_attr(&a, PERF_COUNT_HW_CPU_CYCLES, 0);
 	a.watermark = 1;
 	a.wakeup_watermark = 1;
@@ -393,9 +393,9 @@ static void check_comm_ring(int line, const struct perf_event_mmap_page *pc, con
 static void mode_sharedring(void)
 {
 	/* host events first: core events make this task the core's */
-	int h1 = host_dummy(0, -1, false, false), h2 = host_dummy(0, -1, false, false);
-	int hcpu = host_dummy(0, 0, false, false), hclock = host_dummy(0, -1, true, false);
-	int h5 = host_dummy(0, -1, false, false);
+	int h1 = comm_dummy(0, -1, false, false), h2 = comm_dummy(0, -1, false, false);
+	int hcpu = comm_dummy(0, 0, false, false), hclock = comm_dummy(0, -1, true, false);
+	int h5 = comm_dummy(0, -1, false, false);
 	struct perf_event_attr a;
 	struct perf_event_mmap_page *p1, *p2;
 	struct pollfd pfd;
@@ -469,6 +469,41 @@ static void mode_sharedring(void)
 	sharedring_blocking_poll();
 	if (!failures)
 		printf("ok sharedring\n");
+}
+
+/*
+ * A native task the core serves (cycles on itself make it the core's, as
+ * perf test 35's cycles:u does): its prctl(PR_SET_NAME) is a COMM record
+ * in a core event's ring, as __set_task_comm() -> perf_event_comm() writes
+ * it, with the name's first 15 bytes; a failed rename (EFAULT) writes none.
+ */
+static void mode_nativecomm(void)
+{
+	struct perf_event_attr a;
+	struct perf_event_mmap_page *pc;
+	int c, d;
+
+	hw_attr(&a, PERF_COUNT_HW_CPU_CYCLES, 0);
+	c = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	/* its own pid, as perf's thread map names it: a task with core events */
+	d = comm_dummy(getpid(), -1, false, false);
+	CHECK(is_perf_fd(c) && is_perf_fd(d), "fds %d %d", c, d);
+	pc = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, d, 0);
+	CHECK(pc != MAP_FAILED, "mmap: %d", errno);
+	if (pc == MAP_FAILED)
+		return;
+	CHECK(ioctl(d, PERF_EVENT_IOC_ENABLE, 0) == 0, "ENABLE");
+	CHECK(syscall(SYS_prctl, PR_SET_NAME, 0x1000, 0, 0, 0) == -1 && errno == EFAULT,
+	      "PR_SET_NAME of a bad pointer: %d", errno);
+	/* TASK_COMM_LEN: the first 15 bytes */
+	CHECK(prctl(PR_SET_NAME, "native-comm-truncated", 0, 0, 0) == 0, "PR_SET_NAME");
+	CHECK(ioctl(d, PERF_EVENT_IOC_DISABLE, 0) == 0, "DISABLE");
+	check_comm_ring(__LINE__, pc, "native-comm-tru");
+	munmap(pc, 3 * 4096);
+	close(d);
+	close(c);
+	if (!failures)
+		printf("ok nativecomm\n");
 }
 
 /* perf_mmap() + perf_event_init_userpage() */
@@ -1529,7 +1564,7 @@ int main(int argc, char **argv)
 		{ "pollhup", mode_pollhup }, { "inherit", mode_inherit }, { "range", mode_range },
 		{ "threads", mode_threads }, { "exec", mode_exec }, { "select", mode_select },
 		{ "fasync", mode_fasync }, { "epoll", mode_epoll }, { "scm", mode_scm }, { "munmap", mode_munmap },
-		{ "sharedring", mode_sharedring },
+		{ "sharedring", mode_sharedring }, { "nativecomm", mode_nativecomm },
 		{ "spawn", mode_spawn }, { "selfcount", mode_selfcount },
 		{ "efault", mode_efault }, { "vfork", mode_vfork },
 		{ "bench-read", mode_bench_read }, { "bench-bare", mode_bench_bare },

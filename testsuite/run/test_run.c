@@ -304,6 +304,7 @@ static const struct {
 	{ __LINE__, "munmap", "perf_mmap_close(), perf_mmap(): data_page_nr(), perf_mmap_may_split()" },
 	{ __LINE__, "scm", "scm_detach_fds() -> receive_fd(): a perf file over SCM_RIGHTS, fput()" },
 	{ __LINE__, "sharedring", "perf_event_set_output(), ring_buffer_attach(), perf_event_comm_output(), perf_output_wakeup()" },
+	{ __LINE__, "nativecomm", "__set_task_comm() -> perf_event_comm() of a native task in a core ring" },
 	{ __LINE__, "vfork", "copy_files() at vfork: the child's close_range/close are its own" },
 };
 
@@ -1673,7 +1674,10 @@ static void test_killed(void **state)
  * Debian perf's own tests (tools/perf/tests) under pmusim run: the result
  * of each (sub)test line ("Ok", "Skip (reason)", "FAILED!") against an
  * oracle. want NULL: the same test run natively on this host, whose
- * kernel gives the records and the mmap page these tests check (8: the
+ * kernel gives the records and the mmap page these tests check (4.1: the
+ * host's tracepoint records in the ring perf maps, read with no syscall
+ * after the workload's; 51: a syscalls:sys_enter_prctl sample per
+ * PR_SET_NAME, which the shim serves with no prctl of its own; 8: the
  * PERF_RECORD_MMAP of the workload's [vdso]; 71.2: Skip where the host's
  * page advertises no TSC conversion, as under the shim, whose native
  * reader cannot convert the simulated clock). Otherwise the result a
@@ -1685,7 +1689,9 @@ static const struct {
 	const char *test, *from;
 	const char *want;       /* the result line's status; NULL: the native run's */
 } perftest_rows[] = {
+	{ __LINE__, "4", "perf_mmap() of host tracepoints read with no syscall after the workload", NULL },
 	{ __LINE__, "8", "perf_event_mmap() of the vdso special mapping at exec", NULL },
+	{ __LINE__, "51", "one sys_enter_prctl per PR_SET_NAME, whose COMM the shim writes", NULL },
 	{ __LINE__, "71", "arch_perf_update_userpage() without a stable TSC", NULL },
 	{ __LINE__, "28", "perf_event_set_output() of cycles into the host dummy's ring", "Ok" },
 };

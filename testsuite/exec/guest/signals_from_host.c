@@ -30,6 +30,7 @@ static void on_chld(int sig, siginfo_t *si, void *uc)
 int main(void)
 {
 	struct sigaction sa;
+	sigset_t chld, old;
 	unsigned long spin = 0;
 	int fd;
 
@@ -37,10 +38,16 @@ int main(void)
 	sa.sa_sigaction = on_chld;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigaction(SIGCHLD, &sa, NULL);
+	/* SIGCHLD blocked until sigsuspend: a check of chlds followed by
+	 * pause() would sleep forever if the signal came in between */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
 	if (fork() == 0)
 		_exit(9);
 	while (!chlds)
-		pause();
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	wait(NULL);
 	printf("SIGCHLD with CLD_EXITED status 9: %d\n", (int)chlds);
 	fflush(stdout);
