@@ -125,5 +125,11 @@ int cli_parse_options(const struct cli_options_spec *spec, int argc, char **argv
 		if (r >= 0)
 			return r;
 	}
+	/* fewer counters than the model has, never more: the allocators
+	 * would quietly use the model's number */
+	if (common->model && common->nr_gp_counters > common->model->nr_gp_counters)
+		return cli_usage_error("--counters: model %s has %u general-purpose counters, not %u",
+				       common->model->name, common->model->nr_gp_counters,
+				       common->nr_gp_counters);
 	return -1;
 }

@@ -21,6 +21,8 @@ exec --cpus 257 true	2	pmusim: --cpus: '257' is not a number in 1..256
 run --cpus 65 -- true	2	pmusim: --cpus: '65' is not a number in 1..64
 run --counters 65 -- true	2	pmusim: --counters: '65' is not a number in 1..64
 sched -c 33 -e cycles	2	pmusim: --counters: '33' is not a number in 1..32
+sched --counters 8 -e cycles	2	pmusim: --counters: model skylake has 4 general-purpose counters, not 8
+run --model zen --counters 7 -- true	2	pmusim: --counters: model zen has 6 general-purpose counters, not 7
 sched --mux-interval 0 -e cycles	2	pmusim: --mux-interval: '0' is not a number of ms
 run --mux-interval x -- true	2	pmusim: --mux-interval: 'x' is not a number of ms
 exec --bogus true	2	pmusim: exec: unknown option '--bogus' (see pmusim exec --help)
