@@ -91,7 +91,8 @@ static void perf_tp_event(struct perf_cpu *cpu, const struct tp_event *tp,
 		cpu->task && cpu->task->exit_state ? cpu->task->ctx : NULL;
 	struct perf_event *hit[PERF_CPU_MAX_SLOTS];
 	unsigned n = 0;
-	uint16_t type = (uint16_t)tp->id;
+	uint32_t id = tp_id(tp);
+	uint16_t type = (uint16_t)id;
 	int32_t pid = cpu->task ? cpu->task->tid : 0;
 
 	/* tracing_generic_entry_update(): type, flags, preempt count, pid */
@@ -100,7 +101,7 @@ static void perf_tp_event(struct perf_cpu *cpu, const struct tp_event *tp,
 	record[3] = 0;
 	memcpy(record + 4, &pid, 4);
 	for (unsigned i = 0; i < cpu->nr_sw_slots; i++)
-		if (tp_event_match(cpu->sw_slots[i], tp->id, record) &&
+		if (tp_event_match(cpu->sw_slots[i], id, record) &&
 		    (!dead_ctx || cpu->sw_slots[i]->ctx != dead_ctx))
 			hit[n++] = cpu->sw_slots[i];
 	cpu->tp_record = record;

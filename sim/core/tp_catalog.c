@@ -2,8 +2,11 @@
  * tp_catalog.c - the tracepoint catalogue (tracepoints.h): lookups over the
  * generated table tp_catalog.inc and the format files tracefs shows.
  */
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "sim/core/tracepoints.h"
 
 #include "sim/core/tp_catalog.inc"
@@ -29,17 +32,86 @@ const struct tp_event *tp_at(unsigned i)
 	return i < TP_COUNT ? &tp_catalog[i] : NULL;
 }
 
-/* The table is in id order (the generator sorts it). */
+/*
+ * The ids in force. perf resolves a tracepoint's name through the host's
+ * tracefs and opens the id it reads there, so on a kernel other than the
+ * catalogue's the core must answer that kernel's numbers: each event takes
+ * the id of the host's events/<system>/<name>/id where it can be read, the
+ * catalogue's otherwise (an account that may not read tracefs cannot
+ * resolve names there either). Built once per process; a racing build
+ * writes the same values.
+ */
+static uint32_t tp_live_id[TP_COUNT];
+static uint16_t tp_by_live_id[TP_COUNT];   /* catalogue indexes by live id */
+static bool tp_live_built;
+
+/* The id file's number, or 0 when it cannot be read (raw syscalls: this
+ * may run in the shim's signal handler). */
+static uint32_t host_id(const char *root, const struct tp_event *tp)
+{
+	char path[512], text[16];
+	long n = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, tp->system, tp->name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = 0;
+	return (uint32_t)strtoul(text, NULL, 10);
+}
+
+void tp_ids_load(const char *root)
+{
+	for (unsigned i = 0; i < TP_COUNT; i++) {
+		uint32_t id = root ? host_id(root, &tp_catalog[i]) : 0;
+
+		tp_live_id[i] = id ? id : tp_catalog[i].id;
+	}
+	/* insertion sort: the catalogue is in its own id order, which a
+	 * host's numbering mostly keeps */
+	for (unsigned i = 0; i < TP_COUNT; i++) {
+		unsigned j = i;
+
+		while (j > 0 && tp_live_id[tp_by_live_id[j - 1]] > tp_live_id[i]) {
+			tp_by_live_id[j] = tp_by_live_id[j - 1];
+			j--;
+		}
+		tp_by_live_id[j] = (uint16_t)i;
+	}
+	__atomic_store_n(&tp_live_built, true, __ATOMIC_RELEASE);
+}
+
+static void tp_ids_ready(void)
+{
+	if (__atomic_load_n(&tp_live_built, __ATOMIC_ACQUIRE))
+		return;
+	tp_ids_load(access("/sys/kernel/tracing/events", R_OK) == 0 ? "/sys/kernel/tracing"
+		    : "/sys/kernel/debug/tracing");
+}
+
+uint32_t tp_id(const struct tp_event *tp)
+{
+	tp_ids_ready();
+	return tp_live_id[tp - tp_catalog];
+}
+
 const struct tp_event *tp_find_id(uint32_t id)
 {
 	size_t lo = 0, hi = TP_COUNT;
 
+	tp_ids_ready();
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
+		uint32_t at = tp_live_id[tp_by_live_id[mid]];
 
-		if (tp_catalog[mid].id == id)
-			return &tp_catalog[mid];
-		if (tp_catalog[mid].id < id)
+		if (at == id)
+			return &tp_catalog[tp_by_live_id[mid]];
+		if (at < id)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -105,7 +177,7 @@ size_t tp_format(const struct tp_event *tp, char *buf, size_t len)
 
 	if (len)
 		buf[0] = 0;
-	TP_PUT("name: %s\nID: %u\nformat:\n", tp->name, tp->id);
+	TP_PUT("name: %s\nID: %u\nformat:\n", tp->name, tp_id(tp));
 	for (f = tp_common_fields; f->decl; f++)
 		TP_PUT("\tfield:%s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
 		       f->decl, f->offset, f->size, f->is_signed);

@@ -34,7 +34,14 @@ struct tp_event {
 /* The four common fields every record starts with (struct trace_entry). */
 extern const struct tp_field tp_common_fields[];
 
+/* The event's id in force (PERF_TYPE_TRACEPOINT config, common_type, the
+ * tracefs id file): the host's tracefs id where readable, else the
+ * catalogue's; tp_find_id looks those up. */
+uint32_t tp_id(const struct tp_event *tp);
 const struct tp_event *tp_find_id(uint32_t id);
+/* Takes the ids from the tracefs at root (NULL: the catalogue's); done
+ * once by the first lookup, or first by a test. */
+void tp_ids_load(const char *root);
 const struct tp_event *tp_find_name(const char *system, const char *name);
 /* The syscalls:sys_enter_<nr> (exit false) or sys_exit_<nr> event. */
 const struct tp_event *tp_find_syscall(long nr, bool exit);

@@ -375,7 +375,7 @@ static int fill_generated(struct guest_thread *t, enum procfs_kind k, const char
 		const struct tp_event *tp = tracefs_event(path, &file);
 		char text[8192];
 		size_t n = k == PROCFS_TRACE_ID ?
-			   (size_t)snprintf(text, sizeof(text), "%u\n", tp->id) :
+			   (size_t)snprintf(text, sizeof(text), "%u\n", tp_id(tp)) :
 			   tp_format(tp, text, sizeof(text));
 
 		if (n > sizeof(text))

@@ -13,6 +13,10 @@
  * PERF_PMU_CAP_NO_NMI; armv8pmu_event_init() returns -EINVAL for a user
  * access (config1:1) event not attached to a task.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "testsuite/core/core_fixture.h"
 #include "sim/core/attr_check.h"
 #include "sim/core/pmu.h"
@@ -92,7 +96,7 @@ static struct perf_event_attr tp_attr(const char *system, const char *name, uint
 				     .sample_period = st ? 1 : 0, .sample_type = st };
 
 	assert_non_null(tp);
-	a.config = tp->id;
+	a.config = tp_id(tp);
 	return a;
 }
 
@@ -169,6 +173,48 @@ static void test_tracepoint_counts(void **state)
 	fixture_fini(&f);
 }
 
+/* The ids follow the host's tracefs: perf opens the number it read there,
+ * whatever kernel built the catalogue. A tracefs where sys_enter_getpid
+ * has id 60001 moves that event there; events without a file keep the
+ * catalogue's number. */
+static void test_tracepoint_host_ids(void **state)
+{
+	char root[] = "/tmp/pmusim-tracefs-XXXXXX", dir[4][160], id[200];
+	const struct tp_event *getpid = tp_find_name("syscalls", "sys_enter_getpid");
+	const struct tp_event *sw = tp_find_name("sched", "sched_switch");
+	FILE *f;
+
+	(void)state;
+	assert_non_null(getpid);
+	assert_non_null(sw);
+	assert_non_null(mkdtemp(root));
+	snprintf(dir[0], sizeof(dir[0]), "%s/events", root);
+	snprintf(dir[1], sizeof(dir[1]), "%s/events/syscalls", root);
+	snprintf(dir[2], sizeof(dir[2]), "%s/events/syscalls/sys_enter_getpid", root);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(mkdir(dir[i], 0755), 0);
+	snprintf(id, sizeof(id), "%s/id", dir[2]);
+	f = fopen(id, "w");
+	assert_non_null(f);
+	fprintf(f, "60001\n");
+	fclose(f);
+
+	tp_ids_load(root);
+	assert_int_equal(tp_id(getpid), 60001);
+	assert_ptr_equal(tp_find_id(60001), getpid);
+	assert_int_equal(tp_id(sw), sw->id);
+	assert_ptr_equal(tp_find_id(sw->id), sw);
+	assert_null(tp_find_id(getpid->id));
+
+	tp_ids_load(NULL);      /* the catalogue's */
+	assert_int_equal(tp_id(getpid), getpid->id);
+	assert_ptr_equal(tp_find_id(getpid->id), getpid);
+	unlink(id);
+	for (int i = 2; i >= 0; i--)
+		rmdir(dir[i]);
+	rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_pmu_event_init_errnos),
 		cmocka_unit_test(test_tracepoint_perm),
 		cmocka_unit_test(test_tracepoint_counts),
+		cmocka_unit_test(test_tracepoint_host_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
