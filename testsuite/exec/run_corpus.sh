@@ -8,6 +8,8 @@
 set -u
 PMUSIM=$(realpath "$1")
 PROGS=$(realpath "$2")
+# shellcheck source=testsuite/exec/same_as_native.sh
+source "$(dirname "$0")/same_as_native.sh"
 shift 2
 export PROGS
 
@@ -83,17 +85,7 @@ while IFS=$'\t' read -r name snippet; do
 		(cd "$d" && RUN="$RUN" bash -c "RUN=\"$RUN\"; $snippet" > "$tmp/$name.$mode.out" 2> "$tmp/$name.$mode.err"; echo $? > "$tmp/$name.$mode.st")
 	done
 	ran=$((ran + 1))
-	# the emulated run names pmusim where the shell named itself
-	sed -i "s|$PMUSIM|pmusim|g" "$tmp/$name.emu.err"
-	ok=1
-	for part in out err st; do
-		if ! cmp -s "$tmp/$name.native.$part" "$tmp/$name.emu.$part"; then
-			ok=0
-			echo "FAIL $name: $part differs"
-			diff "$tmp/$name.native.$part" "$tmp/$name.emu.$part" | head -10
-		fi
-	done
-	if [[ $ok == 1 ]]; then echo "ok   $name"; else fail=$((fail + 1)); fi
+	same_as_native "$tmp" "$name" "$name" || fail=$((fail + 1))
 done <<< "$CORPUS"
 echo "corpus: $ran rows, $fail failed"
 [[ $fail == 0 ]]
