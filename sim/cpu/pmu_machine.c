@@ -29,6 +29,7 @@
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/kernel_symbols.h"
 #include "sim/cpu/pmu_machine.h"
+#include "sim/cpu/cpu_arch.h"
 #include "sim/cpu/vcpu.h"
 
 typedef uint64_t u64;
@@ -464,7 +465,7 @@ static void flush(struct pmu_vcpu *pv)
 	if (pv->jit && jit_count_sync(pv->jit, a)) {
 		/* blocks that counted inline: reported where the guest is */
 		pv->acc_dirty = true;
-		pv->acc_ip = vcpu_reg(pv->c, UC_X86_REG_RIP);
+		pv->acc_ip = vcpu_pc(pv->c);
 		/* new limits: the next block takes the slow path, which arms */
 		jit_count_arm(pv->jit, 0, false, false);
 	}
@@ -993,7 +994,7 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 		       pv->acc.v[pv->lim[i].src] + mem_value(pv, pv->lim[i].src) >= pv->lim[i].left;
 	if (!over)
 		return;
-	uc_reg_read(pv->c->uc, UC_X86_REG_RIP, &rip);
+	rip = vcpu_pc(pv->c);
 	pv->ma = (struct pmu_mem_access){ .valid = true, .write = write, .level = (uint8_t)o.level,
 					  .latency = o.latency, .addr = addr };
 	pv->acc_ip = rip;
@@ -1048,7 +1049,7 @@ bool pmu_on_breakpoint(struct pmu_vcpu *pv, bool exec, bool write, uint64_t addr
 	}
 	for (unsigned i = 0; i < PERF_HBP_NUM; i++)
 		needs_state |= (hit >> i & 1) && regs[i].needs_state;
-	rip = exec ? addr : vcpu_reg(pv->c, UC_X86_REG_RIP);
+	rip = exec ? addr : vcpu_pc(pv->c);
 	if (!exec && write && rip == pv->bp_read_rip)
 		hit &= ~pv->bp_read_mask;       /* the write of a read-modify-write */
 	pv->bp_read_rip = !exec && !write && hit ? rip : 0;
@@ -1289,7 +1290,7 @@ static void page_fault(struct pmu_vcpu *pv, uint64_t addr, uintptr_t retaddr, bo
 		d.v[SIM_SRC_PAGE_FAULTS] = 1;
 		d.v[SIM_SRC_PAGE_FAULTS_MIN] = minor;
 		pv->sample_ip = minor ? vcpu_access_ip(pv->c, addr, retaddr) :
-				vcpu_reg(pv->c, UC_X86_REG_RIP);
+				vcpu_pc(pv->c);
 		pv->sample_addr = addr;
 		perf_cpu_account(pv->cpu, SIM_MODE_USER, &d);
 		pv->sample_addr = 0;
@@ -1639,7 +1640,7 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 
 	if (!pv)
 		return NULL;
-	pv->bc = bd_cache_new();
+	pv->bc = bd_cache_new_arch(c->arch);
 	if (!pv->bc)
 		goto err_free;
 	pv->c = c;
@@ -1650,7 +1651,7 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 	memset(pv->bimodal, PMU_BIMODAL_STEP, sizeof(pv->bimodal));   /* weakly not taken */
 	pv->freq_hz = c->model && c->model->freq_hz ? c->model->freq_hz : 3000000000ull;
 	pv->tsc_hz = c->model && c->model->tsc_hz ? c->model->tsc_hz : pv->freq_hz;
-	if (jit_count_enabled()) {
+	if (jit_count_enabled() && c->arch->translator_interposed) {
 		pv->jit = jit_count_new(&(struct jit_predictors){ pv->bimodal, pv->ras, &pv->ras_top, pv->btb },
 					pv->bc, c);
 		if (!pv->jit)

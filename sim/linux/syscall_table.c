@@ -172,6 +172,26 @@ long guest_copy_str(struct guest_thread *t, uint64_t addr, char *buf, size_t n)
 	return -ENAMETOOLONG;
 }
 
+int guest_copy_from(struct guest_thread *t, void *dst, uint64_t src, size_t n)
+{
+	if (!n)
+		return 0;
+	if (!guest_mm_access_ok(&t->proc->mm, src, n, PROT_READ))
+		return -EFAULT;
+	memcpy(dst, (const void *)(uintptr_t)src, n);
+	return 0;
+}
+
+int guest_copy_to(struct guest_thread *t, uint64_t dst, const void *src, size_t n)
+{
+	if (!n)
+		return 0;
+	if (!guest_mm_access_ok(&t->proc->mm, dst, n, PROT_WRITE))
+		return -EFAULT;
+	memcpy((void *)(uintptr_t)dst, src, n);
+	return 0;
+}
+
 long guest_syscall(struct guest_thread *t, unsigned long nr, const uint64_t a[6])
 {
 	long ret;
