@@ -56,6 +56,9 @@ struct cpu_arch {
 	 * that ends the run, or -1 when the architecture handled it and the
 	 * guest goes on (AArch64's SVC: vcpu_syscall_entry()). */
 	int (*interrupt)(struct vcpu *c, uint32_t intno);
+	/* From the memory-fault hook: make the engine's state that of the
+	 * faulting instruction, where the engine does not (optional). */
+	void (*fault_state)(struct vcpu *c);
 	/* Whether the MMU translates addr at all (x86-64: canonical); an
 	 * access elsewhere faults without an address. */
 	bool (*addr_valid)(uint64_t addr);
@@ -68,5 +71,6 @@ struct cpu_arch {
 };
 
 extern const struct cpu_arch cpu_arch_x86_64;
+extern const struct cpu_arch cpu_arch_aarch64;
 
 #endif

@@ -164,6 +164,8 @@ static bool hook_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr,
 	c->fault.exec = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT;
 	c->fault.prot = type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT ||
 			type == UC_MEM_FETCH_PROT;
+	if (c->arch->fault_state)
+		c->arch->fault_state(c);
 	safe_stop_fault_pending();
 	return false;
 }
@@ -330,6 +332,9 @@ struct vcpu *vcpu_new_arch(const struct cpu_arch *arch, const struct pmu_model *
 	/* Hooks first: they reach only code translated after they exist. */
 	if (arch->engine_init(c))
 		goto err_bcache;
+	/* kicks need a block start where the exit test is not ours */
+	if (!arch->translator_interposed)
+		c->want_blocks_pending = true;
 	if (uc_hook_add(c->uc, &c->h_memerr, UC_HOOK_MEM_INVALID, hook_memerr, c, 1, 0)
 	    != UC_ERR_OK)
 		goto err_bcache;

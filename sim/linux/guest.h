@@ -115,6 +115,7 @@ struct guest_process {
 	/* Filled by the loader (loader.h) for the current image. */
 	uint64_t entry;                    /* first guest RIP (interpreter's if any) */
 	uint64_t initial_sp;
+	uint64_t sigtramp;                 /* the sigreturn trampoline, if any (linux_arch.h) */
 
 	uint64_t vt_epoch_ns;              /* virtual_time: CLOCK_REALTIME at virtual 0 */
 	uint64_t auxv[64];                 /* the guest's auxv (/proc/self/auxv) */

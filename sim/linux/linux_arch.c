@@ -8,6 +8,7 @@
 
 static const struct linux_arch *const arches[] = {
 	&linux_arch_x86_64,
+	&linux_arch_aarch64,
 };
 
 const struct linux_arch *linux_arch_by_elf(uint16_t machine)

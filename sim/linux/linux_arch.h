@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 struct cpu_arch;
+struct guest_syscall_entry;
 struct guest_thread;
 struct guest_kernel_sigaction;
 struct pmu_model;
@@ -55,6 +56,16 @@ struct linux_arch {
 	uint64_t aux_minsigstksz;          /* AT_MINSIGSTKSZ: the frame size of the CPU */
 	/* AT_HWCAP and AT_HWCAP2 of the modelled CPU (ELF_HWCAP) */
 	void (*hwcaps)(const struct pmu_model *m, uint64_t *hwcap, uint64_t *hwcap2);
+	/* the guest vDSO (vdso.S: x86-64 code) is mapped, AT_SYSINFO_EHDR */
+	bool vdso;
+	/* without a vDSO: the code of the sigreturn trampoline a handler
+	 * returns to without SA_RESTORER, mapped once per image
+	 * (guest_process.sigtramp), or NULL */
+	const uint32_t *sigtramp_code;
+	unsigned sigtramp_size;
+	/* rows that replace the x86-64 table's for this architecture (struct
+	 * layouts, flags), indexed by the layer's numbers; or NULL */
+	const struct guest_syscall_entry *overrides;
 
 	/*
 	 * The syscall instruction's registers: the number in the layer's
@@ -63,6 +74,9 @@ struct linux_arch {
 	 */
 	void (*syscall_args)(struct vcpu *c, unsigned long *nr, uint64_t a[6]);
 	void (*syscall_return)(struct vcpu *c, unsigned long nr, long ret);
+	/* What the result register holds for a call that restarts: the
+	 * number (x86-64 RAX) or the first argument (arm64 orig_x0). */
+	long (*restart_value)(unsigned long nr, const uint64_t a[6]);
 
 	/*
 	 * The thread's registers (PC as the guest sees it: after the syscall
@@ -97,6 +111,7 @@ struct linux_arch {
 };
 
 extern const struct linux_arch linux_arch_x86_64;
+extern const struct linux_arch linux_arch_aarch64;
 
 /* The architecture of an ELF e_machine, or NULL. */
 const struct linux_arch *linux_arch_by_elf(uint16_t machine);

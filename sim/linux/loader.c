@@ -411,6 +411,24 @@ static long map_vdso(struct guest_process *p)
 }
 
 /*
+ * The sigreturn trampoline of an architecture without a vDSO here: one
+ * private r-x page, as qemu-user's sigtramp page (guest_process.sigtramp).
+ * Returns 0 or -ENOMEM.
+ */
+static long map_sigtramp(struct guest_process *p)
+{
+	long r = guest_mmap(&p->mm, 0, PAGE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | GUEST_MAP_TRUSTED, -1, 0);
+
+	if (r < 0)
+		return r;
+	memcpy((void *)(uintptr_t)r, p->arch->sigtramp_code, p->arch->sigtramp_size);
+	guest_mprotect(&p->mm, (uint64_t)r, PAGE, PROT_READ | PROT_EXEC);
+	p->sigtramp = (uint64_t)r;
+	return 0;
+}
+
+/*
  * Builds the initial stack (fs/exec.c copy_strings + create_elf_tables):
  * from the top, a NULL word, the file name (AT_EXECFN), the environment and
  * argument strings (argv[0] lowest), 16-byte alignment, the platform string,
@@ -429,7 +447,8 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 	unsigned na = 0;
 	long r;
 	uint64_t hwcap, hwcap2;
-	long vdso = map_vdso(p);
+	long vdso = p->arch->vdso ? map_vdso(p) :
+		    p->arch->sigtramp_code ? map_sigtramp(p) : 0;
 
 	if (vdso < 0) {
 		set_err(e, LOAD_IO, ENOMEM, "%s: cannot map the vDSO", execfn);
@@ -485,7 +504,8 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 	p->arch->hwcaps(p->model, &hwcap, &hwcap2);
 #define AUX(k, v) do { aux[na++] = (k); aux[na++] = (v); } while (0)
 	/* ARCH_DLINFO */
-	AUX(AT_SYSINFO_EHDR, (uint64_t)vdso);
+	if (p->arch->vdso)
+		AUX(AT_SYSINFO_EHDR, (uint64_t)vdso);
 	AUX(AT_MINSIGSTKSZ, p->arch->aux_minsigstksz);
 	AUX(AT_HWCAP, hwcap);               /* ELF_HWCAP: x86-64 CPUID.1:EDX */
 	AUX(AT_PAGESZ, PAGE);
@@ -764,4 +784,23 @@ int guest_find_program(const char *name, char *out, size_t outlen)
 			break;
 	}
 	return eacces ? -EACCES : -ENOENT;
+}
+
+unsigned guest_program_machine(const char *name)
+{
+	char path[PATH_MAX];
+	Elf64_Ehdr eh;
+	int fd;
+	ssize_t n;
+
+	if (guest_find_program(name, path, sizeof(path)))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, &eh, sizeof(eh), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		return 0;
+	return eh.e_machine;
 }

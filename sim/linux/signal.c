@@ -929,7 +929,7 @@ long signal_syscall_restart(struct guest_thread *t, unsigned long nr,
 	/* no handler runs: the kernel restarts the call transparently */
 restart:
 	vcpu_syscall_restart(t->cpu, st && st->in_syscall);
-	return (long)nr;
+	return t->proc->arch->restart_value(nr, a);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "sim/linux/futex.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/linux_arch.h"
 #include "sim/linux/process.h"
 #include "sim/linux/procfs.h"
 #include "sim/linux/signal.h"
@@ -196,11 +197,15 @@ long guest_syscall(struct guest_thread *t, unsigned long nr, const uint64_t a[6]
 {
 	long ret;
 
+	const struct guest_syscall_entry *ovr = t->proc->arch->overrides;
+
 	t->syscall_nr = nr;
 	if (nr < GUEST_NR_SYSCALLS && guest_syscall_table[nr].fn) {
 		/* a signal already queued is taken before the call runs */
 		if (signal_syscall_enter(t))
 			ret = -SIG_ERESTARTNOINTR;
+		else if (ovr && ovr[nr].fn)
+			ret = ovr[nr].fn(t, a);
 		else
 			ret = guest_syscall_table[nr].fn(t, a);
 		signal_syscall_exit(t);

@@ -47,14 +47,23 @@ static void x86_64_hwcaps(const struct pmu_model *m, uint64_t *hwcap, uint64_t *
 	*hwcap2 = c7[1] & 1 ? 2 : 0;
 }
 
+/* a restart re-executes SYSCALL with RAX = the number again */
+static long x86_64_restart_value(unsigned long nr, const uint64_t a[6])
+{
+	(void)a;
+	return (long)nr;
+}
+
 const struct linux_arch linux_arch_x86_64 = {
 	.cpu = &cpu_arch_x86_64,
 	.platform = "x86_64",
 	.minsigstksz = 2048,                 /* arch/x86/include/uapi/asm/signal.h */
 	.aux_minsigstksz = GUEST_MINSIGSTKSZ,
 	.hwcaps = x86_64_hwcaps,
+	.vdso = true,
 	.syscall_args = x86_64_syscall_args,
 	.syscall_return = x86_64_syscall_return,
+	.restart_value = x86_64_restart_value,
 	.regs_read = x86_64_regs_read,
 	.regs_write = x86_64_regs_write,
 	.regs_clone_child = x86_64_regs_clone_child,

@@ -1,0 +1,21 @@
+/*
+ * aarch64.h - the pieces of the AArch64 CPU (sim/cpu/aarch64/) that its
+ * ops table (cpu.c) names across files.
+ */
+#ifndef PMUSIM_CPU_AARCH64_H
+#define PMUSIM_CPU_AARCH64_H
+
+#include <capstone/capstone.h>
+#include <stdint.h>
+
+struct bd_insn;
+
+/* decode.c: block_decode.h's classes of one A64 instruction. */
+void aarch64_classify(const cs_insn *in, struct bd_insn *out);
+uint64_t aarch64_cond_target(const cs_insn *in);
+
+/* fault_pc.c: from a memory-fault hook, the engine's PC set to the
+ * faulting load or store (a fetch fault's PC is right already). */
+void aarch64_fault_restore_pc(void);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * aarch64/cpu.c - the AArch64 guest CPU behind struct cpu_arch: a Unicorn
+ * UC_ARCH_ARM64 engine (Cortex-A72), SVC as the syscall instruction (Unicorn
+ * reports it as UC_HOOK_INTR with EXCP_SWI, the PC already after it, as the
+ * exception's return address is), TPIDR_EL0 as the thread pointer.
+ *
+ * Unicorn runs the guest at EL1 with the MMU off; user space only ever sees
+ * what EL0 code can observe, and the differences that matter are handled
+ * here: the exceptions an EL0 program would take end the run.
+ */
+#include <elf.h>
+#include <errno.h>
+#include "sim/cpu/block_decode.h"
+#include "sim/cpu/cpu_arch.h"
+#include "sim/cpu/vcpu.h"
+#include "sim/cpu/aarch64/aarch64.h"
+
+/* QEMU's exception numbers (target/arm/cpu.h) as UC_HOOK_INTR gives them. */
+#define EXCP_UDEF 1
+#define EXCP_SWI 2
+#define EXCP_BKPT 7
+
+static int aarch64_engine_init(struct vcpu *c)
+{
+	if (uc_ctl_set_cpu_model(c->uc, UC_CPU_ARM64_A72) != UC_ERR_OK)
+		return -EINVAL;
+	return 0;
+}
+
+/* The SVC's exception return address is the next instruction: the PC in
+ * the hook is where the guest resumes. */
+static uint64_t aarch64_syscall_pc(struct vcpu *c)
+{
+	return vcpu_reg(c, UC_ARM64_REG_PC);
+}
+
+static void aarch64_syscall_set_pc(struct vcpu *c, uint64_t target)
+{
+	vcpu_set_reg(c, UC_ARM64_REG_PC, target);
+}
+
+static int aarch64_set_tls(struct vcpu *c, uint64_t base)
+{
+	return uc_reg_write(c->uc, UC_ARM64_REG_TPIDR_EL0, &base) == UC_ERR_OK ? 0 : -EINVAL;
+}
+
+static uint64_t aarch64_get_tls(struct vcpu *c)
+{
+	return vcpu_reg(c, UC_ARM64_REG_TPIDR_EL0);
+}
+
+/* SVC is the syscall (el0_svc()); an undefined instruction is SIGILL
+ * (do_el0_undef()); BRK is a breakpoint (SIGTRAP, not modelled: it ends the
+ * run as an illegal instruction would). */
+static int aarch64_interrupt(struct vcpu *c, uint32_t intno)
+{
+	switch (intno) {
+	case EXCP_SWI:
+		vcpu_syscall_entry(c);
+		return -1;
+	case EXCP_UDEF:
+	case EXCP_BKPT:
+		return VCPU_EXIT_ILLEGAL;
+	default:
+		return VCPU_EXIT_OTHER;
+	}
+}
+
+static void aarch64_fault_state(struct vcpu *c)
+{
+	(void)c;
+	aarch64_fault_restore_pc();
+}
+
+/* Every address gets a page walk: a fault reports it (do_mem_abort()). */
+static bool aarch64_addr_valid(uint64_t addr)
+{
+	(void)addr;
+	return true;
+}
+
+const struct cpu_arch cpu_arch_aarch64 = {
+	.name = "aarch64",
+	.elf_machine = EM_AARCH64,
+	.uc_arch = UC_ARCH_ARM64,
+	.uc_mode = UC_MODE_ARM,
+	.cs_arch = CS_ARCH_ARM64,
+	.cs_mode = CS_MODE_ARM,
+	.reg_pc = UC_ARM64_REG_PC,
+	.reg_sp = UC_ARM64_REG_SP,
+	.syscall_insn_len = 4,
+	.translator_interposed = false,
+	.tsc_sites = false,
+	.engine_init = aarch64_engine_init,
+	.syscall_pc = aarch64_syscall_pc,
+	.syscall_set_pc = aarch64_syscall_set_pc,
+	.set_tls = aarch64_set_tls,
+	.get_tls = aarch64_get_tls,
+	.interrupt = aarch64_interrupt,
+	.fault_state = aarch64_fault_state,
+	.addr_valid = aarch64_addr_valid,
+	.classify = aarch64_classify,
+	.cond_target = aarch64_cond_target,
+};
