@@ -28,11 +28,12 @@ struct cpu_arch {
 	int reg_pc, reg_sp;              /* Unicorn register ids */
 	/* the syscall instruction's length: a restarted call backs up by it */
 	unsigned syscall_insn_len;
-	/* whether the interposed translator (inline counting, tcg_emit.h) and
-	 * the interposed exit test (safe stops, safe_stop.h) serve this
-	 * engine; otherwise counting uses the block hook and kicks are seen
-	 * there */
+	/* whether the interposed translator (inline counting, tcg_emit.h)
+	 * serves this engine; otherwise counting uses the block hook */
 	bool translator_interposed;
+	/* the engine is AArch64's copy of QEMU in libunicorn: the interposed
+	 * exit test (safe stops, safe_stop.h) has its own symbols there */
+	bool safe_stop_aarch64;
 	/* RDTSC/RDTSCP sites get code hooks where safe stops are off
 	 * (vcpu_scan_rdtsc) */
 	bool tsc_sites;

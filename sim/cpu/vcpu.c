@@ -332,9 +332,6 @@ struct vcpu *vcpu_new_arch(const struct cpu_arch *arch, const struct pmu_model *
 	/* Hooks first: they reach only code translated after they exist. */
 	if (arch->engine_init(c))
 		goto err_bcache;
-	/* kicks need a block start where the exit test is not ours */
-	if (!arch->translator_interposed)
-		c->want_blocks_pending = true;
 	if (uc_hook_add(c->uc, &c->h_memerr, UC_HOOK_MEM_INVALID, hook_memerr, c, 1, 0)
 	    != UC_ERR_OK)
 		goto err_bcache;
@@ -683,12 +680,13 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 	/* with the block hook on, kicks are seen there (hook_block), except
 	 * in blocks that count inline: every block start tests for them */
 	atomic_store(&c->running_unhooked,
-		     (!c->blocks_on || (c->pmu && c->pmu->jit)) && safe_stop_on() &&
-		     c->arch->translator_interposed);
+		     (!c->blocks_on || (c->pmu && c->pmu->jit)) &&
+		     safe_stop_on_engine(c->arch->safe_stop_aarch64));
 	if (atomic_load(&c->kick)) {
 		e = UC_ERR_OK;
 	} else {
 		safe_stop_set_tsc(rdtsc_answer, c);
+		safe_stop_set_engine(c->arch->safe_stop_aarch64);
 		tlb_fast_observe(c->ops->tlb_fill ? tlb_observer : NULL, c);
 		if (c->pmu && c->pmu->jit)
 			jit_count_begin(c->pmu->jit);

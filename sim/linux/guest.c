@@ -188,7 +188,6 @@ __attribute__((weak)) void guest_signal_pending(struct guest_thread *t)
 /* si_code values of the kernel (uapi/asm-generic/siginfo.h). */
 #define K_SEGV_MAPERR 1
 #define K_SEGV_ACCERR 2
-#define K_ILL_ILLOPN 2
 #define K_FPE_INTDIV 1
 #define K_SI_KERNEL 0x80
 
@@ -226,7 +225,7 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 					   c->fault.addr);
 			break;
 		case VCPU_EXIT_ILLEGAL:
-			guest_signal_fault(t, SIGILL, K_ILL_ILLOPN,
+			guest_signal_fault(t, SIGILL, t->proc->arch->sigill_code,
 					   vcpu_pc(c));
 			break;
 		case VCPU_EXIT_DIVIDE:

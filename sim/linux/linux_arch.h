@@ -56,6 +56,9 @@ struct linux_arch {
 	uint64_t aux_minsigstksz;          /* AT_MINSIGSTKSZ: the frame size of the CPU */
 	/* AT_HWCAP and AT_HWCAP2 of the modelled CPU (ELF_HWCAP) */
 	void (*hwcaps)(const struct pmu_model *m, uint64_t *hwcap, uint64_t *hwcap2);
+	/* si_code of an undefined instruction's SIGILL (x86-64 #UD:
+	 * ILL_ILLOPN; arm64 do_el0_undef(): ILL_ILLOPC) */
+	int sigill_code;
 	/* the guest vDSO (vdso.S: x86-64 code) is mapped, AT_SYSINFO_EHDR */
 	bool vdso;
 	/* without a vDSO: the code of the sigreturn trampoline a handler

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run_aarch64_counting.sh - PMUv3 counts of AArch64 guests under `pmusim
 # exec`, on each Arm model: a64_count checks every count against the
-# arithmetic of its hand-written loops and exits 1 on a difference.
+# arithmetic of its hand-written loops and exits 1 on a difference;
+# a64_pmu_el0 checks the SIGILL of an EL0 access to the PMU registers
+# while perf_user_access is 0 (do_el0_undef()).
 # Usage: run_aarch64_counting.sh PMUSIM PROGS_DIR
 set -u
 PMUSIM=$1
@@ -15,4 +17,10 @@ for model in pmuv3 pmuv3p5; do
 		fail=1
 	fi
 done
+if "$PMUSIM" exec "$PROGS/a64_pmu_el0"; then
+	echo "ok   a64_pmu_el0"
+else
+	echo "FAIL a64_pmu_el0"
+	fail=1
+fi
 exit $fail

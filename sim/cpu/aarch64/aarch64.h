@@ -17,5 +17,8 @@ uint64_t aarch64_cond_target(const cs_insn *in);
 /* fault_pc.c: from a memory-fault hook, the engine's PC set to the
  * faulting load or store (a fetch fault's PC is right already). */
 void aarch64_fault_restore_pc(void);
+/* From an instruction hook: leave the engine at once, the PC at the
+ * hooked instruction (an exception it takes: vcpu.exit set by the caller). */
+__attribute__((noreturn)) void aarch64_leave_at_insn(void);
 
 #endif

@@ -20,10 +20,60 @@
 #define EXCP_SWI 2
 #define EXCP_BKPT 7
 
+/*
+ * The PMU's EL0 registers (op0 3, op1 3: CRn 9 CRm 12-14, CRn 14 CRm
+ * 8-15). Linux leaves PMUSERENR_EL0 at 0 unless perf_user_access allows
+ * a task's mapped events (armv8pmu_enable_user_access()), and it is 0
+ * here: an EL0 access is UNDEFINED and the kernel sends SIGILL
+ * (do_el0_undef()), except the read of PMUSERENR_EL0 itself (0). The
+ * guest runs at EL1, where Unicorn would read and write them: the hook
+ * ends the run at the instruction as an undefined one.
+ */
+static bool pmu_el0_register(const uc_arm64_cp_reg *r)
+{
+	if (r->op0 != 3 || r->op1 != 3)
+		return false;
+	return (r->crn == 9 && r->crm >= 12 && r->crm <= 14) || (r->crn == 14 && r->crm >= 8);
+}
+
+static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *r,
+			    void *user, bool read)
+{
+	struct vcpu *c = user;
+	uint64_t zero = 0;
+
+	if (!pmu_el0_register(r))
+		return 0;                  /* Unicorn's own */
+	if (read && r->crn == 9 && r->crm == 14 && r->op2 == 0) {
+		uc_reg_write(uc, reg, &zero);   /* PMUSERENR_EL0: no EL0 access */
+		return 1;
+	}
+	c->exit = VCPU_EXIT_ILLEGAL;
+	c->err = UC_ERR_EXCEPTION;
+	uc_emu_stop(uc);
+	aarch64_leave_at_insn();
+	return 1;
+}
+
+static uint32_t hook_mrs(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *r, void *user)
+{
+	return hook_sysreg(uc, reg, r, user, true);
+}
+
+static uint32_t hook_msr(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *r, void *user)
+{
+	return hook_sysreg(uc, reg, r, user, false);
+}
+
 static int aarch64_engine_init(struct vcpu *c)
 {
+	uc_hook h;
+
 	if (uc_ctl_set_cpu_model(c->uc, UC_CPU_ARM64_A72) != UC_ERR_OK)
 		return -EINVAL;
+	if (uc_hook_add(c->uc, &h, UC_HOOK_INSN, hook_mrs, c, 1, 0, UC_ARM64_INS_MRS) != UC_ERR_OK ||
+	    uc_hook_add(c->uc, &h, UC_HOOK_INSN, hook_msr, c, 1, 0, UC_ARM64_INS_MSR) != UC_ERR_OK)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -90,6 +140,7 @@ const struct cpu_arch cpu_arch_aarch64 = {
 	.reg_sp = UC_ARM64_REG_SP,
 	.syscall_insn_len = 4,
 	.translator_interposed = false,
+	.safe_stop_aarch64 = true,
 	.tsc_sites = false,
 	.engine_init = aarch64_engine_init,
 	.syscall_pc = aarch64_syscall_pc,

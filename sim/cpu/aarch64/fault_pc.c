@@ -102,3 +102,14 @@ void aarch64_fault_restore_pc(void)
 	restore(tl_cpu, tl_ra, true);
 	tl_ra = 0;
 }
+
+typedef void (*loop_exit_fn)(void *) __attribute__((noreturn));
+
+void aarch64_leave_at_insn(void)
+{
+	static loop_exit_fn loop_exit;
+
+	if (!loop_exit)
+		loop_exit = (loop_exit_fn)real("cpu_loop_exit_aarch64");
+	loop_exit(tl_cpu);
+}

@@ -102,6 +102,7 @@ const struct linux_arch linux_arch_aarch64 = {
 	 * (4688) + the frame record (16) + alignment padding (16) */
 	.aux_minsigstksz = 4720,
 	.hwcaps = aarch64_hwcaps,
+	.sigill_code = 1,                    /* ILL_ILLOPC */
 	.vdso = false,
 	.sigtramp_code = sigtramp_code,
 	.sigtramp_size = sizeof(sigtramp_code),

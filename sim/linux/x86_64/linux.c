@@ -60,6 +60,7 @@ const struct linux_arch linux_arch_x86_64 = {
 	.minsigstksz = 2048,                 /* arch/x86/include/uapi/asm/signal.h */
 	.aux_minsigstksz = GUEST_MINSIGSTKSZ,
 	.hwcaps = x86_64_hwcaps,
+	.sigill_code = 2,                    /* ILL_ILLOPN */
 	.vdso = true,
 	.syscall_args = x86_64_syscall_args,
 	.syscall_return = x86_64_syscall_return,

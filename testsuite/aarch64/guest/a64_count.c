@@ -143,5 +143,16 @@ int main(int argc, char **argv)
 		alu("br_pred", 0x12, N);
 	}
 	mem("br_pred mem", 0x12, N);
+	/* MEM_ACCESS: the loop's ldr and str, nothing else touches data */
+	mem("mem_access", 0x13, 2ull * N);
+	/* the timing model (docs/machine-counting.md): 1 cycle per ALU
+	 * instruction, branch and SVC, 15 per mispredict; the bimodal
+	 * predictor's counter of the loop's b.ne, warm from the runs above,
+	 * mispredicts once per run: the exit */
+	alu("br_mis_pred", 0x10, 1);
+	alu("cpu_cycles", 0x11, 1 + 2ull * N + 5 + 15);
+	fd = open_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	alu_loop(fd);
+	report("cycles", fd, 1 + 2ull * N + 5 + 15);
 	return bad;
 }
