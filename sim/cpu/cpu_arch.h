@@ -17,6 +17,9 @@
 
 struct vcpu;
 struct bd_insn;
+struct perf_sample_regs;
+
+enum { CPU_RUNS, CPU_SLEEPS, CPU_SLEEPS_TIMEOUT };
 
 struct cpu_arch {
 	const char *name;                /* "x86_64", "aarch64" (uname -m) */
@@ -37,6 +40,9 @@ struct cpu_arch {
 	/* RDTSC/RDTSCP sites get code hooks where safe stops are off
 	 * (vcpu_scan_rdtsc) */
 	bool tsc_sites;
+	/* RDPMC: Unicorn raises an invalid instruction, the counting machine
+	 * emulates it (pmu_machine.c) */
+	bool rdpmc_insn;
 
 	/*
 	 * After uc_open: the control registers as Linux leaves them for user
@@ -69,6 +75,30 @@ struct cpu_arch {
 	/* The direct target of a conditional branch decoded by capstone,
 	 * or 0. */
 	uint64_t (*cond_target)(const cs_insn *in);
+
+	/*
+	 * A sample's registers in the architecture's perf_regs order
+	 * (uapi/asm/perf_regs.h), ip in the PC slot (exact: a precise
+	 * sample's flag, where the architecture has one); then, for a
+	 * kernel-mode sample, the changes of the syscall entry's pt_regs to
+	 * the task's (entry: at the entry, not the exit) and of the
+	 * interrupted kernel's to REGS_INTR (kip: the kernel IP).
+	 * perf_reg_fp/perf_reg_sp: the frame and stack pointer's slots
+	 * (callchains, PERF_SAMPLE_STACK_USER).
+	 */
+	void (*perf_regs)(struct vcpu *c, struct perf_sample_regs *r, uint64_t ip, bool exact);
+	void (*perf_regs_syscall)(struct perf_sample_regs *r, uint64_t ip, bool entry);
+	void (*perf_regs_kernel)(struct perf_sample_regs *r, uint64_t kip);
+	unsigned perf_reg_fp, perf_reg_sp;
+
+	/* The syscall instruction's registers as Linux passes a call on this
+	 * architecture (its syscall tracepoints: number, six arguments,
+	 * result). */
+	int reg_sysno, reg_sysarg[6], reg_sysret;
+	/* Whether the call about to run sleeps (pmu_machine.c's rule, in the
+	 * architecture's numbers): CPU_SLEEPS, CPU_SLEEPS_TIMEOUT when the
+	 * timespec at *timeout (NULL: forever) decides, CPU_RUNS. */
+	int (*syscall_sleeps)(struct vcpu *c, uint64_t *timeout);
 };
 
 extern const struct cpu_arch cpu_arch_x86_64;

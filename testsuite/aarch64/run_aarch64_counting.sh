@@ -2,6 +2,7 @@
 # run_aarch64_counting.sh - PMUv3 counts of AArch64 guests under `pmusim
 # exec`, on each Arm model: a64_count checks every count against the
 # arithmetic of its hand-written loops and exits 1 on a difference;
+# a64_sample checks the IP, registers and callchain of samples of one;
 # a64_pmu_el0 checks the SIGILL of an EL0 access to the PMU registers
 # while perf_user_access is 0 (do_el0_undef()).
 # Usage: run_aarch64_counting.sh PMUSIM PROGS_DIR
@@ -10,12 +11,14 @@ PMUSIM=$1
 PROGS=$2
 fail=0
 for model in pmuv3 pmuv3p5; do
-	if "$PMUSIM" exec --model "$model" "$PROGS/a64_count" "$model"; then
-		echo "ok   a64_count on $model"
-	else
-		echo "FAIL a64_count on $model"
-		fail=1
-	fi
+	for prog in a64_count a64_sample; do
+		if "$PMUSIM" exec --model "$model" "$PROGS/$prog" "$model"; then
+			echo "ok   $prog on $model"
+		else
+			echo "FAIL $prog on $model"
+			fail=1
+		fi
+	done
 done
 if "$PMUSIM" exec "$PROGS/a64_pmu_el0"; then
 	echo "ok   a64_pmu_el0"

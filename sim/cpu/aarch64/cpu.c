@@ -129,6 +129,32 @@ static bool aarch64_addr_valid(uint64_t addr)
 	return true;
 }
 
+/* pmu_machine.c's sleeping calls in the generic numbers arm64 uses
+ * (there is no pause, poll, select or epoll_wait) */
+static int aarch64_syscall_sleeps(struct vcpu *c, uint64_t *timeout)
+{
+	switch (vcpu_reg(c, UC_ARM64_REG_X8)) {
+	case 101: case 115: case 133: case 260: case 95: case 124:
+		/* nanosleep clock_nanosleep rt_sigsuspend wait4 waitid sched_yield */
+		return CPU_SLEEPS;
+	case 98: {   /* futex */
+		uint64_t op = vcpu_reg(c, UC_ARM64_REG_X1) & 0x7f;
+
+		return op == 0 || op == 9 ? CPU_SLEEPS : CPU_RUNS;
+	}
+	case 22:     /* epoll_pwait(epfd, ev, n, timeout) */
+		return (int)vcpu_reg(c, UC_ARM64_REG_X3) != 0 ? CPU_SLEEPS : CPU_RUNS;
+	case 72:     /* pselect6 (5th arg) */
+		*timeout = vcpu_reg(c, UC_ARM64_REG_X4);
+		return CPU_SLEEPS_TIMEOUT;
+	case 73:     /* ppoll (3rd) */
+		*timeout = vcpu_reg(c, UC_ARM64_REG_X2);
+		return CPU_SLEEPS_TIMEOUT;
+	default:
+		return CPU_RUNS;
+	}
+}
+
 const struct cpu_arch cpu_arch_aarch64 = {
 	.name = "aarch64",
 	.elf_machine = EM_AARCH64,
@@ -152,4 +178,14 @@ const struct cpu_arch cpu_arch_aarch64 = {
 	.addr_valid = aarch64_addr_valid,
 	.classify = aarch64_classify,
 	.cond_target = aarch64_cond_target,
+	.perf_regs = aarch64_perf_regs,
+	.perf_regs_syscall = aarch64_perf_regs_syscall,
+	.perf_regs_kernel = aarch64_perf_regs_kernel,
+	.perf_reg_fp = 29,     /* PERF_REG_ARM64_X29 */
+	.perf_reg_sp = 31,     /* PERF_REG_ARM64_SP */
+	.reg_sysno = UC_ARM64_REG_X8,
+	.reg_sysarg = { UC_ARM64_REG_X0, UC_ARM64_REG_X1, UC_ARM64_REG_X2,
+			UC_ARM64_REG_X3, UC_ARM64_REG_X4, UC_ARM64_REG_X5 },
+	.reg_sysret = UC_ARM64_REG_X0,
+	.syscall_sleeps = aarch64_syscall_sleeps,
 };

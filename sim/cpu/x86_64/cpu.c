@@ -102,6 +102,32 @@ static int x86_64_interrupt(struct vcpu *c, uint32_t intno)
 	return intno == 0 ? VCPU_EXIT_DIVIDE : intno == 6 ? VCPU_EXIT_ILLEGAL : VCPU_EXIT_OTHER;
 }
 
+/* pmu_machine.c's sleeping calls in x86-64 numbers */
+static int x86_64_syscall_sleeps(struct vcpu *c, uint64_t *timeout)
+{
+	uint64_t nr = vcpu_reg(c, UC_X86_REG_RAX);
+
+	switch (nr) {
+	case 35: case 230: case 34: case 130: case 61: case 247: case 24:
+		/* nanosleep clock_nanosleep pause rt_sigsuspend wait4 waitid sched_yield */
+		return CPU_SLEEPS;
+	case 202: {  /* futex */
+		uint64_t op = vcpu_reg(c, UC_X86_REG_RSI) & 0x7f;
+
+		return op == 0 || op == 9 ? CPU_SLEEPS : CPU_RUNS;
+	}
+	case 7:      /* poll(fds, n, timeout) */
+		return (int)vcpu_reg(c, UC_X86_REG_RDX) != 0 ? CPU_SLEEPS : CPU_RUNS;
+	case 232: case 281:  /* epoll_wait, epoll_pwait(epfd, ev, n, timeout) */
+		return (int)vcpu_reg(c, UC_X86_REG_R10) != 0 ? CPU_SLEEPS : CPU_RUNS;
+	case 23: case 270: case 271:  /* select, pselect6 (5th arg), ppoll (3rd) */
+		*timeout = vcpu_reg(c, nr == 271 ? UC_X86_REG_RDX : UC_X86_REG_R8);
+		return CPU_SLEEPS_TIMEOUT;
+	default:
+		return CPU_RUNS;
+	}
+}
+
 const struct cpu_arch cpu_arch_x86_64 = {
 	.name = "x86_64",
 	.elf_machine = EM_X86_64,
@@ -114,6 +140,7 @@ const struct cpu_arch cpu_arch_x86_64 = {
 	.syscall_insn_len = 2,
 	.translator_interposed = true,
 	.tsc_sites = true,
+	.rdpmc_insn = true,
 	.engine_init = x86_64_engine_init,
 	.syscall_pc = x86_64_syscall_pc,
 	.syscall_set_pc = x86_64_syscall_set_pc,
@@ -123,4 +150,14 @@ const struct cpu_arch cpu_arch_x86_64 = {
 	.addr_valid = x86_64_canonical,
 	.classify = x86_64_classify,
 	.cond_target = x86_64_cond_target,
+	.perf_regs = x86_64_perf_regs,
+	.perf_regs_syscall = x86_64_perf_regs_syscall,
+	.perf_regs_kernel = x86_64_perf_regs_kernel,
+	.perf_reg_fp = 6,      /* PERF_REG_X86_BP */
+	.perf_reg_sp = 7,      /* PERF_REG_X86_SP */
+	.reg_sysno = UC_X86_REG_RAX,
+	.reg_sysarg = { UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
+			UC_X86_REG_R10, UC_X86_REG_R8, UC_X86_REG_R9 },
+	.reg_sysret = UC_X86_REG_RAX,
+	.syscall_sleeps = x86_64_syscall_sleeps,
 };
