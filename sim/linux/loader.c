@@ -153,8 +153,8 @@ static int image_open(struct elf_image *im, int fd, const char *path, struct loa
 	}
 	im->arch = linux_arch_by_elf(im->eh.e_machine);
 	if (im->eh.e_ident[EI_DATA] != ELFDATA2LSB || !im->arch) {
-		set_err(e, LOAD_EXEC_FORMAT, ENOEXEC, "%s: not an x86-64 ELF file (wrong architecture)",
-			path);
+		set_err(e, LOAD_EXEC_FORMAT, ENOEXEC,
+			"%s: not an x86-64 or AArch64 ELF file (wrong architecture)", path);
 		return -ENOEXEC;
 	}
 	if (im->eh.e_type != ET_EXEC && im->eh.e_type != ET_DYN) {
