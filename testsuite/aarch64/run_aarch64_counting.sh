@@ -26,4 +26,15 @@ else
 	echo "FAIL a64_pmu_el0"
 	fail=1
 fi
+# the host's perf counting an AArch64 program under pmusim run: its
+# instructions and branches from the first instruction to exit_group
+# (a64_nolibc_loop.S: 100004 and 50000)
+got=$("$PMUSIM" run --model pmuv3p5 -- perf stat -x, -e instructions:u,branches:u \
+	"$PROGS/a64_nolibc_loop" 2>&1 >/dev/null | cut -d, -f1 | tr '\n' ' ')
+if [[ $got == "100004 50000 " ]]; then
+	echo "ok   perf stat of a64_nolibc_loop under pmusim run: $got"
+else
+	echo "FAIL perf stat of a64_nolibc_loop under pmusim run: '$got', expected 100004 50000"
+	fail=1
+fi
 exit $fail
