@@ -81,6 +81,12 @@ static int cpu_pmu_event_init(const struct perf_core *core, struct perf_event_at
 	out->hw_flags = out->hw.flags;
 	if (m->arch != PMU_ARCH_ARM_PMUV3)
 		out->hw_flags |= PERF_EVENT_FLAG_USER_READ_CNT;
+	/* __armv8_pmuv3_map_event(): a user-read event (config1:1) gets
+	 * PERF_EVENT_FLAG_USER_READ_CNT whatever perf_user_access says; the
+	 * sysctl decides its index (armv8pmu_user_event_idx()) and
+	 * PMUSERENR_EL0 (armv8pmu_start()) */
+	else if (attr->config1 & ARMV8_CONFIG1_RDPMC)
+		out->hw_flags |= PERF_EVENT_FLAG_USER_READ_CNT;
 	if (hooks && hooks->validate_group)
 		ret = hooks->validate_group(hooks->ctx, attr, out);
 	return ret;

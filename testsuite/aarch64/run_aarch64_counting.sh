@@ -20,12 +20,14 @@ for model in pmuv3 pmuv3p5; do
 		fi
 	done
 done
-if "$PMUSIM" exec "$PROGS/a64_pmu_el0"; then
-	echo "ok   a64_pmu_el0"
-else
-	echo "FAIL a64_pmu_el0"
-	fail=1
-fi
+for model in pmuv3 pmuv3p5; do
+	if "$PMUSIM" exec --model "$model" "$PROGS/a64_pmu_el0" "$model"; then
+		echo "ok   a64_pmu_el0 on $model"
+	else
+		echo "FAIL a64_pmu_el0 on $model"
+		fail=1
+	fi
+done
 # the host's perf counting an AArch64 program under pmusim run: its
 # instructions and branches from the first instruction to exit_group
 # (a64_nolibc_loop.S: 100004 and 50000)
