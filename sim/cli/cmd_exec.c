@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
@@ -42,6 +43,8 @@ static void exec_usage(FILE *out)
 		"  --no-fast-store  keep Unicorn's stock store path (slow, for comparison)\n"
 		"  --no-safe-stop   keep Unicorn's stock exit paths: signals to a guest\n"
 		"                   that makes no syscalls wait for a watchdog (comparison)\n"
+		"  --perf-user-access N  kernel.perf_user_access of the tree's kernel (0 or 1,\n"
+		"                   default 0): EL0 reads of the PMUv3 counters (AArch64)\n"
 		"  --no-inline-count  count events from a call per executed block instead\n"
 		"                   of inline in the translated code (comparison)\n"
 		"  --cache-model=cachegrind  caches and branch predictor by valgrind\n"
@@ -107,6 +110,13 @@ static int exec_option(void *ctx, int c, const char *arg)
 	case 'I':
 		cfg->no_inline_count = true;
 		break;
+	case 'U': {
+		/* kernel.perf_user_access: 0 or 1 (arm_pmuv3.c's sysctl range) */
+		if (strcmp(arg, "0") && strcmp(arg, "1"))
+			return cli_usage_error("--perf-user-access: '%s' is not 0 or 1", arg);
+		cfg->perf_user_access = arg[0] == '1';
+		break;
+	}
 	case '0':
 		cfg->argv0 = arg;
 		break;
@@ -125,6 +135,7 @@ int cmd_exec(int argc, char **argv)
 		{ "no-fast-store", no_argument, NULL, 'S' },
 		{ "no-safe-stop", no_argument, NULL, 'P' },
 		{ "no-inline-count", no_argument, NULL, 'I' },
+		{ "perf-user-access", required_argument, NULL, 'U' },
 		{ "cache-model", required_argument, NULL, 'C' },
 		{ "I1", required_argument, NULL, '1' },
 		{ "D1", required_argument, NULL, 'd' },

@@ -1379,6 +1379,27 @@ static bool hook_invalid(uc_engine *uc, void *user)
 	return true;
 }
 
+int pmu_user_read(struct pmu_vcpu *pv, int hwidx, uint64_t pc, uint64_t *val)
+{
+	struct perf_rdpmc rd;
+	unsigned idx;
+	int r;
+
+	pmu_exact_done(pv);         /* an overflow at this instruction: before it reads */
+	pmu_vcpu_acquire(pv);
+	flush(pv);
+	pv->lim_valid = false;
+	r = perf_cpu_user_read(pv->cpu, hwidx, &rd);
+	if (!r) {
+		/* the block was reported at its entry: its instructions from
+		 * this one on have not retired yet */
+		*val = rd.user ? (rd.value - not_yet_run(pv, pc, rd.source, &idx)) & rd.mask :
+				 rd.value & rd.mask;
+	}
+	pmu_vcpu_release(pv);
+	return r;
+}
+
 /* ---- samples -------------------------------------------------------------- */
 
 /* The sample's registers: the architecture's perf_regs (cpu_arch.h). */

@@ -122,6 +122,7 @@ struct vcpu {
 	struct vcpu_bcache *bcache;
 
 	uint64_t mm_seq;           /* guest_mm seq this engine mirrors */
+	uint64_t pmselr;           /* AArch64 PMSELR_EL0 as EL0 sees it */
 
 	enum vcpu_exit exit;
 	struct vcpu_fault fault;

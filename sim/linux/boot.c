@@ -195,6 +195,7 @@ static int boot_kernel(const struct guest_boot_config *cfg, char **pre, int *npr
 		fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));
 		return 1;
 	} else {
+		perf_core_set_user_access(*own_core, cfg->perf_user_access);
 		snprintf(corearg, sizeof(corearg), "%d", boot_core_fd);
 		pre[(*npre)++] = "--attach-core";
 		pre[(*npre)++] = corearg;

@@ -3,6 +3,7 @@
 # exec`, on each Arm model: a64_count checks every count against the
 # arithmetic of its hand-written loops and exits 1 on a difference;
 # a64_sample checks the IP, registers and callchain of samples of one;
+# a64_user_read reads counters from EL0 with perf_user_access 1;
 # a64_pmu_el0 checks the SIGILL of an EL0 access to the PMU registers
 # while perf_user_access is 0 (do_el0_undef()).
 # Usage: run_aarch64_counting.sh PMUSIM PROGS_DIR
@@ -25,6 +26,13 @@ for model in pmuv3 pmuv3p5; do
 		echo "ok   a64_pmu_el0 on $model"
 	else
 		echo "FAIL a64_pmu_el0 on $model"
+		fail=1
+	fi
+	# EL0 reads of the counters with kernel.perf_user_access = 1
+	if "$PMUSIM" exec --model "$model" --perf-user-access 1 "$PROGS/a64_user_read"; then
+		echo "ok   a64_user_read on $model"
+	else
+		echo "FAIL a64_user_read on $model"
 		fail=1
 	fi
 done

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cpu_arch.h"
+#include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/cpu/aarch64/aarch64.h"
 
@@ -22,13 +23,38 @@
 
 /*
  * The PMU's EL0 registers (op0 3, op1 3: CRn 9 CRm 12-14, CRn 14 CRm
- * 8-15). Linux leaves PMUSERENR_EL0 at 0 unless perf_user_access allows
- * a task's mapped events (armv8pmu_enable_user_access()), and it is 0
- * here: an EL0 access is UNDEFINED and the kernel sends SIGILL
- * (do_el0_undef()), except the read of PMUSERENR_EL0 itself (0). The
- * guest runs at EL1, where Unicorn would read and write them: the hook
- * ends the run at the instruction as an undefined one.
+ * 8-15). Linux leaves PMUSERENR_EL0 at 0 unless perf_user_access is set
+ * and the running task has a mapped user-read event, then ER|CR
+ * (armv8pmu_start(), armv8pmu_enable_user_access()): reads of
+ * PMCCNTR_EL0, PMEVCNTR<n>_EL0 and PMXEVCNTR_EL0, and PMSELR_EL0, work
+ * from EL0. Any other EL0 access is UNDEFINED and the kernel sends SIGILL
+ * (do_el0_undef()); PMUSERENR_EL0 itself is readable. The guest runs at
+ * EL1, where Unicorn would read and write them all: the hook answers the
+ * allowed ones from the counting machine (pmu_user_read) and ends the run
+ * at any other as an undefined instruction.
  */
+#define PMUSERENR_ER_CR 0xc
+
+/* The counter an allowed EL0 read names (pmu_user_read's hwidx: the
+ * cycle counter 0, event counter n at n + 1), or -2 for PMSELR_EL0, -3
+ * for PMUSERENR_EL0, -1 for an access EL0 never has. */
+static int el0_counter(const struct vcpu *c, const uint64_t crn, uint64_t crm, uint64_t op2,
+		       bool read)
+{
+	if (crn == 9 && crm == 14 && op2 == 0)
+		return read ? -3 : -1;            /* PMUSERENR_EL0 */
+	if (crn == 9 && crm == 12 && op2 == 5)
+		return -2;                        /* PMSELR_EL0 */
+	if (!read)
+		return -1;                        /* counter writes need EN or SW */
+	if (crn == 9 && crm == 13 && op2 == 0)
+		return 0;                         /* PMCCNTR_EL0 */
+	if (crn == 9 && crm == 13 && op2 == 2)    /* PMXEVCNTR_EL0: PMSELR.SEL */
+		return (c->pmselr & 31) == 31 ? 0 : (int)(c->pmselr & 31) + 1;
+	if (crn == 14 && crm >= 8 && crm <= 11)   /* PMEVCNTR<n>_EL0 */
+		return (int)((crm - 8) * 8 + op2) + 1;
+	return -1;
+}
 static bool pmu_el0_register(const uc_arm64_cp_reg *r)
 {
 	if (r->op0 != 3 || r->op1 != 3)
@@ -40,12 +66,31 @@ static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_r
 			    void *user, bool read)
 {
 	struct vcpu *c = user;
-	uint64_t zero = 0;
+	int which;
+	uint64_t v = 0, pc;
+	bool on;
 
 	if (!pmu_el0_register(r))
 		return 0;                  /* Unicorn's own */
-	if (read && r->crn == 9 && r->crm == 14 && r->op2 == 0) {
-		uc_reg_write(uc, reg, &zero);   /* PMUSERENR_EL0: no EL0 access */
+	which = el0_counter(c, r->crn, r->crm, r->op2, read);
+	pc = vcpu_pc(c);
+	on = c->pmu && pmu_user_read(c->pmu, -1, pc, &v) == 0;
+	if (which == -3) {             /* PMUSERENR_EL0 */
+		v = on ? PMUSERENR_ER_CR : 0;
+		uc_reg_write(uc, reg, &v);
+		return 1;
+	}
+	if (on && which == -2) {       /* PMSELR_EL0 */
+		if (read) {
+			uc_reg_write(uc, reg, &c->pmselr);
+		} else {
+			uc_reg_read(uc, reg, &v);
+			c->pmselr = v & 31;
+		}
+		return 1;
+	}
+	if (on && which >= 0 && pmu_user_read(c->pmu, which, pc, &v) == 0) {
+		uc_reg_write(uc, reg, &v);
 		return 1;
 	}
 	c->exit = VCPU_EXIT_ILLEGAL;
