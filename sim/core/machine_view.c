@@ -170,6 +170,15 @@ unsigned perf_cpu_breakpoints(const struct perf_cpu *cpu, struct perf_breakpoint
 	return mask;
 }
 
+/* What a read of e's hardware counter gives, and how it counts. */
+static void counter_read(struct perf_cpu *cpu, struct perf_event *e, struct perf_rdpmc *out)
+{
+	out->value = perf_event_hw_value(e);
+	out->mask = e->hw_width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << e->hw_width) - 1;
+	out->source = e->source;
+	out->user = e->slot >= 0 && cpu->slots[e->slot].mode_mask[SIM_MODE_USER];
+}
+
 int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
 {
 	struct perf_event *e = NULL;
@@ -181,10 +190,7 @@ int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
 		e = NULL;
 	if (!e || e->state != PERF_EVENT_STATE_ACTIVE)
 		return -EPERM;
-	out->value = perf_event_hw_value(e);
-	out->mask = e->hw_width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << e->hw_width) - 1;
-	out->source = e->source;
-	out->user = e->slot >= 0 && cpu->slots[e->slot].mode_mask[SIM_MODE_USER];
+	counter_read(cpu, e, out);
 	return 0;
 }
 
@@ -216,12 +222,8 @@ int perf_cpu_user_read(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
 	memset(out, 0, sizeof(*out));
 	if (hwidx >= 0 && hwidx < PMU_MAX_COUNTERS)
 		e = cpu->counters[hwidx];
-	if (!e || e->state != PERF_EVENT_STATE_ACTIVE)
-		return 0;
-	out->value = perf_event_hw_value(e);
-	out->mask = e->hw_width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << e->hw_width) - 1;
-	out->source = e->source;
-	out->user = e->slot >= 0 && cpu->slots[e->slot].mode_mask[SIM_MODE_USER];
+	if (e && e->state == PERF_EVENT_STATE_ACTIVE)
+		counter_read(cpu, e, out);
 	return 0;
 }
 
