@@ -21,6 +21,11 @@ struct bd_cache *bd_cache_new(void)
 	return bd_cache_new_arch(&cpu_arch_x86_64);
 }
 
+const struct cpu_arch *bd_cache_arch(const struct bd_cache *bc)
+{
+	return bc->arch;
+}
+
 struct bd_cache *bd_cache_new_arch(const struct cpu_arch *arch)
 {
 	struct bd_cache *bc = calloc(1, sizeof(*bc));

@@ -71,6 +71,8 @@ struct cpu_arch;
  * x86-64's. */
 struct bd_cache *bd_cache_new_arch(const struct cpu_arch *arch);
 struct bd_cache *bd_cache_new(void);
+/* The architecture a cache decodes. */
+const struct cpu_arch *bd_cache_arch(const struct bd_cache *bc);
 void bd_cache_free(struct bd_cache *bc);
 /* The decode of [addr, addr+size) (host readable), cached; NULL on
  * allocation failure. */

@@ -32,7 +32,8 @@ struct cpu_arch {
 	/* the syscall instruction's length: a restarted call backs up by it */
 	unsigned syscall_insn_len;
 	/* whether the interposed translator (inline counting, tcg_emit.h)
-	 * serves this engine; otherwise counting uses the block hook */
+	 * serves this engine (jit_count_serves: its copy's probe passed);
+	 * otherwise counting uses the block hook */
 	bool translator_interposed;
 	/* the engine is AArch64's copy of QEMU in libunicorn: the interposed
 	 * exit test (safe stops, safe_stop.h) has its own symbols there */
@@ -75,6 +76,11 @@ struct cpu_arch {
 	/* The direct target of a conditional branch decoded by capstone,
 	 * or 0. */
 	uint64_t (*cond_target)(const cs_insn *in);
+	/* Whether the instruction (its len bytes) reads or sets a PMU
+	 * counter from user mode (RDPMC, MRS/MSR of the EL0 PMU registers):
+	 * the counting machine emulates it with the block's decode, so its
+	 * block takes inline counting's slow path. */
+	bool (*reads_counter)(const uint8_t *insn, unsigned len);
 
 	/*
 	 * A sample's registers in the architecture's perf_regs order

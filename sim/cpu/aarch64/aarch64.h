@@ -16,6 +16,7 @@ struct vcpu;
 /* decode.c: block_decode.h's classes of one A64 instruction. */
 void aarch64_classify(const cs_insn *in, struct bd_insn *out);
 uint64_t aarch64_cond_target(const cs_insn *in);
+bool aarch64_reads_counter(const uint8_t *insn, unsigned len);
 
 /* perf_regs.c: cpu_arch's perf_regs ops */
 void aarch64_perf_regs(struct vcpu *c, struct perf_sample_regs *r, uint64_t ip, bool exact);

@@ -150,6 +150,7 @@ const struct cpu_arch cpu_arch_x86_64 = {
 	.addr_valid = x86_64_canonical,
 	.classify = x86_64_classify,
 	.cond_target = x86_64_cond_target,
+	.reads_counter = x86_64_reads_counter,
 	.perf_regs = x86_64_perf_regs,
 	.perf_regs_syscall = x86_64_perf_regs_syscall,
 	.perf_regs_kernel = x86_64_perf_regs_kernel,

@@ -91,3 +91,14 @@ uint64_t x86_64_cond_target(const cs_insn *in)
 		return (uint64_t)in->detail->x86.operands[0].imm;
 	return 0;
 }
+
+/* RDPMC (0f 33) after optional prefixes. */
+bool x86_64_reads_counter(const uint8_t *p, unsigned n)
+{
+	unsigned k = 0;
+
+	while (k < n && (p[k] == 0x66 || p[k] == 0x67 || p[k] == 0xf2 || p[k] == 0xf3 ||
+			 (p[k] & 0xf0) == 0x40))
+		k++;
+	return k + 1 < n && p[k] == 0x0f && p[k + 1] == 0x33;
+}
