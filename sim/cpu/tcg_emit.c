@@ -40,7 +40,8 @@ typedef int (*gen_code_fn)(struct tcg_emit *s, const struct qemu_tb_head *tb);
 /*
  * One guest architecture's copy of the translator in libunicorn (QEMU's
  * sources compiled once per target, every symbol suffixed): the functions
- * the emitter calls, and the real ones behind the interposed definitions.
+ * the emitter calls, and the real ones behind the interposed definitions,
+ * all found by dlsym (resolve_all).
  */
 struct tcg_arch {
 	const char *suffix;
@@ -67,34 +68,8 @@ struct tcg_arch {
 	bool resolved;
 };
 
-#define TCG_ARCH(A)                                                                        \
-	void *tcg_temp_new_internal_##A(struct tcg_emit *s, int type, bool local);         \
-	void tcg_temp_free_internal_##A(struct tcg_emit *s, void *temp);                   \
-	tcg_val tcg_const_i64_##A(struct tcg_emit *s, int64_t v);                          \
-	tcg_val tcg_const_i32_##A(struct tcg_emit *s, int32_t v);                          \
-	void tcg_gen_op1_##A(struct tcg_emit *s, int opc, tcg_arg a1);                     \
-	void tcg_gen_op3_##A(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3); \
-	void tcg_gen_addi_i64_##A(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm); \
-	void tcg_gen_andi_i64_##A(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm); \
-	void tcg_gen_brcondi_i64_##A(struct tcg_emit *s, int cond, tcg_val a, int64_t imm,  \
-				     struct tcg_label *l);                                 \
-	struct tcg_label *gen_new_label_##A(struct tcg_emit *s);                           \
-	static struct tcg_arch arch_##A = {                                                \
-		.suffix = #A,                                                              \
-		.temp_new = tcg_temp_new_internal_##A,                                     \
-		.temp_free = tcg_temp_free_internal_##A,                                   \
-		.const_i64 = tcg_const_i64_##A,                                            \
-		.const_i32 = tcg_const_i32_##A,                                            \
-		.op1 = tcg_gen_op1_##A,                                                    \
-		.op3 = tcg_gen_op3_##A,                                                    \
-		.addi = tcg_gen_addi_i64_##A,                                              \
-		.andi = tcg_gen_andi_i64_##A,                                              \
-		.brcondi_i64 = tcg_gen_brcondi_i64_##A,                                    \
-		.new_label = gen_new_label_##A,                                            \
-	}
-
-TCG_ARCH(x86_64);
-TCG_ARCH(aarch64);
+static struct tcg_arch arch_x86_64 = { .suffix = "x86_64" };
+static struct tcg_arch arch_aarch64 = { .suffix = "aarch64" };
 
 /* ---- the translating thread's observer ----------------------------------- */
 
@@ -121,8 +96,21 @@ static void *sym(const struct tcg_arch *a, const char *name)
 	return dlsym(RTLD_NEXT, full);
 }
 
+/* Resolved by name rather than linked: a libunicorn without one of the
+ * architectures still serves the other (its probe then fails). */
 static void resolve_arch(struct tcg_arch *a)
 {
+	a->temp_new = (void *(*)(struct tcg_emit *, int, bool))sym(a, "tcg_temp_new_internal");
+	a->temp_free = (void (*)(struct tcg_emit *, void *))sym(a, "tcg_temp_free_internal");
+	a->const_i64 = (tcg_val (*)(struct tcg_emit *, int64_t))sym(a, "tcg_const_i64");
+	a->const_i32 = (tcg_val (*)(struct tcg_emit *, int32_t))sym(a, "tcg_const_i32");
+	a->op1 = (void (*)(struct tcg_emit *, int, tcg_arg))sym(a, "tcg_gen_op1");
+	a->op3 = (op3_fn)sym(a, "tcg_gen_op3");
+	a->addi = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_addi_i64");
+	a->andi = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_andi_i64");
+	a->brcondi_i64 = (void (*)(struct tcg_emit *, int, tcg_val, int64_t, struct tcg_label *))
+		sym(a, "tcg_gen_brcondi_i64");
+	a->new_label = (struct tcg_label *(*)(struct tcg_emit *))sym(a, "gen_new_label");
 	a->real_add_inline_hook = (add_inline_hook_fn)sym(a, "uc_add_inline_hook");
 	a->real_brcondi_i32 = (brcondi_i32_fn)sym(a, "tcg_gen_brcondi_i32");
 	a->real_op2 = (op2_fn)sym(a, "tcg_gen_op2");
@@ -131,7 +119,9 @@ static void resolve_arch(struct tcg_arch *a)
 	a->real_goto_ptr = (goto_ptr_fn)sym(a, "tcg_gen_lookup_and_goto_ptr");
 	a->real_exit_tb = (exit_tb_fn)sym(a, "tcg_gen_exit_tb");
 	a->real_gen_code = (gen_code_fn)sym(a, "tcg_gen_code");
-	a->resolved = a->real_add_inline_hook && a->real_brcondi_i32 && a->real_op2 &&
+	a->resolved = a->temp_new && a->temp_free && a->const_i64 && a->const_i32 && a->op1 &&
+		      a->op3 && a->addi && a->andi && a->brcondi_i64 && a->new_label &&
+		      a->real_add_inline_hook && a->real_brcondi_i32 && a->real_op2 &&
 		      a->real_op3 && a->real_goto_tb && a->real_goto_ptr && a->real_exit_tb &&
 		      a->real_gen_code;
 }
@@ -290,6 +280,7 @@ void tcg_gen_op2_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2)
 	REAL(&arch_x86_64, real_op2)(s, opc, a1, a2);
 }
 
+void tcg_gen_op3_aarch64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
 void tcg_gen_op3_aarch64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3)
 {
 	if (opc == OP_INSN_START)
