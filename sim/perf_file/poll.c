@@ -1,0 +1,126 @@
+/*
+ * poll.c - poll, ppoll, select and pselect6 over sets holding perf fds:
+ * each perf fd answers what perf_poll() returns (through the host, which
+ * knows what its fd object adds: a task gone, a wakeup's byte), the other
+ * fds what the host says; select's bitmaps go through the same loop as
+ * do_select() reads them.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include "sim/perf_file/perf_file.h"
+
+long perf_fd_poll_fds(struct perf_files *pf, void *ctx, struct pollfd *fds, unsigned long n,
+		      const int *hs, int64_t timeout_ns)
+{
+	const struct perf_file_host *host = pf->host;
+	int64_t deadline = timeout_ns > 0 ? host->now_ns() + timeout_ns : 0;
+
+	for (;;) {
+		struct timespec zero = { 0, 0 };
+		int64_t left = timeout_ns;
+		int count = 0;
+		long r;
+
+		r = host->sys(SYS_ppoll, (long)fds, (long)n, (long)&zero, 0, 8, 0);
+		if (r < 0)
+			return r;
+		for (unsigned long i = 0; i < n; i++) {
+			unsigned ev;
+
+			if (hs[i] < 0) {
+				count += fds[i].revents != 0;
+				continue;
+			}
+			ev = host->poll(ctx, fds[i].fd, hs[i], fds[i].revents);
+			fds[i].revents = (short)(ev & ((unsigned)fds[i].events | POLLERR | POLLHUP));
+			count += fds[i].revents != 0;
+		}
+		if (count || timeout_ns == 0)
+			return count;
+		if (timeout_ns > 0) {
+			left = deadline - host->now_ns();
+			if (left <= 0)
+				return 0;
+		}
+		r = host->poll_wait(ctx, fds, n, left);
+		if (r < 0)
+			return r;       /* EINTR: a signal came */
+	}
+}
+
+static bool bit_isset(const unsigned long *set, int fd)
+{
+	return set && (set[(unsigned)fd / PERF_FD_LONG_BITS] >> ((unsigned)fd % PERF_FD_LONG_BITS) & 1);
+}
+
+static void bit_set(unsigned long *set, int fd)
+{
+	set[(unsigned)fd / PERF_FD_LONG_BITS] |= 1ul << ((unsigned)fd % PERF_FD_LONG_BITS);
+}
+
+bool perf_fd_select_any(struct perf_files *pf, void *ctx, int nfds, unsigned long *sets[3])
+{
+	for (int fd = 0; fd < nfds; fd++)
+		if ((bit_isset(sets[0], fd) || bit_isset(sets[1], fd) || bit_isset(sets[2], fd)) &&
+		    pf->host->slot(fd) >= 0 && perf_fd_handle(pf, ctx, fd) >= 0)
+			return true;
+	return false;
+}
+
+unsigned long perf_fd_select_to_poll(struct perf_files *pf, void *ctx, int nfds,
+				     unsigned long *sets[3], struct pollfd *fds, int *hs)
+{
+	unsigned long n = 0;
+
+	for (int fd = 0; fd < nfds; fd++) {
+		short ev = 0;
+
+		if (bit_isset(sets[0], fd))
+			ev |= POLLIN | POLLRDNORM | POLLRDBAND;
+		if (bit_isset(sets[1], fd))
+			ev |= POLLOUT | POLLWRNORM | POLLWRBAND;
+		if (bit_isset(sets[2], fd))
+			ev |= POLLPRI;
+		if (!ev)
+			continue;
+		fds[n].fd = fd;
+		fds[n].events = ev;
+		fds[n].revents = 0;
+		hs[n] = perf_fd_handle(pf, ctx, fd);
+		n++;
+	}
+	return n;
+}
+
+long perf_fd_poll_to_select(int nfds, unsigned long *sets[3], const struct pollfd *fds,
+			    unsigned long n)
+{
+	long r = 0;
+
+	for (unsigned long i = 0; i < n; i++)
+		if (fds[i].revents & POLLNVAL)
+			return -EBADF;
+	/* the user's bitmaps are nfds bits long (core_sys_select) */
+	for (int k = 0; k < 3; k++)
+		if (sets[k])
+			memset(sets[k], 0, PERF_FD_BITS_BYTES(nfds));
+	for (unsigned long i = 0; i < n; i++) {
+		short ev = fds[i].revents, want = fds[i].events;
+
+		/* POLLIN_SET, POLLOUT_SET, POLLEX_SET */
+		if ((want & POLLIN) && (ev & (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR))) {
+			bit_set(sets[0], fds[i].fd);
+			r++;
+		}
+		if ((want & POLLOUT) && (ev & (POLLOUT | POLLWRNORM | POLLWRBAND | POLLERR))) {
+			bit_set(sets[1], fds[i].fd);
+			r++;
+		}
+		if ((want & POLLPRI) && (ev & POLLPRI)) {
+			bit_set(sets[2], fds[i].fd);
+			r++;
+		}
+	}
+	return r;
+}
