@@ -7,9 +7,11 @@
  * from the core, in this process; its recvmsg/recvmmsg interposers move
  * perf fds received over SCM_RIGHTS into the perf range.
  *
- * A perf file is the read end of a pipe, at a number in [SHIM_FD_BASE,
- * SHIM_FD_END): a wakeup writes a byte, the last write end closing is
- * POLLHUP. poll/ppoll/select/pselect6 and the epoll waits (a second
+ * A perf file is the read end of a pipe, at a number in the perf fd
+ * windows: a wakeup writes a byte, the last write end closing is
+ * POLLHUP. What a process does with its perf fds (references, perf_fops,
+ * rings, poll and select) is sim/perf_file's, over this file's host
+ * operations. poll/ppoll/select/pselect6 and the epoll waits (a second
  * filter, in processes holding perf fds) and epoll_ctl answer as
  * perf_poll. The write end stays with
  * the opener until the monitored task takes its own (at its exec into the
@@ -52,6 +54,7 @@
 #include "sim/core/arena.h"
 #include "sim/core/fd_place.h"
 #include "sim/core/perf_epoll.h"
+#include "sim/perf_file/perf_file.h"
 #include "syscall_shim/host_events.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/tramp.h"
@@ -67,10 +70,14 @@ static bool active;             /* handler installed */
 static pid_t shim_pid;          /* the process these tables are of (atfork keeps it) */
 static __thread ucontext_t *cur_uc; /* the trapped context (its signal mask) */
 
-/* This process's view of its perf fds: window slot (fd_slot) -> handle,
- * valid while the pipe inode matches (fds may be closed behind our back). */
+/* This process's perf fds: window slot (fd_slot) -> handle, valid while
+ * the pipe inode matches (fds may be closed behind our back), and rings. */
 #define FD_SLOTS (2 * SHIM_FD_WINDOW)
-static struct { uint64_t ino; int handle; } fd_cache[FD_SLOTS];
+#define RING_MAPS 64
+static struct perf_fd_slot fd_slots[FD_SLOTS];
+static const struct perf_file_host shim_files_host;
+static struct perf_files PF = { .host = &shim_files_host, .slots = fd_slots,
+				.nr_slots = FD_SLOTS, .max_rings = RING_MAPS };
 /* The session arena's fd in this process (SHIM_ARENA_FD unless a dup2
  * onto it moved it), and its PMUSIM_ARENA_FD for the environment. */
 static int arena_fd = -1;
@@ -108,45 +115,14 @@ static long place_fd(long fd, long min, bool cloexec)
 /* The core handle behind fd, or -1 when fd is not a perf file. */
 static int fd_handle(long fd)
 {
-	struct stat st;
-	unsigned i;
-
-	if (!sess || !in_range(fd))
-		return -1;
-	i = fd_slot(fd);
-	if (TSYS2(SYS_fstat, fd, &st) < 0 || !S_ISFIFO(st.st_mode))
-		return -1;
-	if (fd_cache[i].ino == st.st_ino && sess->files[fd_cache[i].handle].ino == st.st_ino)
-		return fd_cache[i].handle;
-	for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
-		if (sess->files[h].ino == st.st_ino) {
-			fd_cache[i].ino = st.st_ino;
-			fd_cache[i].handle = h;
-			return h;
-		}
-	}
-	return -1;
-}
-
-static void fd_forget(long fd)
-{
-	if (in_range(fd))
-		fd_cache[fd_slot(fd)].ino = 0;
-}
-
-static void file_check_released(int h);
-
-/* Drops one reference; clears the session slot when the core freed it. */
-static void file_put(int h)
-{
-	perf_file_put(core, h);
-	file_check_released(h);
+	return sess ? perf_fd_handle(&PF, NULL, fd) : -1;
 }
 
 /* After the core dropped a reference of h: clears its session slot if
  * that was the last (perf_release() ran). */
-static void file_check_released(int h)
+static void file_check_released(void *ctx, int h)
 {
+	(void)ctx;
 	if (!perf_file_event(core, h)) {
 		struct shim_file *f = &sess->files[h];
 
@@ -246,23 +222,23 @@ static bool core_type(uint32_t type)
 	       type == PERF_TYPE_RAW || (model && type == model->pmu_type);
 }
 
-/* Installs handle h as a perf fd; returns the fd or -errno (h is put). */
-static long install_fd(int h, pid_t target, unsigned long flags)
+/* The fd of a new perf file h (host op make_fd, ctx: the target tid):
+ * the read end of a pipe in the windows, the session's file; returns the
+ * fd or -errno. */
+static long make_fd(void *ctx, int h, unsigned long flags, uint64_t *tag)
 {
 	struct shim_file *f = &sess->files[h];
+	pid_t target = *(pid_t *)ctx;
 	struct stat st;
 	int p[2];
 	long fd;
 
-	if (TSYS2(SYS_pipe2, p, O_CLOEXEC) < 0) {
-		perf_file_put(core, h);
+	if (TSYS2(SYS_pipe2, p, O_CLOEXEC) < 0)
 		return -EMFILE;
-	}
 	fd = place_fd(p[0], SHIM_FD_BASE, flags & PERF_FLAG_FD_CLOEXEC);
 	TSYS1(SYS_close, p[0]);
 	if (fd < 0) {
 		TSYS1(SYS_close, p[1]);
-		perf_file_put(core, h);
 		return fd;
 	}
 	/* the write end never blocks a waker (session.c writes one byte) */
@@ -283,8 +259,7 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 	f->sig_fd = (int)fd;
 	f->sigq_head = f->sigq_tail = f->sigq_lost = 0;
 	__atomic_store_n(&f->ino, (uint64_t)st.st_ino, __ATOMIC_RELEASE);
-	fd_cache[fd_slot(fd)].ino = st.st_ino;
-	fd_cache[fd_slot(fd)].handle = h;
+	*tag = (uint64_t)st.st_ino;
 	/* this process holds perf fds now: its poll() answers as perf_poll */
 	if (!tramp_poll_filter_present()) {
 		int err = tramp_poll_filter_install();
@@ -319,6 +294,7 @@ static long sys_perf_event_open(long *a)
 	int cpu = (int)a[2], group_fd = (int)a[3], gh = -1;
 	unsigned long flags = (unsigned long)a[4];
 	struct perf_task *cur, *target = NULL;
+	pid_t target_tid;
 	bool to_core;
 	long h, fd;
 
@@ -367,7 +343,8 @@ static long sys_perf_event_open(long *a)
 		 attr->type, (unsigned long long)attr->config, pid, cpu, gh, h);
 	if (h < 0)
 		return h;
-	fd = install_fd((int)h, pid > 0 ? pid : pid == 0 ? my_tid() : 0, flags);
+	target_tid = pid > 0 ? pid : pid == 0 ? my_tid() : 0;
+	fd = perf_fd_install(&PF, &target_tid, (int)h, flags);
 	if (fd >= 0) {
 		sess->files[h].on_opener = counts_self(pid, flags);
 		sess->files[h].counts_opener = sess->files[h].on_opener && core_type(attr->type);
@@ -430,41 +407,25 @@ static void tell_native_self_count(int h)
 
 static long sys_epoll_ctl(int h, long *a);     /* with epoll, below */
 
+/* SET_OUTPUT to a host event's fd: its stand-in's ring in the core
+ * (EINVAL: a ring the core cannot share); -1: not a host event. */
+static int output_handle(void *ctx, long fd)
+{
+	struct perf_task *cur = ctx;
+	int oh;
+
+	if (!host_event_is(fd))
+		return -1;
+	oh = cur ? host_event_stand_in(core, cur, fd) : -ENOMEM;
+	return oh < 0 ? -EINVAL : oh;
+}
+
 static long sys_ioctl(int h, long *a)
 {
-	unsigned cmd = (unsigned)a[1];
-	unsigned long arg = (unsigned long)a[2];
 	struct perf_task *cur = native_task(my_tid());
+	long r = perf_fd_ioctl(&PF, cur, cur, &shim_uaccess, h, a, output_handle);
 
-	if (cmd == PERF_EVENT_IOC_SET_OUTPUT && (long)arg != -1) {
-		int oh = fd_handle((long)arg);
-
-		/* a host event's ring: its stand-in's in the core */
-		if (oh < 0 && host_event_is((long)arg)) {
-			oh = cur ? host_event_stand_in(core, cur, (long)arg) : -ENOMEM;
-			if (oh < 0)
-				return -EINVAL;     /* a ring the core cannot share */
-		}
-		if (oh < 0)
-			return -EBADF;      /* perf_fget_light(): not a perf file */
-		arg = (unsigned long)oh;
-	}
-	if (cmd == FIONBIO || cmd == FIOCLEX || cmd == FIONCLEX)
-		return TSYS3(SYS_ioctl, a[0], a[1], a[2]); /* do_vfs_ioctl() */
-	if (cmd == FIOASYNC) {  /* ioctl_fioasync() -> perf_fasync() */
-		int on;
-
-		if (shim_copy_from(&on, arg, sizeof(on)))
-			return -EFAULT;         /* get_user(on, argp) */
-		if ((on != 0) != sess->files[h].async) {
-			perf_sys_fasync(core, h, on != 0);
-			sess->files[h].async = on != 0;
-		}
-		return 0;
-	}
-	long r = perf_sys_ioctl(core, cur, &shim_uaccess, h, cmd, arg);
-
-	shim_log("ioctl(fd %ld = file %d, %#x, %#lx) -> %ld", a[0], h, cmd, arg, r);
+	shim_log("ioctl(fd %ld = file %d, %#x, %#lx) -> %ld", a[0], h, (unsigned)a[1], a[2], r);
 	return r;
 }
 
@@ -479,28 +440,8 @@ static long sys_fcntl(int h, long *a)
 		/* f_dupfd(): an arg at or above the soft limit is EINVAL */
 		if ((unsigned long)a[2] >= (unsigned long)fd_soft_limit())
 			return -EINVAL;
-		/* in the windows the filter watches */
-		r = place_fd(a[0], a[2], cmd == F_DUPFD_CLOEXEC);
-		if (r >= 0)
-			perf_file_get(core, h);
-		return r;
-	case F_SETFL: {
-		bool on = (a[2] & O_ASYNC) != 0;
-
-		/* setfl(): O_ASYNC changes call ->fasync (perf_fasync); it lives
-		 * in the core and the session, never on the pipe */
-		r = TSYS3(SYS_fcntl, a[0], F_SETFL, a[2] & ~O_ASYNC);
-		if (r >= 0 && on != sess->files[h].async) {
-			perf_sys_fasync(core, h, on);
-			sess->files[h].async = on;
-		}
-		return r;
-	}
-	case F_GETFL: {
-		long fl = TSYS2(SYS_fcntl, a[0], F_GETFL);
-
-		return fl < 0 ? fl : fl | (sess->files[h].async ? O_ASYNC : 0);
-	}
+		/* in the windows the filter watches (dup_fd) */
+		return perf_fd_fcntl(&PF, NULL, h, a);
 	case F_SETOWN:
 		/* f_setown(): the pipe checks the pid (ESRCH) as the kernel does */
 		r = TSYS3(SYS_fcntl, a[0], cmd, a[2]);
@@ -541,57 +482,36 @@ static long sys_fcntl(int h, long *a)
 			sess->files[h].sig = (int)a[2];
 		return r;
 	default:
-		return TSYS3(SYS_fcntl, a[0], a[1], a[2]);
+		/* F_SETFL's O_ASYNC (perf_fasync) lives in the core and the
+		 * session, never on the pipe */
+		return perf_fd_fcntl(&PF, NULL, h, a);
 	}
 }
 
 /*
- * This process's ring mappings (the kernel's VMAs with perf_mmap_vmops):
- * placed in the ring region, so the filter traps their munmap. Guarded by
- * ring_lock: threads of one process map and unmap concurrently. A process
+ * This process's ring mappings (PF.rings, sim/perf_file/rings.c) are
+ * placed in the ring region, so the filter traps their munmap. A process
  * that forks does not pass them on (VM_DONTCOPY: MADV_DONTFORK here, the
  * child's table is emptied); an exec drops them with the table.
+ *
+ * Host op map_ring: len bytes of memfd at off somewhere free in the ring
+ * region (pf->ring_lock held), tracked; a MAP_FIXED caller chose its
+ * address, and a full region or table maps anywhere: those mappings are
+ * untracked (their munmap is not seen; the file's release ends the ring).
  */
-#define RING_MAPS 64
-
-static struct ring_map {
-	uintptr_t addr;         /* 0: free */
-	size_t len;             /* page-rounded */
-	int handle;
-	void *area;             /* the core's own mapping of the ring */
-} ring_maps[RING_MAPS];
-static int ring_lock;
-
-static void ring_lock_take(void)
-{
-	while (__atomic_exchange_n(&ring_lock, 1, __ATOMIC_ACQUIRE))
-		;
-}
-
-static void ring_lock_drop(void)
-{
-	__atomic_store_n(&ring_lock, 0, __ATOMIC_RELEASE);
-}
-
-/* Maps len bytes of memfd at off somewhere free in the ring region and
- * records it; returns the address, or 0 when the region or table is full
- * (the caller then maps anywhere, untracked). Call with ring_lock held. */
-static uintptr_t ring_place(size_t len, int prot, int memfd, int64_t off, int h, void *area)
+static long map_ring(void *ctx, struct perf_files *pf, const long a[6], int memfd, int64_t off,
+		     bool *tracked)
 {
 	uintptr_t cand = PMUSIM_RING_ADDR, end = PMUSIM_RING_ADDR + PMUSIM_RING_SIZE;
-	int slot = -1;
+	size_t len = ((size_t)a[1] + SHIM_PAGE - 1) & ~(SHIM_PAGE - 1);
 
-	for (int i = 0; i < RING_MAPS && slot < 0; i++)
-		if (!ring_maps[i].addr)
-			slot = i;
-	if (slot < 0)
-		return 0;
-	while (cand + len <= end) {
+	(void)ctx;
+	while (*tracked && !(a[3] & MAP_FIXED) && cand + len <= end) {
 		bool moved = false;
 		long p;
 
 		for (int i = 0; i < RING_MAPS; i++) {
-			struct ring_map *m = &ring_maps[i];
+			struct perf_ring_map *m = &pf->rings[i];
 
 			if (m->addr && cand < m->addr + m->len && m->addr < cand + len) {
 				cand = m->addr + m->len;
@@ -600,7 +520,7 @@ static uintptr_t ring_place(size_t len, int prot, int memfd, int64_t off, int h,
 		}
 		if (moved)
 			continue;
-		p = TSYS6(SYS_mmap, cand, len, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, memfd, off);
+		p = TSYS6(SYS_mmap, cand, len, a[2], MAP_SHARED | MAP_FIXED_NOREPLACE, memfd, off);
 		if (p == -EEXIST) {     /* someone else's mapping: step past a page */
 			cand += SHIM_PAGE;
 			continue;
@@ -608,161 +528,24 @@ static uintptr_t ring_place(size_t len, int prot, int memfd, int64_t off, int h,
 		if (p < 0 || (uintptr_t)p != cand) {
 			if (p >= 0)
 				TSYS2(SYS_munmap, p, len);
-			return 0;
+			break;
 		}
 		TSYS3(SYS_madvise, cand, len, MADV_DONTFORK); /* VM_DONTCOPY */
-		ring_maps[slot] = (struct ring_map){ cand, len, h, area };
-		return cand;
+		return (long)cand;
 	}
-	return 0;
+	*tracked = false;
+	return TSYS6(SYS_mmap, a[0], a[1], a[2], (a[3] & ~MAP_PRIVATE) | MAP_SHARED, memfd, off);
 }
 
-/* mmap of the ring: the core places it in the arena; map that piece of
- * the arena's memfd here so data_head/data_tail are the writers' own. */
+/* mmap of the ring: the core places it in the arena; the arena's memfd
+ * is mapped here so data_head/data_tail are the writers' own. */
 static long sys_mmap(int h, long *a)
 {
-	struct perf_task *cur = native_task(my_tid());
-	size_t len = ((size_t)a[1] + SHIM_PAGE - 1) & ~(SHIM_PAGE - 1);
-	uintptr_t at = 0;
-	void *area;
-	int64_t off;
-	int memfd, r;
-	long p;
+	long p = perf_fd_mmap(&PF, NULL, native_task(my_tid()), h, a);
 
-	r = perf_sys_mmap(core, cur, h, (size_t)a[1], (int)a[2], (int)a[3], (uint64_t)a[5],
-			  &area, &memfd);
-	if (r) {
-		shim_log("mmap(fd %ld = file %d, %ld bytes) -> %d", a[4], h, a[1], r);
-		return r;
-	}
-	off = perf_sys_mmap_offset(core, h);
-	if (off < 0)
-		return off;
-	/* a MAP_FIXED caller chose its address: that mapping is untracked
-	 * (its munmap is not seen; the file's release ends the ring) */
-	if (!(a[3] & MAP_FIXED)) {
-		ring_lock_take();
-		at = ring_place(len, (int)a[2], memfd, off, h, area);
-		ring_lock_drop();
-	}
-	p = at ? (long)at
-	       : TSYS6(SYS_mmap, a[0], a[1], a[2], (a[3] & ~MAP_PRIVATE) | MAP_SHARED, memfd, off);
-
-	shim_log("mmap(fd %ld = file %d, %ld bytes) -> ring at arena offset %#llx, mapped at %#lx%s",
-		 a[4], h, a[1], (unsigned long long)off, p, at ? "" : " (untracked)");
+	shim_log("mmap(fd %ld = file %d, %ld bytes) -> %#lx (arena offset %#llx)", a[4], h, a[1], p,
+		 (unsigned long long)perf_sys_mmap_offset(core, h));
 	return p;
-}
-
-/*
- * munmap of an address in the ring region (the filter traps no other):
- * rings wholly inside the range are closed in the core after the host's
- * munmap (perf_mmap_close(): mmap_count, locked_vm, the ring's detach,
- * the mapping's file reference); one only partly inside fails with EINVAL
- * before anything is unmapped (perf_mmap_may_split()).
- */
-static long sys_munmap(long *a)
-{
-	uintptr_t addr = (uintptr_t)a[0];
-	size_t len = ((size_t)a[1] + SHIM_PAGE - 1) & ~(SHIM_PAGE - 1);
-	struct ring_map gone[RING_MAPS];
-	int n = 0;
-	long r;
-
-	if (!core || (addr & (SHIM_PAGE - 1)) || !len)
-		return TSYS2(SYS_munmap, a[0], a[1]);
-	ring_lock_take();
-	for (int i = 0; i < RING_MAPS; i++) {
-		struct ring_map *m = &ring_maps[i];
-
-		if (!m->addr || !(addr < m->addr + m->len && m->addr < addr + len))
-			continue;
-		if (m->addr < addr || m->addr + m->len > addr + len) {
-			ring_lock_drop();
-			return -EINVAL; /* perf_mmap_may_split() */
-		}
-	}
-	r = TSYS2(SYS_munmap, a[0], a[1]);
-	if (r == 0) {
-		for (int i = 0; i < RING_MAPS; i++) {
-			struct ring_map *m = &ring_maps[i];
-
-			if (m->addr && m->addr >= addr && m->addr + m->len <= addr + len) {
-				gone[n++] = *m;
-				m->addr = 0;
-			}
-		}
-	}
-	ring_lock_drop();
-	for (int i = 0; i < n; i++) {
-		int e = perf_sys_munmap(core, gone[i].handle, gone[i].area, gone[i].len);
-
-		shim_log("munmap(%#lx, %zu) of file %d's ring -> %d (perf_mmap_close)",
-			 (unsigned long)gone[i].addr, gone[i].len, gone[i].handle, e);
-		if (e == 0)
-			file_check_released(gone[i].handle);
-	}
-	return r;
-}
-
-/* read(2) of perf file h into the caller's buf: perf_read() fills a
- * buffer of its own, copy_to_user() moves it (EFAULT). */
-static long read_to_user(int h, uint64_t buf, size_t count)
-{
-	uint64_t small[512];
-	long r, big;
-	size_t len;
-
-	r = perf_sys_read(core, h, small, count < sizeof(small) ? count : sizeof(small));
-	if (r != -ENOSPC || count <= sizeof(small)) {
-		if (r > 0 && shim_copy_to(buf, small, (size_t)r))
-			return -EFAULT;
-		return r;
-	}
-	/* a group read past 4 KiB (perf_read_group() of many siblings) */
-	len = count < (1u << 20) ? count : (1u << 20);
-	big = TSYS6(SYS_mmap, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (big < 0)
-		return -ENOMEM;
-	r = perf_sys_read(core, h, (void *)big, len);
-	if (r > 0 && shim_copy_to(buf, (void *)big, (size_t)r))
-		r = -EFAULT;
-	TSYS2(SYS_munmap, big, len);
-	return r;
-}
-
-/* readv(2): the vector is copied first (import_iovec(): EINVAL past
- * UIO_MAXIOV or for a negative length, EFAULT); perf_fops has .read only,
- * so do_loop_readv_writev() then reads segment after segment, empty ones
- * included, until one fails or comes back short. */
-static long readv_to_user(int h, uint64_t uiov, long nr_segs)
-{
-	struct iovec iov;
-	size_t total = 0;
-	long done = 0;
-
-	if (nr_segs < 0 || nr_segs > 1024)
-		return -EINVAL;
-	for (long i = 0; i < nr_segs; i++) {
-		if (shim_copy_from(&iov, uiov + (uint64_t)i * sizeof(iov), sizeof(iov)))
-			return -EFAULT;
-		if ((ssize_t)iov.iov_len < 0)
-			return -EINVAL;
-		total += iov.iov_len;
-	}
-	for (long i = 0; i < nr_segs && total; i++) {
-		long r;
-
-		if (shim_copy_from(&iov, uiov + (uint64_t)i * sizeof(iov), sizeof(iov)))
-			return done ? done : -EFAULT;
-		r = read_to_user(h, (uint64_t)(uintptr_t)iov.iov_base, iov.iov_len);
-		if (r < 0)
-			return done ? done : r;
-		done += r;
-		total -= iov.iov_len;
-		if ((size_t)r != iov.iov_len)
-			break;
-	}
-	return done;
 }
 
 static long fd_syscall(long nr, int h, long *a)
@@ -773,41 +556,22 @@ static long fd_syscall(long nr, int h, long *a)
 	    (nr == SYS_ioctl && ((unsigned)a[1] == PERF_EVENT_IOC_ENABLE ||
 				 (unsigned)a[1] == PERF_EVENT_IOC_REFRESH)))
 		tell_native_self_count(h);
+	r = perf_fd_no_op(nr, a);
+	if (r)
+		return r;
 	switch (nr) {
 	case SYS_read:
-		return read_to_user(h, (uint64_t)a[1], (size_t)a[2]);
+		return perf_fd_read(&PF, NULL, h, (uint64_t)a[1], (size_t)a[2]);
 	case SYS_readv:
-		return readv_to_user(h, (uint64_t)a[1], a[2]);
-	case SYS_pread64:
-	case SYS_preadv:
-	case SYS_preadv2:
-	case SYS_pwrite64:
-	case SYS_pwritev:
-	case SYS_pwritev2:
-	case SYS_lseek:
-		return -ESPIPE;         /* anon inode, no FMODE_PREAD / FMODE_LSEEK */
-	case SYS_write:
-	case SYS_writev:
-	case SYS_ftruncate:
-		return -EINVAL;         /* no .write in perf_fops */
-	case SYS_fsync:
-	case SYS_fdatasync:
-		return -EINVAL;
+		return perf_fd_readv(&PF, NULL, h, (uint64_t)a[1], a[2]);
 	case SYS_ioctl:
 		return sys_ioctl(h, a);
 	case SYS_fcntl:
 		return sys_fcntl(h, a);
 	case SYS_close:
-		/* the reference goes first: a release that wakes the file
-		 * (ring detach) still finds its pipe with a reader */
-		fd_forget(a[0]);
-		file_put(h);
-		return TSYS1(SYS_close, a[0]);
+		return perf_fd_close(&PF, NULL, a[0], h);
 	case SYS_dup:
-		r = place_fd(a[0], SHIM_FD_BASE, false);
-		if (r >= 0)
-			perf_file_get(core, h);
-		return r;
+		return perf_fd_dup(&PF, NULL, a[0], h, SHIM_FD_BASE, false);
 	case SYS_mmap:
 		return sys_mmap(h, a);
 	case SYS_epoll_ctl:
@@ -826,15 +590,9 @@ static long sys_dup23(long nr, long *a)
 	if (r < 0 || a[0] == a[1])
 		return r;
 	host_event_forget(core, a[1]);  /* a host event closed by the dup */
-	fd_forget(a[1]);
-	if (nh >= 0)
-		file_put(nh);           /* the target was closed */
-	if (oh >= 0) {
-		perf_file_get(core, oh);
-		if (!in_range(a[1]))
-			shim_log("dup2 of a perf fd to %ld, outside the perf range: not intercepted", a[1]);
-	}
-	return r;
+	if (oh >= 0 && !in_range(a[1]))
+		shim_log("dup2 of a perf fd to %ld, outside the perf range: not intercepted", a[1]);
+	return perf_fd_dup2_done(&PF, NULL, r, a, oh, nh);
 }
 
 /* close_range(): the perf files among the closed fds drop their
@@ -863,24 +621,16 @@ static long sys_close_range(long *a)
 
 	if (first > last)
 		return -EINVAL;
-	for (unsigned i = 0; i < FD_SLOTS; i++) {
-		long fd = slot_fd(i);
-
-		handles[i] = fd >= first && fd <= last ? fd_handle(fd) : -1;
-	}
+	perf_fd_snapshot(&PF, NULL, first, last, handles);
 	r = close_range_keeping_arena(first, last, a[2]);
-	if (r == 0 && !(a[2] & CLOSE_RANGE_CLOEXEC)) {
+	if (r == 0 && !(a[2] & CLOSE_RANGE_CLOEXEC))
 		for (unsigned i = 0; i < FD_SLOTS; i++) {
 			long fd = slot_fd(i);
 
 			if (fd >= first && fd <= last)
 				host_event_forget(core, (int)fd);
-			if (handles[i] >= 0) {
-				fd_forget(slot_fd(i));
-				file_put(handles[i]);
-			}
 		}
-	}
+	perf_fd_close_range_done(&PF, NULL, r, a, handles);
 	return r;
 }
 
@@ -1174,7 +924,7 @@ static void drain(int fd)
  * poll answer; its POLLHUP (the monitored task's write ends are gone) is
  * added. Returns the mask.
  */
-static unsigned perf_fd_poll(int fd, int h, short pipe_revents)
+static unsigned file_poll(int fd, int h, short pipe_revents)
 {
 	unsigned ev = perf_sys_poll(core, h);   /* perf_poll() */
 
@@ -1200,7 +950,7 @@ static unsigned ep_perf_poll(int fd, int h)
 	struct timespec zero = { 0, 0 };
 
 	TSYS6(SYS_ppoll, &p, 1, &zero, NULL, 8, 0);
-	return perf_fd_poll(fd, h, p.revents);
+	return file_poll(fd, h, p.revents);
 }
 
 /*
@@ -1228,55 +978,30 @@ static long wait_with_host_feeds(struct pollfd *fds, unsigned long n, struct tim
 	struct pollfd all[POLL_MAX + FEEDS];
 	int k;
 
-	if (!host_events_feeding())
+	if (!host_events_feeding() || n > POLL_MAX)
 		return TSYS6(SYS_ppoll, fds, n, tsp, mask, 8, 0);
 	memcpy(all, fds, n * sizeof(*fds));
 	k = host_events_poll_fds(all + n, FEEDS);
 	return TSYS6(SYS_ppoll, all, n + (unsigned long)k, tsp, mask, 8, 0);
 }
 
-/* The loop of sys_poll over fds (hs[i]: the handle of fds[i], or -1):
- * returns the count, or -errno. timeout in ns, -1: none. */
-static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t timeout,
-		     const sigset_t *mask)
+/* Host op poll_wait: the blocking round of a poll (sim/perf_file's
+ * perf_fd_poll_fds), ctx the signal mask it runs under; the host events'
+ * records that came meanwhile go to their core rings. */
+static long poll_wait(void *ctx, struct pollfd *fds, unsigned long n, int64_t timeout_ns)
 {
-	int64_t deadline = timeout > 0 ? mono_ns() + timeout : 0;
+	struct timespec rem, *tsp = NULL;
+	long r;
 
-	for (;;) {
-		struct timespec zero = { 0, 0 }, rem, *tsp = NULL;
-		int count = 0;
-		long r;
-
-		drain_host_feeds();
-		r = TSYS6(SYS_ppoll, fds, n, &zero, NULL, 8, 0);
-		if (r < 0)
-			return r;
-		for (unsigned long i = 0; i < n; i++) {
-			unsigned ev;
-
-			if (hs[i] < 0) {
-				count += fds[i].revents != 0;
-				continue;
-			}
-			ev = perf_fd_poll(fds[i].fd, hs[i], fds[i].revents);
-			fds[i].revents = (short)(ev & ((unsigned)fds[i].events | POLLERR | POLLHUP));
-			count += fds[i].revents != 0;
-		}
-		if (count || timeout == 0)
-			return count;
-		if (timeout > 0) {
-			int64_t left = deadline - mono_ns();
-
-			if (left <= 0)
-				return 0;
-			rem.tv_sec = left / 1000000000;
-			rem.tv_nsec = left % 1000000000;
-			tsp = &rem;
-		}
-		r = wait_with_host_feeds(fds, n, tsp, mask);
-		if (r < 0)
-			return r;       /* EINTR: a signal came */
+	if (timeout_ns >= 0) {
+		rem.tv_sec = timeout_ns / 1000000000;
+		rem.tv_nsec = timeout_ns % 1000000000;
+		tsp = &rem;
 	}
+	r = wait_with_host_feeds(fds, n, tsp, ctx);
+	if (r >= 0)
+		drain_host_feeds();
+	return r;
 }
 
 static long sys_poll(long nr, long *a)
@@ -1315,7 +1040,7 @@ static long sys_poll(long nr, long *a)
 		}
 		mask = a[3] ? (const sigset_t *)&umask : cur_uc ? &cur_uc->uc_sigmask : NULL;
 	}
-	r = poll_fds(fds, n, hs, timeout, mask);
+	r = perf_fd_poll_fds(&PF, (void *)mask, fds, n, hs, timeout);
 	/* do_sys_poll(): each revents goes back with unsafe_put_user */
 	if (r >= 0 && shim_copy_to((uint64_t)a[0], fds, n * sizeof(*fds)))
 		return -EFAULT;
@@ -1329,35 +1054,23 @@ static long sys_poll(long nr, long *a)
  * fd that is not open is EBADF. select updates its timeval with the time
  * left (poll_select_finish), pselect6 its timespec.
  */
-#define LONG_BITS (8 * sizeof(unsigned long))
-#define BITS_BYTES(n) ((((size_t)(n) + LONG_BITS - 1) / LONG_BITS) * sizeof(unsigned long))
-
-static bool bit_isset(const unsigned long *set, int fd)
-{
-	return set[(unsigned)fd / LONG_BITS] >> ((unsigned)fd % LONG_BITS) & 1;
-}
-
-static void bit_set(unsigned long *set, int fd)
-{
-	set[(unsigned)fd / LONG_BITS] |= 1ul << ((unsigned)fd % LONG_BITS);
-}
+#define BITS_BYTES(n) PERF_FD_BITS_BYTES(n)
 
 static long sys_select(long nr, long *a)
 {
 	static __thread struct pollfd fds[SHIM_FD_END];
 	static __thread int hs[SHIM_FD_END];
-	static __thread unsigned long sets[3][SHIM_FD_END / LONG_BITS];
+	static __thread unsigned long sets[3][SHIM_FD_END / PERF_FD_LONG_BITS];
 	int nfds = (int)a[0];
 	unsigned long *rs = a[1] ? sets[0] : NULL, *ws = a[2] ? sets[1] : NULL,
-		      *es = a[3] ? sets[2] : NULL;
+		      *es = a[3] ? sets[2] : NULL, *user[3] = { rs, ws, es };
 	const sigset_t *mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
 	int64_t timeout = -1, start = mono_ns();
 	struct { uint64_t ss; uint64_t len; } sm = { 0, 0 };
 	struct timespec ts;
 	struct timeval tv;
-	unsigned long n = 0;
+	unsigned long n;
 	uint64_t umask;
-	bool any = false;
 	long r;
 
 	if (nfds < 0)
@@ -1373,10 +1086,7 @@ static long sys_select(long nr, long *a)
 	    (ws && shim_copy_from(ws, (uint64_t)a[2], BITS_BYTES(nfds))) ||
 	    (es && shim_copy_from(es, (uint64_t)a[3], BITS_BYTES(nfds))))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-	for (int fd = SHIM_FD_BASE; fd < nfds && !any; fd++)
-		if ((rs && bit_isset(rs, fd)) || (ws && bit_isset(ws, fd)) || (es && bit_isset(es, fd)))
-			any = fd_handle(fd) >= 0;
-	if (!any)
+	if (!perf_fd_select_any(&PF, NULL, nfds, user))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (nr == SYS_select) {
 		if (a[4]) {
@@ -1393,53 +1103,12 @@ static long sys_select(long nr, long *a)
 		if (sm.ss)
 			mask = (const sigset_t *)&umask;
 	}
-	for (int fd = 0; fd < nfds; fd++) {
-		short ev = 0;
-
-		if (rs && bit_isset(rs, fd))
-			ev |= POLLIN | POLLRDNORM | POLLRDBAND;
-		if (ws && bit_isset(ws, fd))
-			ev |= POLLOUT | POLLWRNORM | POLLWRBAND;
-		if (es && bit_isset(es, fd))
-			ev |= POLLPRI;
-		if (!ev)
-			continue;
-		fds[n].fd = fd;
-		fds[n].events = ev;
-		fds[n].revents = 0;
-		hs[n] = fd_handle(fd);
-		n++;
-	}
-	r = poll_fds(fds, n, hs, timeout, mask);
+	n = perf_fd_select_to_poll(&PF, NULL, nfds, user, fds, hs);
+	r = perf_fd_poll_fds(&PF, (void *)mask, fds, n, hs, timeout);
+	if (r >= 0)
+		r = perf_fd_poll_to_select(nfds, user, fds, n);
 	if (r < 0)
 		return r;
-	for (unsigned long i = 0; i < n; i++)
-		if (fds[i].revents & POLLNVAL)
-			return -EBADF;
-	r = 0;
-	/* the user's bitmaps are nfds bits long (core_sys_select) */
-	if (rs)
-		memset(rs, 0, BITS_BYTES(nfds));
-	if (ws)
-		memset(ws, 0, BITS_BYTES(nfds));
-	if (es)
-		memset(es, 0, BITS_BYTES(nfds));
-	for (unsigned long i = 0; i < n; i++) {
-		short ev = fds[i].revents, want = fds[i].events;
-
-		if ((want & POLLIN) && (ev & (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR))) {
-			bit_set(rs, fds[i].fd);
-			r++;
-		}
-		if ((want & POLLOUT) && (ev & (POLLOUT | POLLWRNORM | POLLWRBAND | POLLERR))) {
-			bit_set(ws, fds[i].fd);
-			r++;
-		}
-		if ((want & POLLPRI) && (ev & POLLPRI)) {
-			bit_set(es, fds[i].fd);
-			r++;
-		}
-	}
 	/* set_fd_set(): the sets go back, EFAULT */
 	if ((rs && shim_copy_to((uint64_t)a[1], rs, BITS_BYTES(nfds))) ||
 	    (ws && shim_copy_to((uint64_t)a[2], ws, BITS_BYTES(nfds))) ||
@@ -1787,7 +1456,7 @@ static long dispatch(long nr, long *a)
 		return r;
 	}
 	case SYS_munmap:
-		return sys_munmap(a);
+		return perf_fd_munmap(&PF, NULL, (uint64_t)a[0], (uint64_t)a[1]);
 	case SYS_dup2:
 	case SYS_dup3:
 		return sys_dup23(nr, a);
@@ -2069,9 +1738,7 @@ static void adopt_received(struct msghdr *msg)
 					 h, fds[i]);
 				continue;
 			}
-			perf_file_get(core, h);
-			fd_cache[fd_slot(nfd)].ino = st.st_ino;
-			fd_cache[fd_slot(nfd)].handle = h;
+			perf_fd_adopt(&PF, NULL, nfd, h, (uint64_t)st.st_ino, true);
 			TSYS1(SYS_close, fds[i]);
 			shim_log("SCM_RIGHTS: perf file %d received at fd %d, moved to %ld", h, fds[i],
 				 nfd);
@@ -2125,7 +1792,7 @@ int recvmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags, struct times
 static void scan_one(void *ctx, int fd)
 {
 	(void)ctx;
-	fd_handle(fd);  /* fills fd_cache */
+	fd_handle(fd);  /* fills the fd table */
 }
 
 /* After exec: the perf fds this image inherited (not CLOEXEC) join the
@@ -2144,15 +1811,10 @@ static void atfork_child(void)
 	shim_pid = getpid();
 	self_count_told = false;        /* a process of its own */
 	/* VM_DONTCOPY: the parent's rings are not the child's */
-	memset(ring_maps, 0, sizeof(ring_maps));
+	perf_fd_rings_fork(&PF, false);
 	host_events_forget_all();
-	ring_lock = 0;
-	for (unsigned i = 0; i < FD_SLOTS; i++) {
-		int h = fd_cache[i].ino ? fd_handle(slot_fd(i)) : -1;
-
-		if (h >= 0)
-			perf_file_get(core, h); /* dup_fd(): the child holds the file too */
-	}
+	/* dup_fd(): the child holds every file too */
+	perf_fd_fork(&PF, NULL, false);
 }
 
 static void __attribute__((destructor)) shim_fini(void)
@@ -2161,14 +1823,7 @@ static void __attribute__((destructor)) shim_fini(void)
 		return;
 	/* exit_files(): the process's references go; an _exit or a crash
 	 * leaves them to the session's end (docs/shim.md) */
-	for (unsigned i = 0; i < FD_SLOTS; i++) {
-		int h = fd_cache[i].ino ? fd_handle(slot_fd(i)) : -1;
-
-		if (h >= 0) {
-			fd_cache[i].ino = 0;
-			file_put(h);
-		}
-	}
+	perf_fd_release(&PF, NULL, false, NULL, 0);
 }
 
 /* Removes the shim from LD_PRELOAD (inside pmusim: the guest must not
@@ -2245,6 +1900,7 @@ static void __attribute__((constructor)) shim_init(void)
 			core = NULL;
 		} else {
 			sess = shim_session_get();
+			PF.core = core;
 			model = perf_core_model(core);
 			arena_fd = atoi(getenv(PMUSIM_ENV_ARENA));
 			scan_inherited_fds();
@@ -2262,6 +1918,109 @@ static void __attribute__((constructor)) shim_init(void)
 			shim_log("seccomp filter installed (pid %d)", (int)getpid());
 	}
 }
+
+/* ---- the host operations of the shim's perf fds (sim/perf_file) ---- */
+
+static long s_pass(void *ctx, long nr, const long a[6])
+{
+	(void)ctx;
+	return host_syscall(nr, (long *)a);
+}
+
+static int s_copy_from(void *ctx, void *dst, uint64_t uaddr, size_t len)
+{
+	(void)ctx;
+	return shim_copy_from(dst, uaddr, len);
+}
+
+static int s_copy_to(void *ctx, uint64_t uaddr, const void *src, size_t len)
+{
+	(void)ctx;
+	return shim_copy_to(uaddr, src, len);
+}
+
+static long s_dup_fd(void *ctx, long fd, long min, bool cloexec)
+{
+	(void)ctx;
+	return place_fd(fd, min, cloexec);
+}
+
+static long s_slot(long fd)
+{
+	return in_range(fd) ? (long)fd_slot(fd) : -1;
+}
+
+static long s_slot_fd(long i)
+{
+	return slot_fd((unsigned)i);
+}
+
+/* A perf fd is a session pipe's read end: its inode is the tag. */
+static uint64_t s_tag(long fd)
+{
+	struct stat st;
+
+	if (TSYS2(SYS_fstat, fd, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return 0;
+	return (uint64_t)st.st_ino;
+}
+
+static bool s_live(int h, uint64_t tag)
+{
+	return sess->files[h].ino == tag;
+}
+
+/* Any session pipe in the windows is a perf fd, however it got there
+ * (fork, exec, a dup the table did not see). */
+static int s_identify(void *ctx, long fd, uint64_t *tag)
+{
+	(void)ctx;
+	(void)fd;
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++)
+		if (sess->files[h].ino == *tag)
+			return h;
+	return -1;
+}
+
+static bool s_async(void *ctx, int h)
+{
+	(void)ctx;
+	return sess->files[h].async;
+}
+
+static void s_set_async(void *ctx, int h, long fd, bool on)
+{
+	(void)ctx;
+	(void)fd;
+	sess->files[h].async = on;
+}
+
+static unsigned s_poll(void *ctx, long fd, int h, short revents)
+{
+	(void)ctx;
+	return file_poll((int)fd, h, revents);
+}
+
+static const struct perf_file_host shim_files_host = {
+	.sys = tramp_syscall,
+	.pass = s_pass,
+	.copy_from = s_copy_from,
+	.copy_to = s_copy_to,
+	.make_fd = make_fd,
+	.dup_fd = s_dup_fd,
+	.slot = s_slot,
+	.slot_fd = s_slot_fd,
+	.identify = s_identify,
+	.tag = s_tag,
+	.live = s_live,
+	.async = s_async,
+	.set_async = s_set_async,
+	.put = file_check_released,
+	.map_ring = map_ring,
+	.poll = s_poll,
+	.poll_wait = poll_wait,
+	.now_ns = mono_ns,
+};
 
 #if defined(__SANITIZE_ADDRESS__)
 /* A sanitized shim runs in unsanitized programs (perf) under the ASan

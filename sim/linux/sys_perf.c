@@ -938,7 +938,7 @@ long sys_perf_close_range(struct guest_thread *t, const uint64_t a[6])
 
 	if (!S.core)
 		return sys_close_range(t, a);
-	perf_fd_snapshot(&PF, t, hs);
+	perf_fd_snapshot(&PF, t, (unsigned)a[0], (unsigned)a[1], hs);
 	r = sys_close_range(t, a);
 	perf_fd_close_range_done(&PF, t, r, (const long *)a, hs);
 	return r;

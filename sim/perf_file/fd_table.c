@@ -110,8 +110,13 @@ long perf_fd_dup(struct perf_files *pf, void *ctx, long fd, int h, long min, boo
 
 	if (r < 0 || r == fd)
 		return r;
-	/* a perf fd the table still had at r was closed behind it */
-	perf_fd_drop(pf, ctx, r);
+	/* a perf fd the table still had at r was closed behind it: a host
+	 * that tags its fds closes them behind the table only where the
+	 * reference is not this process's (a vm child's close) */
+	if (pf->host->tag)
+		perf_fd_forget(pf, r);
+	else
+		perf_fd_drop(pf, ctx, r);
 	perf_file_get(pf->core, h);
 	perf_fd_set(pf, r, h, pf->host->tag ? pf->host->tag(r) : 0);
 	return r;
@@ -133,12 +138,12 @@ long perf_fd_dup2_done(struct perf_files *pf, void *ctx, long r, const long a[6]
 	return r;
 }
 
-void perf_fd_snapshot(struct perf_files *pf, void *ctx, int *hs)
+void perf_fd_snapshot(struct perf_files *pf, void *ctx, unsigned first, unsigned last, int *hs)
 {
 	for (unsigned i = 0; i < pf->nr_slots; i++) {
 		long fd = pf->host->slot_fd(i);
 
-		hs[i] = fd >= 0 ? perf_fd_handle(pf, ctx, fd) : -1;
+		hs[i] = fd >= 0 && fd >= first && fd <= last ? perf_fd_handle(pf, ctx, fd) : -1;
 	}
 }
 

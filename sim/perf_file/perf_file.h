@@ -137,8 +137,9 @@ long perf_fd_dup(struct perf_files *pf, void *ctx, long fd, int h, long min, boo
  * names oldfd's (oh, nh: the handles of the two before the call, or -1). */
 long perf_fd_dup2_done(struct perf_files *pf, void *ctx, long r, const long a[6], int oh, int nh);
 /* close_range(first, last, flags) done by the host (r: its result); hs:
- * the handles of the table's slots before the call (perf_fd_snapshot). */
-void perf_fd_snapshot(struct perf_files *pf, void *ctx, int *hs);
+ * the handles of the table's slots in [first, last] before the call
+ * (perf_fd_snapshot, nr_slots entries). */
+void perf_fd_snapshot(struct perf_files *pf, void *ctx, unsigned first, unsigned last, int *hs);
 void perf_fd_close_range_done(struct perf_files *pf, void *ctx, long r, const long a[6],
 			      const int *hs);
 /* fork(): the child's fd table holds every file too (dup_fd), undo when
