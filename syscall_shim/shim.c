@@ -1210,32 +1210,16 @@ static long sys_epoll_wait(long nr, long *a)
 	int64_t timeout = -1, deadline = 0;
 	long r;
 
-	drain_host_feeds();
-	/* epoll_pwait2() takes its timeout before the mask */
-	if (nr == SYS_epoll_pwait2) {
-		struct timespec ts;
+	bool has_mask;
 
-		if (a[3]) {
-			if (shim_copy_from(&ts, (uint64_t)a[3], sizeof(ts)))
-				return -EFAULT; /* get_timespec64() */
-			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-				return -EINVAL;
-			timeout = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-		}
-	} else if ((int)a[3] >= 0) {
-		timeout = (int64_t)(int)a[3] * 1000000;
-	}
+	drain_host_feeds();
+	r = perf_fd_epoll_args(&PF, NULL, nr, a, &timeout, &mask, &has_mask);
+	if (r)
+		return r;
 	/* the wait runs under the interrupted context's mask, or the
 	 * caller's (epoll_pwait*), so a signal ends it as it would */
-	if (nr != SYS_epoll_wait && a[4] && a[5] != 8)
-		return -EINVAL;         /* set_user_sigmask(): sigsetsize */
-	if (nr != SYS_epoll_wait && a[4]) {
-		if (shim_copy_from(&mask, (uint64_t)a[4], sizeof(mask)))
-			return -EFAULT; /* set_user_sigmask(): copy_from_user */
-	} else if (cur_uc)
-		memcpy(&mask, &cur_uc->uc_sigmask, sizeof(mask));
-	else
-		mask = 0;
+	if (!has_mask)
+		mask = cur_uc ? *(const uint64_t *)&cur_uc->uc_sigmask : 0;
 	mask &= ~(1ull << (SIGSYS - 1));
 	if (timeout > 0)
 		deadline = mono_ns() + timeout;
@@ -1705,49 +1689,37 @@ int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
  * other processes' socket traffic costs nothing. If the range is full the
  * fd stays where it landed, not intercepted (as before).
  */
+static uint64_t s_tag(long fd);
+static int s_identify(void *ctx, long fd, uint64_t *tag);
+
+static void adopt_received_fd(void *arg, int *fd)
+{
+	uint64_t tag;
+	long fl, nfd;
+	int h;
+
+	(void)arg;
+	if (in_range(*fd) || !(tag = s_tag(*fd)) || (h = s_identify(NULL, *fd, &tag)) < 0)
+		return;
+	fl = TSYS2(SYS_fcntl, *fd, F_GETFD);
+	nfd = place_fd(*fd, SHIM_FD_BASE, fl > 0 && (fl & FD_CLOEXEC));
+	if (nfd < 0) {
+		shim_log("SCM_RIGHTS: perf file %d at fd %d: range full, not intercepted", h, *fd);
+		return;
+	}
+	perf_fd_adopt(&PF, NULL, nfd, h, tag, true);
+	TSYS1(SYS_close, *fd);
+	shim_log("SCM_RIGHTS: perf file %d received at fd %d, moved to %ld", h, *fd, nfd);
+	*fd = (int)nfd;
+	/* this process holds perf fds now: its poll() answers as perf_poll */
+	if (!tramp_poll_filter_present())
+		tramp_poll_filter_install();
+}
+
 static void adopt_received(struct msghdr *msg)
 {
-	struct cmsghdr *cm;
-
-	if (!core || passive || !msg || !msg->msg_control)
-		return;
-	for (cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR(msg, cm)) {
-		int *fds = (int *)CMSG_DATA(cm);
-		size_t n;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < n; i++) {
-			struct stat st;
-			long fl, nfd;
-			int h = -1;
-
-			if (in_range(fds[i]) || TSYS2(SYS_fstat, fds[i], &st) < 0 ||
-			    !S_ISFIFO(st.st_mode))
-				continue;
-			for (int k = 0; k < PERF_CORE_MAX_FILES && h < 0; k++)
-				if (sess->files[k].ino == (uint64_t)st.st_ino)
-					h = k;
-			if (h < 0)
-				continue;
-			fl = TSYS2(SYS_fcntl, fds[i], F_GETFD);
-			nfd = place_fd(fds[i], SHIM_FD_BASE, fl > 0 && (fl & FD_CLOEXEC));
-			if (nfd < 0) {
-				shim_log("SCM_RIGHTS: perf file %d at fd %d: range full, not intercepted",
-					 h, fds[i]);
-				continue;
-			}
-			perf_fd_adopt(&PF, NULL, nfd, h, (uint64_t)st.st_ino, true);
-			TSYS1(SYS_close, fds[i]);
-			shim_log("SCM_RIGHTS: perf file %d received at fd %d, moved to %ld", h, fds[i],
-				 nfd);
-			fds[i] = (int)nfd;
-			/* this process holds perf fds now: its poll() answers as perf_poll */
-			if (!tramp_poll_filter_present())
-				tramp_poll_filter_install();
-		}
-	}
+	if (core && !passive)
+		perf_fd_scm_each(msg, adopt_received_fd, NULL);
 }
 
 typedef ssize_t (*recvmsg_fn)(int, struct msghdr *, int);

@@ -85,6 +85,8 @@ static int fd_handle(long fd)
 	return perf_fd_handle(&PF, NULL, fd);
 }
 
+static int64_t g_now_ns(void);
+
 /* The tag of the perf file whose memfd is fd (perf_file_set_tag): its
  * inode number, the same in every process holding the memfd. */
 static uint64_t fd_tag(int fd)
@@ -154,12 +156,6 @@ static void m_fill_sample(void *machine, struct perf_cpu *cpu, struct perf_event
 	data->cpumode = PERF_RECORD_MISC_USER;
 }
 
-/* band_table[] of fs/fcntl.c, indexed by reason - POLL_IN */
-static const long band_table[6] = {
-	POLLIN | POLLRDNORM, POLLOUT | POLLWRNORM | POLLWRBAND,
-	POLLIN | POLLRDNORM | POLLMSG, POLLERR, POLLPRI | POLLRDBAND, POLLHUP | POLLERR,
-};
-
 /* kill_fasync() of a file with O_ASYNC: send_sigio() to the owner the host
  * stored with F_SETOWN(_EX), the signal of F_SETSIG. */
 static void m_fasync(void *machine, int handle, int si_code)
@@ -178,18 +174,7 @@ static void m_fasync(void *machine, int handle, int si_code)
 	if (fcntl(fd, F_GETOWN_EX, &own) < 0 || own.pid == 0)
 		return;
 	sig = fcntl(fd, F_GETSIG);
-	memset(&si, 0, sizeof(si));
-	if (sig > 0) {
-		si.si_signo = sig;
-		si.si_code = si_code;
-		si.si_band = band_table[si_code - POLL_IN];
-		si.si_fd = fd;
-	} else {
-		/* plain SIGIO: SEND_SIG_PRIV (si_code SI_KERNEL) */
-		sig = SIGIO;
-		si.si_signo = SIGIO;
-		si.si_code = SI_KERNEL;
-	}
+	sig = perf_fd_sigio_info(sig > 0 ? sig : 0, fd, si_code, &si);
 	/* send_sigio_to_task() from whichever thread overflowed: an inherited
 	 * copy in another thread signals the parent's owner too */
 	if (own.type == F_OWNER_TID)
@@ -807,29 +792,23 @@ static void adopt_exec_fds(void)
  * reference; with MSG_PEEK the message keeps its own and the new fd takes
  * another. Files of messages never received stay held.
  */
+static void scm_sent_fd(void *arg, int *fd)
+{
+	int h = fd_handle(*fd);
+
+	(void)arg;
+	if (h >= 0)
+		perf_file_get(S.core, h);
+}
+
+static void scm_received_fd(void *arg, int *fd)
+{
+	adopt_fd(*fd, *(bool *)arg);
+}
+
 static void scm_fds(struct msghdr *msg, bool sent, bool peek)
 {
-	struct cmsghdr *c;
-
-	if (!msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
-		return;
-	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
-		size_t nfds;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-		    c->cmsg_len < CMSG_LEN(0))
-			continue;
-		nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < nfds; i++) {
-			int fd, h;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (!sent)
-				adopt_fd(fd, peek);
-			else if ((h = fd_handle(fd)) >= 0)
-				perf_file_get(S.core, h);
-		}
-	}
+	perf_fd_scm_each(msg, sent ? scm_sent_fd : scm_received_fd, &peek);
 }
 
 /* sendmsg/sendmmsg (send: the message's references) and recvmsg/recvmmsg
@@ -1354,43 +1333,40 @@ long sys_perf_epoll_wait(struct guest_thread *t, const uint64_t a[6])
 {
 	int epfd = (int)a[0], max = (int)a[2];
 	struct epoll_event *evs = (struct epoll_event *)(uintptr_t)a[1];
-	long nr = (long)t->syscall_nr, timeout_ms = -1, waited = 0;
+	int64_t timeout, deadline = 0;
+	uint64_t mask;
+	bool has_mask;
+	long r;
 
 	if (!S.core || !perf_ep_watches(&ep_set, epfd))
 		return sys_pass(t, a);
-	if (nr == SYS_epoll_pwait2 && a[3]) {
-		const struct timespec *ts = (const struct timespec *)(uintptr_t)a[3];
-
-		if (!guest_access_ok(t, a[3], sizeof(*ts), PROT_READ))
-			return -EFAULT;
-		if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
-			return -EINVAL;
-		/* whole milliseconds, rounded up: a wait is never shorter */
-		timeout_ms = ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000;
-	} else if (nr != SYS_epoll_pwait2 && (int)a[3] >= 0) {
-		timeout_ms = (int)a[3];
-	}
-	if (nr != SYS_epoll_wait && a[4] && a[5] != sizeof(uint64_t))
-		return -EINVAL;         /* set_user_sigmask(): sigsetsize */
+	r = perf_fd_epoll_args(&PF, t, (long)t->syscall_nr, (const long *)a, &timeout, &mask,
+			       &has_mask);
+	if (r)
+		return r;
 	if (max <= 0 || (size_t)max > INT32_MAX / sizeof(*evs))
 		return -EINVAL;         /* EP_MAX_EVENTS */
 	if (!guest_access_ok(t, a[1], (uint64_t)max * sizeof(*evs), PROT_WRITE))
 		return -EFAULT;
+	if (timeout > 0)
+		deadline = g_now_ns() + timeout;
 	ep_thread = t;
 	for (;;) {
 		int n = perf_ep_collect(&ep_set, ep_ops(), epfd, evs, max);
-		long r = 0;
+		int64_t left = -1;
 
+		r = 0;
 		if (n < max)            /* the host's ready ordinary fds */
 			r = syscall(SYS_epoll_wait, epfd, evs + n, max - n, 0);
 		if (r < 0)
 			return -errno;
-		if (n + r || (timeout_ms >= 0 && waited >= timeout_ms))
+		if (timeout > 0)
+			left = deadline - g_now_ns();
+		if (n + r || timeout == 0 || (timeout > 0 && left <= 0))
 			return n + r;
-		r = wait_step(t, epfd, -1);
+		r = wait_step(t, epfd, left);
 		if (r < 0)
 			return r;
-		waited += r == 0;       /* a full step; else an ordinary fd woke */
 	}
 }
 

@@ -22,6 +22,7 @@
 #define PMUSIM_PERF_FILE_H
 
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -221,5 +222,28 @@ unsigned long perf_fd_select_to_poll(struct perf_files *pf, void *ctx, int nfds,
  * count. */
 long perf_fd_poll_to_select(int nfds, unsigned long *sets[3], const struct pollfd *fds,
 			    unsigned long n);
+
+/* epoll_wait, epoll_pwait, epoll_pwait2 (nr) with arguments a: the
+ * timeout in ns (-1: none) and the caller's signal mask (*has_mask), or
+ * -EFAULT/-EINVAL in the kernel's order (the timeout, then
+ * set_user_sigmask()). */
+long perf_fd_epoll_args(struct perf_files *pf, void *ctx, long nr, const long a[6],
+			int64_t *timeout_ns, uint64_t *mask, bool *has_mask);
+
+/* ---- SCM_RIGHTS ---- */
+
+struct msghdr;
+/* fn on each fd of msg's SCM_RIGHTS messages; fn may change the number,
+ * which goes back into the message. */
+void perf_fd_scm_each(struct msghdr *msg, void (*fn)(void *arg, int *fd), void *arg);
+
+/* ---- fasync ---- */
+
+/* send_sigio_to_task(): the siginfo of a file whose F_SETSIG is fsig (0:
+ * none) at fd, for reason (POLL_IN .. POLL_HUP) in si; returns the signal.
+ * When the signal cannot be queued (the RT queue is full), the kernel
+ * falls back on a plain SIGIO: perf_fd_sigio_fallback's. */
+int perf_fd_sigio_info(int fsig, int fd, int reason, siginfo_t *si);
+int perf_fd_sigio_fallback(siginfo_t *si);
 
 #endif

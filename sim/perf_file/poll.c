@@ -3,7 +3,7 @@
  * each perf fd answers what perf_poll() returns (through the host, which
  * knows what its fd object adds: a task gone, a wakeup's byte), the other
  * fds what the host says; select's bitmaps go through the same loop as
- * do_select() reads them.
+ * do_select() reads them; the arguments of the epoll waits.
  */
 #include <errno.h>
 #include <string.h>
@@ -123,4 +123,34 @@ long perf_fd_poll_to_select(int nfds, unsigned long *sets[3], const struct pollf
 		}
 	}
 	return r;
+}
+
+long perf_fd_epoll_args(struct perf_files *pf, void *ctx, long nr, const long a[6],
+			int64_t *timeout_ns, uint64_t *mask, bool *has_mask)
+{
+	*timeout_ns = -1;
+	*has_mask = false;
+	if (nr == SYS_epoll_pwait2) {
+		struct timespec ts;
+
+		/* epoll_pwait2(): get_timespec64() before the mask */
+		if (a[3]) {
+			if (pf->host->copy_from(ctx, &ts, (uint64_t)a[3], sizeof(ts)))
+				return -EFAULT;
+			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+				return -EINVAL;
+			*timeout_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		}
+	} else if ((int)a[3] >= 0) {
+		*timeout_ns = (int64_t)(int)a[3] * 1000000;
+	}
+	if (nr == SYS_epoll_wait || !a[4])
+		return 0;
+	/* set_user_sigmask(): sigsetsize, then the copy */
+	if (a[5] != sizeof(*mask))
+		return -EINVAL;
+	if (pf->host->copy_from(ctx, mask, (uint64_t)a[4], sizeof(*mask)))
+		return -EFAULT;
+	*has_mask = true;
+	return 0;
 }
