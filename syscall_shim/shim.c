@@ -896,13 +896,6 @@ static bool is_pmusim(const char *path)
 
 #define POLL_MAX 1024
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Empties a perf file's pipe: its bytes only say "a wakeup happened". */
 static void drain(int fd)
@@ -1065,7 +1058,7 @@ static long sys_select(long nr, long *a)
 	unsigned long *rs = a[1] ? sets[0] : NULL, *ws = a[2] ? sets[1] : NULL,
 		      *es = a[3] ? sets[2] : NULL, *user[3] = { rs, ws, es };
 	const sigset_t *mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
-	int64_t timeout = -1, start = mono_ns();
+	int64_t timeout = -1, start = perf_fd_now_ns();
 	struct { uint64_t ss; uint64_t len; } sm = { 0, 0 };
 	struct timespec ts;
 	struct timeval tv;
@@ -1114,23 +1107,7 @@ static long sys_select(long nr, long *a)
 	    (ws && shim_copy_to((uint64_t)a[2], ws, BITS_BYTES(nfds))) ||
 	    (es && shim_copy_to((uint64_t)a[3], es, BITS_BYTES(nfds))))
 		return -EFAULT;
-	if (timeout > 0) {
-		int64_t left = timeout - (mono_ns() - start);
-
-		if (left < 0)
-			left = 0;
-		/* poll_select_finish(): a timeout that cannot be written back
-		 * is left as it was, without an error */
-		if (nr == SYS_select) {
-			tv.tv_sec = left / 1000000000;
-			tv.tv_usec = left % 1000000000 / 1000;
-			(void)shim_copy_to((uint64_t)a[4], &tv, sizeof(tv));
-		} else {
-			ts.tv_sec = left / 1000000000;
-			ts.tv_nsec = left % 1000000000;
-			(void)shim_copy_to((uint64_t)a[4], &ts, sizeof(ts));
-		}
-	}
+	perf_fd_select_finish(&PF, NULL, nr, (uint64_t)a[4], timeout, start);
 	return r;
 }
 
@@ -1222,13 +1199,13 @@ static long sys_epoll_wait(long nr, long *a)
 		mask = cur_uc ? *(const uint64_t *)&cur_uc->uc_sigmask : 0;
 	mask &= ~(1ull << (SIGSYS - 1));
 	if (timeout > 0)
-		deadline = mono_ns() + timeout;
+		deadline = perf_fd_now_ns() + timeout;
 	for (;;) {
 		struct timespec left = { 0, 0 }, *tsp = NULL;
 		int out = 0;
 
 		if (timeout > 0) {
-			int64_t l = deadline - mono_ns();
+			int64_t l = deadline - perf_fd_now_ns();
 
 			if (l < 0)
 				l = 0;
@@ -1265,7 +1242,7 @@ static long sys_epoll_wait(long nr, long *a)
 			evs[out].data.u64 = data;
 			out++;
 		}
-		if (out || timeout == 0 || (timeout > 0 && mono_ns() >= deadline))
+		if (out || timeout == 0 || (timeout > 0 && perf_fd_now_ns() >= deadline))
 			return out;
 	}
 }
@@ -1991,7 +1968,6 @@ static const struct perf_file_host shim_files_host = {
 	.map_ring = map_ring,
 	.poll = s_poll,
 	.poll_wait = poll_wait,
-	.now_ns = mono_ns,
 };
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -85,7 +85,6 @@ static int fd_handle(long fd)
 	return perf_fd_handle(&PF, NULL, fd);
 }
 
-static int64_t g_now_ns(void);
 
 /* The tag of the perf file whose memfd is fd (perf_file_set_tag): its
  * inode number, the same in every process holding the memfd. */
@@ -1178,11 +1177,13 @@ long sys_perf_clone(struct guest_thread *t, const uint64_t a[6])
 
 /*
  * select() and pselect6() over sets holding perf fds: the same readiness as
- * poll, through do_select()'s sets (perf_fd_select_to_poll). The timeout
- * is not written back; pselect6's signal mask is not applied.
+ * poll, through do_select()'s sets (perf_fd_select_to_poll), and the time
+ * left written back (poll_select_finish); pselect6's signal mask is not
+ * applied.
  */
 static long select_common(struct guest_thread *t, const uint64_t a[6], int64_t ns)
 {
+	int64_t start = perf_fd_now_ns();
 	int nfds = (int)a[0];
 	unsigned long *sets[3] = { (unsigned long *)(uintptr_t)a[1], (unsigned long *)(uintptr_t)a[2],
 				   (unsigned long *)(uintptr_t)a[3] };
@@ -1201,7 +1202,11 @@ static long select_common(struct guest_thread *t, const uint64_t a[6], int64_t n
 		return -ENOSYS;
 	n = perf_fd_select_to_poll(&PF, t, nfds, sets, pfd, hs);
 	r = perf_fd_poll_fds(&PF, t, pfd, n, hs, ns);
-	return r < 0 ? r : perf_fd_poll_to_select(nfds, sets, pfd, n);
+	if (r >= 0)
+		r = perf_fd_poll_to_select(nfds, sets, pfd, n);
+	if (r >= 0)
+		perf_fd_select_finish(&PF, t, (long)t->syscall_nr, a[4], ns, start);
+	return r;
 }
 
 long sys_perf_select(struct guest_thread *t, const uint64_t a[6])
@@ -1349,7 +1354,7 @@ long sys_perf_epoll_wait(struct guest_thread *t, const uint64_t a[6])
 	if (!guest_access_ok(t, a[1], (uint64_t)max * sizeof(*evs), PROT_WRITE))
 		return -EFAULT;
 	if (timeout > 0)
-		deadline = g_now_ns() + timeout;
+		deadline = perf_fd_now_ns() + timeout;
 	ep_thread = t;
 	for (;;) {
 		int n = perf_ep_collect(&ep_set, ep_ops(), epfd, evs, max);
@@ -1361,7 +1366,7 @@ long sys_perf_epoll_wait(struct guest_thread *t, const uint64_t a[6])
 		if (r < 0)
 			return -errno;
 		if (timeout > 0)
-			left = deadline - g_now_ns();
+			left = deadline - perf_fd_now_ns();
 		if (n + r || timeout == 0 || (timeout > 0 && left <= 0))
 			return n + r;
 		r = wait_step(t, epfd, left);
@@ -1479,14 +1484,6 @@ static long g_poll_wait(void *ctx, struct pollfd *fds, unsigned long n, int64_t 
 	return wait_step(ctx, -1, timeout_ns);
 }
 
-static int64_t g_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static const struct perf_file_host guest_files_host = {
 	.sys = g_sys,
 	.pass = g_pass,
@@ -1502,5 +1499,4 @@ static const struct perf_file_host guest_files_host = {
 	.map_ring = g_map_ring,
 	.poll = g_poll,
 	.poll_wait = g_poll_wait,
-	.now_ns = g_now_ns,
 };

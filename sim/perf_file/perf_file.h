@@ -82,8 +82,6 @@ struct perf_file_host {
 	/* one wait of a poll with nothing to report: the host's wait on fds
 	 * for at most timeout_ns (-1: none); 0 or more, or -errno (EINTR) */
 	long (*poll_wait)(void *ctx, struct pollfd *fds, unsigned long n, int64_t timeout_ns);
-	/* CLOCK_MONOTONIC in ns */
-	int64_t (*now_ns)(void);
 };
 
 /* One slot of the fd table: 0 handle+1: free. */
@@ -196,6 +194,9 @@ void perf_fd_rings_release(struct perf_files *pf, void *ctx);
 
 /* ---- poll and select ---- */
 
+/* CLOCK_MONOTONIC in ns, what the waits' timeouts count in. */
+int64_t perf_fd_now_ns(void);
+
 /*
  * poll(2) of fds[0..n) (copied in, copied back by the caller): hs[i] is
  * the handle of fds[i] or -1. Each round asks the host for every fd at
@@ -222,6 +223,11 @@ unsigned long perf_fd_select_to_poll(struct perf_files *pf, void *ctx, int nfds,
  * count. */
 long perf_fd_poll_to_select(int nfds, unsigned long *sets[3], const struct pollfd *fds,
 			    unsigned long n);
+/* poll_select_finish(): select (nr SYS_select, a timeval) or pselect6 (a
+ * timespec) writes the time left of timeout_ns, counted from start_ns
+ * (perf_fd_now_ns), back to utimeout. */
+void perf_fd_select_finish(struct perf_files *pf, void *ctx, long nr, uint64_t utimeout,
+			   int64_t timeout_ns, int64_t start_ns);
 
 /* epoll_wait, epoll_pwait, epoll_pwait2 (nr) with arguments a: the
  * timeout in ns (-1: none) and the caller's signal mask (*has_mask), or

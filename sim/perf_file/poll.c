@@ -8,13 +8,23 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
 #include "sim/perf_file/perf_file.h"
+
+int64_t perf_fd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 long perf_fd_poll_fds(struct perf_files *pf, void *ctx, struct pollfd *fds, unsigned long n,
 		      const int *hs, int64_t timeout_ns)
 {
 	const struct perf_file_host *host = pf->host;
-	int64_t deadline = timeout_ns > 0 ? host->now_ns() + timeout_ns : 0;
+	int64_t deadline = timeout_ns > 0 ? perf_fd_now_ns() + timeout_ns : 0;
 
 	for (;;) {
 		struct timespec zero = { 0, 0 };
@@ -39,7 +49,7 @@ long perf_fd_poll_fds(struct perf_files *pf, void *ctx, struct pollfd *fds, unsi
 		if (count || timeout_ns == 0)
 			return count;
 		if (timeout_ns > 0) {
-			left = deadline - host->now_ns();
+			left = deadline - perf_fd_now_ns();
 			if (left <= 0)
 				return 0;
 		}
@@ -153,4 +163,28 @@ long perf_fd_epoll_args(struct perf_files *pf, void *ctx, long nr, const long a[
 		return -EFAULT;
 	*has_mask = true;
 	return 0;
+}
+
+void perf_fd_select_finish(struct perf_files *pf, void *ctx, long nr, uint64_t utimeout,
+			   int64_t timeout_ns, int64_t start_ns)
+{
+	int64_t left = timeout_ns - (perf_fd_now_ns() - start_ns);
+	struct timespec ts;
+	struct timeval tv;
+
+	if (timeout_ns <= 0 || !utimeout)
+		return;
+	if (left < 0)
+		left = 0;
+	/* a timeout that cannot be written back is left as it was, without
+	 * an error */
+	if (nr == SYS_select) {
+		tv.tv_sec = left / 1000000000;
+		tv.tv_usec = left % 1000000000 / 1000;
+		(void)pf->host->copy_to(ctx, utimeout, &tv, sizeof(tv));
+	} else {
+		ts.tv_sec = left / 1000000000;
+		ts.tv_nsec = left % 1000000000;
+		(void)pf->host->copy_to(ctx, utimeout, &ts, sizeof(ts));
+	}
 }
