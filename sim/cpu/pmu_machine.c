@@ -1070,7 +1070,7 @@ bool pmu_on_breakpoint(struct pmu_vcpu *pv, bool exec, bool write, uint64_t addr
 
 bool pmu_on_breakpoint_step(struct pmu_vcpu *pv, uint64_t addr)
 {
-	unsigned hit = pv->bp_trap_mask;
+	unsigned hit = pv->bp_trap_mask, idx;
 
 	if (!hit)
 		return false;
@@ -1078,6 +1078,19 @@ bool pmu_on_breakpoint_step(struct pmu_vcpu *pv, uint64_t addr)
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
 	report_bp_hits(pv, hit, addr);
+	/* the run ends before addr (vcpu.c): the rest of the block from
+	 * addr runs as a new block, whose first instructions were reported
+	 * already (as after RDPMC) */
+	for (idx = 0; pv->cur && idx < pv->cur->n && pv->cur->addr + pv->cur->ins[idx].off != addr;
+	     idx++)
+		;
+	if (pv->cur && idx < pv->cur->n) {
+		pv->skip_addr = addr;
+		pv->skip_n = pv->cur->n - idx;
+	}
+	pv->prev = NULL;
+	if (pv->jit)
+		jit_count_force_next(pv->jit);
 	return true;
 }
 

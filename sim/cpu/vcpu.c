@@ -436,14 +436,23 @@ static void hook_bp_exec(uc_engine *uc, uint64_t addr, uint32_t size, void *user
 }
 
 /* Every instruction while a data breakpoint's trap needs the state after
- * its instruction: a pending trap is reported here, before this one. */
+ * its instruction: a pending trap is reported here, before this one, and
+ * the run ends here, in the middle of the block (the #DB trap returns to
+ * user mode before the next instruction: its signal is taken there). With
+ * safe stops a stop waits for the next block start, so the exit takes
+ * the fault path, which leaves the block at once with RIP at addr (the
+ * code hook synced it); the rest of the block runs as a block of its own
+ * (pmu_on_breakpoint_step). */
 static void hook_bp_step(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct vcpu *c = user;
 
 	(void)size;
-	if (c->pmu && pmu_on_breakpoint_step(c->pmu, addr))
+	if (c->pmu && pmu_on_breakpoint_step(c->pmu, addr)) {
+		if (safe_stop_on())
+			safe_stop_fault_pending();
 		uc_emu_stop(uc);
+	}
 }
 
 /* An access near a data breakpoint (the hook's range starts early so

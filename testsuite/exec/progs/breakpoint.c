@@ -8,7 +8,8 @@
  * instruction), the same with the user registers sampled (their IP is
  * the sample's), a read-modify-write counting once, and
  * PERF_EVENT_IOC_MODIFY_ATTRIBUTES moving a watchpoint, and O_ASYNC
- * breakpoints raising one SIGIO per hit. Prints what it
+ * breakpoints raising one SIGIO per hit, each found by its handler at the
+ * instruction after the write (also with IOC_REFRESH). Prints what it
  * saw; the corpus runs it natively and under `pmusim exec` and compares.
  */
 #define _GNU_SOURCE
@@ -24,6 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -337,6 +339,75 @@ static void signal_run(const char *name, uint32_t type, uint64_t addr, uint64_t 
 	close(fd);
 }
 
+/*
+ * Where an overflow's signal finds the task: a data breakpoint is a trap
+ * after the accessing instruction (arch/x86/kernel/hw_breakpoint.c), and
+ * the signal is taken on the return to user mode, so the handler's
+ * ucontext IP is the instruction after the write (bp_after_write) and the
+ * state is the one after it: watched[0] holds the value just stored, and
+ * watched[1], which the loop writes after store_once(), still holds the
+ * previous round's. The handler counts the signals that find exactly
+ * that; reasons counts POLL_IN and POLL_HUP.
+ */
+static volatile uint64_t cur_i;
+static volatile int at_write, not_at_write, n_in, n_hup;
+
+static void on_sigio_at(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	if ((uint64_t)uc->uc_mcontext.gregs[REG_RIP] == (uint64_t)(uintptr_t)bp_after_write &&
+	    watched[0] == cur_i && watched[1] == cur_i - 1)
+		at_write++;
+	else
+		not_at_write++;
+	n_in += si->si_code == POLL_IN;
+	n_hup += si->si_code == POLL_HUP;
+}
+
+static void run_stores_at(void)
+{
+	watched[1] = (uint64_t)-1;
+	for (int i = 0; i < N; i++) {
+		cur_i = (uint64_t)i;
+		store_once((uint64_t)i);
+		watched[1] = (uint64_t)i;
+	}
+}
+
+/* O_ASYNC before or after ENABLE; refresh: IOC_REFRESH of that many
+ * overflows instead of ENABLE (the last one disables with POLL_HUP). */
+static void signal_at_run(const char *name, int async_after, int refresh)
+{
+	struct sigaction sa = { 0 };
+	int fd = open_bp(HW_BREAKPOINT_W, (uint64_t)(uintptr_t)&watched[0], 8, 1, 1);
+
+	if (fd < 0) {
+		printf("%s: open %s\n", name, err_name(fd));
+		return;
+	}
+	sa.sa_sigaction = on_sigio_at;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGRTMIN + 1, &sa, NULL);
+	at_write = not_at_write = n_in = n_hup = 0;
+	fcntl(fd, F_SETSIG, SIGRTMIN + 1);
+	fcntl(fd, F_SETOWN, getpid());
+	if (!async_after)
+		fcntl(fd, F_SETFL, O_RDWR | O_ASYNC);
+	if (refresh)
+		ioctl(fd, PERF_EVENT_IOC_REFRESH, refresh);
+	else
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	if (async_after)
+		fcntl(fd, F_SETFL, O_RDWR | O_ASYNC);
+	run_stores_at();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	printf("%s: count %llu signals at the write %d elsewhere %d (POLL_IN %d POLL_HUP %d)\n",
+	       name, (unsigned long long)read_count(fd), at_write, not_at_write, n_in, n_hup);
+	close(fd);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -365,5 +436,8 @@ int main(void)
 	signal_run("W signals", HW_BREAKPOINT_W, (uint64_t)(uintptr_t)&watched[0], 8, run_stores);
 	signal_run("X signals", HW_BREAKPOINT_X, (uint64_t)(uintptr_t)target_fn, sizeof(long),
 		   run_calls);
+	signal_at_run("W signal at", 0, 0);
+	signal_at_run("W signal at, O_ASYNC after enable", 1, 0);
+	signal_at_run("W signal at, IOC_REFRESH 3", 0, 3);
 	return 0;
 }
