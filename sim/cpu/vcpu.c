@@ -425,14 +425,19 @@ int vcpu_set_gs(struct vcpu *c, uint64_t base)
 
 static void drop_all_translations(struct vcpu *c);
 
-/* A breakpoint's instruction is about to execute (a fault: before it). */
+/* A breakpoint's instruction is about to execute (a fault: before it);
+ * a hit whose signal or sample needs the state ends the run before it,
+ * at once (hook_bp_step). */
 static void hook_bp_exec(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct vcpu *c = user;
 
 	(void)size;
-	if (c->pmu && pmu_on_breakpoint(c->pmu, true, false, addr, 1))
+	if (c->pmu && pmu_on_breakpoint(c->pmu, true, false, addr, 1)) {
+		if (safe_stop_on())
+			safe_stop_fault_pending();
 		uc_emu_stop(uc);        /* before the instruction: the fault's state */
+	}
 }
 
 /* Every instruction while a data breakpoint's trap needs the state after

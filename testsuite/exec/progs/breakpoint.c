@@ -9,7 +9,8 @@
  * the sample's), a read-modify-write counting once, and
  * PERF_EVENT_IOC_MODIFY_ATTRIBUTES moving a watchpoint, and O_ASYNC
  * breakpoints raising one SIGIO per hit, each found by its handler at the
- * instruction after the write (also with IOC_REFRESH). Prints what it
+ * instruction after the write (also with IOC_REFRESH), or for an X
+ * breakpoint at the instruction, before it ran. Prints what it
  * saw; the corpus runs it natively and under `pmusim exec` and compares.
  */
 #define _GNU_SOURCE
@@ -49,8 +50,11 @@ static __attribute__((noinline)) void rmw_once(void)
 			 : "+m"(watched[2]) : : "memory");
 }
 
+static volatile int entered;     /* target_fn's runs */
+
 static __attribute__((noinline)) int target_fn(int x)
 {
+	entered++;
 	__asm__ volatile("" : : : "memory");
 	return x + 1;
 }
@@ -408,6 +412,51 @@ static void signal_at_run(const char *name, int async_after, int refresh)
 	close(fd);
 }
 
+/* An X breakpoint is a fault: the handler finds the ucontext at
+ * target_fn's first instruction, before it ran (entered not yet counted
+ * up for this call); EFLAGS.RF then lets it run once. */
+static volatile int x_at, x_not_at;
+
+static void on_sigio_x(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	(void)si;
+	if ((uint64_t)uc->uc_mcontext.gregs[REG_RIP] == (uint64_t)(uintptr_t)target_fn &&
+	    entered == (int)cur_i)
+		x_at++;
+	else
+		x_not_at++;
+}
+
+static void signal_x_run(void)
+{
+	struct sigaction sa = { 0 };
+	int fd = open_bp(HW_BREAKPOINT_X, (uint64_t)(uintptr_t)target_fn, sizeof(long), 1, 1);
+
+	if (fd < 0) {
+		printf("X signal at: open %s\n", err_name(fd));
+		return;
+	}
+	sa.sa_sigaction = on_sigio_x;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGRTMIN + 1, &sa, NULL);
+	fcntl(fd, F_SETSIG, SIGRTMIN + 1);
+	fcntl(fd, F_SETOWN, getpid());
+	fcntl(fd, F_SETFL, O_RDWR | O_ASYNC);
+	entered = 0;
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < N; i++) {
+		cur_i = (uint64_t)i;
+		sink = target_fn(i);
+	}
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	printf("X signal at: count %llu runs %d signals before the instruction %d elsewhere %d\n",
+	       (unsigned long long)read_count(fd), entered, x_at, x_not_at);
+	close(fd);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -439,5 +488,6 @@ int main(void)
 	signal_at_run("W signal at", 0, 0);
 	signal_at_run("W signal at, O_ASYNC after enable", 1, 0);
 	signal_at_run("W signal at, IOC_REFRESH 3", 0, 3);
+	signal_x_run();
 	return 0;
 }
