@@ -188,6 +188,21 @@ static void m_fasync(void *machine, int handle, int si_code)
 		vcpu_stop(cur_pv->c);
 }
 
+/* attr.sigtrap's SIGTRAP to the guest thread running the event's task on
+ * cpu (the core checked it is the event's): taken where the run stopped,
+ * which for a sampling or breakpoint overflow is right after its
+ * instruction (needs_state, exact stops). */
+static void m_sigtrap(void *machine, struct perf_cpu *cpu, uint64_t addr, uint32_t type,
+		      uint64_t sig_data)
+{
+	(void)machine;
+	if (!cur_pv || cur_pv->cpu != cpu || !cur_pv->owner)
+		return;
+	signal_send_perf(cur_pv->owner, addr, type, sig_data);
+	if (cur_pv->c)
+		vcpu_stop(cur_pv->c);
+}
+
 /* Pollers of a guest perf fd poll the core (sys_perf_poll); a native
  * client's file is woken through its session pipe. */
 static void m_wakeup(void *machine, int handle)
@@ -212,6 +227,7 @@ static const struct perf_machine_ops guest_machine_ops = {
 	.fill_sample = m_fill_sample,
 	.wakeup = m_wakeup,
 	.fasync = m_fasync,
+	.sigtrap = m_sigtrap,
 	.pmi_cost = m_pmi_cost,
 };
 

@@ -10,7 +10,8 @@
  * PERF_EVENT_IOC_MODIFY_ATTRIBUTES moving a watchpoint, and O_ASYNC
  * breakpoints raising one SIGIO per hit, each found by its handler at the
  * instruction after the write (also with IOC_REFRESH), or for an X
- * breakpoint at the instruction, before it ran. Prints what it
+ * breakpoint at the instruction, before it ran, and attr.sigtrap's
+ * SIGTRAP (TRAP_PERF) at the instruction after the write. Prints what it
  * saw; the corpus runs it natively and under `pmusim exec` and compares.
  */
 #define _GNU_SOURCE
@@ -412,6 +413,69 @@ static void signal_at_run(const char *name, int async_after, int refresh)
 	close(fd);
 }
 
+/*
+ * attr.sigtrap: a SIGTRAP per hit (send_sig_perf), si_code TRAP_PERF, the
+ * breakpoint's address, the attr's sig_data and type (the kernel's
+ * _sigfault._perf, at bytes 24 and 32 of siginfo_t, which glibc does not
+ * name), found at the instruction after the write as the SIGIO is.
+ */
+#define SIG_DATA UINT64_C(0x5167da7a)
+static volatile int trap_at, trap_not_at;
+
+static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	uint64_t data;
+	uint32_t type, flags;
+
+	(void)sig;
+	memcpy(&data, (char *)si + 24, sizeof(data));
+	memcpy(&type, (char *)si + 32, sizeof(type));
+	memcpy(&flags, (char *)si + 36, sizeof(flags));
+	if (si->si_code == 6 /* TRAP_PERF */ && si->si_addr == (void *)&watched[0] &&
+	    data == SIG_DATA && type == PERF_TYPE_BREAKPOINT && flags == 0 &&
+	    (uint64_t)uc->uc_mcontext.gregs[REG_RIP] == (uint64_t)(uintptr_t)bp_after_write &&
+	    watched[0] == cur_i && watched[1] == cur_i - 1)
+		trap_at++;
+	else
+		trap_not_at++;
+}
+
+static void sigtrap_run(void)
+{
+	struct perf_event_attr a;
+	struct sigaction sa = { 0 };
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.bp_type = HW_BREAKPOINT_W;
+	a.bp_addr = (uint64_t)(uintptr_t)&watched[0];
+	a.bp_len = 8;
+	a.sample_period = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	a.sigtrap = 1;
+	a.remove_on_exec = 1;
+	a.sig_data = SIG_DATA;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0) {
+		printf("W sigtrap: open %s\n", err_name(fd));
+		return;
+	}
+	sa.sa_sigaction = on_sigtrap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	run_stores_at();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	printf("W sigtrap: count %llu TRAP_PERF at the write %d elsewhere %d\n",
+	       (unsigned long long)read_count(fd), trap_at, trap_not_at);
+	close(fd);
+}
+
 /* An X breakpoint is a fault: the handler finds the ucontext at
  * target_fn's first instruction, before it ran (entered not yet counted
  * up for this call); EFLAGS.RF then lets it run once. */
@@ -489,5 +553,6 @@ int main(void)
 	signal_at_run("W signal at, O_ASYNC after enable", 1, 0);
 	signal_at_run("W signal at, IOC_REFRESH 3", 0, 3);
 	signal_x_run();
+	sigtrap_run();
 	return 0;
 }
