@@ -70,26 +70,32 @@ static int open_bp(uint32_t type, uint64_t addr, uint64_t len, uint64_t period, 
 	return open_bp_on(0, -1, type, addr, len, period, disabled);
 }
 
+static void bp_attr(struct perf_event_attr *a, uint32_t type, uint64_t addr, uint64_t len,
+		    uint64_t period, int disabled)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_BREAKPOINT;
+	a->bp_type = type;
+	a->bp_addr = addr;
+	a->bp_len = len;
+	a->sample_period = period;
+	a->sample_type = PERF_SAMPLE_IP;
+	if (sample_regs) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user = UINT64_C(1) << PERF_REG_X86_IP;
+	}
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->disabled = disabled;
+}
+
 static int open_bp_on(pid_t pid, int cpu, uint32_t type, uint64_t addr, uint64_t len,
 		      uint64_t period, int disabled)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.bp_type = type;
-	a.bp_addr = addr;
-	a.bp_len = len;
-	a.sample_period = period;
-	a.sample_type = PERF_SAMPLE_IP;
-	if (sample_regs) {
-		a.sample_type |= PERF_SAMPLE_REGS_USER;
-		a.sample_regs_user = UINT64_C(1) << PERF_REG_X86_IP;
-	}
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.disabled = disabled;
+	bp_attr(&a, type, addr, len, period, disabled);
 	return (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, 0);
 }
 
@@ -447,16 +453,7 @@ static void sigtrap_run(void)
 	struct sigaction sa = { 0 };
 	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.bp_type = HW_BREAKPOINT_W;
-	a.bp_addr = (uint64_t)(uintptr_t)&watched[0];
-	a.bp_len = 8;
-	a.sample_period = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.disabled = 1;
+	bp_attr(&a, HW_BREAKPOINT_W, (uint64_t)(uintptr_t)&watched[0], 8, 1, 1);
 	a.sigtrap = 1;
 	a.remove_on_exec = 1;
 	a.sig_data = SIG_DATA;
