@@ -233,12 +233,13 @@ static void raise_reason(const struct shim_file *f, int si_code)
 	}
 }
 
-void shim_session_fasync_deliver(void)
+unsigned shim_session_fasync_deliver(void)
 {
+	unsigned raised = 0;
 	pid_t tid, pid;
 
 	if (!session)
-		return;
+		return 0;
 	tid = (pid_t)syscall(SYS_gettid);
 	pid = getpid();
 	for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
@@ -262,10 +263,12 @@ void shim_session_fasync_deliver(void)
 			if (__atomic_compare_exchange_n(&f->sigq_head, &head, head + 1, false,
 							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				raise_reason(f, code);
+				raised++;
 				head++;
 			}
 		}
 	}
+	return raised;
 }
 
 void shim_session_fasync(void *ctx, int handle, int si_code)

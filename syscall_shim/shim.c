@@ -961,29 +961,122 @@ static void drain_host_feeds(void)
 		host_events_drain(core);
 }
 
-/* The host's ppoll of fds for poll_fds()'s blocking round; host events
- * that feed core rings wait with them (their wakeups end the round, whose
- * next turn copies their records). Returns ppoll's value. */
+/* The host's ppoll of fds for a poll's blocking round, with extra
+ * (-1: none) last; host events that feed core rings wait with them (their
+ * wakeups end the round, whose next turn copies their records). Returns
+ * ppoll's value; *extra_rev gets extra's revents. */
 static long wait_with_host_feeds(struct pollfd *fds, unsigned long n, struct timespec *tsp,
-				 const sigset_t *mask)
+				 const uint64_t *mask, int extra, short *extra_rev)
 {
 	enum { FEEDS = 16 };
-	struct pollfd all[POLL_MAX + FEEDS];
-	int k;
+	static __thread struct pollfd all[SHIM_FD_END + FEEDS + 1];
+	unsigned long k = 0;
+	long r;
 
-	if (!host_events_feeding() || n > POLL_MAX)
+	*extra_rev = 0;
+	if (!host_events_feeding() && extra < 0)
+		return TSYS6(SYS_ppoll, fds, n, tsp, mask, 8, 0);
+	if (n > SHIM_FD_END)
 		return TSYS6(SYS_ppoll, fds, n, tsp, mask, 8, 0);
 	memcpy(all, fds, n * sizeof(*fds));
-	k = host_events_poll_fds(all + n, FEEDS);
-	return TSYS6(SYS_ppoll, all, n + (unsigned long)k, tsp, mask, 8, 0);
+	if (host_events_feeding())
+		k = (unsigned long)host_events_poll_fds(all + n, FEEDS);
+	if (extra >= 0)
+		all[n + k++] = (struct pollfd){ .fd = extra, .events = POLLIN };
+	r = TSYS6(SYS_ppoll, all, n + k, tsp, mask, 8, 0);
+	memcpy(fds, all, n * sizeof(*fds));
+	if (extra >= 0)
+		*extra_rev = all[n + k - 1].revents;
+	return r;
+}
+
+/*
+ * The session's poke (a SIGSYS, SI_QUEUE with the session's magic: a
+ * monitored task took its write ends, or fasync signals wait) must not end
+ * a wait of the program's early: the kernel's poll would have gone on
+ * (perf trace, which takes a poll that ends without an event for its end,
+ * printed nothing when the poke of its workload's exec came during its
+ * poll). So a poll's wait runs with SIGSYS blocked and a signalfd of
+ * SIGSYS among its fds; a poke read there is handled as the handler
+ * would (write ends dropped, queued fasync signals raised) and the wait
+ * goes on, unless a signal of the program's was raised: then it ends with
+ * EINTR, as natively. A SIGSYS that is not the session's (the program's
+ * own) is queued back to the thread, which takes it as before.
+ */
+static int poke_fd = -1;
+static uint64_t poke_ino;
+
+/* This process's signalfd of SIGSYS, at the top of the perf fd windows
+ * (made again if the program closed it). */
+static int poke_fd_get(void)
+{
+	uint64_t m = 1ull << (SIGSYS - 1);
+	struct stat st;
+	long fd;
+	int moved;
+
+	if (poke_fd >= 0 && TSYS2(SYS_fstat, poke_fd, &st) == 0 && (uint64_t)st.st_ino == poke_ino &&
+	    !S_ISFIFO(st.st_mode))
+		return poke_fd;
+	fd = TSYS4(SYS_signalfd4, -1, &m, 8, O_NONBLOCK | O_CLOEXEC);   /* SFD_NONBLOCK | SFD_CLOEXEC */
+	if (fd < 0)
+		return -1;
+	moved = shim_fd_place((int)fd, 0, true, true);
+	TSYS1(SYS_close, fd);
+	if (moved < 0 || TSYS2(SYS_fstat, moved, &st) < 0)
+		return -1;
+	poke_ino = (uint64_t)st.st_ino;
+	poke_fd = moved;
+	return poke_fd;
+}
+
+/* The SIGSYS signals the poke fd holds: the session's pokes are handled
+ * here, others queued back. Returns how many signals of the program's
+ * this raised. */
+static unsigned take_pokes(int fd)
+{
+	struct { uint32_t signo; int32_t err, code; uint32_t pid, uid; int32_t fdnum;
+		 uint32_t tid, band, overrun, trapno; int32_t status, intval;
+		 uint64_t ptr, utime, stime, addr; uint8_t pad[48]; } ss[4];  /* signalfd_siginfo */
+	unsigned raised = 0;
+	bool poked = false;
+	long n;
+
+	while ((n = TSYS3(SYS_read, fd, ss, sizeof(ss))) > 0) {
+		for (long i = 0; i < n / (long)sizeof(ss[0]); i++) {
+			siginfo_t si;
+
+			if (ss[i].code == SI_QUEUE && ss[i].intval == (int32_t)SHIM_SESSION_MAGIC) {
+				poked = true;
+				continue;
+			}
+			memset(&si, 0, sizeof(si));
+			si.si_signo = SIGSYS;
+			si.si_code = ss[i].code;
+			si.si_pid = (pid_t)ss[i].pid;
+			si.si_uid = ss[i].uid;
+			si.si_value.sival_ptr = (void *)(uintptr_t)ss[i].ptr;
+			TSYS4(SYS_rt_tgsigqueueinfo, TSYS0(SYS_getpid), TSYS0(SYS_gettid), SIGSYS, &si);
+			raised++;
+		}
+	}
+	if (poked) {
+		drop_adopted_write_ends();
+		raised += shim_session_fasync_deliver();
+	}
+	return raised;
 }
 
 /* Host op poll_wait: the blocking round of a poll (sim/perf_file's
- * perf_fd_poll_fds), ctx the signal mask it runs under; the host events'
- * records that came meanwhile go to their core rings. */
+ * perf_fd_poll_fds), ctx the signal mask it runs under (NULL: the
+ * thread's); the host events' records that came meanwhile go to their
+ * core rings. */
 static long poll_wait(void *ctx, struct pollfd *fds, unsigned long n, int64_t timeout_ns)
 {
 	struct timespec rem, *tsp = NULL;
+	int pfd = poke_fd_get();
+	uint64_t mask;
+	short prev;
 	long r;
 
 	if (timeout_ns >= 0) {
@@ -991,7 +1084,18 @@ static long poll_wait(void *ctx, struct pollfd *fds, unsigned long n, int64_t ti
 		rem.tv_nsec = timeout_ns % 1000000000;
 		tsp = &rem;
 	}
-	r = wait_with_host_feeds(fds, n, tsp, ctx);
+	if (ctx)
+		memcpy(&mask, ctx, sizeof(mask));
+	else
+		TSYS4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &mask, 8);
+	if (pfd >= 0)
+		mask |= 1ull << (SIGSYS - 1);
+	r = wait_with_host_feeds(fds, n, tsp, &mask, pfd, &prev);
+	if (r > 0 && (prev & POLLIN)) {
+		r--;
+		if (take_pokes(pfd))
+			return -EINTR;  /* a signal of the program's came with it */
+	}
 	if (r >= 0)
 		drain_host_feeds();
 	return r;

@@ -1259,8 +1259,9 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 void pmu_syscall_exit(struct pmu_vcpu *pv)
 {
 	pmu_vcpu_acquire(pv);
-	/* syscall_exit_work(): trace_sys_exit() with the return value */
-	if (perf_cpu_traces(pv->cpu))
+	/* syscall_exit_work(): trace_sys_exit() with the return value; exit
+	 * (60) and exit_group (231) never return (do_exit), so never trace */
+	if (perf_cpu_traces(pv->cpu) && pv->syscall_nr != 60 && pv->syscall_nr != 231)
 		perf_tp_sys_exit(pv->cpu, pv->syscall_nr, (long)vcpu_reg(pv->c, UC_X86_REG_RAX));
 	kernel_work(pv, &syscall_exit);
 	pmu_vcpu_check_hooks(pv);
