@@ -1289,9 +1289,9 @@ static long sys_epoll_wait(long nr, long *a)
 	struct epoll_event *evs = (struct epoll_event *)a[1];
 	uint64_t mask;
 	int64_t timeout = -1, deadline = 0;
-	long r;
-
 	bool has_mask;
+	int pfd;
+	long r;
 
 	drain_host_feeds();
 	r = perf_fd_epoll_args(&PF, NULL, nr, a, &timeout, &mask, &has_mask);
@@ -1304,6 +1304,7 @@ static long sys_epoll_wait(long nr, long *a)
 	mask &= ~(1ull << (SIGSYS - 1));
 	if (timeout > 0)
 		deadline = perf_fd_now_ns() + timeout;
+	pfd = sess && core && !passive ? poke_fd_get() : -1;
 	for (;;) {
 		struct timespec left = { 0, 0 }, *tsp = NULL;
 		int out = 0;
@@ -1318,6 +1319,24 @@ static long sys_epoll_wait(long nr, long *a)
 			tsp = &left;
 		} else if (timeout == 0) {
 			tsp = &left;
+		}
+		if (timeout != 0 && pfd >= 0) {
+			/* the wait on the epoll file beside the poke fd (poll_wait) */
+			struct pollfd two[2] = { { .fd = epfd, .events = POLLIN },
+						 { .fd = pfd, .events = POLLIN } };
+			uint64_t wmask = mask | (1ull << (SIGSYS - 1));
+
+			r = TSYS6(SYS_ppoll, two, 2, tsp, &wmask, 8, 0);
+			if (r < 0)
+				return r;
+			if ((two[1].revents & POLLIN) && take_pokes(pfd))
+				return -EINTR;  /* a signal of the program's came with it */
+			if (r == 0)
+				return 0;
+			if (!two[0].revents)
+				continue;       /* a poke alone: the wait goes on */
+			left.tv_sec = left.tv_nsec = 0;
+			tsp = &left;    /* ready: take the events */
 		}
 		r = TSYS6(SYS_epoll_pwait2, epfd, evs, max, tsp, &mask, 8);
 		if (r == -ENOSYS)       /* before Linux 5.11: milliseconds */
