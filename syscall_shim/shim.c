@@ -1220,7 +1220,8 @@ static long sys_select(long nr, long *a)
  * and, in processes holding perf fds, every epoll_wait/epoll_pwait/
  * epoll_pwait2. A perf fd's pipe is registered with the shim's own data
  * (EP_TAG | fd) and the caller's events and data are kept per (epfd, fd)
- * in the table both syscall layers share (sim/core/perf_epoll.h); a wait
+ * in the table both syscall layers share (sim/core/perf_epoll.h, kept by
+ * sim/perf_file); a wait
  * translates each tagged event into what the kernel's
  * ep_send_events() reports: ep_item_poll() -> perf_poll() (consumed),
  * masked with the caller's events, dropped when empty. The pipe carries
@@ -1231,21 +1232,6 @@ static long sys_select(long nr, long *a)
 #define EP_TAG UINT64_C(0x706d7573696d0000)    /* "pmusim" << 16 | fd */
 #define EP_TAG_MASK UINT64_C(0xffffffffffff0000)
 
-static struct perf_ep_set ep_set;      /* the items and their caller's events and data */
-
-static unsigned ep_poll_file(int fd, int h)
-{
-	return ep_perf_poll(fd, h);
-}
-
-static const struct perf_ep_ops *ep_ops(void)
-{
-	static struct perf_ep_ops ops = { .poll = ep_poll_file };
-
-	ops.core = core;
-	return &ops;
-}
-
 static long sys_epoll_ctl(int h, long *a)
 {
 	int epfd = (int)a[0], op = (int)a[1], fd = (int)a[2];
@@ -1255,7 +1241,7 @@ static long sys_epoll_ctl(int h, long *a)
 	if (op == EPOLL_CTL_DEL) {
 		r = TSYS4(SYS_epoll_ctl, epfd, op, fd, a[3]);
 		if (r == 0)     /* the host's item went: ours too, if any */
-			perf_ep_ctl(&ep_set, ep_ops(), epfd, op, fd, h, NULL);
+			perf_fd_ep_ctl(&PF, NULL, epfd, op, fd, h, NULL);
 		return r;
 	}
 	/* ep_op_has_event(): the event is copied first, EFAULT */
@@ -1273,7 +1259,7 @@ static long sys_epoll_ctl(int h, long *a)
 		return r;
 	/* ep_insert()/ep_modify() poll the file once (ep_item_poll): a
 	 * pending POLLIN is consumed there, as perf_poll()'s xchg does */
-	r = perf_ep_ctl(&ep_set, ep_ops(), epfd, PERF_EP_CTL_SET, fd, h, uev);
+	r = perf_fd_ep_ctl(&PF, NULL, epfd, PERF_EP_CTL_SET, fd, h, uev);
 	if (r) {
 		TSYS4(SYS_epoll_ctl, epfd, EPOLL_CTL_DEL, fd, NULL);
 		return r;               /* as ep_insert() past max_user_watches */
@@ -1343,7 +1329,7 @@ static long sys_epoll_wait(long nr, long *a)
 			r = TSYS6(SYS_epoll_pwait, epfd, evs, max,
 				  tsp ? tsp->tv_sec * 1000 + (tsp->tv_nsec + 999999) / 1000000 : -1,
 				  &mask, 8);
-		if (r <= 0 || !__atomic_load_n(&ep_set.count, __ATOMIC_RELAXED))
+		if (r <= 0 || !perf_fd_ep_any(&PF))
 			return r;
 		for (long i = 0; i < r; i++) {
 			uint64_t d = evs[i].data.u64, data = 0;
@@ -1354,7 +1340,7 @@ static long sys_epoll_wait(long nr, long *a)
 				continue;
 			}
 			/* ep_send_events(): ep_item_poll() & the item's events */
-			ev = perf_ep_send(&ep_set, ep_ops(), epfd, (int)(d & ~EP_TAG_MASK), &data);
+			ev = perf_fd_ep_send(&PF, NULL, epfd, (int)(d & ~EP_TAG_MASK), &data);
 			if (ev < 0) {
 				evs[out++] = evs[i];    /* not ours after all */
 				continue;
@@ -2070,6 +2056,8 @@ static void s_set_async(void *ctx, int h, long fd, bool on)
 static unsigned s_poll(void *ctx, long fd, int h, short revents)
 {
 	(void)ctx;
+	if (revents == PERF_FD_REVENTS_UNKNOWN)
+		return ep_perf_poll((int)fd, h);
 	return file_poll((int)fd, h, revents);
 }
 

@@ -76,8 +76,6 @@ static struct perf_files PF = { .host = &guest_files_host, .slots = fd_slots,
 				.nr_slots = PERF_FD_MAX, .max_rings = PERF_MAPS_MAX };
 
 static __thread struct pmu_vcpu *cur_pv;
-/* the guest's epoll items on perf fds (a fork copies them with the fds) */
-static struct perf_ep_set ep_set;
 static struct perf_guest_session_hooks SH;   /* a `pmusim run` session, or zeros */
 
 static int fd_handle(long fd)
@@ -920,7 +918,7 @@ long sys_perf_close(struct guest_thread *t, const uint64_t a[6])
 		return perf_fd_close(&PF, t, (long)a[0], h);
 	r = sys_close(t, a);
 	if (r == 0)
-		perf_ep_forget(&ep_set, (int)a[0]);     /* an epoll fd: ep_free() */
+		perf_fd_ep_forget(&PF, (int)a[0]);     /* an epoll fd: ep_free() */
 	return r;
 }
 
@@ -952,7 +950,7 @@ static long dup23(struct guest_thread *t, const uint64_t a[6])
 	long r = t->syscall_nr == SYS_dup2 ? sys_dup2(t, a) : sys_dup3(t, a);
 
 	if (r >= 0 && a[0] != a[1])
-		perf_ep_forget(&ep_set, (int)a[1]);     /* newfd closed first */
+		perf_fd_ep_forget(&PF, (int)a[1]);     /* newfd closed first */
 	return perf_fd_dup2_done(&PF, t, r, (const long *)a, oh, nh);
 }
 
@@ -1286,22 +1284,6 @@ long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6])
  * EPOLLONESHOT), the ordinary fds from the host, and sleeps in
  * wait_step()s on the epoll fd.
  */
-static __thread struct guest_thread *ep_thread;       /* the caller of epoll_* */
-
-static unsigned ep_poll_file(int fd, int h)
-{
-	(void)fd;
-	return guest_perf_poll(ep_thread, h);
-}
-
-static const struct perf_ep_ops *ep_ops(void)
-{
-	static struct perf_ep_ops ops = { .poll = ep_poll_file };
-
-	ops.core = S.core;
-	return &ops;
-}
-
 /* do_epoll_ctl()'s checks of the epoll fd: EBADF if it is not open, EINVAL
  * if it is not an epoll file or is fd itself. */
 static long ep_check_epfd(int epfd, int fd)
@@ -1339,8 +1321,7 @@ long sys_perf_epoll_ctl(struct guest_thread *t, const uint64_t a[6])
 	r = ep_check_epfd(epfd, fd);
 	if (r)
 		return r;
-	ep_thread = t;
-	return perf_ep_ctl(&ep_set, ep_ops(), epfd, op, fd, h, &ev);
+	return perf_fd_ep_ctl(&PF, t, epfd, op, fd, h, &ev);
 }
 
 /*
@@ -1359,7 +1340,7 @@ long sys_perf_epoll_wait(struct guest_thread *t, const uint64_t a[6])
 	bool has_mask;
 	long r;
 
-	if (!S.core || !perf_ep_watches(&ep_set, epfd))
+	if (!S.core || !perf_fd_ep_watches(&PF, epfd))
 		return sys_pass(t, a);
 	r = perf_fd_epoll_args(&PF, t, (long)t->syscall_nr, (const long *)a, &timeout, &mask,
 			       &has_mask);
@@ -1371,9 +1352,8 @@ long sys_perf_epoll_wait(struct guest_thread *t, const uint64_t a[6])
 		return -EFAULT;
 	if (timeout > 0)
 		deadline = perf_fd_now_ns() + timeout;
-	ep_thread = t;
 	for (;;) {
-		int n = perf_ep_collect(&ep_set, ep_ops(), epfd, evs, max);
+		int n = perf_fd_ep_collect(&PF, t, epfd, evs, max);
 		int64_t left = -1;
 
 		r = 0;
@@ -1466,7 +1446,7 @@ static void g_set_async(void *ctx, int h, long fd, bool on)
 static void g_dropped(void *ctx, long fd, int h)
 {
 	(void)ctx;
-	perf_ep_forget(&ep_set, (int)fd);
+	perf_fd_ep_forget(&PF, (int)fd);
 	if (S.async_fd[h] == fd + 1)
 		S.async_fd[h] = 0;    /* fasync_helper() entry of that fd goes */
 }

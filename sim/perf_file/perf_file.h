@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sim/core/perf_core.h"
+#include "sim/core/perf_epoll.h"
 
 struct perf_files;
 
@@ -77,7 +78,8 @@ struct perf_file_host {
 	long (*map_ring)(void *ctx, struct perf_files *pf, const long a[6], int memfd, int64_t off,
 			 bool *tracked);
 	/* perf_poll() of h at fd, the host's own answer for the fd in revents
-	 * (poll, select): the mask */
+	 * (poll, select; PERF_FD_REVENTS_UNKNOWN for epoll's item poll: the
+	 * host asks itself if it needs it): the mask */
 	unsigned (*poll)(void *ctx, long fd, int h, short revents);
 	/* one wait of a poll with nothing to report: the host's wait on fds
 	 * for at most timeout_ns (-1: none); 0 or more, or -errno (EINTR) */
@@ -99,6 +101,7 @@ struct perf_ring_map {
 };
 
 #define PERF_FILE_RINGS 256
+#define PERF_FD_REVENTS_UNKNOWN ((short)-1)
 
 /* A process's perf fds. The layer fills host, core, slots and nr_slots;
  * the rest starts zeroed. */
@@ -110,6 +113,7 @@ struct perf_files {
 	unsigned max_rings;                     /* at most PERF_FILE_RINGS */
 	struct perf_ring_map rings[PERF_FILE_RINGS];
 	int ring_lock;                          /* spin lock (signal-handler safe) */
+	struct perf_ep_set ep;                  /* epoll items on perf fds */
 };
 
 /* ---- the fd table and its references ---- */
@@ -235,6 +239,18 @@ void perf_fd_select_finish(struct perf_files *pf, void *ctx, long nr, uint64_t u
  * set_user_sigmask()). */
 long perf_fd_epoll_args(struct perf_files *pf, void *ctx, long nr, const long a[6],
 			int64_t *timeout_ns, uint64_t *mask, bool *has_mask);
+
+/* ---- epoll items (perf_epoll.h's table and steps, in pf->ep) ---- */
+
+int perf_fd_ep_ctl(struct perf_files *pf, void *ctx, int epfd, int op, int fd, int h,
+		   const struct epoll_event *ev);
+void perf_fd_ep_forget(struct perf_files *pf, int fd);
+bool perf_fd_ep_watches(struct perf_files *pf, int epfd);
+/* Whether any item exists (a wait with none has nothing to translate). */
+bool perf_fd_ep_any(struct perf_files *pf);
+int64_t perf_fd_ep_send(struct perf_files *pf, void *ctx, int epfd, int fd, uint64_t *data);
+int perf_fd_ep_collect(struct perf_files *pf, void *ctx, int epfd, struct epoll_event *out,
+		       int max);
 
 /* ---- SCM_RIGHTS ---- */
 
