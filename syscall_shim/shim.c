@@ -1979,10 +1979,12 @@ static void __attribute__((constructor)) shim_init(void)
 
 /* ---- the host operations of the shim's perf fds (sim/perf_file) ---- */
 
+/* What the layer passes (close, munmap, FIONBIO/FIOCLEX, F_SETFL/GETFL)
+ * never blocks: the trampoline, under the handler's mask, as before. */
 static long s_pass(void *ctx, long nr, const long a[6])
 {
 	(void)ctx;
-	return host_syscall(nr, (long *)a);
+	return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 static int s_copy_from(void *ctx, void *dst, uint64_t uaddr, size_t len)
