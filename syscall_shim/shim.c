@@ -1444,17 +1444,13 @@ static bool fd_table_syscall_of_vm_child(long nr, const long *a)
  */
 static long sys_prctl_set_name(const long *a)
 {
-	char name[16] = { 0 };
+	char name[16];
 	struct perf_task *t;
 	long r = tramp_syscall(SYS_prctl, a[0], a[1], a[2], a[3], a[4], 0);
 
 	if (r || (t = perf_task_find(core, my_tid())) == NULL)
 		return r;
-	for (size_t i = 0; i < sizeof(name) - 1; i++)
-		if (shim_copy_from(&name[i], (uint64_t)a[1] + i, 1) || !name[i]) {
-			name[i] = 0;
-			break;
-		}
+	perf_fd_comm_from_user(&PF, NULL, (uint64_t)a[1], name);
 	perf_task_set_comm(core, t, name);
 	shim_log("prctl(PR_SET_NAME, \"%s\") -> COMM", name);
 	return r;

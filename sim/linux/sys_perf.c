@@ -1265,10 +1265,10 @@ long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6])
 	r = sys_prctl(t, a);
 	if (r == 0 && a[0] == PR_SET_NAME && S.core && task) {
 		/* __set_task_comm() -> perf_event_comm(tsk, false) */
-		char name[16] = { 0 };
+		char name[16];
 
-		if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0)
-			perf_task_set_comm(S.core, task, name);
+		perf_fd_comm_from_user(&PF, t, a[1], name);
+		perf_task_set_comm(S.core, task, name);
 	}
 	return r;
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -172,4 +173,14 @@ long perf_fd_fcntl(struct perf_files *pf, void *ctx, int h, const long a[6])
 	default:
 		return pf->host->pass(ctx, SYS_fcntl, a);
 	}
+}
+
+void perf_fd_comm_from_user(struct perf_files *pf, void *ctx, uint64_t uname, char name[16])
+{
+	memset(name, 0, 16);
+	for (size_t i = 0; i < 15; i++)
+		if (pf->host->copy_from(ctx, &name[i], uname + i, 1) || !name[i]) {
+			name[i] = 0;
+			break;
+		}
 }

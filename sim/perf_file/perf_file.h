@@ -180,6 +180,11 @@ long perf_fd_ioctl(struct perf_files *pf, void *ctx, struct perf_task *cur,
  * the other commands are the host's. */
 long perf_fd_fcntl(struct perf_files *pf, void *ctx, int h, const long a[6]);
 
+/* prctl(PR_SET_NAME)'s name as prctl_set_name() takes it
+ * (strncpy_from_user of TASK_COMM_LEN - 1 bytes), after the host's call
+ * succeeded: what __set_task_comm() -> perf_event_comm() reports. */
+void perf_fd_comm_from_user(struct perf_files *pf, void *ctx, uint64_t uname, char name[16]);
+
 /* ---- ring mappings ---- */
 
 /* mmap(2) of perf file h (a[4]): perf_mmap() in the core, then the host
