@@ -198,7 +198,8 @@ unsigned perf_fd_release(struct perf_files *pf, void *ctx, bool cloexec, int *dr
 		if (cloexec && !(pf->host->sys(SYS_fcntl, fd, F_GETFD, 0, 0, 0, 0) & FD_CLOEXEC))
 			continue;
 		if (dropped && n < max)
-			dropped[n++] = (int)fd;
+			dropped[n] = (int)fd;
+		n++;
 		perf_fd_drop(pf, ctx, fd);
 	}
 	return n;

@@ -150,7 +150,7 @@ void perf_fd_close_range_done(struct perf_files *pf, void *ctx, long r, const lo
 void perf_fd_fork(struct perf_files *pf, void *ctx, bool undo);
 /* exit_files(): every perf fd's reference goes. cloexec: only those with
  * FD_CLOEXEC (do_close_on_exec()); their fds are put in dropped (up to
- * max). Returns how many were dropped. */
+ * max; NULL: not kept). Returns how many were dropped. */
 unsigned perf_fd_release(struct perf_files *pf, void *ctx, bool cloexec, int *dropped,
 			 unsigned max);
 /* A perf file the process got another way (kept across execve, received
