@@ -88,7 +88,7 @@ static bool in_range(long fd)
 	return shim_fd_in_window(sess, fd);
 }
 
-/* fd's slot in fd_cache (in_range(fd) holds), and back. */
+/* fd's slot in the fd table (in_range(fd) holds), and back. */
 static unsigned fd_slot(long fd)
 {
 	return ((unsigned)fd & SHIM_FD_MASK) == SHIM_FD_BASE
