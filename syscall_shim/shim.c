@@ -552,7 +552,7 @@ static long fd_syscall(long nr, int h, long *a)
 {
 	long r;
 
-	if (nr == SYS_read || nr == SYS_readv ||
+	if (nr == SYS_read || nr == SYS_readv || nr == SYS_preadv2 ||
 	    (nr == SYS_ioctl && ((unsigned)a[1] == PERF_EVENT_IOC_ENABLE ||
 				 (unsigned)a[1] == PERF_EVENT_IOC_REFRESH)))
 		tell_native_self_count(h);
@@ -563,6 +563,7 @@ static long fd_syscall(long nr, int h, long *a)
 	case SYS_read:
 		return perf_fd_read(&PF, NULL, h, (uint64_t)a[1], (size_t)a[2]);
 	case SYS_readv:
+	case SYS_preadv2:       /* at position -1 (perf_fd_no_op) */
 		return perf_fd_readv(&PF, NULL, h, (uint64_t)a[1], a[2]);
 	case SYS_ioctl:
 		return sys_ioctl(h, a);

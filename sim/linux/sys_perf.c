@@ -881,8 +881,21 @@ long sys_perf_read(struct guest_thread *t, const uint64_t a[6])
 	return perf_fd_read(&PF, t, h, a[1], a[2]);
 }
 
+/* readv, and preadv2 at position -1: perf_read() segment by segment. */
+long sys_perf_readv(struct guest_thread *t, const uint64_t a[6])
+{
+	int h = fd_handle((long)a[0]);
+	long r;
+
+	if (h < 0)
+		return sys_pass(t, a);
+	r = perf_fd_no_op((long)t->syscall_nr, (const long *)a);
+	return r ? r : perf_fd_readv(&PF, t, h, a[1], (long)a[2]);
+}
+
 /* The calls perf_fops has no entry for, on a perf fd: perf_fd_no_op()'s
- * errnos (write and writev; pread64 and pwrite64; lseek). Other fds pass. */
+ * errnos (write and writev; pread64, pwrite64 and their vectors; lseek).
+ * Other fds pass. */
 long sys_perf_write(struct guest_thread *t, const uint64_t a[6])
 {
 	return fd_handle((long)a[0]) < 0 ? sys_pass(t, a)

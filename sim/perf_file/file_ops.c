@@ -81,23 +81,26 @@ long perf_fd_readv(struct perf_files *pf, void *ctx, int h, uint64_t uiov, long 
  * An anon inode file whose f_mode has no FMODE_LSEEK, FMODE_PREAD,
  * FMODE_PWRITE, nor FMODE_CAN_WRITE, and perf_fops no .write or .fsync:
  * write and writev are EINVAL (vfs_write), pread64/pwrite64 ESPIPE
- * (ksys_pread64, after a negative position's EINVAL), preadv* and
- * pwritev* ESPIPE, lseek ESPIPE (ksys_lseek, after a bad whence's
- * EINVAL), ftruncate, fsync and fdatasync EINVAL.
+ * (ksys_pread64, after a negative position's EINVAL), preadv/pwritev the
+ * same (do_preadv), preadv2/pwritev2 too unless the position is -1, which
+ * makes them readv/writev (do_preadv2: do_readv), lseek ESPIPE
+ * (ksys_lseek, after a bad whence's EINVAL), ftruncate, fsync and
+ * fdatasync EINVAL.
  */
 long perf_fd_no_op(long nr, const long a[6])
 {
 	switch (nr) {
 	case SYS_pread64:
 	case SYS_pwrite64:
+	case SYS_preadv:
+	case SYS_pwritev:
+		return a[3] < 0 ? -EINVAL : -ESPIPE;
+	case SYS_preadv2:
+		return a[3] == -1 ? 0 : a[3] < 0 ? -EINVAL : -ESPIPE;
+	case SYS_pwritev2:
 		return a[3] < 0 ? -EINVAL : -ESPIPE;
 	case SYS_lseek:
 		return (unsigned)a[2] > SEEK_HOLE ? -EINVAL : -ESPIPE;     /* SEEK_MAX */
-	case SYS_preadv:
-	case SYS_preadv2:
-	case SYS_pwritev:
-	case SYS_pwritev2:
-		return -ESPIPE;
 	case SYS_write:
 	case SYS_writev:
 	case SYS_ftruncate:

@@ -164,7 +164,8 @@ int perf_fd_adopt(struct perf_files *pf, void *ctx, long fd, int h, uint64_t tag
 long perf_fd_read(struct perf_files *pf, void *ctx, int h, uint64_t buf, size_t count);
 long perf_fd_readv(struct perf_files *pf, void *ctx, int h, uint64_t uiov, long nr_segs);
 /* What a perf fd answers to a call perf_fops has no entry for (write,
- * pread, lseek, fsync, ...): the errno, or 0 when nr is not one. */
+ * pread, lseek, fsync, ...): the errno, or 0 when nr is not one (read,
+ * readv, and preadv2 at position -1, which is readv). */
 long perf_fd_no_op(long nr, const long a[6]);
 /*
  * ioctl(2) on perf file h at a[0]: do_vfs_ioctl()'s FIOCLEX, FIONCLEX,

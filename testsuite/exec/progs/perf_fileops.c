@@ -1,7 +1,7 @@
 /*
  * perf_fileops.c - the calls perf_fops has no entry for, and the ones the
  * VFS answers for every file, on a perf fd (write, pread/pwrite, lseek,
- * a short read, FIONBIO/FIOCLEX/FIONCLEX/FIOASYNC, FIONREAD, mmap with
+ * a short read, readv and the p*v family, FIONBIO/FIOCLEX/FIONCLEX/FIOASYNC, FIONREAD, mmap with
  * PROT_EXEC or MAP_PRIVATE), and perf_event_open's attr checks before its
  * group fd. The native run on a software event is the oracle.
  */
@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <fcntl.h>
 static int peo(struct perf_event_attr *a, int group) { return syscall(SYS_perf_event_open, a, 0, -1, group, 0); }
@@ -34,6 +35,22 @@ int main(void)
 	SHOW("lseek", lseek(fd, 0, SEEK_SET));
 	SHOW("lseek_cur", lseek(fd, 0, SEEK_CUR));
 	SHOW("read4", read(fd, buf, 4));
+	{
+		/* perf_fops has .read only: readv is one perf_read per segment
+		 * (do_loop_readv_writev), a short one ENOSPC; preadv at a
+		 * position ESPIPE; preadv2 at -1 is readv */
+		struct iovec one = { buf, 8 }, two[2] = { { buf, 8 }, { buf + 8, 8 } }, shrt = { buf, 4 };
+
+		SHOW("readv", readv(fd, &one, 1));
+		SHOW("readv_two", readv(fd, two, 2));
+		SHOW("readv_short", readv(fd, &shrt, 1));
+		SHOW("preadv", preadv(fd, &one, 1, 0));
+		SHOW("preadv_negpos", syscall(SYS_preadv, fd, &one, 1, -2L, 0L));
+		SHOW("preadv2_cur", preadv2(fd, &one, 1, -1, 0));
+		SHOW("preadv2_pos", preadv2(fd, &one, 1, 0, 0));
+		SHOW("pwritev", pwritev(fd, &one, 1, 0));
+		SHOW("pwritev2_cur", pwritev2(fd, &one, 1, -1, 0));
+	}
 	int on = 1;
 	SHOW("fionbio", ioctl(fd, FIONBIO, &on));
 	SHOW("getfl", fcntl(fd, F_GETFL) & O_NONBLOCK);
