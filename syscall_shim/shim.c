@@ -271,6 +271,23 @@ static long make_fd(void *ctx, int h, unsigned long flags, uint64_t *tag)
 
 static bool counts_self(pid_t pid, unsigned long flags);
 
+/* Whether fd is a perf event of the host's (one this process installed,
+ * or one outside the windows: an anon inode "[perf_event]"). */
+static bool host_perf_fd(long fd)
+{
+	char path[48], link[32];
+	long n;
+
+	if (host_event_is(fd))
+		return true;
+	snprintf(path, sizeof(path), "/proc/self/fd/%ld", fd);
+	n = TSYS3(SYS_readlink, path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = 0;
+	return strcmp(link, "anon_inode:[perf_event]") == 0;
+}
+
 /* The attr's bytes at uattr as perf_copy_attr() takes them (size 0 is
  * VER0), unchecked; -EFAULT or -E2BIG where it would fail. */
 static int attr_peek(uint64_t uattr, struct perf_event_attr *ka)
@@ -306,9 +323,14 @@ static long sys_perf_event_open(long *a)
 	if (attr_peek((uint64_t)a[0], &ka) < 0) {
 		to_core = true;
 	} else {
-		if (group_fd != -1 && gh < 0 && core_type(attr->type))
+		if (group_fd != -1 && gh < 0 && core_type(attr->type)) {
 			/* a host perf leader cannot hold a simulated event */
-			return in_range(group_fd) ? -EBADF : -EINVAL;
+			if (host_perf_fd(group_fd))
+				return -EINVAL;
+			/* no perf file: the core's EBADF, after the attr's
+			 * checks, as perf_event_open() makes them first */
+			gh = PERF_CORE_MAX_FILES;
+		}
 		/* the core serves: the model's PMU; anything joining a core
 		 * group; software events on the simulated CPUs (pid -1:
 		 * CPU-wide, side band) and on tasks that will run emulated

@@ -3,7 +3,9 @@
  * VFS answers for every file, on a perf fd (write, pread/pwrite, lseek,
  * a short read, readv and the p*v family, FIONBIO/FIOCLEX/FIONCLEX/FIOASYNC, FIONREAD, mmap with
  * PROT_EXEC or MAP_PRIVATE), and perf_event_open's attr checks before its
- * group fd. The native run on a software event is the oracle.
+ * group fd. The native run on a software event is the oracle (of the
+ * same program with "hw" under pmusim run too: the shim's answers on a
+ * core event).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,10 +20,15 @@
 #include <fcntl.h>
 static int peo(struct perf_event_attr *a, int group) { return syscall(SYS_perf_event_open, a, 0, -1, group, 0); }
 #define SHOW(name, expr) do { errno = 0; long r_ = (long)(expr); printf("%s: %ld %s\n", name, r_, r_ < 0 ? strerror(errno) : ""); } while (0)
-int main(void)
+int main(int argc, char **argv)
 {
 	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK,
 		.exclude_kernel = 1, .exclude_hv = 1 };
+	/* "hw": a hardware event, the simulated core's under pmusim run */
+	if (argc > 1 && !strcmp(argv[1], "hw")) {
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	}
 	int fd = peo(&a, -1);
 	char buf[64];
 	printf("fd ok %d\n", fd >= 0);
