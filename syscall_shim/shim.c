@@ -28,6 +28,7 @@
  * removes itself from LD_PRELOAD so the guest does not load it.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -855,6 +856,23 @@ static __attribute__((noinline)) long reexec_emulated(const char *path, char **a
 	return r;
 }
 
+/* Whether PATH is an ELF the emulator runs for a guest architecture other
+ * than the host's (AArch64 on this x86-64 shim): its e_machine, read
+ * through the trampoline, never faulting. */
+static bool foreign_guest_elf(const char *path)
+{
+	Elf64_Ehdr eh;
+	long fd = TSYS3(SYS_open, path, O_RDONLY | O_CLOEXEC, 0);
+	long n;
+
+	if (fd < 0)
+		return false;
+	n = TSYS4(SYS_pread64, fd, &eh, sizeof(eh), 0);
+	TSYS1(SYS_close, fd);
+	return n == (long)sizeof(eh) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	       eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_machine == EM_AARCH64;
+}
+
 /* execve of a monitored task: re-exec the program in the same pid under
  * the emulator attached to this session's core. Any other execve runs
  * natively, with the session's environment kept. */
@@ -881,7 +899,15 @@ static long sys_execve(long *a)
 			return e;
 		reexec_emulated(path, (char **)a[1], a[2]);
 	}
-	return exec_keeping_env(SYS_execve, a, 2);
+	long r = exec_keeping_env(SYS_execve, a, 2);
+
+	/* a program of a guest architecture the host cannot run (no
+	 * binfmt_misc handler: ENOEXEC) runs emulated, counted or not, as
+	 * binfmt_misc would hand it to qemu-user (search_binary_handler()) */
+	if (r == -ENOEXEC && core && sess->exe[0] && shim_strv_readable((uint64_t)a[1]) &&
+	    foreign_guest_elf(path))
+		r = reexec_emulated(path, (char **)a[1], a[2]);
+	return r;
 }
 
 /* ---- the SIGSYS handler ---- */

@@ -5,9 +5,12 @@
  * boots and runs the program. Exit status is the program's; a program that
  * cannot start gives the shell's 126/127 with one line naming the problem.
  */
+#include <elf.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
@@ -15,9 +18,13 @@
 #include "sim/cli/trace_json.h"
 #include "sim/core/fd_place.h"
 #include "sim/linux/boot.h"
+#include "sim/linux/loader.h"
 #include "syscall_shim/session.h"
 
 extern char **environ;
+
+/* The model of an AArch64 program when --model is not given. */
+#define EXEC_AARCH64_DEFAULT_MODEL "pmuv3"
 
 static void exec_usage(FILE *out)
 {
@@ -26,7 +33,8 @@ static void exec_usage(FILE *out)
 		"                   [--no-safe-stop] [--no-inline-count] [-v] [--argv0 NAME]\n"
 		"                   [--cache-model=cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L]]\n"
 		"                   [--] PROGRAM [ARGS...]\n\n"
-		"Runs an x86-64 Linux program on the emulated CPU of model M (default: %s).\n"
+		"Runs an x86-64 or AArch64 Linux program (the ELF header says which) on the\n"
+		"emulated CPU of model M (default: %s; for AArch64: " EXEC_AARCH64_DEFAULT_MODEL ").\n"
 		"  --cpus N         simulated CPUs of the perf core (default: the host's\n"
 		"                   online CPUs, as the guest sees them); the k-th guest\n"
 		"                   thread of a process runs on CPU k mod N\n"
@@ -35,6 +43,8 @@ static void exec_usage(FILE *out)
 		"  --no-fast-store  keep Unicorn's stock store path (slow, for comparison)\n"
 		"  --no-safe-stop   keep Unicorn's stock exit paths: signals to a guest\n"
 		"                   that makes no syscalls wait for a watchdog (comparison)\n"
+		"  --perf-user-access N  kernel.perf_user_access of the tree's kernel (0 or 1,\n"
+		"                   default 0): EL0 reads of the PMUv3 counters (AArch64)\n"
 		"  --no-inline-count  count events from a call per executed block instead\n"
 		"                   of inline in the translated code (comparison)\n"
 		"  --cache-model=cachegrind  caches and branch predictor by valgrind\n"
@@ -100,6 +110,13 @@ static int exec_option(void *ctx, int c, const char *arg)
 	case 'I':
 		cfg->no_inline_count = true;
 		break;
+	case 'U': {
+		/* kernel.perf_user_access: 0 or 1 (arm_pmuv3.c's sysctl range) */
+		if (strcmp(arg, "0") && strcmp(arg, "1"))
+			return cli_usage_error("--perf-user-access: '%s' is not 0 or 1", arg);
+		cfg->perf_user_access = arg[0] == '1';
+		break;
+	}
 	case '0':
 		cfg->argv0 = arg;
 		break;
@@ -118,6 +135,7 @@ int cmd_exec(int argc, char **argv)
 		{ "no-fast-store", no_argument, NULL, 'S' },
 		{ "no-safe-stop", no_argument, NULL, 'P' },
 		{ "no-inline-count", no_argument, NULL, 'I' },
+		{ "perf-user-access", required_argument, NULL, 'U' },
 		{ "cache-model", required_argument, NULL, 'C' },
 		{ "I1", required_argument, NULL, '1' },
 		{ "D1", required_argument, NULL, 'd' },
@@ -153,6 +171,7 @@ int cmd_exec(int argc, char **argv)
 	};
 	struct cli_common_options common = { .model = pmu_model_default() };
 	static char cpus[16];
+	bool aarch64, attached;
 	char *pre[24];             /* "exec" and the options, for re-exec */
 	int npre = 0, r;
 
@@ -163,9 +182,22 @@ int cmd_exec(int argc, char **argv)
 		exec_usage(stderr);
 		return 2;
 	}
+	/* the program's architecture picks the CPU; the model must have its
+	 * PMU, except in a tree whose core exists already (an execve of the
+	 * other architecture keeps the tree's model) */
+	aarch64 = guest_program_machine(argv[optind]) == EM_AARCH64;
+	attached = cfg.attach_core_fd >= 0 || cfg.attach_arena_fd >= 0;
+	if (aarch64 && !common.model_name && !attached) {
+		common.model = pmu_model_find(EXEC_AARCH64_DEFAULT_MODEL);
+		common.model_name = EXEC_AARCH64_DEFAULT_MODEL;
+	}
 	if (!common.model)
 		return cli_usage_error("exec: unknown model '(default)' (see pmusim models)");
-	if (common.model->arch != PMU_ARCH_X86_INTEL && common.model->arch != PMU_ARCH_X86_AMD)
+	if (!attached && aarch64 && common.model->arch != PMU_ARCH_ARM_PMUV3)
+		return cli_usage_error("exec: model '%s' is not an Arm PMUv3 model; %s is an "
+				       "AArch64 program", common.model->name, argv[optind]);
+	if (!attached && !aarch64 && common.model->arch != PMU_ARCH_X86_INTEL &&
+	    common.model->arch != PMU_ARCH_X86_AMD)
 		return cli_usage_error("exec: model '%s' is not an x86 model; the emulated "
 				       "CPU is x86-64", common.model->name);
 	r = cli_cache_config(&cache, common.model, true);

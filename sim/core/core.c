@@ -218,6 +218,13 @@ const struct pmu_model *perf_core_model(const struct perf_core *core)
 	return l ? l->model : core->cfg.model;
 }
 
+void perf_core_set_user_access(struct perf_core *core, int on)
+{
+	perf_core_lock(core);
+	core->cfg.user_access = !!on;
+	perf_core_unlock(core);
+}
+
 const struct perf_machine *perf_core_machine(const struct perf_core *core)
 {
 	static const struct perf_machine none;

@@ -171,6 +171,15 @@ unsigned perf_cpu_breakpoints(const struct perf_cpu *cpu, struct perf_breakpoint
 	return mask;
 }
 
+/* What a read of e's hardware counter gives, and how it counts. */
+static void counter_read(struct perf_cpu *cpu, struct perf_event *e, struct perf_rdpmc *out)
+{
+	out->value = perf_event_hw_value(e);
+	out->mask = e->hw_width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << e->hw_width) - 1;
+	out->source = e->source;
+	out->user = e->slot >= 0 && cpu->slots[e->slot].mode_mask[SIM_MODE_USER];
+}
+
 int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
 {
 	struct perf_event *e = NULL;
@@ -182,10 +191,40 @@ int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
 		e = NULL;
 	if (!e || e->state != PERF_EVENT_STATE_ACTIVE)
 		return -EPERM;
-	out->value = perf_event_hw_value(e);
-	out->mask = e->hw_width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << e->hw_width) - 1;
-	out->source = e->source;
-	out->user = e->slot >= 0 && cpu->slots[e->slot].mode_mask[SIM_MODE_USER];
+	counter_read(cpu, e, out);
+	return 0;
+}
+
+/* A mapped event of the running task that asked for user access. */
+static bool user_read_mapped(const struct perf_event *e)
+{
+	return e && e->state == PERF_EVENT_STATE_ACTIVE &&
+	       (e->hw_flags & PERF_EVENT_FLAG_USER_READ_CNT) &&
+	       (e->mmap_count || (e->parent && e->parent->mmap_count));
+}
+
+/*
+ * armv8pmu_start(): PMUSERENR_EL0 gets ER|CR (EL0 reads of the counters
+ * and PMSELR_EL0) while perf_user_access is set and the running task has
+ * a mapped user-read event (ctx->nr_user); armv8pmu_enable_user_access()
+ * clears the counters no event uses, so they read 0.
+ */
+int perf_cpu_user_read(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
+{
+	struct perf_event *e = NULL;
+	bool on = false;
+
+	if (!cpu->core->cfg.user_access)
+		return -EPERM;
+	for (int i = 0; i < PMU_MAX_COUNTERS && !on; i++)
+		on = user_read_mapped(cpu->counters[i]);
+	if (!on)
+		return -EPERM;
+	memset(out, 0, sizeof(*out));
+	if (hwidx >= 0 && hwidx < PMU_MAX_COUNTERS)
+		e = cpu->counters[hwidx];
+	if (e && e->state == PERF_EVENT_STATE_ACTIVE)
+		counter_read(cpu, e, out);
 	return 0;
 }
 

@@ -96,6 +96,7 @@ struct perf_core_config {
 	unsigned nr_gp_counters;         /* 0: the model's count (--counters) */
 	bool trace;                      /* keep a scheduling trace */
 	unsigned max_stack;              /* kernel.perf_event_max_stack; 0: 127 */
+	int user_access;                 /* kernel.perf_user_access (arm64; 0: off) */
 	struct perf_arena *arena;        /* where the core lives; NULL: the heap */
 };
 
@@ -114,6 +115,9 @@ const struct pmu_model *perf_core_model(const struct perf_core *core);
 /* Starts keeping the scheduler trace (sched_trace.h) from now on, as
  * cfg.trace does from creation. */
 void perf_core_set_trace(struct perf_core *core, bool on);
+/* Writes kernel.perf_user_access (arm64: EL0 reads of the PMU counters,
+ * drivers/perf/arm_pmuv3.c): 0 or 1. */
+void perf_core_set_user_access(struct perf_core *core, int on);
 
 /* ---- concurrency (lock.c) ----
  * Every entry point of this header locks the core itself, except
@@ -258,6 +262,10 @@ struct perf_rdpmc {
 	bool user;              /* counts at user mode */
 };
 int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out);
+/* An EL0 read of counter hwidx on arm64: -EPERM unless perf_user_access
+ * is set and the running task has a mapped event that asked for user
+ * access (PMUSERENR_EL0 enabled); a counter no event uses reads 0. */
+int perf_cpu_user_read(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out);
 
 /* What an overflowing event is, for fill_sample. */
 const struct perf_event_attr *perf_event_attr(const struct perf_event *event);

@@ -81,6 +81,12 @@ static int cpu_pmu_event_init(const struct perf_core *core, struct perf_event_at
 	out->hw_flags = out->hw.flags;
 	if (m->arch != PMU_ARCH_ARM_PMUV3)
 		out->hw_flags |= PERF_EVENT_FLAG_USER_READ_CNT;
+	/* __armv8_pmuv3_map_event(): a user-read event (config1:1) gets
+	 * PERF_EVENT_FLAG_USER_READ_CNT whatever perf_user_access says; the
+	 * sysctl decides its index (armv8pmu_user_event_idx()) and
+	 * PMUSERENR_EL0 (armv8pmu_start()) */
+	else if (attr->config1 & ARMV8_CONFIG1_RDPMC)
+		out->hw_flags |= PERF_EVENT_FLAG_USER_READ_CNT;
 	if (hooks && hooks->validate_group)
 		ret = hooks->validate_group(hooks->ctx, attr, out);
 	return ret;
@@ -219,15 +225,21 @@ static bool cpu_pmu_overflow(struct perf_cpu *cpu, struct perf_event *event)
 }
 
 /* x86_pmu_event_idx(): the RDPMC index + 1; armv8pmu_user_event_idx():
- * 0, since perf_user_access is 0. */
+ * 0 unless perf_user_access is set and the event asked for user access,
+ * then its counter (hw.idx: event counter n is n + 1), the cycle counter
+ * as ARMV8_IDX_CYCLE_COUNTER_USER (32). */
 static u32 cpu_pmu_event_idx(const struct perf_event *event)
 {
 	const struct pmu_model *m = perf_core_model(event->core);
 
 	if (event->state != PERF_EVENT_STATE_ACTIVE || event->hw_idx < 0 || !m)
 		return 0;
-	if (m->arch == PMU_ARCH_ARM_PMUV3)
-		return 0;
+	if (m->arch == PMU_ARCH_ARM_PMUV3) {
+		if (!event->core->cfg.user_access ||
+		    !(event->hw_flags & PERF_EVENT_FLAG_USER_READ_CNT))
+			return 0;
+		return event->hw_idx == PMU_IDX_ARM_CYCLE ? 32 : (u32)event->hw_idx;
+	}
 	if (event->hw_idx >= PMU_IDX_FIXED)     /* INTEL_PMC_FIXED_RDPMC_BASE */
 		return ((1u << 30) | (u32)(event->hw_idx - PMU_IDX_FIXED)) + 1;
 	return (u32)event->hw_idx + 1;

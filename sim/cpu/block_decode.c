@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim/cpu/block_decode.h"
+#include "sim/cpu/cpu_arch.h"
 
 struct bd_cache {
+	const struct cpu_arch *arch;
 	struct bdesc **e;
 	size_t mask, used;
 	csh cs;
@@ -16,15 +18,21 @@ struct bd_cache {
 
 struct bd_cache *bd_cache_new(void)
 {
+	return bd_cache_new_arch(&cpu_arch_x86_64);
+}
+
+struct bd_cache *bd_cache_new_arch(const struct cpu_arch *arch)
+{
 	struct bd_cache *bc = calloc(1, sizeof(*bc));
 
 	if (!bc)
 		return NULL;
+	bc->arch = arch;
 	bc->mask = 4095;
 	bc->e = calloc(bc->mask + 1, sizeof(*bc->e));
 	if (!bc->e)
 		goto err_free;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &bc->cs) != CS_ERR_OK)
+	if (cs_open(arch->cs_arch, arch->cs_mode, &bc->cs) != CS_ERR_OK)
 		goto err_e;
 	cs_option(bc->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	return bc;
@@ -51,83 +59,13 @@ static size_t bd_hash(uint64_t a, uint32_t size)
 	return (size_t)(((a ^ ((uint64_t)size << 48)) * UINT64_C(0x9E3779B97F4A7C15)) >> 22);
 }
 
-static bool is_string_op(unsigned id)
-{
-	switch (id) {
-	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
-	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
-	case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
-	case X86_INS_CMPSB: case X86_INS_CMPSW: case X86_INS_CMPSD: case X86_INS_CMPSQ:
-	case X86_INS_SCASB: case X86_INS_SCASW: case X86_INS_SCASD: case X86_INS_SCASQ:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Class bits and base cycles of one instruction. */
-static void classify(const cs_insn *in, struct bd_insn *out)
-{
-	const cs_x86 *x = &in->detail->x86;
-	uint8_t cls = 0;
-	unsigned cyc = BD_CYC_ALU;
-
-	for (unsigned g = 0; g < in->detail->groups_count; g++) {
-		switch (in->detail->groups[g]) {
-		case CS_GRP_JUMP:
-			cls |= BD_BRANCH;
-			if (in->id != X86_INS_JMP && in->id != X86_INS_LJMP)
-				cls |= BD_COND;
-			break;
-		case CS_GRP_CALL:
-			cls |= BD_BRANCH | BD_CALL | BD_STORE;
-			break;
-		case CS_GRP_RET:
-			cls |= BD_BRANCH | BD_RET | BD_LOAD | BD_INDIRECT;
-			break;
-		default:
-			break;
-		}
-	}
-	if ((cls & BD_BRANCH) && !(cls & BD_RET) && x->op_count &&
-	    x->operands[0].type != X86_OP_IMM)
-		cls |= BD_INDIRECT;
-	if (in->id != X86_INS_LEA && in->id != X86_INS_NOP) {
-		for (unsigned i = 0; i < x->op_count; i++) {
-			if (x->operands[i].type != X86_OP_MEM)
-				continue;
-			if (x->operands[i].access & CS_AC_READ)
-				cls |= BD_LOAD;
-			if (x->operands[i].access & CS_AC_WRITE)
-				cls |= BD_STORE;
-		}
-	}
-	switch (in->id) {
-	case X86_INS_PUSH: case X86_INS_PUSHFQ: case X86_INS_PUSHAW:
-		cls |= BD_STORE;
-		break;
-	case X86_INS_POP: case X86_INS_POPFQ: case X86_INS_LEAVE:
-		cls |= BD_LOAD;
-		break;
-	case X86_INS_IMUL: case X86_INS_MUL: case X86_INS_MULX:
-		cyc = BD_CYC_MUL;
-		break;
-	case X86_INS_DIV: case X86_INS_IDIV:
-		cyc = BD_CYC_DIV;
-		break;
-	default:
-		break;
-	}
-	if (is_string_op(in->id) &&
-	    (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE))
-		cls |= BD_REP;
-	if (cls & BD_LOAD)
-		cyc = cyc > BD_CYC_LOAD ? cyc : BD_CYC_LOAD;
-	out->cls = cls;
-	out->cycles = (uint8_t)cyc;
-}
-
 struct bdesc *bd_decode(void *cs_handle, uint64_t addr, uint32_t size)
+{
+	return bd_decode_arch(&cpu_arch_x86_64, cs_handle, addr, size);
+}
+
+struct bdesc *bd_decode_arch(const struct cpu_arch *arch, void *cs_handle,
+			     uint64_t addr, uint32_t size)
 {
 	csh cs = *(csh *)cs_handle;
 	const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
@@ -160,10 +98,9 @@ struct bdesc *bd_decode(void *cs_handle, uint64_t addr, uint32_t size)
 		}
 		bi->off = (uint16_t)(at - addr);
 		bi->len = (uint8_t)in->size;
-		classify(in, bi);
-		if ((bi->cls & BD_COND) && left == 0 && in->detail->x86.op_count &&
-		    in->detail->x86.operands[0].type == X86_OP_IMM)
-			b->cond_target = (uint64_t)in->detail->x86.operands[0].imm;
+		arch->classify(in, bi);
+		if ((bi->cls & BD_COND) && left == 0)
+			b->cond_target = arch->cond_target(in);
 		b->n++;
 	}
 	cs_free(in, 1);
@@ -221,7 +158,7 @@ const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size)
 			return b;
 		i = (i + 1) & bc->mask;
 	}
-	b = bd_decode(&bc->cs, addr, size);
+	b = bd_decode_arch(bc->arch, &bc->cs, addr, size);
 	if (!b)
 		return NULL;
 	if ((bc->used + 1) * 2 > bc->mask + 1) {
@@ -302,7 +239,7 @@ uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr, unsigned *len)
 	} else if (pc == addr) {
 		goto out;
 	}
-	classify(in, &bi);
+	bc->arch->classify(in, &bi);
 	*len = (unsigned)(pc - addr);
 out:
 	cs_free(in, 1);

@@ -65,7 +65,11 @@ struct bdesc {
 #define BD_CYC_BRANCH  1
 
 struct bd_cache;
+struct cpu_arch;
 
+/* A cache for the architecture's instructions (cpu_arch.h); without one,
+ * x86-64's. */
+struct bd_cache *bd_cache_new_arch(const struct cpu_arch *arch);
 struct bd_cache *bd_cache_new(void);
 void bd_cache_free(struct bd_cache *bc);
 /* The decode of [addr, addr+size) (host readable), cached; NULL on
@@ -73,6 +77,8 @@ void bd_cache_free(struct bd_cache *bc);
 const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size);
 /* Decodes without the cache (tests); free() the result. */
 struct bdesc *bd_decode(void *cs_handle, uint64_t addr, uint32_t size);
+struct bdesc *bd_decode_arch(const struct cpu_arch *arch, void *cs_handle,
+			     uint64_t addr, uint32_t size);
 /* The class bits of the single instruction at addr (host readable; a
  * translated instruction), 0 when it does not decode; *len its length
  * (0 then). */

@@ -29,6 +29,7 @@
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/kernel_symbols.h"
 #include "sim/cpu/pmu_machine.h"
+#include "sim/cpu/cpu_arch.h"
 #include "sim/cpu/vcpu.h"
 
 typedef uint64_t u64;
@@ -464,7 +465,7 @@ static void flush(struct pmu_vcpu *pv)
 	if (pv->jit && jit_count_sync(pv->jit, a)) {
 		/* blocks that counted inline: reported where the guest is */
 		pv->acc_dirty = true;
-		pv->acc_ip = vcpu_reg(pv->c, UC_X86_REG_RIP);
+		pv->acc_ip = vcpu_pc(pv->c);
 		/* new limits: the next block takes the slow path, which arms */
 		jit_count_arm(pv->jit, 0, false, false);
 	}
@@ -993,7 +994,7 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 		       pv->acc.v[pv->lim[i].src] + mem_value(pv, pv->lim[i].src) >= pv->lim[i].left;
 	if (!over)
 		return;
-	uc_reg_read(pv->c->uc, UC_X86_REG_RIP, &rip);
+	rip = vcpu_pc(pv->c);
 	pv->ma = (struct pmu_mem_access){ .valid = true, .write = write, .level = (uint8_t)o.level,
 					  .latency = o.latency, .addr = addr };
 	pv->acc_ip = rip;
@@ -1075,7 +1076,7 @@ bool pmu_on_breakpoint(struct pmu_vcpu *pv, bool exec, bool write, uint64_t addr
 	}
 	for (unsigned i = 0; i < PERF_HBP_NUM; i++)
 		needs_state |= (hit >> i & 1) && regs[i].needs_state;
-	rip = exec ? addr : vcpu_reg(pv->c, UC_X86_REG_RIP);
+	rip = exec ? addr : vcpu_pc(pv->c);
 	if (!exec && write && rip == pv->bp_read_rip)
 		hit &= ~pv->bp_read_mask;       /* the write of a read-modify-write */
 	pv->bp_read_rip = !exec && !write && hit ? rip : 0;
@@ -1191,36 +1192,24 @@ void pmu_pmi_cost(struct pmu_vcpu *pv, enum perf_pmi_part part, struct sim_delta
  * stop) and comes back when the syscall returns. A documented, deterministic
  * rule instead of the host's actual sleeping: sleeps, waits, pause,
  * sigsuspend, sched_yield, FUTEX_WAIT(_BITSET), and poll/select/epoll
- * waits with a timeout other than 0.
+ * waits with a timeout other than 0 (the architecture's numbers:
+ * cpu_arch.h syscall_sleeps).
  */
 static bool syscall_blocks(struct pmu_vcpu *pv)
 {
-	struct vcpu *c = pv->c;
-	uint64_t nr = vcpu_reg(c, UC_X86_REG_RAX);
+	uint64_t tp = 0;
+	const uint64_t *p;
 
-	switch (nr) {
-	case 35: case 230: case 34: case 130: case 61: case 247: case 24:
-		/* nanosleep clock_nanosleep pause rt_sigsuspend wait4 waitid sched_yield */
+	switch (pv->c->arch->syscall_sleeps(pv->c, &tp)) {
+	case CPU_SLEEPS:
 		return true;
-	case 202: {  /* futex */
-		uint64_t op = vcpu_reg(c, UC_X86_REG_RSI) & 0x7f;
-
-		return op == 0 || op == 9;
-	}
-	case 7:      /* poll(fds, n, timeout) */
-		return (int)vcpu_reg(c, UC_X86_REG_RDX) != 0;
-	case 232: case 281:  /* epoll_wait, epoll_pwait(epfd, ev, n, timeout) */
-		return (int)vcpu_reg(c, UC_X86_REG_R10) != 0;
-	case 23: case 270: case 271: {  /* select, pselect6 (5th arg), ppoll (3rd) */
-		uint64_t tp = vcpu_reg(c, nr == 271 ? UC_X86_REG_RDX : UC_X86_REG_R8);
-		const uint64_t *p = (const uint64_t *)(uintptr_t)tp;
-
+	case CPU_SLEEPS_TIMEOUT:
 		/* a NULL timeout waits; a zero one does not (only the
 		 * emulated program's own memory is read, as the syscall will) */
+		p = (const uint64_t *)(uintptr_t)tp;
 		if (tp && (!pv->access_ok || !pv->access_ok(pv->access_arg, tp, 16)))
 			return false;     /* the syscall will fail with EFAULT */
 		return !tp || p[0] || p[1];
-	}
 	default:
 		return false;
 	}
@@ -1238,12 +1227,12 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 	pv->syscall_entry = false;
 	pv->prev = NULL;            /* SYSCALL ends the block; no branch to resolve */
 	/* syscall_trace_enter(): trace_sys_enter() */
-	pv->syscall_nr = (long)vcpu_reg(pv->c, UC_X86_REG_RAX);
+	pv->syscall_nr = (long)vcpu_reg(pv->c, pv->c->arch->reg_sysno);
 	if (perf_cpu_traces(pv->cpu)) {
+		const int *r = pv->c->arch->reg_sysarg;
 		const uint64_t args[6] = {
-			vcpu_reg(pv->c, UC_X86_REG_RDI), vcpu_reg(pv->c, UC_X86_REG_RSI),
-			vcpu_reg(pv->c, UC_X86_REG_RDX), vcpu_reg(pv->c, UC_X86_REG_R10),
-			vcpu_reg(pv->c, UC_X86_REG_R8), vcpu_reg(pv->c, UC_X86_REG_R9),
+			vcpu_reg(pv->c, r[0]), vcpu_reg(pv->c, r[1]), vcpu_reg(pv->c, r[2]),
+			vcpu_reg(pv->c, r[3]), vcpu_reg(pv->c, r[4]), vcpu_reg(pv->c, r[5]),
 		};
 
 		perf_tp_sys_enter(pv->cpu, pv->syscall_nr, args);
@@ -1260,9 +1249,11 @@ void pmu_syscall_exit(struct pmu_vcpu *pv)
 {
 	pmu_vcpu_acquire(pv);
 	/* syscall_exit_work(): trace_sys_exit() with the return value; exit
-	 * (60) and exit_group (231) never return (do_exit), so never trace */
-	if (perf_cpu_traces(pv->cpu) && pv->syscall_nr != 60 && pv->syscall_nr != 231)
-		perf_tp_sys_exit(pv->cpu, pv->syscall_nr, (long)vcpu_reg(pv->c, UC_X86_REG_RAX));
+	 * and exit_group never return (do_exit), so never trace it */
+	if (perf_cpu_traces(pv->cpu) && pv->syscall_nr != pv->c->arch->sysno_exit &&
+	    pv->syscall_nr != pv->c->arch->sysno_exit_group)
+		perf_tp_sys_exit(pv->cpu, pv->syscall_nr,
+				 (long)vcpu_reg(pv->c, pv->c->arch->reg_sysret));
 	kernel_work(pv, &syscall_exit);
 	pmu_vcpu_check_hooks(pv);
 	pmu_vcpu_release(pv);
@@ -1323,7 +1314,7 @@ static void page_fault(struct pmu_vcpu *pv, uint64_t addr, uintptr_t retaddr, bo
 		d.v[SIM_SRC_PAGE_FAULTS] = 1;
 		d.v[SIM_SRC_PAGE_FAULTS_MIN] = minor;
 		pv->sample_ip = minor ? vcpu_access_ip(pv->c, addr, retaddr) :
-				vcpu_reg(pv->c, UC_X86_REG_RIP);
+				vcpu_pc(pv->c);
 		pv->sample_addr = addr;
 		perf_cpu_account(pv->cpu, SIM_MODE_USER, &d);
 		pv->sample_addr = 0;
@@ -1423,46 +1414,33 @@ static bool hook_invalid(uc_engine *uc, void *user)
 	return true;
 }
 
+int pmu_user_read(struct pmu_vcpu *pv, int hwidx, uint64_t pc, uint64_t *val)
+{
+	struct perf_rdpmc rd;
+	unsigned idx;
+	int r;
+
+	pmu_exact_done(pv);         /* an overflow at this instruction: before it reads */
+	pmu_vcpu_acquire(pv);
+	flush(pv);
+	pv->lim_valid = false;
+	r = perf_cpu_user_read(pv->cpu, hwidx, &rd);
+	if (!r) {
+		/* the block was reported at its entry: its instructions from
+		 * this one on have not retired yet */
+		*val = rd.user ? (rd.value - not_yet_run(pv, pc, rd.source, &idx)) & rd.mask :
+				 rd.value & rd.mask;
+	}
+	pmu_vcpu_release(pv);
+	return r;
+}
+
 /* ---- samples -------------------------------------------------------------- */
 
-/* x86 perf_regs order (arch/x86/include/uapi/asm/perf_regs.h) */
-static const int perf_reg_uc[24] = {
-	UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX,
-	UC_X86_REG_RSI, UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_RSP,
-	UC_X86_REG_RIP, UC_X86_REG_EFLAGS, UC_X86_REG_CS, UC_X86_REG_SS,
-	UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_FS, UC_X86_REG_GS,
-	UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
-	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
-};
-
-/*
- * The engine's registers, with ip in the IP slot: the sample's, or for a
- * kernel-mode sample the task's user IP (task_pt_regs()). For a
- * user-mode counter overflow the engine is in the state right after the
- * overflowing instruction (exact stops), as a PEBS record's GPRs are; the
- * IP slot is the sample's IP because the kernel takes both from one
- * pt_regs: perf_prepare_sample() sets data->ip = perf_instruction_pointer(regs)
- * and perf_sample_regs_user() regs_user->regs = regs, and
- * setup_pebs_fixed_sample_data() (arch/x86/events/intel/ds.c) makes that
- * regs the PEBS GPRs with ip = real_ip, the eventing instruction, for
- * precise_ip > 1 on Haswell and later (intel_pmu_pebs_fixup_ip() finds the
- * same on older parts).
- */
+/* The sample's registers: the architecture's perf_regs (cpu_arch.h). */
 static void read_regs(struct pmu_vcpu *pv, struct perf_sample_regs *r, uint64_t ip, bool exact)
 {
-	for (int i = 0; i < 24; i++)
-		r->regs[i] = vcpu_reg(pv->c, perf_reg_uc[i]);
-	r->regs[8] = ip;
-	/* setup_pebs_fixed_sample_data(): precise_ip > 1 sets
-	 * PERF_EFLAGS_EXACT, bit 3 (reserved 0 in RFLAGS) */
-	if (exact)
-		r->regs[9] |= 1u << 3;
-	/* user-mode selectors of x86-64 Linux: __USER_CS 0x33, __USER_DS 0x2b;
-	 * perf_reg_value() gives 0 for DS/ES/FS/GS in 64-bit mode */
-	r->regs[10] = 0x33;
-	r->regs[11] = 0x2b;
-	r->regs[12] = r->regs[13] = r->regs[14] = r->regs[15] = 0;
-	r->abi = PERF_SAMPLE_REGS_ABI_64;
+	pv->c->arch->perf_regs(pv->c, r, ip, exact);
 }
 
 /*
@@ -1587,35 +1565,26 @@ void pmu_fill_sample(struct pmu_vcpu *pv, struct perf_event *event, struct perf_
 	exact = !kernel && !perf_event_is_software(event) && attr->precise_ip > 1;
 	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)) {
 		read_regs(pv, &data->regs_user, ip, exact);
-		if (kernel) {   /* pt_regs of a SYSCALL: CX the return IP, R11 RFLAGS */
-			data->regs_user.regs[2] = ip;
-			data->regs_user.regs[19] = data->regs_user.regs[9];
-			/* entry_SYSCALL_64 pushes AX = -ENOSYS (the number goes
-			 * to orig_ax); the exit's AX is the result */
-			if (pv->syscall_entry)
-				data->regs_user.regs[0] = (uint64_t)-ENOSYS;
-		}
+		if (kernel)     /* the pt_regs of the syscall's entry */
+			pv->c->arch->perf_regs_syscall(&data->regs_user, ip, pv->syscall_entry);
 	}
 	if (st & PERF_SAMPLE_REGS_INTR) {
 		read_regs(pv, &data->regs_intr, ip, exact);
 		/* the interrupted kernel regs: the kernel IP, __KERNEL_CS and
 		 * __KERNEL_DS; the modelled path has no register values of its
 		 * own, so the other GPRs stay the task's */
-		if (kernel) {
-			data->regs_intr.regs[8] = data->ip;
-			data->regs_intr.regs[10] = 0x10;
-			data->regs_intr.regs[11] = 0x18;
-		}
+		if (kernel)
+			pv->c->arch->perf_regs_kernel(&data->regs_intr, data->ip);
 	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		unsigned max = attr->sample_max_stack ? attr->sample_max_stack : 127;
 
 		data->callchain_nr = sample_callchain(pv, event, kernel ? data->ip : 0, ip,
-						      data->regs_user.regs[6], max);
+						      data->regs_user.regs[pv->c->arch->perf_reg_fp], max);
 		data->callchain = pv->cc;
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {
-		uint64_t sp = data->regs_user.regs[7], n = 0;
+		uint64_t sp = data->regs_user.regs[pv->c->arch->perf_reg_sp], n = 0;
 		uint64_t want = attr->sample_stack_user;
 
 		while (n < want && pv->access_ok &&
@@ -1673,7 +1642,7 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 
 	if (!pv)
 		return NULL;
-	pv->bc = bd_cache_new();
+	pv->bc = bd_cache_new_arch(c->arch);
 	if (!pv->bc)
 		goto err_free;
 	pv->c = c;
@@ -1684,15 +1653,17 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 	memset(pv->bimodal, PMU_BIMODAL_STEP, sizeof(pv->bimodal));   /* weakly not taken */
 	pv->freq_hz = c->model && c->model->freq_hz ? c->model->freq_hz : 3000000000ull;
 	pv->tsc_hz = c->model && c->model->tsc_hz ? c->model->tsc_hz : pv->freq_hz;
-	if (jit_count_enabled()) {
+	if (jit_count_enabled() && c->arch->translator_interposed) {
 		pv->jit = jit_count_new(&(struct jit_predictors){ pv->bimodal, pv->ras, &pv->ras_top, pv->btb },
 					pv->bc, c);
 		if (!pv->jit)
 			goto err_bc;
 	}
-	if (uc_hook_add(c->uc, &h, UC_HOOK_INSN_INVALID, hook_invalid, pv, 1, 0) != UC_ERR_OK)
-		goto err_jit;
-	pv->h_invalid = h;
+	if (c->arch->rdpmc_insn) {
+		if (uc_hook_add(c->uc, &h, UC_HOOK_INSN_INVALID, hook_invalid, pv, 1, 0) != UC_ERR_OK)
+			goto err_jit;
+		pv->h_invalid = h;
+	}
 	c->pmu = pv;
 	return pv;
 err_jit:
@@ -1710,7 +1681,8 @@ void pmu_vcpu_free(struct pmu_vcpu *pv)
 		return;
 	pmu_vcpu_release(pv);
 	if (pv->c) {
-		uc_hook_del(pv->c->uc, (uc_hook)pv->h_invalid);
+		if (pv->h_invalid)
+			uc_hook_del(pv->c->uc, (uc_hook)pv->h_invalid);
 		pv->c->pmu = NULL;
 	}
 	jit_count_free(pv->jit);

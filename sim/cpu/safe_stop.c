@@ -20,6 +20,10 @@ typedef void (*noreturn_ptr_fn)(void *) __attribute__((noreturn));
 
 static void_ptr_fn real_check_exit, real_cpu_exit, real_rdtsc, real_rdtscp;
 static noreturn_ptr_fn real_loop_exit;
+static void_ptr_fn a64_check_exit;
+static noreturn_ptr_fn a64_loop_exit;
+static bool a64_on;                     /* AArch64's copies exported */
+static __thread bool tl_aarch64;        /* the engine here is AArch64's */
 static _Atomic unsigned long n_checks_dropped;   /* for the probe */
 
 static __thread bool tl_fault;          /* a memory-error hook said "fault" */
@@ -51,6 +55,19 @@ static bool dropping(void)
  * emits "if (icount_decr < 0) leave the block" here. When on, nothing is
  * emitted; the test at the start of every block (gen_tb_start) remains.
  */
+/* The same test in libunicorn's AArch64 copy. */
+void check_exit_request_aarch64(void *tcg_ctx);
+void check_exit_request_aarch64(void *tcg_ctx)
+{
+	if (dropping() && a64_on) {
+		atomic_fetch_add_explicit(&n_checks_dropped, 1, memory_order_relaxed);
+		return;
+	}
+	if (!a64_check_exit)
+		a64_check_exit = (void_ptr_fn)resolve("check_exit_request_aarch64");
+	a64_check_exit(tcg_ctx);
+}
+
 void check_exit_request_x86_64(void *tcg_ctx);
 void check_exit_request_x86_64(void *tcg_ctx)
 {
@@ -77,6 +94,8 @@ void cpu_exit(void *cpu)
 	real_cpu_exit(cpu);
 	if (tl_fault && !tl_kicking && dropping()) {
 		tl_fault = false;
+		if (tl_aarch64 && a64_on)
+			a64_loop_exit(cpu);
 		if (!real_loop_exit)
 			real_loop_exit = (noreturn_ptr_fn)resolve("cpu_loop_exit_x86_64");
 		real_loop_exit(cpu);
@@ -239,12 +258,27 @@ bool safe_stop_init(bool disable, const char **why)
 		atomic_store(&state, SS_PROBING);
 		reason = probe();
 	}
+	/* the same library build's AArch64 copy (the x86-64 probe stands for
+	 * both: one source, compiled twice) */
+	a64_check_exit = (void_ptr_fn)dlsym(RTLD_NEXT, "check_exit_request_aarch64");
+	a64_loop_exit = (noreturn_ptr_fn)dlsym(RTLD_NEXT, "cpu_loop_exit_aarch64");
+	a64_on = !reason && a64_check_exit && a64_loop_exit;
 	atomic_store(&state, reason ? SS_OFF : SS_ON);
 done:
 	pthread_mutex_unlock(&once);
 	if (why)
 		*why = reason;
 	return atomic_load(&state) == SS_ON;
+}
+
+void safe_stop_set_engine(bool aarch64)
+{
+	tl_aarch64 = aarch64;
+}
+
+bool safe_stop_on_engine(bool aarch64)
+{
+	return safe_stop_on() && (!aarch64 || a64_on);
 }
 
 bool safe_stop_on(void)

@@ -44,6 +44,13 @@ bool safe_stop_on(void);
  * cpu_exit() on this thread is that fault's, and leaves the block at once. */
 void safe_stop_fault_pending(void);
 
+/* The guest architecture whose engine runs on this thread from now on
+ * (libunicorn has a copy of QEMU per architecture: x86-64's or
+ * AArch64's exit paths), and whether safe stops hold for such an engine:
+ * for AArch64 when the library also exports that copy's exit test. */
+void safe_stop_set_engine(bool aarch64);
+bool safe_stop_on_engine(bool aarch64);
+
 /* uc_emu_stop() from any thread or a signal handler; when on, the engine
  * leaves at the next block start with RIP there. */
 void safe_stop_kick(void *uc);

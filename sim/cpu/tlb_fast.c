@@ -27,6 +27,10 @@ typedef bool (*tlb_fill_fn)(void *cpu, uint64_t addr, int size, int access, int 
 typedef bool (*restore_state_fn)(void *cpu, uintptr_t host_pc, bool will_exit);
 
 static tlb_set_page_fn real_set_page;
+/* libunicorn's AArch64 copies (tlb_set_page_with_attrs_aarch64...) */
+static tlb_set_page_fn a64_set_page;
+static tlb_set_dirty_fn a64_set_dirty;
+static tlb_flush_fn a64_flush;
 static tlb_set_dirty_fn real_set_dirty;
 static tlb_flush_fn real_flush;
 static tlb_fill_fn real_fill;
@@ -100,45 +104,73 @@ bool tlb_fast_is_exec(uint64_t addr)
 /*
  * The interposed fill: same contract as QEMU's tlb_set_page_with_attrs();
  * afterwards a writable page that holds no code is marked dirty so its TLB
- * entry has no TLB_NOTDIRTY and stores are inline.
+ * entry has no TLB_NOTDIRTY and stores are inline. One body for each
+ * guest architecture's copy of the TLB code in libunicorn (fn, set_dirty,
+ * flush: that architecture's).
  */
-void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr,
-				    uint32_t attrs, int prot, int mmu_idx, uint64_t size);
-void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr,
-				    uint32_t attrs, int prot, int mmu_idx, uint64_t size)
+static void set_page_fast(tlb_set_page_fn fn, tlb_set_dirty_fn set_dirty, tlb_flush_fn flush,
+			  void *cpu, uint64_t vaddr, uint64_t paddr, uint32_t attrs, int prot,
+			  int mmu_idx, uint64_t size)
 {
-	tlb_set_page_fn fn = real_set_page;
-
-	if (!fn) {
-		/* First call before init (another engine): resolve lazily. */
-		fn = (tlb_set_page_fn)dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_x86_64");
-		if (!fn)
-			abort();
-		real_set_page = fn;
-	}
 	if (tl_strip_write)
 		prot &= ~QEMU_PAGE_WRITE;
 	fn(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);
 	if (atomic_load_explicit(&probing, memory_order_relaxed))
 		atomic_fetch_add(&probing, 1);
-	if (atomic_load_explicit(&state, memory_order_relaxed) != TLB_FAST_ON)
+	if (atomic_load_explicit(&state, memory_order_relaxed) != TLB_FAST_ON ||
+	    !set_dirty || !flush)
 		return;
 	atomic_fetch_add_explicit(&n_fills, 1, memory_order_relaxed);
 	if (++tl_fills > tl_budget && tl_flushes < GROW_MAX_FLUSHES) {
 		tl_fills = 0;
 		tl_budget *= 2;
 		tl_flushes++;
-		real_flush(cpu);   /* resizes */
+		flush(cpu);   /* resizes */
 		fn(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);
 		atomic_fetch_add_explicit(&n_grows, 1, memory_order_relaxed);
 	}
 	if (!(prot & QEMU_PAGE_WRITE))
 		return;
-	vaddr &= PAGE_MASK_4K;
-	if (tlb_fast_is_exec(vaddr))
+	/* the 4 KiB guest page (the executable-range table's unit); the
+	 * engine's own page may be smaller (AArch64: 1 KiB) and is the one
+	 * marked, tlb_set_dirty() masks vaddr to it */
+	if (tlb_fast_is_exec(vaddr & PAGE_MASK_4K))
 		return;
-	real_set_dirty(cpu, vaddr);
+	set_dirty(cpu, vaddr);
 	atomic_fetch_add_explicit(&n_dirtied, 1, memory_order_relaxed);
+}
+
+/* First call before init (another engine): resolved lazily. */
+static void *resolve_or_abort(const char *name)
+{
+	void *fn = dlsym(RTLD_NEXT, name);
+
+	if (!fn)
+		abort();
+	return fn;
+}
+
+void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr,
+				    uint32_t attrs, int prot, int mmu_idx, uint64_t size);
+void tlb_set_page_with_attrs_x86_64(void *cpu, uint64_t vaddr, uint64_t paddr,
+				    uint32_t attrs, int prot, int mmu_idx, uint64_t size)
+{
+	if (!real_set_page)
+		real_set_page = (tlb_set_page_fn)resolve_or_abort("tlb_set_page_with_attrs_x86_64");
+	set_page_fast(real_set_page, real_set_dirty, real_flush, cpu, vaddr, paddr, attrs, prot,
+		      mmu_idx, size);
+}
+
+/* The same for AArch64 engines (their stores take the same slow path). */
+void tlb_set_page_with_attrs_aarch64(void *cpu, uint64_t vaddr, uint64_t paddr,
+				     uint32_t attrs, int prot, int mmu_idx, uint64_t size);
+void tlb_set_page_with_attrs_aarch64(void *cpu, uint64_t vaddr, uint64_t paddr,
+				     uint32_t attrs, int prot, int mmu_idx, uint64_t size)
+{
+	if (!a64_set_page)
+		a64_set_page = (tlb_set_page_fn)resolve_or_abort("tlb_set_page_with_attrs_aarch64");
+	set_page_fast(a64_set_page, a64_set_dirty, a64_flush, cpu, vaddr, paddr, attrs, prot,
+		      mmu_idx, size);
 }
 
 /*
@@ -275,6 +307,11 @@ bool tlb_fast_init(bool disable, const char **why)
 	real_fill = (tlb_fill_fn)dlsym(RTLD_NEXT, "x86_cpu_tlb_fill_x86_64");
 	real_restore = (restore_state_fn)dlsym(RTLD_NEXT, "cpu_restore_state_x86_64");
 	real_flush_page = (tlb_flush_page_fn)dlsym(RTLD_NEXT, "tlb_flush_page_x86_64");
+	/* AArch64 engines: the same library build, its other copy; without
+	 * them their stores keep the stock path */
+	a64_set_page = (tlb_set_page_fn)dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_aarch64");
+	a64_set_dirty = (tlb_set_dirty_fn)dlsym(RTLD_NEXT, "tlb_set_dirty_aarch64");
+	a64_flush = (tlb_flush_fn)dlsym(RTLD_NEXT, "tlb_flush_aarch64");
 	if (!real_set_page || !real_set_dirty || !real_flush) {
 		reason = "libunicorn does not export tlb_set_page_with_attrs_x86_64/"
 			 "tlb_set_dirty_x86_64/tlb_flush_x86_64";

@@ -1,6 +1,7 @@
 /*
- * vcpu.c - the Unicorn x86-64 vCPU: engine creation, the hooks that are
- * always present (SYSCALL, CPUID, invalid memory, interrupts), RDTSC (the
+ * vcpu.c - the Unicorn vCPU: engine creation for a guest architecture
+ * (cpu_arch.h: its own hooks, SYSCALL and CPUID on x86-64), the hooks that
+ * are always present (invalid memory, interrupts), RDTSC (the
  * interposed helper of safe_stop.h, or code-hook sites where that is off),
  * the optional block hook (the one dispatch point for per-block events) and
  * the run loop's single step: vcpu_run(), with the block prefix run of an
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <linux/hw_breakpoint.h>
 #include "pmu_models/pmu_model.h"
+#include "sim/cpu/cpu_arch.h"
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/safe_stop.h"
 #include "sim/cpu/tlb_fast.h"
@@ -54,7 +56,7 @@ static int bcache_new(struct vcpu *c)
 	b->e = calloc(b->mask + 1, sizeof(*b->e));
 	if (!b->e)
 		goto err_free;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &b->cs) != CS_ERR_OK)
+	if (cs_open(c->arch->cs_arch, c->arch->cs_mode, &b->cs) != CS_ERR_OK)
 		goto err_entries;
 	c->bcache = b;
 	return 0;
@@ -139,34 +141,14 @@ static unsigned bcache_count(struct vcpu_bcache *b, uint64_t addr, uint32_t size
 
 /* ---- hooks ------------------------------------------------------------- */
 
-static void hook_syscall(uc_engine *uc, void *user)
+void vcpu_syscall_entry(struct vcpu *c)
 {
-	struct vcpu *c = user;
-
-	(void)uc;
 	c->clk.coarse += VCLOCK_SYSCALL_CYCLES;
 	if (c->pmu)
 		pmu_syscall_enter(c->pmu);
 	c->ops->syscall(c, c->opaque);
 	if (c->pmu)
 		pmu_syscall_exit(c->pmu);
-}
-
-/* CPUID from the model (cpuid.c); returns 1: the instruction is skipped. */
-static int hook_cpuid(uc_engine *uc, void *user)
-{
-	struct vcpu *c = user;
-	uint64_t rax = 0, rcx = 0, v;
-	uint32_t out[4];
-
-	uc_reg_read(uc, UC_X86_REG_RAX, &rax);
-	uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
-	cpuid_answer(c->model, (uint32_t)rax, (uint32_t)rcx, out);
-	v = out[0]; uc_reg_write(uc, UC_X86_REG_RAX, &v);
-	v = out[1]; uc_reg_write(uc, UC_X86_REG_RBX, &v);
-	v = out[2]; uc_reg_write(uc, UC_X86_REG_RCX, &v);
-	v = out[3]; uc_reg_write(uc, UC_X86_REG_RDX, &v);
-	return 1;
 }
 
 /* An access to unmapped or forbidden memory: remember it; the engine stops
@@ -182,16 +164,22 @@ static bool hook_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr,
 	c->fault.exec = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT;
 	c->fault.prot = type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT ||
 			type == UC_MEM_FETCH_PROT;
+	if (c->arch->fault_state)
+		c->arch->fault_state(c);
 	safe_stop_fault_pending();
 	return false;
 }
 
-/* CPU exceptions: #DE (0) and the rest end the run. */
+/* CPU exceptions: the architecture says which end the run and how (x86-64:
+ * #DE, #UD and the rest; AArch64's SVC is its syscall instruction). */
 static void hook_intr(uc_engine *uc, uint32_t intno, void *user)
 {
 	struct vcpu *c = user;
+	int x = c->arch->interrupt(c, intno);
 
-	c->exit = intno == 0 ? VCPU_EXIT_DIVIDE : intno == 6 ? VCPU_EXIT_ILLEGAL : VCPU_EXIT_OTHER;
+	if (x < 0)
+		return;
+	c->exit = (enum vcpu_exit)x;
 	c->err = UC_ERR_EXCEPTION;
 	uc_emu_stop(uc);
 }
@@ -318,50 +306,31 @@ static void hook_rdtsc_post(uc_engine *uc, uint64_t addr, uint32_t size, void *u
 
 /* ---- life cycle ---------------------------------------------------------- */
 
-/*
- * CR4 as Linux leaves it for user space: OSFXSR and OSXMMEXCPT set. Without
- * OSFXSR, TCG's FXSAVE/FXRSTOR skip the XMM registers (helper_fxsave), so
- * glibc's lazy-binding trampoline (_dl_runtime_resolve_fxsave) loses the
- * caller's XMM arguments: printf("%f") and strtod went wrong in every
- * dynamically linked program.
- */
-#define X86_CR4_OSFXSR     (1u << 9)
-#define X86_CR4_OSXMMEXCPT (1u << 10)
-
-static int vcpu_set_cr4_as_linux(struct vcpu *c)
+struct vcpu *vcpu_new(const struct pmu_model *m, const struct vcpu_ops *ops, void *opaque)
 {
-	uint64_t cr4;
-
-	if (uc_reg_read(c->uc, UC_X86_REG_CR4, &cr4) != UC_ERR_OK)
-		return -1;
-	cr4 |= X86_CR4_OSFXSR | X86_CR4_OSXMMEXCPT;
-	return uc_reg_write(c->uc, UC_X86_REG_CR4, &cr4) == UC_ERR_OK ? 0 : -1;
+	return vcpu_new_arch(&cpu_arch_x86_64, m, ops, opaque);
 }
 
-struct vcpu *vcpu_new(const struct pmu_model *m, const struct vcpu_ops *ops, void *opaque)
+struct vcpu *vcpu_new_arch(const struct cpu_arch *arch, const struct pmu_model *m,
+			   const struct vcpu_ops *ops, void *opaque)
 {
 	struct vcpu *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
+	c->arch = arch;
 	c->model = m;
 	c->ops = ops;
 	c->opaque = opaque;
 	c->clk.cpi_milli = 1000;
 	c->clk.freq_hz = m && m->freq_hz ? m->freq_hz : DEFAULT_FREQ_HZ;
 	c->clk.tsc_hz = m && m->tsc_hz ? m->tsc_hz : c->clk.freq_hz;
-	if (uc_open(UC_ARCH_X86, UC_MODE_64, &c->uc) != UC_ERR_OK)
+	if (uc_open(arch->uc_arch, arch->uc_mode, &c->uc) != UC_ERR_OK)
 		goto err_free;
-	if (vcpu_set_cr4_as_linux(c))
-		goto err_close;
 	if (bcache_new(c))
 		goto err_close;
 	/* Hooks first: they reach only code translated after they exist. */
-	if (uc_hook_add(c->uc, &c->h_syscall, UC_HOOK_INSN, hook_syscall, c, 1, 0,
-			UC_X86_INS_SYSCALL) != UC_ERR_OK)
-		goto err_bcache;
-	if (uc_hook_add(c->uc, &c->h_cpuid, UC_HOOK_INSN, hook_cpuid, c, 1, 0,
-			UC_X86_INS_CPUID) != UC_ERR_OK)
+	if (arch->engine_init(c))
 		goto err_bcache;
 	if (uc_hook_add(c->uc, &c->h_memerr, UC_HOOK_MEM_INVALID, hook_memerr, c, 1, 0)
 	    != UC_ERR_OK)
@@ -402,24 +371,63 @@ void vcpu_set_reg(struct vcpu *c, int reg, uint64_t v)
 	uc_reg_write(c->uc, reg, &v);
 }
 
+uint64_t vcpu_pc(struct vcpu *c)
+{
+	return vcpu_reg(c, c->arch->reg_pc);
+}
+
+void vcpu_set_pc(struct vcpu *c, uint64_t pc)
+{
+	vcpu_set_reg(c, c->arch->reg_pc, pc);
+}
+
+uint64_t vcpu_sp(struct vcpu *c)
+{
+	return vcpu_reg(c, c->arch->reg_sp);
+}
+
+void vcpu_set_sp(struct vcpu *c, uint64_t sp)
+{
+	vcpu_set_reg(c, c->arch->reg_sp, sp);
+}
+
 void vcpu_syscall_set_rip(struct vcpu *c, uint64_t target)
 {
-	/* Unicorn 2.0.1 adds the SYSCALL length after the hook returns. */
-	vcpu_set_reg(c, UC_X86_REG_RIP, target - 2);
+	c->arch->syscall_set_pc(c, target);
 }
 
 uint64_t vcpu_syscall_rip(struct vcpu *c)
 {
-	return vcpu_reg(c, UC_X86_REG_RIP) + 2;
+	return c->arch->syscall_pc(c);
+}
+
+void vcpu_syscall_restart(struct vcpu *c, bool in_hook)
+{
+	if (in_hook)
+		vcpu_syscall_set_rip(c, vcpu_pc(c));
+	else
+		vcpu_set_pc(c, vcpu_pc(c) - c->arch->syscall_insn_len);
+}
+
+int vcpu_set_tls(struct vcpu *c, uint64_t base)
+{
+	return c->arch->set_tls(c, base);
+}
+
+uint64_t vcpu_tls(struct vcpu *c)
+{
+	return c->arch->get_tls(c);
 }
 
 int vcpu_set_fs(struct vcpu *c, uint64_t base)
 {
-	return uc_reg_write(c->uc, UC_X86_REG_FS_BASE, &base) == UC_ERR_OK ? 0 : -EINVAL;
+	return vcpu_set_tls(c, base);
 }
 
 int vcpu_set_gs(struct vcpu *c, uint64_t base)
 {
+	if (c->arch != &cpu_arch_x86_64)
+		return -EINVAL;
 	return uc_reg_write(c->uc, UC_X86_REG_GS_BASE, &base) == UC_ERR_OK ? 0 : -EINVAL;
 }
 
@@ -605,10 +613,10 @@ uint64_t vcpu_access_ip(struct vcpu *c, uint64_t addr, uintptr_t retaddr)
 	uint64_t rip, page = addr & ~0xfffull;
 
 	if (tlb_fast_restore_pc(c->qemu_cpu, retaddr))
-		return vcpu_reg(c, UC_X86_REG_RIP);
+		return vcpu_pc(c);
 	/* tb_find(): translating the block at RIP; a block that starts on
 	 * the page before runs on into this one */
-	rip = vcpu_reg(c, UC_X86_REG_RIP);
+	rip = vcpu_pc(c);
 	return (rip & ~0xfffull) == page ? rip : page;
 }
 
@@ -645,7 +653,7 @@ static uc_err run_exact_prefix(struct vcpu *c)
 	c->exact_stops++;
 	for (rip = begin; rip != until && e == UC_ERR_OK && c->exit == VCPU_EXIT_STOP; ) {
 		e = uc_emu_start(c->uc, rip, until, 0, 0);
-		rip = vcpu_reg(c, UC_X86_REG_RIP);
+		rip = vcpu_pc(c);
 	}
 	c->exact_prefix = false;
 	pmu_exact_done(c->pmu);
@@ -678,7 +686,7 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 	c->exit = VCPU_EXIT_STOP;
 	c->err = UC_ERR_OK;
 	memset(&c->fault, 0, sizeof(c->fault));
-	rip = vcpu_reg(c, UC_X86_REG_RIP);
+	rip = vcpu_pc(c);
 	if (c->jit_retranslate) {
 		c->jit_retranslate = false;
 		drop_all_translations(c);
@@ -686,11 +694,13 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 	/* with the block hook on, kicks are seen there (hook_block), except
 	 * in blocks that count inline: every block start tests for them */
 	atomic_store(&c->running_unhooked,
-		     (!c->blocks_on || (c->pmu && c->pmu->jit)) && safe_stop_on());
+		     (!c->blocks_on || (c->pmu && c->pmu->jit)) &&
+		     safe_stop_on_engine(c->arch->safe_stop_aarch64));
 	if (atomic_load(&c->kick)) {
 		e = UC_ERR_OK;
 	} else {
 		safe_stop_set_tsc(rdtsc_answer, c);
+		safe_stop_set_engine(c->arch->safe_stop_aarch64);
 		tlb_fast_observe(c->ops->tlb_fill ? tlb_observer : NULL, c);
 		if (c->pmu && c->pmu->jit)
 			jit_count_begin(c->pmu->jit);
@@ -710,7 +720,7 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 		return c->exit;
 	switch (e) {
 	case UC_ERR_OK:
-		if (vcpu_reg(c, UC_X86_REG_RIP) != VCPU_NO_EXIT)
+		if (vcpu_pc(c) != VCPU_NO_EXIT)
 			return VCPU_EXIT_STOP;
 		/* the guest jumped to the run's exit: as a fetch from any
 		 * other non-canonical address fails */
@@ -797,7 +807,7 @@ int vcpu_scan_rdtsc(struct vcpu *c, uint64_t start, uint64_t end)
 	c->xr[c->nr_xr].end = end;
 	c->nr_xr++;
 scan:
-	if (safe_stop_on())
+	if (safe_stop_on() || !c->arch->tsc_sites)
 		return 0;   /* RDTSC(P) reach the interposed helpers (safe_stop.h) */
 
 	for (size_t i = 0; i + 1 < n; i++) {

@@ -1,6 +1,7 @@
 /*
- * vcpu.h - one emulated x86-64 CPU: a Unicorn engine, its hooks, and the one
- * place where per-block and per-memory-access events arrive.
+ * vcpu.h - one emulated CPU of a guest architecture (cpu_arch.h): a Unicorn
+ * engine, its hooks, and the one place where per-block and
+ * per-memory-access events arrive.
  *
  * The vCPU knows nothing of Linux: it reports syscalls, faults and stops to
  * its owner through struct vcpu_ops. It answers CPUID from the PMU model
@@ -22,6 +23,7 @@
 
 struct pmu_model;
 struct vcpu;
+struct cpu_arch;
 
 struct vcpu_tsc_site {
 	uint64_t addr;
@@ -76,6 +78,7 @@ struct vclock {
 };
 
 struct vcpu {
+	const struct cpu_arch *arch;      /* the guest architecture's ops */
 	uc_engine *uc;
 	const struct pmu_model *model;
 	const struct vcpu_ops *ops;
@@ -119,6 +122,7 @@ struct vcpu {
 	struct vcpu_bcache *bcache;
 
 	uint64_t mm_seq;           /* guest_mm seq this engine mirrors */
+	uint64_t pmselr;           /* AArch64 PMSELR_EL0 as EL0 sees it */
 
 	enum vcpu_exit exit;
 	struct vcpu_fault fault;
@@ -139,7 +143,10 @@ struct vcpu {
 	struct pmu_vcpu *pmu;
 };
 
-/* Creates an x86-64 vCPU in 64-bit mode with no memory. NULL on failure. */
+/* Creates a vCPU of the architecture with no memory. NULL on failure. */
+struct vcpu *vcpu_new_arch(const struct cpu_arch *arch, const struct pmu_model *m,
+			   const struct vcpu_ops *ops, void *opaque);
+/* The same for x86-64 in 64-bit mode. */
 struct vcpu *vcpu_new(const struct pmu_model *m, const struct vcpu_ops *ops, void *opaque);
 void vcpu_free(struct vcpu *c);
 
@@ -154,13 +161,28 @@ void vcpu_kick(struct vcpu *c);
 
 uint64_t vcpu_reg(struct vcpu *c, int reg);
 void vcpu_set_reg(struct vcpu *c, int reg, uint64_t v);
+/* The program counter and stack pointer of the architecture. */
+uint64_t vcpu_pc(struct vcpu *c);
+void vcpu_set_pc(struct vcpu *c, uint64_t pc);
+uint64_t vcpu_sp(struct vcpu *c);
+void vcpu_set_sp(struct vcpu *c, uint64_t sp);
+/* The architecture's syscall instruction was executed (its hook): the
+ * clock's syscall cost, the PMU's kernel entry and exit around the owner's
+ * handler (vcpu_ops.syscall). */
+void vcpu_syscall_entry(struct vcpu *c);
 /* From a SYSCALL hook: make the guest continue at target (rt_sigreturn,
  * execve). Unicorn 2.0.1 adds the instruction length after the hook. */
 void vcpu_syscall_set_rip(struct vcpu *c, uint64_t target);
 /* In the SYSCALL hook: where the guest resumes (the return address, or
  * what vcpu_syscall_set_rip() set). */
 uint64_t vcpu_syscall_rip(struct vcpu *c);
-/* FS/GS bases (arch_prctl). */
+/* Backs the guest up so that it executes its syscall instruction again
+ * (a restarted call): in the syscall hook (in_hook) or after it. */
+void vcpu_syscall_restart(struct vcpu *c, bool in_hook);
+/* The thread pointer (x86-64 FS base, AArch64 TPIDR_EL0). */
+int vcpu_set_tls(struct vcpu *c, uint64_t base);
+uint64_t vcpu_tls(struct vcpu *c);
+/* FS/GS bases (x86-64 arch_prctl; GS fails with -EINVAL elsewhere). */
 int vcpu_set_fs(struct vcpu *c, uint64_t base);
 int vcpu_set_gs(struct vcpu *c, uint64_t base);
 

@@ -195,6 +195,7 @@ static int boot_kernel(const struct guest_boot_config *cfg, char **pre, int *npr
 		fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));
 		return 1;
 	} else {
+		perf_core_set_user_access(*own_core, cfg->perf_user_access);
 		snprintf(corearg, sizeof(corearg), "%d", boot_core_fd);
 		pre[(*npre)++] = "--attach-core";
 		pre[(*npre)++] = corearg;
@@ -382,8 +383,8 @@ int guest_boot_and_run(const struct guest_boot_config *cfg)
 		vcpu_want_blocks(t->cpu);
 	}
 	/* ELF_PLAT_INIT: all registers zero, RDX 0 (no atexit function) */
-	vcpu_set_reg(t->cpu, UC_X86_REG_RSP, proc.initial_sp);
-	vcpu_set_reg(t->cpu, UC_X86_REG_RIP, proc.entry);
+	vcpu_set_sp(t->cpu, proc.initial_sp);
+	vcpu_set_pc(t->cpu, proc.entry);
 
 	st = guest_thread_run(t);
 	if (opt->verbose)

@@ -11,8 +11,10 @@
 #include <unistd.h>
 #include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/tlb_fast.h"
+#include "sim/cpu/cpu_arch.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/linux_arch.h"
 #include "sim/linux/thread_lock.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/sys_perf.h"
@@ -24,6 +26,7 @@ int guest_process_init(struct guest_process *p, const struct pmu_model *m,
 	guest_mm_init(&p->mm);
 	p->pid = getpid();
 	p->model = m;
+	p->arch = &linux_arch_x86_64;
 	if (opt)
 		p->opt = *opt;
 	pthread_mutex_init(&p->lock, NULL);
@@ -56,29 +59,19 @@ bool guest_fd_reserved(const struct guest_process *p, long fd)
 	return __atomic_load_n(&p->fd_reserved[fd / 64], __ATOMIC_ACQUIRE) >> (fd % 64) & 1;
 }
 
-/* The vCPU's SYSCALL: read the arguments, dispatch, write RAX. */
+/* The vCPU's syscall instruction: read the arguments as the architecture
+ * passes them (linux_arch.h), dispatch, write the result. */
 static void on_syscall(struct vcpu *c, void *opaque)
 {
 	struct guest_thread *t = opaque;
+	const struct linux_arch *arch = t->proc->arch;
 	uint64_t a[6];
 	unsigned long nr;
 	long ret;
 
-	nr = vcpu_reg(c, UC_X86_REG_RAX);
-	a[0] = vcpu_reg(c, UC_X86_REG_RDI);
-	a[1] = vcpu_reg(c, UC_X86_REG_RSI);
-	a[2] = vcpu_reg(c, UC_X86_REG_RDX);
-	a[3] = vcpu_reg(c, UC_X86_REG_R10);
-	a[4] = vcpu_reg(c, UC_X86_REG_R8);
-	a[5] = vcpu_reg(c, UC_X86_REG_R9);
+	arch->syscall_args(c, &nr, a);
 	ret = guest_syscall(t, nr, a);
-	/* SYSCALL clobbers RCX (return RIP) and R11 (RFLAGS); rt_sigreturn
-	 * returns through IRET with the frame's RCX and R11 */
-	if (nr != SYS_rt_sigreturn) {
-		vcpu_set_reg(c, UC_X86_REG_RCX, vcpu_reg(c, UC_X86_REG_RIP) + 2);
-		vcpu_set_reg(c, UC_X86_REG_R11, vcpu_reg(c, UC_X86_REG_EFLAGS));
-	}
-	vcpu_set_reg(c, UC_X86_REG_RAX, (uint64_t)ret);
+	arch->syscall_return(c, nr, ret);
 	signal_syscall_return(t);
 	if (t->state != GUEST_RUNNING || t->stop_request)
 		vcpu_stop(c);
@@ -117,7 +110,7 @@ struct guest_thread *guest_thread_new(struct guest_process *p)
 	t->proc = p;
 	t->tid = (int)syscall(SYS_gettid);
 	list_init(&t->node);
-	t->cpu = vcpu_new(p->model, &guest_vcpu_ops, t);
+	t->cpu = vcpu_new_arch(p->arch->cpu, p->model, &guest_vcpu_ops, t);
 	if (!t->cpu) {
 		free(t);
 		errno = ENOMEM;
@@ -195,19 +188,8 @@ __attribute__((weak)) void guest_signal_pending(struct guest_thread *t)
 /* si_code values of the kernel (uapi/asm-generic/siginfo.h). */
 #define K_SEGV_MAPERR 1
 #define K_SEGV_ACCERR 2
-#define K_ILL_ILLOPN 2
 #define K_FPE_INTDIV 1
 #define K_SI_KERNEL 0x80
-
-/*
- * An x86-64 address the MMU translates: bits 63..47 all equal (4-level
- * paging, which the emulated CPU reports). Any other faults as #GP before
- * a page walk, with no address (__is_canonical_address()).
- */
-static bool canonical(uint64_t addr)
-{
-	return (uint64_t)((int64_t)(addr << 16) >> 16) == addr;
-}
 
 /*
  * Runs t until its state leaves GUEST_RUNNING. Each engine exit is turned
@@ -231,7 +213,7 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 			/* do_user_addr_fault() counts PAGE_FAULTS before it
 			 * finds a bad area (not MIN/MAJ: mm_account_fault is
 			 * not reached); the engine stopped at the instruction */
-			if (!canonical(c->fault.addr)) {
+			if (!c->arch->addr_valid(c->fault.addr)) {
 				/* no page walk: #GP, exc_general_protection() */
 				guest_signal_fault(t, SIGSEGV, K_SI_KERNEL, 0);
 				break;
@@ -243,12 +225,12 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 					   c->fault.addr);
 			break;
 		case VCPU_EXIT_ILLEGAL:
-			guest_signal_fault(t, SIGILL, K_ILL_ILLOPN,
-					   vcpu_reg(c, UC_X86_REG_RIP));
+			guest_signal_fault(t, SIGILL, t->proc->arch->sigill_code,
+					   vcpu_pc(c));
 			break;
 		case VCPU_EXIT_DIVIDE:
 			guest_signal_fault(t, SIGFPE, K_FPE_INTDIV,
-					   vcpu_reg(c, UC_X86_REG_RIP));
+					   vcpu_pc(c));
 			break;
 		case VCPU_EXIT_OTHER:
 			/* #GP and the like: the kernel sends SIGSEGV, SI_KERNEL */

@@ -30,6 +30,7 @@
 
 struct vcpu;
 struct pmu_model;
+struct linux_arch;
 struct guest_process;
 struct sig_thread;               /* signal.c */
 struct guest_kernel_sigaction;   /* signal.h */
@@ -95,6 +96,7 @@ struct guest_process {
 	char exe_path[PATH_MAX];           /* absolute path: /proc/self/exe */
 	char execfn[PATH_MAX];             /* AT_EXECFN as passed to execve */
 	const struct pmu_model *model;     /* CPUID, /proc/cpuinfo, virtual clocks */
+	const struct linux_arch *arch;     /* the image's architecture (linux_arch.h) */
 	struct guest_options opt;
 
 	/* Host fds that are pmusim's own (the arena's memfd, a session's
@@ -113,6 +115,7 @@ struct guest_process {
 	/* Filled by the loader (loader.h) for the current image. */
 	uint64_t entry;                    /* first guest RIP (interpreter's if any) */
 	uint64_t initial_sp;
+	uint64_t sigtramp;                 /* the sigreturn trampoline, if any (linux_arch.h) */
 
 	uint64_t vt_epoch_ns;              /* virtual_time: CLOCK_REALTIME at virtual 0 */
 	uint64_t auxv[64];                 /* the guest's auxv (/proc/self/auxv) */
@@ -165,6 +168,10 @@ long sys_pass(struct guest_thread *t, const uint64_t a[6]);
 /* Copies a NUL-terminated guest string of at most n-1 bytes; -EFAULT if it
  * leaves guest memory, -ENAMETOOLONG if longer. */
 long guest_copy_str(struct guest_thread *t, uint64_t addr, char *buf, size_t n);
+/* n bytes from or to guest memory with its protection checked as the
+ * kernel's copy_from_user/copy_to_user: 0 or -EFAULT (nothing copied). */
+int guest_copy_from(struct guest_thread *t, void *dst, uint64_t src, size_t n);
+int guest_copy_to(struct guest_thread *t, uint64_t dst, const void *src, size_t n);
 /* The user pointers of syscall t->syscall_nr (uaccess.c's table) checked
  * against guest memory before a host call: 0 or -EFAULT. */
 long guest_uptr_check(struct guest_thread *t, const uint64_t a[6]);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/linux_arch.h"
 #include "sim/linux/loader.h"
 
 #define PAGE 4096ull
@@ -44,6 +45,7 @@ struct elf_image {
 	off_t fsize;
 	void *map;                   /* private view the ELF is parsed from */
 	char interp[PATH_MAX];       /* PT_INTERP, "" if none */
+	const struct linux_arch *arch;   /* e_machine's (linux_arch.h) */
 	/* after mapping */
 	uint64_t bias;
 	uint64_t end;                /* highest mapped address (bss end) */
@@ -106,7 +108,8 @@ static int open_exec(const char *path, struct loader_error *e, bool is_interp)
 
 /*
  * Checks an ELF header as load_elf_binary()/load_elf_interp() do: 64-bit,
- * little-endian x86-64, ET_EXEC or ET_DYN, sane program headers. Reads the
+ * little-endian, an architecture of linux_arch.h, ET_EXEC or ET_DYN, sane
+ * program headers. Reads the
  * program headers and PT_INTERP. Returns 0 or -ENOEXEC.
  */
 static int image_open(struct elf_image *im, int fd, const char *path, struct loader_error *e)
@@ -134,7 +137,7 @@ static int image_open(struct elf_image *im, int fd, const char *path, struct loa
 		uint16_t mach;
 
 		memcpy(&mach, (char *)im->map + offsetof(Elf64_Ehdr, e_machine), sizeof(mach));
-		if (mach == EM_X86_64) {
+		if (linux_arch_by_elf(mach)) {
 			((unsigned char *)im->map)[EI_CLASS] = ELFCLASS64;
 			((unsigned char *)im->map)[EI_DATA] = ELFDATA2LSB;
 		}
@@ -148,9 +151,10 @@ static int image_open(struct elf_image *im, int fd, const char *path, struct loa
 		set_err(e, LOAD_EXEC_FORMAT, ENOEXEC, "%s: not a 64-bit ELF file", path);
 		return -ENOEXEC;
 	}
-	if (im->eh.e_ident[EI_DATA] != ELFDATA2LSB || im->eh.e_machine != EM_X86_64) {
-		set_err(e, LOAD_EXEC_FORMAT, ENOEXEC, "%s: not an x86-64 ELF file (wrong architecture)",
-			path);
+	im->arch = linux_arch_by_elf(im->eh.e_machine);
+	if (im->eh.e_ident[EI_DATA] != ELFDATA2LSB || !im->arch) {
+		set_err(e, LOAD_EXEC_FORMAT, ENOEXEC,
+			"%s: not an x86-64 or AArch64 ELF file (wrong architecture)", path);
 		return -ENOEXEC;
 	}
 	if (im->eh.e_type != ET_EXEC && im->eh.e_type != ET_DYN) {
@@ -407,6 +411,24 @@ static long map_vdso(struct guest_process *p)
 }
 
 /*
+ * The sigreturn trampoline of an architecture without a vDSO here: one
+ * private r-x page, as qemu-user's sigtramp page (guest_process.sigtramp).
+ * Returns 0 or -ENOMEM.
+ */
+static long map_sigtramp(struct guest_process *p)
+{
+	long r = guest_mmap(&p->mm, 0, PAGE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | GUEST_MAP_TRUSTED, -1, 0);
+
+	if (r < 0)
+		return r;
+	memcpy((void *)(uintptr_t)r, p->arch->sigtramp_code, p->arch->sigtramp_size);
+	guest_mprotect(&p->mm, (uint64_t)r, PAGE, PROT_READ | PROT_EXEC);
+	p->sigtramp = (uint64_t)r;
+	return 0;
+}
+
+/*
  * Builds the initial stack (fs/exec.c copy_strings + create_elf_tables):
  * from the top, a NULL word, the file name (AT_EXECFN), the environment and
  * argument strings (argv[0] lowest), 16-byte alignment, the platform string,
@@ -424,8 +446,9 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 	uint64_t aux[64];
 	unsigned na = 0;
 	long r;
-	uint32_t c1[4], c7[4];
-	long vdso = map_vdso(p);
+	uint64_t hwcap, hwcap2;
+	long vdso = p->arch->vdso ? map_vdso(p) :
+		    p->arch->sigtramp_code ? map_sigtramp(p) : 0;
 
 	if (vdso < 0) {
 		set_err(e, LOAD_IO, ENOMEM, "%s: cannot map the vDSO", execfn);
@@ -463,7 +486,7 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 		argp[i] = sp;
 	}
 	sp &= ~15ull;                       /* arch_align_stack() without randomisation */
-	PUSH_STR("x86_64");                 /* ELF_PLATFORM */
+	PUSH_STR(p->arch->platform);        /* ELF_PLATFORM */
 	u_platform = sp;
 	sp -= 16;                           /* AT_RANDOM bytes */
 	u_rand = sp;
@@ -478,13 +501,13 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 		memcpy((void *)(uintptr_t)u_rand, rnd, 16);
 	}
 #undef PUSH_STR
-	cpuid_answer(p->model, 1, 0, c1);
-	cpuid_answer(p->model, 7, 0, c7);
+	p->arch->hwcaps(p->model, &hwcap, &hwcap2);
 #define AUX(k, v) do { aux[na++] = (k); aux[na++] = (v); } while (0)
 	/* ARCH_DLINFO */
-	AUX(AT_SYSINFO_EHDR, (uint64_t)vdso);
-	AUX(AT_MINSIGSTKSZ, GUEST_MINSIGSTKSZ);
-	AUX(AT_HWCAP, c1[3]);               /* ELF_HWCAP: CPUID.1:EDX */
+	if (p->arch->vdso)
+		AUX(AT_SYSINFO_EHDR, (uint64_t)vdso);
+	AUX(AT_MINSIGSTKSZ, p->arch->aux_minsigstksz);
+	AUX(AT_HWCAP, hwcap);               /* ELF_HWCAP: x86-64 CPUID.1:EDX */
 	AUX(AT_PAGESZ, PAGE);
 	AUX(AT_CLKTCK, 100);                /* CLOCKS_PER_SEC (USER_HZ) */
 	AUX(AT_PHDR, phdr_addr(im));
@@ -499,7 +522,7 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 	AUX(AT_EGID, getegid());
 	AUX(AT_SECURE, 0);
 	AUX(AT_RANDOM, u_rand);
-	AUX(AT_HWCAP2, c7[1] & 1 ? 2 : 0);  /* HWCAP2_FSGSBASE */
+	AUX(AT_HWCAP2, hwcap2);             /* x86-64: HWCAP2_FSGSBASE */
 	AUX(AT_EXECFN, u_execfn);
 	AUX(AT_PLATFORM, u_platform);
 	AUX(27, 0x1c);                      /* AT_RSEQ_FEATURE_SIZE (6.3+) */
@@ -678,6 +701,12 @@ int guest_load(struct guest_process *p, const char *path, char *const argv[],
 			goto out;
 		}
 		r = image_open(&interp, ifd, im.interp, e);
+		if (!r && interp.arch != im.arch) {
+			/* elf_check_arch() on the interpreter */
+			set_err(e, LOAD_EXEC_FORMAT, ENOEXEC,
+				"%s: interpreter of another architecture", im.interp);
+			r = -ENOEXEC;
+		}
 		if (r) {
 			/* load_elf_interp(): a bad interpreter is ELIBBAD */
 			e->err = ELIBBAD;
@@ -694,6 +723,7 @@ int guest_load(struct guest_process *p, const char *path, char *const argv[],
 		}
 	}
 	/* point of no return in the kernel: the old image is gone from here */
+	p->arch = im.arch;
 	r = image_map(p, &im, BRK_ROOM, e, cur_path);
 	if (r)
 		goto out;
@@ -754,4 +784,23 @@ int guest_find_program(const char *name, char *out, size_t outlen)
 			break;
 	}
 	return eacces ? -EACCES : -ENOENT;
+}
+
+unsigned guest_program_machine(const char *name)
+{
+	char path[PATH_MAX];
+	Elf64_Ehdr eh;
+	int fd;
+	ssize_t n;
+
+	if (guest_find_program(name, path, sizeof(path)))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, &eh, sizeof(eh), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		return 0;
+	return eh.e_machine;
 }

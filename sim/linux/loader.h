@@ -45,6 +45,11 @@ int guest_load(struct guest_process *p, const char *path, char *const argv[],
  * Returns 0 or -ENOENT / -EACCES. */
 int guest_find_program(const char *name, char *out, size_t outlen);
 
+/* The ELF e_machine of the program name would run (found as
+ * guest_find_program() finds it), or 0 when it is no readable ELF file
+ * (a script, a missing file). */
+unsigned guest_program_machine(const char *name);
+
 /* The AT_MINSIGSTKSZ value given to the guest (get_sigframe_size() for an
  * fxsave-only CPU). */
 #define GUEST_MINSIGSTKSZ 1040

@@ -27,6 +27,7 @@
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/futex.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/linux_arch.h"
 #include "sim/cpu/cg_model.h"
 #include "sim/linux/process.h"
 #include "sim/linux/procfs.h"
@@ -168,10 +169,10 @@ long process_fork(struct guest_thread *t, uint64_t flags, uint64_t newsp,
 		t->robust_list = 0;             /* copy_process() */
 		if (flags & CLONE_SETTLS) {
 			t->fs_base = tls;
-			vcpu_set_fs(t->cpu, tls);
+			vcpu_set_tls(t->cpu, tls);
 		}
 		if (newsp)
-			vcpu_set_reg(t->cpu, UC_X86_REG_RSP, newsp);
+			vcpu_set_sp(t->cpu, newsp);
 		return 0;
 	}
 	if ((flags & CLONE_PARENT_SETTID) &&
@@ -247,7 +248,8 @@ static int open_exec(const char *path)
 	return fd;
 }
 
-/* binfmt_elf's checks up to opening PT_INTERP: x86-64 ELF64 LSB, ET_EXEC
+/* binfmt_elf's checks up to opening PT_INTERP: ELF64 LSB of an architecture
+ * linux_arch.h knows, ET_EXEC
  * or ET_DYN, and an interpreter that opens. */
 static int elf_check(int fd, const unsigned char *buf, size_t n)
 {
@@ -259,7 +261,7 @@ static int elf_check(int fd, const unsigned char *buf, size_t n)
 		return -ENOEXEC;
 	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
 		return -ENOEXEC;
-	if (eh->e_machine != EM_X86_64)
+	if (!linux_arch_by_elf(eh->e_machine))
 		return -ENOEXEC;
 	if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum < 1 || eh->e_phnum > 65536 / sizeof(Elf64_Phdr))
 		return -ENOEXEC;

@@ -28,6 +28,7 @@
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/futex.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/linux_arch.h"
 #include "sim/linux/signal.h"
 #include "sim/linux/signal_frame.h"
 #include "sim/linux/sys_perf.h"
@@ -38,20 +39,15 @@
 /* SYNCHRONOUS_MASK (kernel/signal.c): dequeued first. */
 #define SYNC_MASK (SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | \
 		   SIGBIT(SIGTRAP) | SIGBIT(SIGFPE) | SIGBIT(SIGSYS))
-/* UAPI_SA_FLAGS (include/linux/signal_types.h), x86: plus SA_RESTORER. */
-#define K_SA_RESTORER 0x04000000ull
+/* UAPI_SA_FLAGS (include/linux/signal_types.h), plus SA_RESTORER. */
 #define K_SA_EXPOSE_TAGBITS 0x00000800ull
 #define UAPI_SA_FLAGS ((uint64_t)(SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | \
 		       SA_ONSTACK | SA_RESTART | SA_NODEFER | SA_RESETHAND) | \
 		       K_SA_EXPOSE_TAGBITS | K_SA_RESTORER)
 #define K_SIG_DFL 0ull
 #define K_SIG_IGN 1ull
-#define EFLAGS_TF 0x100u
-#define EFLAGS_DF 0x400u
-#define EFLAGS_RF 0x10000u
 
 #define SIGQ_CAP 64
-#define K_MINSIGSTKSZ 2048u       /* arch/x86/include/uapi/asm/signal.h */
 #define SIGRTMIN_K 32              /* first real-time signal (kernel SIGRTMIN) */
 
 struct sig_thread {
@@ -627,157 +623,6 @@ __attribute__((noreturn)) void signal_die(int sig)
 	_exit(128 + sig);
 }
 
-/* What Unicorn reads and writes for UC_X86_REG_ST0..7: the 64-bit
- * significand then the 16-bit sign and exponent. */
-struct fp80 {
-	uint64_t mantissa;
-	uint16_t exponent;
-	uint16_t pad[3];
-};
-
-/* ---- registers ------------------------------------------------------- */
-
-static const int gpr_ids[] = {
-	UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
-	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
-	UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RBP, UC_X86_REG_RBX,
-	UC_X86_REG_RDX, UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RSP,
-	UC_X86_REG_RIP, UC_X86_REG_EFLAGS,
-};
-#define NR_GPR (int)(sizeof(gpr_ids) / sizeof(gpr_ids[0]))
-
-/* Guest registers into r: GPRs in sigcontext order, RIP as the guest sees
- * it (after the SYSCALL when called from the syscall hook), FP/SSE state as
- * an FXSAVE image. */
-static void regs_load(struct guest_thread *t, struct sig_regs *r)
-{
-	uc_engine *uc = t->cpu->uc;
-	uint64_t *slot = &r->sc.r8;
-	uint64_t v;
-	struct fp80 st;
-	uint8_t xmm[16];
-
-	memset(r, 0, sizeof(*r));
-	for (int i = 0; i < NR_GPR; i++) {
-		v = 0;
-		uc_reg_read(uc, gpr_ids[i], &v);
-		slot[i] = v;
-	}
-	if (st_of(t)) {
-		if (st_of(t)->in_syscall)
-			r->sc.rip += 2;
-		r->sc.err = st_of(t)->err;
-		r->sc.trapno = st_of(t)->trapno;
-		r->sc.cr2 = st_of(t)->cr2;
-	}
-
-	v = 0; uc_reg_read(uc, UC_X86_REG_FPCW, &v); r->fx.cwd = (uint16_t)v;
-	v = 0; uc_reg_read(uc, UC_X86_REG_FPSW, &v); r->fx.swd = (uint16_t)v;
-	v = 0; uc_reg_read(uc, UC_X86_REG_FPTAG, &v);
-	/* FXSAVE's abridged tag: bit i set unless register i is empty (11) */
-	for (int i = 0; i < 8; i++)
-		if (((v >> (2 * i)) & 3) != 3)
-			r->fx.twd |= 1u << i;
-	v = 0; uc_reg_read(uc, UC_X86_REG_FOP, &v); r->fx.fop = (uint16_t)v;
-	v = 0; uc_reg_read(uc, UC_X86_REG_FIP, &v); r->fx.rip = v;
-	v = 0; uc_reg_read(uc, UC_X86_REG_FDP, &v); r->fx.rdp = v;
-	v = 0; uc_reg_read(uc, UC_X86_REG_MXCSR, &v); r->fx.mxcsr = (uint32_t)v;
-	r->fx.mxcsr_mask = 0xffff;
-	for (int i = 0; i < 8; i++) {
-		memset(&st, 0, sizeof(st));
-		uc_reg_read(uc, UC_X86_REG_ST0 + i, &st);
-		memcpy(&r->fx.st_space[i * 4], &st.mantissa, 8);
-		memcpy((char *)&r->fx.st_space[i * 4] + 8, &st.exponent, 2);
-	}
-	for (int i = 0; i < 16; i++) {
-		memset(xmm, 0, sizeof(xmm));
-		uc_reg_read(uc, UC_X86_REG_XMM0 + i, xmm);
-		memcpy(&r->fx.xmm_space[i * 4], xmm, 16);
-	}
-}
-
-/* The inverse of regs_load; with fp false the FP/SSE state is left alone. */
-static void regs_store(struct guest_thread *t, const struct sig_regs *r, bool fp)
-{
-	uc_engine *uc = t->cpu->uc;
-	const uint64_t *slot = &r->sc.r8;
-	uint64_t v;
-	struct fp80 st;
-	uint8_t xmm[16];
-
-	for (int i = 0; i < NR_GPR; i++) {
-		if (gpr_ids[i] == UC_X86_REG_RIP)
-			continue;
-		v = slot[i];
-		uc_reg_write(uc, gpr_ids[i], &v);
-	}
-	if (st_of(t) && st_of(t)->in_syscall)
-		vcpu_syscall_set_rip(t->cpu, r->sc.rip);
-	else
-		vcpu_set_reg(t->cpu, UC_X86_REG_RIP, r->sc.rip);
-	if (!fp)
-		return;
-	v = r->fx.cwd; uc_reg_write(uc, UC_X86_REG_FPCW, &v);
-	v = r->fx.swd; uc_reg_write(uc, UC_X86_REG_FPSW, &v);
-	v = 0;
-	for (int i = 0; i < 8; i++)
-		if (!(r->fx.twd & (1u << i)))
-			v |= 3ull << (2 * i);
-	uc_reg_write(uc, UC_X86_REG_FPTAG, &v);
-	v = r->fx.mxcsr & 0xffff; uc_reg_write(uc, UC_X86_REG_MXCSR, &v);
-	for (int i = 0; i < 8; i++) {
-		memset(&st, 0, sizeof(st));
-		memcpy(&st.mantissa, &r->fx.st_space[i * 4], 8);
-		memcpy(&st.exponent, (const char *)&r->fx.st_space[i * 4] + 8, 2);
-		uc_reg_write(uc, UC_X86_REG_ST0 + i, &st);
-	}
-	for (int i = 0; i < 16; i++) {
-		memcpy(xmm, &r->fx.xmm_space[i * 4], 16);
-		uc_reg_write(uc, UC_X86_REG_XMM0 + i, xmm);
-	}
-}
-
-/* The FPU init state (init_fpstate): empty x87 stack, default controls. */
-static void fx_init(struct k_fxstate *fx)
-{
-	memset(fx, 0, sizeof(*fx));
-	fx->cwd = 0x37f;
-	fx->mxcsr = 0x1f80;
-	fx->mxcsr_mask = 0xffff;
-}
-
-void signal_regs_read(struct guest_thread *t, struct sig_regs *r)
-{
-	regs_load(t, r);
-}
-
-void signal_regs_write(struct guest_thread *t, const struct sig_regs *r)
-{
-	regs_store(t, r, true);
-}
-
-/* ---- guest memory ---------------------------------------------------- */
-
-static int copy_from_guest(struct guest_thread *t, void *dst, uint64_t src, size_t n)
-{
-	if (!n)
-		return 0;
-	if (!guest_mm_access_ok(&t->proc->mm, src, n, PROT_READ))
-		return -EFAULT;
-	memcpy(dst, (const void *)(uintptr_t)src, n);
-	return 0;
-}
-
-static int copy_to_guest(struct guest_thread *t, uint64_t dst, const void *src, size_t n)
-{
-	if (!n)
-		return 0;
-	if (!guest_mm_access_ok(&t->proc->mm, dst, n, PROT_WRITE))
-		return -EFAULT;
-	memcpy((void *)(uintptr_t)dst, src, n);
-	return 0;
-}
-
 /* ---- queue ----------------------------------------------------------- */
 
 /* next_signal(): a synchronous signal first, then the lowest number. */
@@ -833,6 +678,25 @@ static void q_flush(struct sig_thread *st, int sig)
 	st->nq = j;
 }
 
+/* ---- registers -------------------------------------------------------- */
+
+void signal_regs_read(struct guest_thread *t, struct guest_regs *r)
+{
+	struct sig_thread *st = st_of(t);
+	struct guest_fault_info fi = { 0 };
+
+	if (st)
+		fi = (struct guest_fault_info){ st->trapno, st->err, st->cr2 };
+	t->proc->arch->regs_read(t, r, st && st->in_syscall, &fi);
+}
+
+void signal_regs_write(struct guest_thread *t, const struct guest_regs *r)
+{
+	struct sig_thread *st = st_of(t);
+
+	t->proc->arch->regs_write(t, r, st && st->in_syscall);
+}
+
 /* ---- delivery -------------------------------------------------------- */
 
 /*
@@ -844,37 +708,14 @@ static int setup_frame(struct guest_thread *t, const siginfo_t *info,
 		       const struct guest_kernel_sigaction *ka)
 {
 	struct sig_thread *st = st_of(t);
-	struct sig_regs r;
-	struct k_rt_sigframe f;
-	uint64_t frame, fp, oldmask;
+	const struct guest_fault_info fi = { st->trapno, st->err, st->cr2 };
+	uint64_t oldmask = st->restore_mask ? st->saved_mask : st->blocked;
 	int sig = info->si_signo;
+	int err;
 
-	regs_load(t, &r);
-	oldmask = st->restore_mask ? st->saved_mask : st->blocked;
-	/* x86-64 should always use SA_RESTORER */
-	if (!(ka->flags & K_SA_RESTORER))
-		return -EFAULT;
-	frame = sig_frame_place(r.sc.rsp, ka->flags & SA_ONSTACK, &st->as, &fp);
-	if (!frame)
-		return -EFAULT;
-	sig_frame_build(&f, &r, frame, fp, ka->restorer, info,
-			ka->flags & SA_SIGINFO, oldmask, &st->as);
-	if (copy_to_guest(t, fp, &r.fx, sizeof(r.fx)) ||
-	    copy_to_guest(t, frame, &f, sizeof(f)))
-		return -EFAULT;
-
-	r.sc.rdi = (uint64_t)sig;
-	r.sc.rsi = frame + offsetof(struct k_rt_sigframe, info);
-	r.sc.rdx = frame + offsetof(struct k_rt_sigframe, uc);
-	r.sc.rax = 0;
-	r.sc.rsp = frame;
-	r.sc.rip = ka->handler;
-	/* handle_signal(): clear DF, RF and TF for the handler */
-	r.sc.eflags &= ~(uint64_t)(EFLAGS_DF | EFLAGS_RF | EFLAGS_TF);
-	/* handle_signal(): fpu__clear_user_states(), the handler starts with
-	 * the FPU in its init state (FCW 0x37f, MXCSR 0x1f80, XMM zero) */
-	fx_init(&r.fx);
-	regs_store(t, &r, true);
+	err = t->proc->arch->setup_frame(t, info, ka, oldmask, &st->as, st->in_syscall, &fi);
+	if (err)
+		return err;
 
 	/* signal_delivered(): block sa_mask and (unless SA_NODEFER) sig */
 	st->restore_mask = false;
@@ -1122,11 +963,8 @@ long signal_syscall_restart(struct guest_thread *t, unsigned long nr,
 	}
 	/* no handler runs: the kernel restarts the call transparently */
 restart:
-	if (st && st->in_syscall)
-		vcpu_syscall_set_rip(t->cpu, vcpu_reg(t->cpu, UC_X86_REG_RIP));
-	else
-		vcpu_set_reg(t->cpu, UC_X86_REG_RIP, vcpu_reg(t->cpu, UC_X86_REG_RIP) - 2);
-	return (long)nr;
+	vcpu_syscall_restart(t->cpu, st && st->in_syscall);
+	return t->proc->arch->restart_value(nr, a);
 }
 
 /*
@@ -1248,7 +1086,7 @@ long sys_rt_sigaction(struct guest_thread *t, const uint64_t a[6])
 
 	if (a[3] != 8)
 		return -EINVAL;
-	if (a[1] && copy_from_guest(t, &nsa, a[1], sizeof(nsa)))
+	if (a[1] && guest_copy_from(t, &nsa, a[1], sizeof(nsa)))
 		return -EFAULT;
 	if (sig < 1 || sig > GUEST_NSIG || (a[1] && (SIGBIT(sig) & KERNEL_ONLY)))
 		return -EINVAL;
@@ -1270,7 +1108,7 @@ long sys_rt_sigaction(struct guest_thread *t, const uint64_t a[6])
 		q_flush(st, sig);
 		q_unlock(old);
 	}
-	if (a[2] && copy_to_guest(t, a[2], &osa, sizeof(osa)))
+	if (a[2] && guest_copy_to(t, a[2], &osa, sizeof(osa)))
 		return -EFAULT;
 	return 0;
 }
@@ -1284,7 +1122,7 @@ long sys_rt_sigprocmask(struct guest_thread *t, const uint64_t a[6])
 	if (a[3] != 8)
 		return -EINVAL;
 	if (a[1]) {
-		if (copy_from_guest(t, &nset, a[1], sizeof(nset)))
+		if (guest_copy_from(t, &nset, a[1], sizeof(nset)))
 			return -EFAULT;
 		nset &= ~KERNEL_ONLY;
 		switch (a[0]) {
@@ -1295,7 +1133,7 @@ long sys_rt_sigprocmask(struct guest_thread *t, const uint64_t a[6])
 		}
 		set_blocked(t, nb);
 	}
-	if (a[2] && copy_to_guest(t, a[2], &old, sizeof(old)))
+	if (a[2] && guest_copy_to(t, a[2], &old, sizeof(old)))
 		return -EFAULT;
 	return 0;
 }
@@ -1304,28 +1142,22 @@ long sys_rt_sigprocmask(struct guest_thread *t, const uint64_t a[6])
 long sys_rt_sigreturn(struct guest_thread *t, const uint64_t a[6])
 {
 	struct sig_thread *st = st_of(t);
-	struct k_rt_sigframe f;
-	struct sig_regs r;
-	uint64_t frame;
+	struct guest_frame_stack ss;
+	uint64_t mask;
+	bool mask_read = false;
+	long ret;
 
 	(void)a;
-	regs_load(t, &r);
-	frame = r.sc.rsp - 8;    /* the handler's ret popped pretcode */
-	if (copy_from_guest(t, &f, frame, sizeof(f)))
+	if (t->proc->arch->sigreturn(t, st->in_syscall, &mask, &mask_read, &ss, &ret)) {
+		if (mask_read)   /* set_current_blocked() came before the bad part */
+			set_blocked(t, mask);
 		goto badframe;
-	set_blocked(t, f.uc.uc_sigmask);
-	sig_frame_restore(&r, &f.uc.uc_mcontext);
-	if (f.uc.uc_mcontext.fpstate) {
-		if (copy_from_guest(t, &r.fx, f.uc.uc_mcontext.fpstate, sizeof(r.fx)))
-			goto badframe;
-	} else {
-		fx_init(&r.fx);   /* fpu__clear_user_states() */
 	}
-	regs_store(t, &r, true);
+	set_blocked(t, mask);
 	/* restore_altstack(): do_sigaltstack() with errors ignored */
 	{
-		uint64_t sp = r.sc.rsp;
-		int mode = f.uc.uc_stack.ss_flags & ~SS_AUTODISARM;
+		uint64_t sp = vcpu_sp(t->cpu);
+		int mode = ss.flags & ~SS_AUTODISARM;
 
 		if (!sig_on_altstack(&st->as, sp, true) &&
 		    (mode == 0 || mode == SS_ONSTACK || mode == SS_DISABLE)) {
@@ -1333,14 +1165,14 @@ long sys_rt_sigreturn(struct guest_thread *t, const uint64_t a[6])
 				st->as.sp = 0;
 				st->as.size = 0;
 				st->as.flags = SS_DISABLE;
-			} else if (f.uc.uc_stack.ss_size >= K_MINSIGSTKSZ) {
-				st->as.sp = f.uc.uc_stack.ss_sp;
-				st->as.size = f.uc.uc_stack.ss_size;
-				st->as.flags = f.uc.uc_stack.ss_flags;
+			} else if (ss.size >= t->proc->arch->minsigstksz) {
+				st->as.sp = ss.sp;
+				st->as.size = ss.size;
+				st->as.flags = ss.flags;
 			}
 		}
 	}
-	return (long)r.sc.rax;
+	return ret;
 badframe:
 	/* signal_fault(): SIGSEGV */
 	force_sigsegv(t, SIGSEGV);
@@ -1352,9 +1184,9 @@ long sys_sigaltstack(struct guest_thread *t, const uint64_t a[6])
 {
 	struct sig_thread *st = st_of(t);
 	stack_t nss, oss;
-	uint64_t sp = vcpu_reg(t->cpu, UC_X86_REG_RSP);
+	uint64_t sp = vcpu_sp(t->cpu);
 
-	if (a[0] && copy_from_guest(t, &nss, a[0], sizeof(nss)))
+	if (a[0] && guest_copy_from(t, &nss, a[0], sizeof(nss)))
 		return -EFAULT;
 	memset(&oss, 0, sizeof(oss));
 	oss.ss_sp = (void *)(uintptr_t)st->as.sp;
@@ -1372,7 +1204,7 @@ long sys_sigaltstack(struct guest_thread *t, const uint64_t a[6])
 			st->as.size = 0;
 			st->as.flags = SS_DISABLE;
 		} else {
-			if (nss.ss_size < K_MINSIGSTKSZ)
+			if (nss.ss_size < t->proc->arch->minsigstksz)
 				return -ENOMEM;
 			st->as.sp = (uint64_t)(uintptr_t)nss.ss_sp;
 			st->as.size = nss.ss_size;
@@ -1382,7 +1214,7 @@ long sys_sigaltstack(struct guest_thread *t, const uint64_t a[6])
 		t->altstack.ss_size = st->as.size;
 		t->altstack.ss_flags = st->as.flags;
 	}
-	if (a[1] && copy_to_guest(t, a[1], &oss, sizeof(oss)))
+	if (a[1] && guest_copy_to(t, a[1], &oss, sizeof(oss)))
 		return -EFAULT;
 	return 0;
 }
@@ -1399,7 +1231,7 @@ long sys_rt_sigpending(struct guest_thread *t, const uint64_t a[6])
 	old = q_lock();
 	pend = (q_set(st) | hostp) & st->blocked;
 	q_unlock(old);
-	if (copy_to_guest(t, a[0], &pend, a[1]))
+	if (guest_copy_to(t, a[0], &pend, a[1]))
 		return -EFAULT;
 	return 0;
 }
@@ -1428,7 +1260,7 @@ long sys_rt_sigsuspend(struct guest_thread *t, const uint64_t a[6])
 
 	if (a[1] != 8)
 		return -EINVAL;
-	if (copy_from_guest(t, &m, a[0], sizeof(m)))
+	if (guest_copy_from(t, &m, a[0], sizeof(m)))
 		return -EFAULT;
 	m &= ~KERNEL_ONLY;
 	st->saved_mask = st->blocked;
@@ -1461,7 +1293,7 @@ long sys_rt_sigtimedwait(struct guest_thread *t, const uint64_t a[6])
 
 	if (a[3] != 8)
 		return -EINVAL;
-	if (copy_from_guest(t, &these, a[0], sizeof(these)))
+	if (guest_copy_from(t, &these, a[0], sizeof(these)))
 		return -EFAULT;
 	these &= ~KERNEL_ONLY;
 	old = q_lock();
@@ -1470,7 +1302,7 @@ long sys_rt_sigtimedwait(struct guest_thread *t, const uint64_t a[6])
 		q_take(st, sig, &info);
 	q_unlock(old);
 	if (sig) {
-		if (a[1] && copy_to_guest(t, a[1], &info, sizeof(info)))
+		if (a[1] && guest_copy_to(t, a[1], &info, sizeof(info)))
 			return -EFAULT;
 		return sig;
 	}
@@ -1535,7 +1367,7 @@ long sys_rt_sigqueueinfo(struct guest_thread *t, const uint64_t a[6])
 {
 	siginfo_t info;
 
-	if (copy_from_guest(t, &info, a[2], sizeof(info)))
+	if (guest_copy_from(t, &info, a[2], sizeof(info)))
 		return -EFAULT;
 	return host_ret(syscall(SYS_rt_sigqueueinfo, (pid_t)a[0], (int)a[1], &info));
 }
@@ -1544,7 +1376,7 @@ long sys_rt_tgsigqueueinfo(struct guest_thread *t, const uint64_t a[6])
 {
 	siginfo_t info;
 
-	if (copy_from_guest(t, &info, a[3], sizeof(info)))
+	if (guest_copy_from(t, &info, a[3], sizeof(info)))
 		return -EFAULT;
 	return host_ret(syscall(SYS_rt_tgsigqueueinfo, (pid_t)a[0], (pid_t)a[1],
 				(int)a[2], &info));

@@ -1,6 +1,6 @@
 /*
  * signal.h - guest signals: dispositions, masks, pending queues, delivery on
- * real x86-64 rt_sigframes, rt_sigreturn, default actions, and the guest's
+ * the architecture's rt_sigframes (linux_arch.h), rt_sigreturn, default actions, and the guest's
  * death by a signal reproduced by the pmusim process.
  *
  * Model (one guest process per host process, one host thread per guest
@@ -34,6 +34,8 @@ struct guest_thread;
 struct guest_process;
 
 #define GUEST_NSIG 64
+/* SA_RESTORER: the same bit on x86-64 and arm64 (uapi/asm/signal.h). */
+#define K_SA_RESTORER 0x04000000ull
 
 /* The kernel's struct sigaction for x86-64 (include/linux/signal_types.h,
  * rt_sigaction ABI): what the guest passes. */
@@ -123,11 +125,12 @@ enum sig_default signal_default_action(int sig);
  * (qemu's safe_syscall). Returns the raw result (negative errno). */
 long signal_host_syscall(struct guest_thread *t, long nr, const uint64_t a[6]);
 
-/* The guest registers of t (RIP as the guest sees it, FP/SSE as FXSAVE)
- * and their inverse; used to start a cloned thread. */
-struct sig_regs;
-void signal_regs_read(struct guest_thread *t, struct sig_regs *r);
-void signal_regs_write(struct guest_thread *t, const struct sig_regs *r);
+/* The guest registers of t as its architecture's signal frame saves them
+ * (PC as the guest sees it; linux_arch.h) and their inverse; used to start
+ * a cloned thread. */
+struct guest_regs;
+void signal_regs_read(struct guest_thread *t, struct guest_regs *r);
+void signal_regs_write(struct guest_thread *t, const struct guest_regs *r);
 
 /* The syscalls (syscall table handlers). */
 long sys_rt_sigaction(struct guest_thread *t, const uint64_t a[6]);

@@ -45,6 +45,11 @@ static long fix_path(struct guest_thread *t, uint64_t gp, const char **out, char
 	return k == PROCFS_HIDDEN ? -ENOENT : (long)k;
 }
 
+long guest_fix_path(struct guest_thread *t, uint64_t gp, const char **out, char *buf)
+{
+	return fix_path(t, gp, out, buf);
+}
+
 /* fd is the host's open of a path of kind k: a directory whose entries
  * are filtered is noted. Returns fd. */
 static long opened(struct guest_thread *t, long k, long fd)

@@ -14,6 +14,10 @@ struct guest_thread;
 #define SYSCALL_DECL(name) long sys_##name(struct guest_thread *t, const uint64_t a[6])
 
 /* sys_file.c */
+/* What a guest path names (procfs.h): *out the pointer to pass to the host
+ * (the program's path for /proc/self/exe), buf its copy (PATH_MAX bytes).
+ * The procfs kind, or -EFAULT / -ENAMETOOLONG / -ENOENT. */
+long guest_fix_path(struct guest_thread *t, uint64_t gp, const char **out, char *buf);
 SYSCALL_DECL(open);
 SYSCALL_DECL(openat);
 SYSCALL_DECL(openat2);

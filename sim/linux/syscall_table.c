@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "sim/linux/futex.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/linux_arch.h"
 #include "sim/linux/process.h"
 #include "sim/linux/procfs.h"
 #include "sim/linux/signal.h"
@@ -172,15 +173,39 @@ long guest_copy_str(struct guest_thread *t, uint64_t addr, char *buf, size_t n)
 	return -ENAMETOOLONG;
 }
 
+int guest_copy_from(struct guest_thread *t, void *dst, uint64_t src, size_t n)
+{
+	if (!n)
+		return 0;
+	if (!guest_mm_access_ok(&t->proc->mm, src, n, PROT_READ))
+		return -EFAULT;
+	memcpy(dst, (const void *)(uintptr_t)src, n);
+	return 0;
+}
+
+int guest_copy_to(struct guest_thread *t, uint64_t dst, const void *src, size_t n)
+{
+	if (!n)
+		return 0;
+	if (!guest_mm_access_ok(&t->proc->mm, dst, n, PROT_WRITE))
+		return -EFAULT;
+	memcpy((void *)(uintptr_t)dst, src, n);
+	return 0;
+}
+
 long guest_syscall(struct guest_thread *t, unsigned long nr, const uint64_t a[6])
 {
 	long ret;
+
+	const struct guest_syscall_entry *ovr = t->proc->arch->overrides;
 
 	t->syscall_nr = nr;
 	if (nr < GUEST_NR_SYSCALLS && guest_syscall_table[nr].fn) {
 		/* a signal already queued is taken before the call runs */
 		if (signal_syscall_enter(t))
 			ret = -SIG_ERESTARTNOINTR;
+		else if (ovr && ovr[nr].fn)
+			ret = ovr[nr].fn(t, a);
 		else
 			ret = guest_syscall_table[nr].fn(t, a);
 		signal_syscall_exit(t);

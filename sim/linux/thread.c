@@ -25,6 +25,7 @@
 #include "sim/linux/guest.h"
 #include "sim/linux/process.h"
 #include "sim/linux/signal.h"
+#include "sim/linux/linux_arch.h"
 #include "sim/linux/signal_frame.h"
 #include "sim/linux/thread.h"
 #include "sim/linux/thread_lock.h"
@@ -32,7 +33,7 @@
 /* The start of a cloned thread, handed from the parent's host thread. */
 struct thread_start {
 	struct guest_thread *t;
-	struct sig_regs regs;          /* the child's registers at its start */
+	struct guest_regs regs;        /* the child's registers at its start */
 	uint64_t flags, ptid, ctid;
 	sem_t started;                 /* the child's tid is known, ptid written */
 	int tid;
@@ -93,9 +94,7 @@ long thread_clone(struct guest_thread *t, uint64_t flags, uint64_t newsp,
 
 	/* the child resumes after the SYSCALL with RAX 0 on its own stack */
 	signal_regs_read(t, &ts->regs);
-	ts->regs.sc.rax = 0;
-	if (newsp)
-		ts->regs.sc.rsp = newsp;
+	p->arch->regs_clone_child(&ts->regs, newsp);
 	nt->fs_base = (flags & CLONE_SETTLS) ? tls : t->fs_base;
 	nt->gs_base = t->gs_base;
 	nt->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
@@ -145,7 +144,7 @@ static void *thread_main(void *arg)
 {
 	struct thread_start *ts = arg;
 	struct guest_thread *t = ts->t;
-	struct sig_regs *regs;
+	struct guest_regs *regs;
 	enum guest_run_state st;
 	int tid = (int)syscall(SYS_gettid);
 
@@ -175,8 +174,9 @@ static void *thread_main(void *arg)
 	thread_lock_acquire(t);
 	signal_regs_write(t, regs);
 	free(regs);
-	vcpu_set_fs(t->cpu, t->fs_base);
-	vcpu_set_gs(t->cpu, t->gs_base);
+	vcpu_set_tls(t->cpu, t->fs_base);
+	if (t->gs_base)
+		vcpu_set_gs(t->cpu, t->gs_base);
 	guest_mm_sync(&t->proc->mm, t->cpu);
 
 	st = guest_thread_run(t);

@@ -1,0 +1,109 @@
+/*
+ * cpu_arch.h - what one guest architecture brings to the emulated CPU: the
+ * Unicorn engine it runs on, its registers, its syscall instruction, its
+ * identity instructions (CPUID, MRS), its TLS register and how capstone
+ * decodes and classifies its instructions. One ops table per architecture,
+ * each in its own directory (sim/cpu/x86_64/, sim/cpu/aarch64/), as QEMU
+ * keeps one target/<arch>/ per CPU; vcpu.c and the counting machine reach
+ * the architecture only through it.
+ */
+#ifndef PMUSIM_CPU_ARCH_H
+#define PMUSIM_CPU_ARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <capstone/capstone.h>
+#include <unicorn/unicorn.h>
+
+struct vcpu;
+struct bd_insn;
+struct perf_sample_regs;
+
+enum { CPU_RUNS, CPU_SLEEPS, CPU_SLEEPS_TIMEOUT };
+
+struct cpu_arch {
+	const char *name;                /* "x86_64", "aarch64" (uname -m) */
+	uint16_t elf_machine;            /* EM_X86_64, EM_AARCH64 */
+	uc_arch uc_arch;
+	uc_mode uc_mode;
+	cs_arch cs_arch;
+	cs_mode cs_mode;
+	int reg_pc, reg_sp;              /* Unicorn register ids */
+	/* the syscall instruction's length: a restarted call backs up by it */
+	unsigned syscall_insn_len;
+	/* whether the interposed translator (inline counting, tcg_emit.h)
+	 * serves this engine; otherwise counting uses the block hook */
+	bool translator_interposed;
+	/* the engine is AArch64's copy of QEMU in libunicorn: the interposed
+	 * exit test (safe stops, safe_stop.h) has its own symbols there */
+	bool safe_stop_aarch64;
+	/* RDTSC/RDTSCP sites get code hooks where safe stops are off
+	 * (vcpu_scan_rdtsc) */
+	bool tsc_sites;
+	/* RDPMC: Unicorn raises an invalid instruction, the counting machine
+	 * emulates it (pmu_machine.c) */
+	bool rdpmc_insn;
+
+	/*
+	 * After uc_open: the control registers as Linux leaves them for user
+	 * space and the hooks every engine has for this architecture (the
+	 * syscall instruction, which calls vcpu_syscall_entry(), and the
+	 * identity instructions). 0 or a negative errno.
+	 */
+	int (*engine_init)(struct vcpu *c);
+	/* In the syscall hook: where the guest resumes, and making it resume
+	 * at target (Unicorn's hooks see the PC at or after the instruction
+	 * depending on the architecture). */
+	uint64_t (*syscall_pc)(struct vcpu *c);
+	void (*syscall_set_pc)(struct vcpu *c, uint64_t target);
+	/* The thread pointer register (FS base, TPIDR_EL0). */
+	int (*set_tls)(struct vcpu *c, uint64_t base);
+	uint64_t (*get_tls)(struct vcpu *c);
+	/* A CPU exception Unicorn reports (UC_HOOK_INTR): the enum vcpu_exit
+	 * that ends the run, or -1 when the architecture handled it and the
+	 * guest goes on (AArch64's SVC: vcpu_syscall_entry()). */
+	int (*interrupt)(struct vcpu *c, uint32_t intno);
+	/* From the memory-fault hook: make the engine's state that of the
+	 * faulting instruction, where the engine does not (optional). */
+	void (*fault_state)(struct vcpu *c);
+	/* Whether the MMU translates addr at all (x86-64: canonical); an
+	 * access elsewhere faults without an address. */
+	bool (*addr_valid)(uint64_t addr);
+	/* One decoded instruction (capstone detail on) into block_decode.h's
+	 * class bits and base cycles. */
+	void (*classify)(const cs_insn *in, struct bd_insn *out);
+	/* The direct target of a conditional branch decoded by capstone,
+	 * or 0. */
+	uint64_t (*cond_target)(const cs_insn *in);
+
+	/*
+	 * A sample's registers in the architecture's perf_regs order
+	 * (uapi/asm/perf_regs.h), ip in the PC slot (exact: a precise
+	 * sample's flag, where the architecture has one); then, for a
+	 * kernel-mode sample, the changes of the syscall entry's pt_regs to
+	 * the task's (entry: at the entry, not the exit) and of the
+	 * interrupted kernel's to REGS_INTR (kip: the kernel IP).
+	 * perf_reg_fp/perf_reg_sp: the frame and stack pointer's slots
+	 * (callchains, PERF_SAMPLE_STACK_USER).
+	 */
+	void (*perf_regs)(struct vcpu *c, struct perf_sample_regs *r, uint64_t ip, bool exact);
+	void (*perf_regs_syscall)(struct perf_sample_regs *r, uint64_t ip, bool entry);
+	void (*perf_regs_kernel)(struct perf_sample_regs *r, uint64_t kip);
+	unsigned perf_reg_fp, perf_reg_sp;
+
+	/* The syscall instruction's registers as Linux passes a call on this
+	 * architecture (its syscall tracepoints: number, six arguments,
+	 * result). */
+	int reg_sysno, reg_sysarg[6], reg_sysret;
+	/* exit and exit_group, which never return (no sys_exit tracepoint) */
+	long sysno_exit, sysno_exit_group;
+	/* Whether the call about to run sleeps (pmu_machine.c's rule, in the
+	 * architecture's numbers): CPU_SLEEPS, CPU_SLEEPS_TIMEOUT when the
+	 * timespec at *timeout (NULL: forever) decides, CPU_RUNS. */
+	int (*syscall_sleeps)(struct vcpu *c, uint64_t *timeout);
+};
+
+extern const struct cpu_arch cpu_arch_x86_64;
+extern const struct cpu_arch cpu_arch_aarch64;
+
+#endif

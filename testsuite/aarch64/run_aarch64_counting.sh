@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# run_aarch64_counting.sh - PMUv3 counts of AArch64 guests under `pmusim
+# exec`, on each Arm model: a64_count checks every count against the
+# arithmetic of its hand-written loops and exits 1 on a difference;
+# a64_sample checks the IP, registers and callchain of samples of one;
+# a64_user_read reads counters from EL0 with perf_user_access 1;
+# a64_pmu_el0 checks the SIGILL of an EL0 access to the PMU registers
+# while perf_user_access is 0 (do_el0_undef()).
+# Usage: run_aarch64_counting.sh PMUSIM PROGS_DIR
+set -u
+PMUSIM=$1
+PROGS=$2
+fail=0
+for model in pmuv3 pmuv3p5; do
+	for prog in a64_count a64_sample; do
+		if "$PMUSIM" exec --model "$model" "$PROGS/$prog" "$model"; then
+			echo "ok   $prog on $model"
+		else
+			echo "FAIL $prog on $model"
+			fail=1
+		fi
+	done
+done
+for model in pmuv3 pmuv3p5; do
+	if "$PMUSIM" exec --model "$model" "$PROGS/a64_pmu_el0" "$model"; then
+		echo "ok   a64_pmu_el0 on $model"
+	else
+		echo "FAIL a64_pmu_el0 on $model"
+		fail=1
+	fi
+	# EL0 reads of the counters with kernel.perf_user_access = 1
+	if "$PMUSIM" exec --model "$model" --perf-user-access 1 "$PROGS/a64_user_read"; then
+		echo "ok   a64_user_read on $model"
+	else
+		echo "FAIL a64_user_read on $model"
+		fail=1
+	fi
+done
+# the host's perf counting an AArch64 program under pmusim run: its
+# instructions and branches from the first instruction to exit_group
+# (a64_nolibc_loop.S: 100004 and 50000)
+got=$("$PMUSIM" run --model pmuv3p5 -- perf stat -x, -e instructions:u,branches:u \
+	"$PROGS/a64_nolibc_loop" 2>&1 >/dev/null | cut -d, -f1 | tr '\n' ' ')
+if [[ $got == "100004 50000 " ]]; then
+	echo "ok   perf stat of a64_nolibc_loop under pmusim run: $got"
+else
+	echo "FAIL perf stat of a64_nolibc_loop under pmusim run: '$got', expected 100004 50000"
+	fail=1
+fi
+exit $fail
