@@ -1087,18 +1087,40 @@ long sys_perf_poll(struct guest_thread *t, const uint64_t a[6])
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
 
+/* A ppoll/pselect6 timespec (or select's timeval) at uaddr in ns, -1 for
+ * none: -EFAULT, or -EINVAL for a negative one (poll_select_set_timeout). */
+static long guest_timeout_ns(struct guest_thread *t, uint64_t uaddr, bool timeval, int64_t *ns)
+{
+	*ns = -1;
+	if (!uaddr)
+		return 0;
+	if (timeval) {
+		struct timeval tv;
+
+		if (ua_from(t, &tv, uaddr, sizeof(tv)))
+			return -EFAULT;
+		if (tv.tv_sec < 0 || tv.tv_usec < 0)
+			return -EINVAL;
+		*ns = (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+	} else {
+		struct timespec ts;
+
+		if (ua_from(t, &ts, uaddr, sizeof(ts)))
+			return -EFAULT;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+			return -EINVAL;
+		*ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	}
+	return 0;
+}
+
 long sys_perf_ppoll(struct guest_thread *t, const uint64_t a[6])
 {
-	int64_t ns = -1;
-	long r;
+	int64_t ns;
+	long r = guest_timeout_ns(t, a[2], false, &ns);
 
-	if (a[2]) {
-		const struct timespec *ts = (const struct timespec *)(uintptr_t)a[2];
-
-		if (!guest_access_ok(t, a[2], sizeof(*ts), PROT_READ))
-			return -EFAULT;
-		ns = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
-	}
+	if (r)
+		return r;
 	r = poll_common(t, a[0], a[1], ns);
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
@@ -1238,32 +1260,22 @@ static long select_common(struct guest_thread *t, const uint64_t a[6], int64_t n
 
 long sys_perf_select(struct guest_thread *t, const uint64_t a[6])
 {
-	int64_t ns = -1;
-	long r;
+	int64_t ns;
+	long r = guest_timeout_ns(t, a[4], true, &ns);
 
-	if (a[4]) {
-		const struct timeval *tv = (const struct timeval *)(uintptr_t)a[4];
-
-		if (!guest_access_ok(t, a[4], sizeof(*tv), PROT_READ))
-			return -EFAULT;
-		ns = (int64_t)tv->tv_sec * 1000000000 + (int64_t)tv->tv_usec * 1000;
-	}
+	if (r)
+		return r;
 	r = select_common(t, a, ns);
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
 
 long sys_perf_pselect6(struct guest_thread *t, const uint64_t a[6])
 {
-	int64_t ns = -1;
-	long r;
+	int64_t ns;
+	long r = guest_timeout_ns(t, a[4], false, &ns);
 
-	if (a[4]) {
-		const struct timespec *ts = (const struct timespec *)(uintptr_t)a[4];
-
-		if (!guest_access_ok(t, a[4], sizeof(*ts), PROT_READ))
-			return -EFAULT;
-		ns = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
-	}
+	if (r)
+		return r;
 	r = select_common(t, a, ns);
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }

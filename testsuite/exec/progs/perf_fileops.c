@@ -1,7 +1,7 @@
 /*
  * perf_fileops.c - the calls perf_fops has no entry for, and the ones the
  * VFS answers for every file, on a perf fd (write, pread/pwrite, lseek,
- * a short read, readv and the p*v family, FIONBIO/FIOCLEX/FIONCLEX/FIOASYNC, FIONREAD, mmap with
+ * a short read, readv and the p*v family, negative poll/select timeouts, FIONBIO/FIOCLEX/FIONCLEX/FIOASYNC, FIONREAD, mmap with
  * PROT_EXEC or MAP_PRIVATE), and perf_event_open's attr checks before its
  * group fd. The native run on a software event is the oracle (of the
  * same program with "hw" under pmusim run too: the shim's answers on a
@@ -16,6 +16,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/select.h>
+#include <poll.h>
 #include <unistd.h>
 #include <fcntl.h>
 static int peo(struct perf_event_attr *a, int group) { return syscall(SYS_perf_event_open, a, 0, -1, group, 0); }
@@ -57,6 +59,18 @@ int main(int argc, char **argv)
 		SHOW("preadv2_pos", preadv2(fd, &one, 1, 0, 0));
 		SHOW("pwritev", pwritev(fd, &one, 1, 0));
 		SHOW("pwritev2_cur", pwritev2(fd, &one, 1, -1, 0));
+	}
+	{
+		/* poll_select_set_timeout(): a negative timeout is EINVAL */
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct timespec neg = { -1, 0 };
+		struct timeval tneg = { 0, -1 };
+		fd_set rs;
+
+		FD_ZERO(&rs);
+		FD_SET(fd < FD_SETSIZE ? fd : 0, &rs);
+		SHOW("ppoll_negtimeout", ppoll(&pfd, 1, &neg, NULL));
+		SHOW("select_negtimeout", select(fd + 1 < FD_SETSIZE ? fd + 1 : 1, &rs, NULL, NULL, &tneg));
 	}
 	int on = 1;
 	SHOW("fionbio", ioctl(fd, FIONBIO, &on));
