@@ -32,7 +32,12 @@ long perf_fd_poll_fds(struct perf_files *pf, void *ctx, struct pollfd *fds, unsi
 		int count = 0;
 		long r;
 
-		r = host->sys(SYS_ppoll, (long)fds, (long)n, (long)&zero, 0, 8, 0);
+		/* a signal the host took during this look (the shim's poke,
+		 * which its handler mask lets in) leaves the answer due: ask
+		 * again; the waits below end on the program's signals */
+		do
+			r = host->sys(SYS_ppoll, (long)fds, (long)n, (long)&zero, 0, 8, 0);
+		while (r == -EINTR);
 		if (r < 0)
 			return r;
 		for (unsigned long i = 0; i < n; i++) {
