@@ -8,6 +8,8 @@
 #          execve runs either architecture;
 #   $RUNX  how the row's x86-64 shell runs: natively for the oracle, under
 #          pmusim otherwise;
+#   $RUNR  natively for the oracle, `pmusim run` otherwise: its native
+#          tree execs AArch64 programs, which run emulated (the host cannot);
 #   $C     Debian's arm64 coreutils (scripts/setup: scripts/arm64_root);
 #          rows that need them are skipped when it is missing.
 # Usage: run_aarch64.sh PMUSIM PROGS_DIR [ROW_NAME...]
@@ -44,6 +46,7 @@ die_segv	force_sig_fault	sh -c '$RUN $PROGS/signals_death segv; echo $?'
 exit_code	do_group_exit(3)	sh -c '$RUN $PROGS/signals_death exit; echo $?'
 fork_exec	fork/vfork/posix_spawn+execve of AArch64 and x86-64	$RUN $PROGS/a64_exec $PROGS/hello_static
 x86_execs_a64	an x86-64 shell runs AArch64 programs	$RUNX /bin/sh -c "$A64 $PROGS/hello_dynamic x; echo \$?; $A64 $PROGS/a64_threads"
+run_execs_a64	pmusim run: the command, a native shell, system() and subprocess exec AArch64 programs	$RUNR $A64 $PROGS/hello_static y; echo $?; $RUNR /bin/sh -c "$A64 $PROGS/hello_dynamic x; echo \$?"; $RUNR python3 -c "import os, subprocess; print(os.system('$A64 $PROGS/hello_static s')); print(subprocess.run('$A64 $PROGS/signals_death exit'.split()).returncode)"
 coreutils_seq	coreutils:arm64	$RUN $C/usr/bin/seq -s, 1 3 40
 coreutils_sort	coreutils:arm64	printf 'b\nc\na\n' > in; $RUN $C/usr/bin/sort -r in
 coreutils_sha256sum	coreutils:arm64	printf 'abc' > in; $RUN $C/usr/bin/sha256sum in; $RUN $C/usr/bin/md5sum in
@@ -72,12 +75,13 @@ while IFS=$'\t' read -r name what snippet; do
 		d="$tmp/$name.$mode"
 		mkdir -p "$d"
 		if [[ $mode == native ]]; then
-			run="$QEMU"; runx=""; a64="$QEMU"; prefix="$QEMU"
+			run="$QEMU"; runx=""; runr=""; a64="$QEMU"; prefix="$QEMU"
 		else
-			run="$PMUSIM exec"; runx="$PMUSIM exec"; a64=""; prefix=""
+			run="$PMUSIM exec"; runx="$PMUSIM exec"; runr="$PMUSIM run --model pmuv3 --"
+			a64=""; prefix=""
 		fi
 		(cd "$d" && PMUSIM_TEST_EXEC_PREFIX="$prefix" timeout 60 bash -c \
-			"export RUN=\"$run\" RUNX=\"$runx\" A64=\"$a64\"; $snippet" \
+			"export RUN=\"$run\" RUNX=\"$runx\" RUNR=\"$runr\" A64=\"$a64\"; $snippet" \
 			> "$tmp/$name.$mode.out" 2> "$tmp/$name.$mode.err"; echo $? > "$tmp/$name.$mode.st")
 		# the programs name the one that runs them in their errors;
 		# qemu-user reports a guest's death by a signal itself, a
