@@ -107,6 +107,14 @@ int vfs_write_pmu_dir(const struct vfs_config *cfg, const char *dir)
 			continue;
 		if ((err = put_file(sub, m->events[i].name, buf, (size_t)n)))
 			return err;
+		/* the kernel's events/<name>.scale (EVENT_ATTR_STR, no newline) */
+		if (m->events[i].scale) {
+			char scale[PATH_MAX];
+
+			snprintf(scale, sizeof(scale), "%s.scale", m->events[i].name);
+			if ((err = put_file(sub, scale, m->events[i].scale, strlen(m->events[i].scale))))
+				return err;
+		}
 	}
 	if (m->nr_caps) {
 		if ((err = sub_dir(dir, "caps", sub, sizeof(sub))))

@@ -143,7 +143,7 @@ static void build_rows(struct jit_count *j)
 			r->next = (uint8_t)((taken ? (c < 3 ? c + 1 : 3) : (c > 0 ? c - 1 : 0)) *
 					    PMU_BIMODAL_STEP);
 			if (miss)
-				d += (int64_t)PMU_MISPREDICT_CYCLES << HEAD_SHIFT;
+				d += (int64_t)j->pred.mispredict_cycles << HEAD_SHIFT;
 			assert(j->field[SRC_MISSES] < 2 && j->field[SRC_TAKEN] < 2);
 			if (miss && j->field[SRC_MISSES] >= 0)
 				d -= INT64_C(1) << field_shift((unsigned)j->field[SRC_MISSES]);
@@ -154,7 +154,7 @@ static void build_rows(struct jit_count *j)
 		j->rows[2][c] = (struct exit_row){ .delta = 0, .next = (uint8_t)(c * PMU_BIMODAL_STEP) };
 	}
 	/* a return's or indirect branch's mispredict: the same penalty */
-	j->miss_delta = (int64_t)PMU_MISPREDICT_CYCLES << HEAD_SHIFT;
+	j->miss_delta = (int64_t)j->pred.mispredict_cycles << HEAD_SHIFT;
 	if (j->field[SRC_MISSES] >= 0)
 		j->miss_delta -= INT64_C(1) << field_shift((unsigned)j->field[SRC_MISSES]);
 }

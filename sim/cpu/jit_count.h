@@ -73,12 +73,14 @@ void jit_count_stats(unsigned long long *translated, unsigned long long *slow);
  * inline exits update too, in the same layout: the bimodal table (4096
  * two-bit counters, stored x PMU_BIMODAL_STEP, by branch address [11:0]),
  * the return stack (PMU_RAS_DEPTH entries, its top in bytes) and the BTB
- * (PMU_BTB_ENTRIES last targets, by branch address).
+ * (PMU_BTB_ENTRIES last targets, by branch address); and the cycles a
+ * mispredict costs.
  */
 struct jit_predictors {
 	uint8_t *bimodal;
 	uint64_t *ras, *ras_top;
 	uint64_t *btb;
+	unsigned mispredict_cycles;
 };
 
 /*
