@@ -1094,7 +1094,8 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 		return;
 	uc_reg_read(pv->c->uc, UC_X86_REG_RIP, &rip);
 	pv->ma = (struct pmu_mem_access){ .valid = true, .write = write, .level = (uint8_t)o.level,
-					  .latency = o.latency, .addr = addr };
+					  .latency = o.latency, .addr = addr,
+					  .stlb_miss = o.tlb_walk > 0 };
 	pv->acc_ip = rip;
 	flush(pv);
 	pv->ma.valid = false;
@@ -1622,8 +1623,10 @@ static void fill_mem_sample(struct pmu_vcpu *pv, const struct perf_event *event,
 	if (ldlat) {
 		data->weight.full = ma->latency;
 		dse.val = ldlat_data_src[ma->level];
-		/* bit 4 of the status: the STLB is not modelled, no miss */
-		dse.val |= MEM_S(TLB, HIT) | MEM_S(TLB, L1) | MEM_S(TLB, L2);
+		/* bit 4 of the status, "missed 2nd level TLB": the access
+		 * walked (load_latency_data()) */
+		dse.val |= ma->stlb_miss ? MEM_S(TLB, MISS) | MEM_S(TLB, L2) :
+					   MEM_S(TLB, HIT) | MEM_S(TLB, L1) | MEM_S(TLB, L2);
 	} else {
 		dse.val = MEM_NA;
 		dse.mem_op = ma->write ? PERF_MEM_OP_STORE : PERF_MEM_OP_LOAD;

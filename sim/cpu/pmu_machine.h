@@ -75,6 +75,7 @@ struct pmu_lbr_entry { uint64_t from, to; uint8_t mispred, type; };
 struct pmu_mem_access {
 	bool valid;                  /* set only while that overflow is reported */
 	bool write;
+	bool stlb_miss;              /* a page of it missed the second-level TLB */
 	uint8_t level;               /* enum cache_level that served it */
 	unsigned latency;
 	uint64_t addr;

@@ -427,6 +427,44 @@ static void test_ring_samples_exact_and_deterministic(void **state)
 	free(b);
 }
 
+/*
+ * DATA_SRC's TLB bits (load_latency_data(): bit 4 of the PEBS status,
+ * "missed the second-level TLB"): the pages pattern loads the first line
+ * of 256 consecutive untouched pages, twice; the region's load 100k is
+ * sampled (k = 1..5 of 512). Skylake: pass 1 walks every page (cold DTLB
+ * and STLB) and every line comes from memory; in pass 2 the 256 pages,
+ * 16 to each of the DTLB's 16 sets of 4 ways, miss the DTLB but hit the
+ * STLB (2 to each of its 128 sets of 12 ways): no walk, TLB "L1 or L2
+ * hit"; the lines, all in one L1D set (8 ways) and in 16 of L2's sets (16
+ * lines each for 4 ways), miss both, and the LLC's 128 sets of 16 ways
+ * hold them (2 each): L3 hits.
+ */
+static void test_ring_samples_tlb(void **state)
+{
+	static const unsigned long long ram_walk = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) |
+		MEM_S(LVL, LOC_RAM) | MEM_S(LVLNUM, RAM) | MEM_S(SNOOP, HIT) |
+		MEM_S(TLB, MISS) | MEM_S(TLB, L2);
+	unsigned long long buf = sym_addr("buf"), k = 0;
+	char *a = pattern_counts("pages", -1);
+	const char *p;
+
+	(void)state;
+	assert_int_equal(val(a, "samples"), 512 / 100);
+	for (p = a; (p = strstr(p, "sample=")); p++) {
+		unsigned long long addr, w, dsrc, sip, j;
+
+		if (p != a && p[-1] != '\n')
+			continue;
+		assert_int_equal(sscanf(p, "sample=%llx %llu %llx %llx", &addr, &w, &dsrc, &sip), 4);
+		j = 100 * ++k;
+		assert_int_equal(addr, buf + ((j - 1) % 256) * 4096);
+		assert_int_equal(w, j <= 256 ? 195 : 42);
+		assert_int_equal(dsrc, j <= 256 ? ram_walk : l3);
+	}
+	assert_int_equal(k, 5);
+	free(a);
+}
+
 /* mem-stores (MEM_INST_RETIRED.ALL_STORES:P): every 100th store; in
  * store_l2 every store misses L1D (precise_datala_hsw: L1 miss); perf mem
  * asks no weight of stores */
@@ -467,6 +505,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_memory_hook_only_while_needed),
 		cmocka_unit_test(test_vs_callgrind),
 		cmocka_unit_test(test_ring_samples_exact_and_deterministic),
+		cmocka_unit_test(test_ring_samples_tlb),
 		cmocka_unit_test(test_perf_mem_loads),
 		cmocka_unit_test(test_perf_mem_stores),
 	};

@@ -39,6 +39,7 @@ static const struct pattern patterns[] = {
 	{ "set9", 9, 4096, 10, 0 },        /* 9 lines of one L1D set: 8 ways */
 	{ "set8", 8, 4096, 10, 0 },        /* 8 lines of one L1D set */
 	{ "store_l2", 2048, 64, 2, 1 },    /* the l2_twice pattern as stores */
+	{ "pages", 256, 4096, 2, 0 },      /* one line of each of 256 pages */
 };
 
 struct ev { const char *name; uint32_t type; uint64_t config; };
