@@ -465,6 +465,34 @@ static void test_ring_samples_tlb(void **state)
 	free(a);
 }
 
+/*
+ * perf c2c record (mem-loads ldlat=30 and mem-stores, sampled every 100)
+ * of the pages pattern, and perf c2c report: it maps the recorded CPUs to
+ * the guest's one NUMA node (the session's sysfs) and shows the levels the
+ * loads were served by: the region's first pass from local DRAM, its
+ * second from the LLC (test_ring_samples_tlb), at least one sample each
+ * (which loads are sampled depends on the start-up's slow loads before).
+ */
+static void test_perf_c2c(void **state)
+{
+	int st;
+	char *o = run(&st, "cd %s && %s run -- %s exec -- perf c2c record -c 100 --all-user "
+		      "-o c2c.data -- %s/cache_patterns pages native >/dev/null 2>&1 && "
+		      "perf c2c report -i c2c.data --stdio 2>&1; s=$?; rm -f c2c.data; exit $s",
+		      tmpdir, pmusim, pmusim, progdir);
+	const char *dram, *llc;
+
+	(void)state;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || strstr(o, "topology bug"))
+		fail_msg("perf c2c: status %d\n%s", st, o);
+	dram = strstr(o, "Load Local DRAM");
+	llc = strstr(o, "Load LLC hit");
+	if (!dram || !llc || strtoul(strchr(dram, ':') + 1, NULL, 10) < 1 ||
+	    strtoul(strchr(llc, ':') + 1, NULL, 10) < 1)
+		fail_msg("perf c2c report: no DRAM or LLC loads\n%s", o);
+	free(o);
+}
+
 /* mem-stores (MEM_INST_RETIRED.ALL_STORES:P): every 100th store; in
  * store_l2 every store misses L1D (precise_datala_hsw: L1 miss); perf mem
  * asks no weight of stores */
@@ -508,6 +536,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ring_samples_tlb),
 		cmocka_unit_test(test_perf_mem_loads),
 		cmocka_unit_test(test_perf_mem_stores),
+		cmocka_unit_test(test_perf_c2c),
 	};
 	int fails, st;
 
