@@ -104,7 +104,7 @@ void lru_sets_free(struct lru_sets *a)
 	a->tags = NULL;
 }
 
-bool lru_sets_touch(struct lru_sets *a, uint64_t line)
+bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
 {
 	uint64_t *set = &a->tags[(line & a->set_mask) * a->ways];
 	uint64_t tag = line + 1;
@@ -131,6 +131,8 @@ static void tlb_lookup(struct lru_sets *tlb1, struct lru_sets *tlb2,
 	uint64_t last = (addr + size - 1) >> PAGE_SHIFT;
 
 	out->tlb_miss = out->tlb_walk = 0;
+	if (addr >> PAGE_SHIFT == last && lru_sets_mru(tlb1, last))
+		return;              /* one page, a first-level hit */
 	for (uint64_t page = addr >> PAGE_SHIFT; page <= last; page++) {
 		if (lru_sets_touch(tlb1, page))
 			continue;
@@ -152,6 +154,12 @@ static void lines_lookup(struct cache_model *cm, struct lru_sets *first,
 	out->lines = 0;
 	for (unsigned i = 0; i < CACHE_MEM; i++)
 		out->miss[i] = 0;
+	if (line == last && lru_sets_mru(first, line)) {   /* one line, an L1 hit */
+		out->lines = 1;
+		out->level = CACHE_L1;
+		out->latency = cm->latency[CACHE_L1];
+		return;
+	}
 	for (; line <= last; line++) {
 		enum cache_level served = CACHE_L1;
 
@@ -170,9 +178,29 @@ static void lines_lookup(struct cache_model *cm, struct lru_sets *first,
 	out->latency = cm->latency[worst];
 }
 
+/* An access of [addr, addr+size) whose one line is the most recently used
+ * of its L1 set and whose one page the most recently used of its set of
+ * the first-level TLB tlb1: a hit of both that moves nothing, so nothing
+ * needs a touch. Returns whether it was, with *out filled. */
+static bool mru_hit(const struct cache_model *cm, const struct lru_sets *l1,
+		    const struct lru_sets *tlb1, uint64_t addr, unsigned size,
+		    struct cache_outcome *out)
+{
+	uint64_t line = addr >> cm->line_shift, end = addr + size - 1;
+
+	if (line != end >> cm->line_shift || addr >> PAGE_SHIFT != end >> PAGE_SHIFT ||
+	    !lru_sets_mru(l1, line) || !lru_sets_mru(tlb1, addr >> PAGE_SHIFT))
+		return false;
+	*out = (struct cache_outcome){ .level = CACHE_L1, .latency = cm->latency[CACHE_L1],
+				       .lines = 1 };
+	return true;
+}
+
 void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 			struct cache_outcome *out)
 {
+	if (mru_hit(cm, &cm->lvl[CACHE_L1], &cm->tlb[TLB_D1], addr, size, out))
+		return;
 	tlb_lookup(&cm->tlb[TLB_D1], cm->tlb2[1], addr, size, out);
 	lines_lookup(cm, &cm->lvl[CACHE_L1], addr, size, out);
 }
@@ -180,6 +208,8 @@ void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
 		       struct cache_outcome *out)
 {
+	if (mru_hit(cm, &cm->l1i, &cm->tlb[TLB_I1], addr, size, out))
+		return;
 	tlb_lookup(&cm->tlb[TLB_I1], cm->tlb2[0], addr, size, out);
 	lines_lookup(cm, &cm->l1i, addr, size, out);
 }

@@ -131,4 +131,32 @@ void jit_count_abort_block(struct jit_count *j, const struct jit_slot *prev);
 /* The next block takes the slow path. */
 void jit_count_force_next(struct jit_count *j);
 
+/*
+ * The access log: while on, blocks translated from then on append, in
+ * program order, a record of each start (after the slow path, so a block
+ * that leaves before it runs has none) and of each guest data access (the
+ * address, its size and whether it writes), with a few inline ops and no
+ * call; the cache model replays it in C (pmu_machine.c) at the slow path
+ * and before every report. A record is JIT_LOG_FETCH | the block's slot,
+ * or the address | size_log2 << JIT_LOG_SIZE_SHIFT | JIT_LOG_WRITE. The
+ * log holds JIT_LOG_CAP records: the head must come back to the slow path
+ * before the blocks run inline can fill it (jit_count_log_head).
+ */
+#define JIT_LOG_FETCH      (UINT64_C(1) << 63)
+#define JIT_LOG_WRITE      (UINT64_C(1) << 58)
+#define JIT_LOG_SIZE_SHIFT 56
+#define JIT_LOG_ADDR_MASK  ((UINT64_C(1) << JIT_LOG_SIZE_SHIFT) - 1)
+#define JIT_LOG_CAP        (1u << 20)
+/* Turns the log on or off for blocks translated from now on (the caller
+ * drops the translations); -ENOMEM if it cannot be made. */
+int jit_count_log(struct jit_count *j, bool on);
+bool jit_count_logging(const struct jit_count *j);
+/* The records since the last take, [*begin, return); the log is empty
+ * after. */
+const uint64_t *jit_count_log_take(struct jit_count *j, const uint64_t **begin);
+/* The most cycles blocks may run inline between two takes: at most 64
+ * records a cycle (8 uops a cycle, 8 accesses an instruction, one record
+ * a block start). */
+#define JIT_LOG_HEAD (JIT_LOG_CAP / 64)
+
 #endif

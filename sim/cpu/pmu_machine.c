@@ -38,6 +38,7 @@ typedef int64_t s64;
 
 static void flush(struct pmu_vcpu *pv);
 static void mem_to_acc(struct pmu_vcpu *pv);
+static void log_replay(struct pmu_vcpu *pv);
 
 void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 {
@@ -134,12 +135,21 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	if (pv->cg) {
 		/* the cachegrind-compatible configuration sees every block and
 		 * access from the first instruction, as cachegrind does */
+		c->mem_want = true;
+		c->mem_log_want = false;
 		c->mem_toggle_pending = !c->mem_on;
 		return change || c->mem_toggle_pending;
 	}
 	if (!pv->c->model || !pv->c->model->caches)
 		return change;      /* no cache model: the memory sources count 0 */
-	c->mem_toggle_pending = c->mem_on != sources_need_mem(sources);
+	/* counting only: the access log (inline counting); an event that
+	 * samples a memory source overflows at the access itself, which the
+	 * memory hook sees */
+	c->mem_want = sources_need_mem(sources);
+	c->mem_log_want = c->mem_want && pv->jit &&
+			  !sources_need_mem(perf_cpu_schedulable_sampled_sources(cpu));
+	c->mem_toggle_pending = c->mem_on != c->mem_want ||
+				(c->mem_on && c->mem_log != c->mem_log_want);
 	if (c->mem_toggle_pending && !pv->cm) {
 		pv->cm = cache_model_new(c->model->caches);
 		if (!pv->cm)
@@ -536,6 +546,8 @@ static void flush(struct pmu_vcpu *pv)
 {
 	struct sim_delta *a = &pv->acc;
 
+	if (pv->c->mem_log)
+		log_replay(pv);
 	if (pv->jit && jit_count_sync(pv->jit, a)) {
 		/* blocks that counted inline: reported where the guest is */
 		pv->acc_dirty = true;
@@ -819,7 +831,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	}
 	pv->prev = b;
 	pv->cur = b;
-	if (pv->cm && pv->c->mem_on && !pv->cg && !rep_cont && !rest)
+	if (pv->cm && pv->c->mem_on && !pv->c->mem_log && !pv->cg && !rep_cont && !rest)
 		fetch_block(pv, b);
 	if (pv->skip_addr == addr) {   /* resumed after RDPMC mid-block */
 		from = pv->skip_n < b->n ? pv->skip_n : b->n;
@@ -913,8 +925,10 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 	if (!pv->lim_valid)
 		compute_limits(pv);
 	need = perf_cpu_active_sources(cpu);
-	on = pv->locked && !pv->no_batch && !pv->want_lbr && !pv->c->mem_on &&
+	on = pv->locked && !pv->no_batch && !pv->want_lbr && (!pv->c->mem_on || pv->c->mem_log) &&
 	     !(need & PIPELINE_SOURCES) && jit_count_covers(pv->jit, need);
+	if (pv->c->mem_log)     /* the access log must not fill up */
+		head = JIT_LOG_HEAD;
 	for (unsigned i = 0; i < pv->nlim && on; i++) {
 		uint64_t acc = pv->acc.v[pv->lim[i].src], left = pv->lim[i].left;
 
@@ -934,6 +948,8 @@ void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
 
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
+	if (pv->c->mem_log)       /* what ran inline, in order, before this block */
+		log_replay(pv);
 	/* the batch: what ran inline since the last report, up to here */
 	if (jit_count_sync(pv->jit, &pv->acc)) {
 		pv->acc_dirty = true;
@@ -1060,6 +1076,61 @@ static void mem_to_acc(struct pmu_vcpu *pv)
  * overflowed. The cache outcome costs no cycles: `cycles` stays the same
  * whichever events are open (docs/machine-counting.md).
  */
+/* One access through the cache model (or cachegrind's), into the counts
+ * not yet in acc; its outcome in *o. */
+static void mem_count(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size,
+		      struct cache_outcome *o)
+{
+	if (pv->cg)
+		cg_machine_data(pv, write, addr, size, o);
+	else
+		cache_model_access(pv->cm, addr, size, o);
+	pv->mem_n[write][o->level]++;
+	pv->tlb_n[1][0]++;
+	pv->tlb_n[1][1] += o->tlb_miss;
+	pv->tlb_n[1][2] += o->tlb_walk;
+	pv->mem_miss[CACHE_L1] += o->miss[CACHE_L1];
+	pv->mem_miss[CACHE_L2] += o->miss[CACHE_L2];
+	pv->mem_miss[CACHE_L3] += o->miss[CACHE_L3];
+	pv->mem_dirty = true;
+	pv->acc_dirty = true;
+}
+
+/*
+ * The access log (jit_count.h) through the cache model, in program order:
+ * each block start fetches the block's code as fetch_block does for the
+ * memory hook (a REP instruction's further iterations fetch nothing), each
+ * access is mem_count's. Only counting events count memory sources then
+ * (hooks_decide), so no overflow falls between two records.
+ */
+static void log_replay(struct pmu_vcpu *pv)
+{
+	const uint64_t *r, *end = jit_count_log_take(pv->jit, &r);
+	struct cache_outcome o;
+
+	for (; r && r < end; r++) {
+		if (*r & JIT_LOG_FETCH) {
+			const struct jit_slot *s = (const struct jit_slot *)(uintptr_t)(*r & ~JIT_LOG_FETCH);
+			const struct bdesc *b = slot_block(pv, s), *p = pv->log_prev;
+
+			pv->log_prev = b;
+			if (!b || !b->n || !pv->cm ||
+			    (p && (p->last_cls & BD_REP) && p->addr + p->last_off == b->addr))
+				continue;
+			fetch_block(pv, b);
+		} else if (pv->cm) {
+			bool write = *r & JIT_LOG_WRITE;
+
+			mem_count(pv, write, *r & JIT_LOG_ADDR_MASK,
+				  1u << ((*r >> JIT_LOG_SIZE_SHIFT) & 3), &o);
+			if (write)
+				pv->c->mem_writes++;
+			else
+				pv->c->mem_reads++;
+		}
+	}
+}
+
 void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 {
 	struct cache_outcome o;
@@ -1070,19 +1141,7 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 		return;
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
-	if (pv->cg)
-		cg_machine_data(pv, write, addr, size, &o);
-	else
-		cache_model_access(pv->cm, addr, size, &o);
-	pv->mem_n[write][o.level]++;
-	pv->tlb_n[1][0]++;
-	pv->tlb_n[1][1] += o.tlb_miss;
-	pv->tlb_n[1][2] += o.tlb_walk;
-	pv->mem_miss[CACHE_L1] += o.miss[CACHE_L1];
-	pv->mem_miss[CACHE_L2] += o.miss[CACHE_L2];
-	pv->mem_miss[CACHE_L3] += o.miss[CACHE_L3];
-	pv->mem_dirty = true;
-	pv->acc_dirty = true;
+	mem_count(pv, write, addr, size, &o);
 	if (!pv->lim_valid)
 		compute_limits(pv);
 	if (!pv->mem_sampling)

@@ -162,6 +162,7 @@ struct pmu_vcpu {
 	uint64_t tlb_n[2][3];        /* [fetch, data]: pages looked up, first-level
 				      * misses, walks */
 	struct pmu_mem_access ma;
+	const struct bdesc *log_prev; /* the access log's last block start */
 	/* the cachegrind-compatible configuration (cg_machine.h), or NULL:
 	 * its model, the block whose fetches are being made, and the next
 	 * instruction to fetch */
