@@ -178,21 +178,28 @@ static void lines_lookup(struct cache_model *cm, struct lru_sets *first,
 	out->latency = cm->latency[worst];
 }
 
-/* An access of [addr, addr+size) whose one line is the most recently used
- * of its L1 set and whose one page the most recently used of its set of
- * the first-level TLB tlb1: a hit of both that moves nothing, so nothing
- * needs a touch. Returns whether it was, with *out filled. */
+/* An access of [addr, addr+size) whose lines are each the most recently
+ * used of its L1 set and whose pages each the most recently used of its
+ * set of the first-level TLB tlb1 (distinct lines and pages: an access
+ * spans a few, fewer than the sets): hits of both that move nothing, so
+ * nothing needs a touch. Returns whether it was, with *out filled. */
 static bool mru_hit(const struct cache_model *cm, const struct lru_sets *l1,
 		    const struct lru_sets *tlb1, uint64_t addr, unsigned size,
 		    struct cache_outcome *out)
 {
-	uint64_t line = addr >> cm->line_shift, end = addr + size - 1;
+	uint64_t first = addr >> cm->line_shift, end = addr + size - 1;
+	uint64_t last = end >> cm->line_shift;
 
-	if (line != end >> cm->line_shift || addr >> PAGE_SHIFT != end >> PAGE_SHIFT ||
-	    !lru_sets_mru(l1, line) || !lru_sets_mru(tlb1, addr >> PAGE_SHIFT))
-		return false;
+	if (last - first > l1->set_mask || (end >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) > tlb1->set_mask)
+		return false;        /* two lines of one set: not both the most recent */
+	for (uint64_t l = first; l <= last; l++)
+		if (!lru_sets_mru(l1, l))
+			return false;
+	for (uint64_t p = addr >> PAGE_SHIFT; p <= end >> PAGE_SHIFT; p++)
+		if (!lru_sets_mru(tlb1, p))
+			return false;
 	*out = (struct cache_outcome){ .level = CACHE_L1, .latency = cm->latency[CACHE_L1],
-				       .lines = 1 };
+				       .lines = (unsigned)(last - first + 1), .moved = false };
 	return true;
 }
 
@@ -203,6 +210,7 @@ void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 		return;
 	tlb_lookup(&cm->tlb[TLB_D1], cm->tlb2[1], addr, size, out);
 	lines_lookup(cm, &cm->lvl[CACHE_L1], addr, size, out);
+	out->moved = true;
 }
 
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
@@ -212,4 +220,5 @@ void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
 		return;
 	tlb_lookup(&cm->tlb[TLB_I1], cm->tlb2[0], addr, size, out);
 	lines_lookup(cm, &cm->l1i, addr, size, out);
+	out->moved = true;
 }

@@ -46,6 +46,8 @@ struct cache_outcome {
 	unsigned miss[CACHE_MEM];  /* lines that missed L1 (L1D or L1I), L2, LLC */
 	unsigned tlb_miss;         /* pages that missed the first-level TLB */
 	unsigned tlb_walk;         /* pages that missed the second level too: walks */
+	bool moved;                /* some LRU order changed (not every line and
+				    * page the most recent of its set) */
 };
 
 /* One set-associative LRU array of line (or page) numbers: a cache level

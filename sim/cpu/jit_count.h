@@ -59,6 +59,10 @@ struct jit_slot {
 	 * while its generation is the decode cache's */
 	uint32_t decoded_gen;
 	const void *decoded;
+	/* the access log's replay: the fetch version (+1) at which all of
+	 * the block's lines and pages were the most recent of their L1I and
+	 * ITLB sets (0: never) */
+	uint64_t fetch_version;
 };
 
 /* Whether inline counting can be used at all (probe; off by option). */

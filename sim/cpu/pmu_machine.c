@@ -784,6 +784,7 @@ static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
 	pv->tlb_n[0][2] += o.tlb_walk;
 	pv->mem_dirty = true;
 	pv->acc_dirty = true;
+	pv->fetch_version += o.moved;
 }
 
 /* pmu_on_block() of the decode b of the block at addr (NULL: undecodable),
@@ -1117,7 +1118,20 @@ static void log_replay(struct pmu_vcpu *pv)
 			if (!b || !b->n || !pv->cm ||
 			    (p && (p->last_cls & BD_REP) && p->addr + p->last_off == b->addr))
 				continue;
+			/* only fetches move L1I and the first-level ITLB: if
+			 * none moved them since this block's lines and pages
+			 * were all the most recent of their sets, they still
+			 * are, and this fetch hits them all (fetch_block) */
+			if (s->fetch_version == pv->fetch_version + 1) {
+				unsigned ls = (unsigned)__builtin_ctz(pv->c->model->caches->l1i.line);
+
+				pv->fetch_n[0] += ((b->addr + b->size - 1) >> ls) - (b->addr >> ls) + 1;
+				pv->tlb_n[0][0] += ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
+				pv->mem_dirty = pv->acc_dirty = true;
+				continue;
+			}
 			fetch_block(pv, b);
+			((struct jit_slot *)s)->fetch_version = pv->fetch_version + 1;
 		} else if (pv->cm) {
 			bool write = *r & JIT_LOG_WRITE;
 

@@ -163,6 +163,7 @@ struct pmu_vcpu {
 				      * misses, walks */
 	struct pmu_mem_access ma;
 	const struct bdesc *log_prev; /* the access log's last block start */
+	uint64_t fetch_version;      /* fetches that moved L1I or ITLB LRU order */
 	/* the cachegrind-compatible configuration (cg_machine.h), or NULL:
 	 * its model, the block whose fetches are being made, and the next
 	 * instruction to fetch */
