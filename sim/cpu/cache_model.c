@@ -9,6 +9,7 @@
 #include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sim/cpu/cache_model.h"
 
 #define PAGE_SHIFT 12
@@ -112,13 +113,21 @@ bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
 
 	if (set[0] == tag)
 		return true;         /* already the most recent */
-	for (w = 1; w < a->ways && set[w] != tag; w++)
-		;
-	if (w == a->ways)
-		w = a->ways - 1;     /* miss: the LRU way makes room */
+	if (a->ways <= 64) {
+		/* the way that holds it, found without a branch per way */
+		uint64_t m = 0;
+
+		for (w = 1; w < a->ways; w++)
+			m |= (uint64_t)(set[w] == tag) << w;
+		w = m ? (unsigned)__builtin_ctzll(m) : a->ways - 1;
+	} else {
+		for (w = 1; w < a->ways && set[w] != tag; w++)
+			;
+		if (w == a->ways)
+			w = a->ways - 1;     /* miss: the LRU way makes room */
+	}
 	bool hit = set[w] == tag;
-	for (; w > 0; w--)
-		set[w] = set[w - 1];
+	memmove(set + 1, set, w * sizeof(*set));
 	set[0] = tag;
 	return hit;
 }
