@@ -142,12 +142,12 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	}
 	if (!pv->c->model || !pv->c->model->caches)
 		return change;      /* no cache model: the memory sources count 0 */
-	/* counting only: the access log (inline counting); an event that
-	 * samples a memory source overflows at the access itself, which the
-	 * memory hook sees */
+	/* counting only: the access log (inline counting). A hardware event
+	 * that samples needs the memory hook: a memory source's overflow is
+	 * at the access itself, and an exact stop's prefix run (any source)
+	 * runs without the log's inline ops */
 	c->mem_want = sources_need_mem(sources);
-	c->mem_log_want = c->mem_want && pv->jit &&
-			  !sources_need_mem(perf_cpu_schedulable_sampled_sources(cpu));
+	c->mem_log_want = c->mem_want && pv->jit && !perf_cpu_schedulable_sampled_sources(cpu);
 	c->mem_toggle_pending = c->mem_on != c->mem_want ||
 				(c->mem_on && c->mem_log != c->mem_log_want);
 	if (c->mem_toggle_pending && !pv->cm) {
