@@ -170,6 +170,31 @@ static void test_counts_by_arithmetic(void **state)
 	free(out);
 }
 
+/* Counting only, the machine sees the accesses through the access log
+ * (docs/machine-counting.md, "Hooks"); with a hardware sampler beside the
+ * group (it never overflows), through the memory hook (every block then
+ * takes the slow path): every pattern and group counts the same both
+ * ways. */
+static void test_access_log_as_hook(void **state)
+{
+	static const char *const pats[] = { "l1_twice", "l3_twice", "set9", "store_l2", "pages" };
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		for (int g = 0; g < 4; g++) {
+			int st1, st2;
+			char *a = run(&st1, "%s exec -- %s/cache_patterns %s %d 2>/dev/null", pmusim,
+				      progdir, pats[i], g);
+			char *b = run(&st2, "%s exec -- %s/cache_patterns %s %d hook 2>/dev/null",
+				      pmusim, progdir, pats[i], g);
+
+			if (st1 || st2 || strcmp(a, b))
+				fail_msg("%s group %d: access log\n%s\nmemory hook\n%s", pats[i], g, a, b);
+			free(a);
+			free(b);
+		}
+}
+
 /* cycles do not depend on which events are open: the cache outcome costs
  * no cycles (docs/machine-counting.md) */
 static void test_cycles_independent_of_cache_events(void **state)
@@ -530,6 +555,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts_by_arithmetic),
 		cmocka_unit_test(test_cycles_independent_of_cache_events),
+		cmocka_unit_test(test_access_log_as_hook),
 		cmocka_unit_test(test_memory_hook_only_while_needed),
 		cmocka_unit_test(test_vs_callgrind),
 		cmocka_unit_test(test_ring_samples_exact_and_deterministic),
