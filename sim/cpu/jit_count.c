@@ -201,10 +201,14 @@ void jit_count_stats(unsigned long long *translated, unsigned long long *slow)
 
 /* ---- state ------------------------------------------------------------------ */
 
-/* The log's mapping: the records and a guard region a block cannot pass. */
+/* The log's mapping (reserved, not committed: pages are used as the log
+ * grows): JIT_LOG_CAP records of translated code between two takes, and
+ * room for what the engine's helpers add (an XSAVE is a few hundred
+ * accesses, an instruction of its own) */
+#define LOG_MAP_RECORDS (8 * (size_t)JIT_LOG_CAP)
 static size_t log_bytes(void)
 {
-	return ((size_t)JIT_LOG_CAP + 65536) * sizeof(uint64_t);
+	return LOG_MAP_RECORDS * sizeof(uint64_t);
 }
 
 
@@ -273,7 +277,7 @@ const uint64_t *jit_count_log_take(struct jit_count *j, const uint64_t **begin)
 	if (!j->log)
 		return NULL;
 	/* the head bounds the records between two takes (JIT_LOG_HEAD) */
-	assert(end >= j->log && end <= j->log + JIT_LOG_CAP);
+	assert(end >= j->log && end <= j->log + LOG_MAP_RECORDS);
 	j->log_pos = j->log;
 	return end;
 }
@@ -305,6 +309,17 @@ static void on_mem_access(void *opaque, struct tcg_emit *e, tcg_val addr, unsign
 					 (write ? JIT_LOG_WRITE : 0)));
 	emit_log_append(j, e, v);
 	tcg_e_free(e, v);
+}
+
+/* A helper's access (tcg_emit.h), at run time: its record into the log. */
+static void on_helper_access(void *opaque, uint64_t addr, unsigned size_log2, bool write)
+{
+	struct jit_count *j = opaque;
+
+	if (!j->log_on || j->log_pos >= j->log + LOG_MAP_RECORDS)
+		return;
+	*j->log_pos++ = (addr & JIT_LOG_ADDR_MASK) | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
+			(write ? JIT_LOG_WRITE : 0);
 }
 
 /* Slots live as long as the vCPU: translated code points at them. */
@@ -911,6 +926,7 @@ static const struct tcg_observer observer = {
 	.block_exit = on_block_exit,
 	.block_done = on_block_done,
 	.mem_access = on_mem_access,
+	.helper_access = on_helper_access,
 };
 
 void jit_count_begin(struct jit_count *j)

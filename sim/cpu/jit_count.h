@@ -140,8 +140,9 @@ void jit_count_force_next(struct jit_count *j);
  * program order, a record of each start (after the slow path, so a block
  * that leaves before it runs has none) and of each guest data access (the
  * address, its size and whether it writes), with a few inline ops and no
- * call; the cache model replays it in C (pmu_machine.c) at the slow path
- * and before every report. A record is JIT_LOG_FETCH | the block's slot,
+ * call, and the accesses of the engine's helpers (FXSAVE, XSAVE, ...) from
+ * C as they run; the cache model replays it in C (pmu_machine.c) at the
+ * slow path and before every report. A record is JIT_LOG_FETCH | the block's slot,
  * or the address | size_log2 << JIT_LOG_SIZE_SHIFT | JIT_LOG_WRITE. The
  * log holds JIT_LOG_CAP records: the head must come back to the slow path
  * before the blocks run inline can fill it (jit_count_log_head).

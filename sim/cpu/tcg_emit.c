@@ -197,6 +197,84 @@ static void mem_access(struct tcg_emit *s, tcg_val addr, int memop, bool write)
 		tl.o->mem_access(tl.opaque, s, addr, (unsigned)memop & MO_SIZE, write);
 }
 
+/*
+ * The helpers' data accesses: cpu_{ld,st}{b,w,l,q}_{data,mmuidx}_ra,
+ * which the x86 helpers call through the PLT. A _data_ra function may
+ * call its _mmuidx_ra one through the PLT too: only the outermost is
+ * reported (depth). Loads return their value in RAX whatever its C type;
+ * stores pass the value in a register: both pass through as 64 bits.
+ */
+static __thread unsigned helper_depth;
+
+static void helper_access(uint64_t addr, unsigned size_log2, bool write)
+{
+	if (tl.o && tl.o->helper_access && !helper_depth)
+		tl.o->helper_access(tl.opaque, addr, size_log2, write);
+	helper_depth++;
+}
+
+typedef uint64_t (*ld_mmuidx_fn)(void *env, uint64_t addr, int mmu_idx, uintptr_t ra);
+typedef uint64_t (*ld_data_fn)(void *env, uint64_t addr, uintptr_t ra);
+typedef void (*st_mmuidx_fn)(void *env, uint64_t addr, uint64_t val, int mmu_idx, uintptr_t ra);
+typedef void (*st_data_fn)(void *env, uint64_t addr, uint64_t val, uintptr_t ra);
+
+#define HELPER_LD(fn, sz) \
+	uint64_t fn##_mmuidx_ra_x86_64(void *env, uint64_t addr, int mmu_idx, uintptr_t ra); \
+	uint64_t fn##_mmuidx_ra_x86_64(void *env, uint64_t addr, int mmu_idx, uintptr_t ra) \
+	{ \
+		static ld_mmuidx_fn real; \
+		uint64_t v; \
+		if (!real && !(real = (ld_mmuidx_fn)dlsym(RTLD_NEXT, #fn "_mmuidx_ra_x86_64"))) \
+			abort(); \
+		helper_access(addr, sz, false); \
+		v = real(env, addr, mmu_idx, ra); \
+		helper_depth--; \
+		return v; \
+	} \
+	uint64_t fn##_data_ra_x86_64(void *env, uint64_t addr, uintptr_t ra); \
+	uint64_t fn##_data_ra_x86_64(void *env, uint64_t addr, uintptr_t ra) \
+	{ \
+		static ld_data_fn real; \
+		uint64_t v; \
+		if (!real && !(real = (ld_data_fn)dlsym(RTLD_NEXT, #fn "_data_ra_x86_64"))) \
+			abort(); \
+		helper_access(addr, sz, false); \
+		v = real(env, addr, ra); \
+		helper_depth--; \
+		return v; \
+	}
+#define HELPER_ST(fn, sz) \
+	void fn##_mmuidx_ra_x86_64(void *env, uint64_t addr, uint64_t val, int mmu_idx, uintptr_t ra); \
+	void fn##_mmuidx_ra_x86_64(void *env, uint64_t addr, uint64_t val, int mmu_idx, uintptr_t ra) \
+	{ \
+		static st_mmuidx_fn real; \
+		if (!real && !(real = (st_mmuidx_fn)dlsym(RTLD_NEXT, #fn "_mmuidx_ra_x86_64"))) \
+			abort(); \
+		helper_access(addr, sz, true); \
+		real(env, addr, val, mmu_idx, ra); \
+		helper_depth--; \
+	} \
+	void fn##_data_ra_x86_64(void *env, uint64_t addr, uint64_t val, uintptr_t ra); \
+	void fn##_data_ra_x86_64(void *env, uint64_t addr, uint64_t val, uintptr_t ra) \
+	{ \
+		static st_data_fn real; \
+		if (!real && !(real = (st_data_fn)dlsym(RTLD_NEXT, #fn "_data_ra_x86_64"))) \
+			abort(); \
+		helper_access(addr, sz, true); \
+		real(env, addr, val, ra); \
+		helper_depth--; \
+	}
+HELPER_LD(cpu_ldub, 0)
+HELPER_LD(cpu_ldsb, 0)
+HELPER_LD(cpu_lduw, 1)
+HELPER_LD(cpu_ldsw, 1)
+HELPER_LD(cpu_ldl, 2)
+HELPER_LD(cpu_ldq, 3)
+HELPER_ST(cpu_stb, 0)
+HELPER_ST(cpu_stw, 1)
+HELPER_ST(cpu_stl, 2)
+HELPER_ST(cpu_stq, 3)
+
 /* tcg_gen_qemu_ld/st_i32/i64: one interposer each, the same body */
 #define QEMU_LDST(name, real, write) \
 	void name(struct tcg_emit *s, tcg_val val, tcg_val addr, tcg_arg idx, int memop); \
@@ -438,15 +516,28 @@ static const char *probe_reason;
 static bool probe_ok;
 
 /*
- * The data-access probe: "mov [rdi], rax; mov ebx, [rdi+12]; hlt" with an
- * observer that logs each access (address | size_log2 << 56 | write << 58)
- * into a buffer, by the ops jit_count.c uses: an 8-byte store at rdi and a
- * 4-byte load at rdi + 12, in that order, each once.
+ * The data-access probe: "mov [rdi], rax; mov ebx, [rdi+12]; fxsave
+ * [rdi+0x100]" with an observer that logs each access (address |
+ * size_log2 << 56 | write << 58) into a buffer, by the ops jit_count.c
+ * uses: an 8-byte store at rdi and a 4-byte load at rdi + 12, in that
+ * order, each once; and the FXSAVE helper's stores, seen at run time, all
+ * in its 512 bytes.
  */
 struct mem_probe {
 	uint64_t *pos;
 	uint64_t log[8];
+	unsigned helper_stores, helper_other;
 };
+
+static void mem_probe_helper(void *opaque, uint64_t addr, unsigned size_log2, bool write)
+{
+	struct mem_probe *m = opaque;
+
+	if (write && addr >= 0x21100 && addr + (1u << size_log2) <= 0x21300)
+		m->helper_stores++;
+	else
+		m->helper_other++;
+}
 
 static void mem_probe_access(void *opaque, struct tcg_emit *e, tcg_val addr, unsigned size_log2,
 			     bool write)
@@ -485,6 +576,7 @@ static const struct tcg_observer mem_probe_observer = {
 	.block_exit = mem_probe_exit,
 	.block_done = mem_probe_done,
 	.mem_access = mem_probe_access,
+	.helper_access = mem_probe_helper,
 };
 
 static void block_hook_nop(uc_engine *uc, uint64_t a, uint32_t size, void *user)
@@ -497,6 +589,7 @@ static const char *run_mem_probe(void)
 	static const uint8_t code[] = {
 		0x48, 0x89, 0x07,          /* mov [rdi], rax */
 		0x8b, 0x5f, 0x0c,          /* mov ebx, [rdi+12] */
+		0x0f, 0xae, 0x87, 0x00, 0x01, 0x00, 0x00,   /* fxsave [rdi+0x100] */
 		0x90,                      /* nop (until) */
 	};
 	struct mem_probe m = { .pos = m.log };
@@ -521,6 +614,8 @@ static const char *run_mem_probe(void)
 	if (!why && (m.pos != m.log + 2 || m.log[0] != (0x21000 | 3ull << 56 | 1ull << 58) ||
 		     m.log[1] != (0x2100c | 2ull << 56)))
 		why = "code emitted before a data access did not run as expected";
+	else if (!why && (!m.helper_stores || m.helper_other))
+		why = "the helpers' data accesses were not seen as expected";
 out:
 	uc_close(uc);
 	return why;

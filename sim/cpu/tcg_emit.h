@@ -63,6 +63,11 @@ struct tcg_observer {
 	 * NULL. */
 	void (*mem_access)(void *opaque, struct tcg_emit *e, tcg_val addr, unsigned size_log2,
 			   bool write);
+	/* At run time: one guest data access of 1 << size_log2 bytes at addr
+	 * made by the engine's C helpers (FXSAVE, XSAVE, CMPXCHG16B, ...:
+	 * cpu_ld/st*_data_ra, cpu_ld/st*_mmuidx_ra), before it happens. May
+	 * be NULL. */
+	void (*helper_access)(void *opaque, uint64_t addr, unsigned size_log2, bool write);
 };
 
 /* Whether the interposition works with this libunicorn (probed once). */
