@@ -52,6 +52,29 @@ static const struct pmu_cache_geometry zen_caches = {
 	.walk_cycles = 20,
 };
 
+/*
+ * The pipeline of a Zen core: AMD Software Optimization Guide for AMD
+ * Family 17h Processors (55723), "Dispatch" (up to 6 macro-ops dispatched
+ * a cycle; the model issues and retires 6 a cycle, where the hardware
+ * retires 8) and "Branch Prediction" (a mispredict costs 12 to 18
+ * cycles: 15 here, of which model values 8 issue wrong-path ops and 2
+ * recover); the "Integer Execution" latencies (IMUL 3; DIV r64 up to about
+ * 45, 26 here). Macro-op counts of CALL, RET, DIV and a load-op-store
+ * follow the guide's instruction latency tables (2, 2, 2, 2).
+ */
+static const struct pmu_pipeline zen_pipeline = {
+	.issue_width = 6,
+	.mispredict_cycles = 15,
+	.wrong_path_cycles = 8,
+	.recovery_cycles = 2,
+	.mul_latency = 3,
+	.div_latency = 26,
+	.div_uops = 2,
+	.call_uops = 2,
+	.ret_uops = 2,
+	.rmw_uops = 2,
+};
+
 static const struct pmu_event_desc zen_events[] = {
 	/* the generic events x86 exposes in events/ */
 	EV("cpu-cycles", 0x0076, SIM_SRC_CYCLES, 0, "core cycles not halted (LS_NOT_HALTED_CYC)"),
@@ -67,6 +90,7 @@ static const struct pmu_event_desc zen_events[] = {
 	EV("ex_ret_instr", 0x00c0, SIM_SRC_INSTRUCTIONS, 0, "retired instructions"),
 	EV("ex_ret_brn", 0x00c2, SIM_SRC_BRANCHES, 0, "retired branches"),
 	EV("ex_ret_brn_misp", 0x00c3, SIM_SRC_BRANCH_MISSES, 0, "retired mispredicted branches"),
+	EV("ex_ret_cops", 0x00c1, SIM_SRC_UOPS_RETIRED, 0, "retired macro-ops"),
 	EV("ex_ret_brn_tkn", 0x00c4, SIM_SRC_TAKEN_BRANCHES, 0, "retired taken branches"),
 	EV("ex_ret_near_ret", 0x00c8, SIM_SRC_RETURNS, 0, "retired near returns"),
 	EV("ex_ret_cond", 0x00d1, SIM_SRC_COND_BRANCHES, 0, "retired conditional branches"),
@@ -183,5 +207,6 @@ const struct pmu_model pmu_model_zen = {
 	.mux_interval_ms = 4,
 	.ops = &x86_counter_ops,
 	.caches = &zen_caches,
+	.pipeline = &zen_pipeline,
 	.arch_data = &zen_arch,
 };

@@ -100,8 +100,8 @@ static const struct pmu_event_desc n2_events[] = {
 	EV("ll_cache_rd", 0x36, SIM_SRC_LLC_ACCESS, 0, "last-level cache reads"),
 	EV("ll_cache_miss_rd", 0x37, SIM_SRC_LLC_MISS, 0, "last-level cache read misses"),
 	EV("l1d_cache_lmiss_rd", 0x39, SIM_SRC_NONE, 0, "L1D long-latency read misses"),
-	EV("op_retired", 0x3a, SIM_SRC_NONE, 0, "micro-operations retired"),
-	EV("op_spec", 0x3b, SIM_SRC_NONE, 0, "micro-operations speculatively executed"),
+	EV("op_retired", 0x3a, SIM_SRC_UOPS_RETIRED, 0, "micro-operations retired"),
+	EV("op_spec", 0x3b, SIM_SRC_UOPS_ISSUED, 0, "micro-operations speculatively executed"),
 	EV("stall", 0x3c, SIM_SRC_NONE, 0, "cycles without dispatch"),
 	EV("stall_slot_backend", 0x3d, SIM_SRC_NONE, 0, "slots without back-end dispatch"),
 	EV("stall_slot_frontend", 0x3e, SIM_SRC_NONE, 0, "slots without front-end operations"),
@@ -160,6 +160,40 @@ static const struct pmu_cap pmuv3_caps[] = {
  * (the TRM gives none): L1D 4, L2 21 cycles, memory 100 ns (200 cycles at
  * 2 GHz); a page walk 20 cycles.
  */
+/*
+ * The pipelines: Cortex-A72 TRM (100095), "About the processor": a 3-wide
+ * decode and dispatch of up to 5 micro-ops a cycle (3 here: the decode
+ * width bounds the sustained rate); Neoverse N2 TRM (102099): a 5-wide
+ * decode and dispatch (5 here). Mispredict costs, latencies and micro-op
+ * counts are model values (the TRMs give none): 15 cycles for the A72's
+ * 15-stage pipeline, 11 for the N2's shorter one; MUL 3, DIV 12.
+ */
+static const struct pmu_pipeline a72_pipeline = {
+	.issue_width = 3,
+	.mispredict_cycles = 15,
+	.wrong_path_cycles = 8,
+	.recovery_cycles = 2,
+	.mul_latency = 3,
+	.div_latency = 12,
+	.div_uops = 1,
+	.call_uops = 1,
+	.ret_uops = 1,
+	.rmw_uops = 2,
+};
+
+static const struct pmu_pipeline n2_pipeline = {
+	.issue_width = 5,
+	.mispredict_cycles = 11,
+	.wrong_path_cycles = 6,
+	.recovery_cycles = 2,
+	.mul_latency = 3,
+	.div_latency = 12,
+	.div_uops = 1,
+	.call_uops = 1,
+	.ret_uops = 1,
+	.rmw_uops = 2,
+};
+
 static const struct pmu_cache_geometry a72_caches = {
 	.l1i = { .size = 48 << 10, .ways = 3, .line = 64, .latency = 4 },
 	.l1d = { .size = 32 << 10, .ways = 2, .line = 64, .latency = 4 },
@@ -237,6 +271,7 @@ const struct pmu_model pmu_model_pmuv3 = {
 	.mux_interval_ms = 4,
 	.ops = &pmuv3_counter_ops,
 	.caches = &a72_caches,
+	.pipeline = &a72_pipeline,
 	.arch_data = &a72_arch,
 };
 
@@ -279,5 +314,6 @@ const struct pmu_model pmu_model_pmuv3p5 = {
 	.mux_interval_ms = 4,
 	.ops = &pmuv3_counter_ops,
 	.caches = &n2_caches,
+	.pipeline = &n2_pipeline,
 	.arch_data = &n2_arch,
 };

@@ -93,6 +93,31 @@ static const struct pmu_cache_geometry skl_caches = {
 	.walk_cycles = 20,
 };
 
+/*
+ * The pipeline of a Skylake client core: Intel 64 and IA-32 Architectures
+ * Optimization Reference Manual (248966), "Skylake Client
+ * Microarchitecture": the allocator issues and the retirement unit retires
+ * up to 4 uops a cycle per thread (the 4 TMA slots a cycle); IMUL r64 has
+ * latency 3. DIV r64 is microcoded: 36 uops, latency about 26 at the low
+ * end (Agner Fog's instruction tables, Skylake); CALL is 2 fused uops,
+ * RET 2, a load-op-store 2. Model values: a mispredict costs 15 cycles
+ * (the manual's figure for recent cores is about that), of which 8 issue
+ * wrong-path uops until the branch executes, 2 recover
+ * (INT_MISC.RECOVERY_CYCLES), the other 5 refill the front end.
+ */
+static const struct pmu_pipeline skl_pipeline = {
+	.issue_width = 4,
+	.mispredict_cycles = 15,
+	.wrong_path_cycles = 8,
+	.recovery_cycles = 2,
+	.mul_latency = 3,
+	.div_latency = 26,
+	.div_uops = 36,
+	.call_uops = 2,
+	.ret_uops = 2,
+	.rmw_uops = 2,
+};
+
 static const struct pmu_event_desc skl_events[] = {
 	/* the generic events x86 exposes in events/ (events_attr) */
 	EV("cpu-cycles", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "core cycles (CPU_CLK_UNHALTED.THREAD)"),
@@ -105,11 +130,11 @@ static const struct pmu_event_desc skl_events[] = {
 	EV("ref-cycles", 0x0300, SIM_SRC_REF_CYCLES, FIXED(2), "reference cycles at TSC rate (fixed counter 2 only)"),
 	/* hsw_events_attrs with the Skylake recovery-bubbles umask; the
 	 * EVENT_ATTR_STR_HT texts are the no-SMT ones (the model has no SMT) */
-	EVS("topdown-total-slots", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "cycles, times 4 slots", "event=0x3c,umask=0x0"),
-	EVS("topdown-slots-issued", 0x010e, SIM_SRC_NONE, 0, "uops issued (UOPS_ISSUED.ANY)", "event=0xe,umask=0x1"),
-	EVS("topdown-slots-retired", 0x02c2, SIM_SRC_NONE, 0, "retirement slots used (UOPS_RETIRED.RETIRE_SLOTS)", "event=0xc2,umask=0x2"),
-	EVS("topdown-fetch-bubbles", 0x019c, SIM_SRC_NONE, 0, "uops not delivered (IDQ_UOPS_NOT_DELIVERED.CORE)", "event=0x9c,umask=0x1"),
-	EVS("topdown-recovery-bubbles", 0x0100010d, SIM_SRC_NONE, 0, "recovery cycles (INT_MISC.RECOVERY_CYCLES)", "event=0xd,umask=0x1,cmask=1"),
+	EVSC("topdown-total-slots", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "cycles, times 4 slots", "event=0x3c,umask=0x0", "4"),
+	EVS("topdown-slots-issued", 0x010e, SIM_SRC_UOPS_ISSUED, 0, "uops issued (UOPS_ISSUED.ANY)", "event=0xe,umask=0x1"),
+	EVS("topdown-slots-retired", 0x02c2, SIM_SRC_UOPS_RETIRED, 0, "retirement slots used (UOPS_RETIRED.RETIRE_SLOTS)", "event=0xc2,umask=0x2"),
+	EVS("topdown-fetch-bubbles", 0x019c, SIM_SRC_FE_BUBBLES, 0, "uops not delivered (IDQ_UOPS_NOT_DELIVERED.CORE)", "event=0x9c,umask=0x1"),
+	EVSC("topdown-recovery-bubbles", 0x0100010d, SIM_SRC_RECOVERY_CYCLES, 0, "recovery cycles, times 4 slots (INT_MISC.RECOVERY_CYCLES)", "event=0xd,umask=0x1,cmask=1", "4"),
 	/* hsw_mem_events_attrs (ldlat=3 is config1) */
 	EVS("mem-loads", 0x01cd, SIM_SRC_NONE, GP4, "loads slower than ldlat cycles (MEM_TRANS_RETIRED.LOAD_LATENCY)", "event=0xcd,umask=0x1,ldlat=3"),
 	EVS("mem-stores", 0x82d0, SIM_SRC_STORES, GP4, "retired stores (MEM_INST_RETIRED.ALL_STORES)", "event=0xd0,umask=0x82"),
@@ -132,11 +157,14 @@ static const struct pmu_event_desc skl_events[] = {
 	EV("cpu_clk_unhalted.thread", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "core cycles"),
 	EV("cpu_clk_unhalted.ref_tsc", 0x0300, SIM_SRC_REF_CYCLES, FIXED(2), "reference cycles at TSC rate"),
 	EV("cpu_clk_thread_unhalted.ref_xclk", 0x013c, SIM_SRC_BUS_CYCLES, 0, "reference clock (bus) cycles"),
+	EV("cpu_clk_thread_unhalted.one_thread_active", 0x023c, SIM_SRC_BUS_CYCLES, 0,
+	   "reference clock cycles with one thread of the core active (no SMT: all of them)"),
 	EV("br_inst_retired.all_branches", 0x00c4, SIM_SRC_BRANCHES, 0, "retired branches"),
 	EV("br_inst_retired.conditional", 0x01c4, SIM_SRC_COND_BRANCHES, 0, "retired conditional branches"),
 	EV("br_inst_retired.near_call", 0x02c4, SIM_SRC_CALLS, 0, "retired near calls"),
 	EV("br_inst_retired.near_return", 0x08c4, SIM_SRC_RETURNS, 0, "retired near returns"),
 	EV("br_inst_retired.near_taken", 0x20c4, SIM_SRC_TAKEN_BRANCHES, 0, "retired taken branches"),
+	EV("br_inst_retired.not_taken", 0x10c4, SIM_SRC_COND_NOT_TAKEN, 0, "retired conditional branches not taken"),
 	EV("br_misp_retired.all_branches", 0x00c5, SIM_SRC_BRANCH_MISSES, 0, "mispredicted retired branches"),
 	EV("mem_inst_retired.all_loads", 0x81d0, SIM_SRC_LOADS, GP4, "retired load instructions"),
 	EV("mem_inst_retired.all_stores", 0x82d0, SIM_SRC_STORES, GP4, "retired store instructions"),
@@ -160,9 +188,10 @@ static const struct pmu_event_desc skl_events[] = {
 	EV("itlb_misses.walk_pending", 0x1085, SIM_SRC_ITLB_WALK_CYCLES, 0, "cycles of iTLB page walks"),
 	EV("dtlb_load_misses.stlb_hit", 0x2008, SIM_SRC_DTLB_L2_HIT, 0, "dTLB misses that hit the STLB (all data accesses)"),
 	EV("dtlb_load_misses.walk_pending", 0x1008, SIM_SRC_DTLB_WALK_CYCLES, 0, "cycles of dTLB page walks (all data accesses)"),
-	EV("uops_issued.any", 0x010e, SIM_SRC_NONE, 0, "uops issued"),
-	EV("uops_retired.retire_slots", 0x02c2, SIM_SRC_NONE, 0, "retirement slots used"),
-	EV("idq_uops_not_delivered.core", 0x019c, SIM_SRC_NONE, 0, "uops not delivered to the back end"),
+	EV("uops_issued.any", 0x010e, SIM_SRC_UOPS_ISSUED, 0, "uops issued"),
+	EV("uops_retired.retire_slots", 0x02c2, SIM_SRC_UOPS_RETIRED, 0, "retirement slots used"),
+	EV("idq_uops_not_delivered.core", 0x019c, SIM_SRC_FE_BUBBLES, 0, "uops not delivered to the back end"),
+	EV("int_misc.recovery_cycles", 0x0100010d, SIM_SRC_RECOVERY_CYCLES, 0, "cycles the allocator waited for a mispredict's recovery"),
 	EV("idq_uops_not_delivered.cycles_0_uops_deliv.core", 0x0400019c, SIM_SRC_STALLED_FRONTEND, 0, "cycles the front end delivered nothing"),
 	EV("resource_stalls.any", 0x01a2, SIM_SRC_STALLED_BACKEND, 0, "back-end resource stall cycles"),
 	EV("offcore_response", 0x01b7, SIM_SRC_NONE, 0, "offcore response (config1: request/response)"),
@@ -276,6 +305,7 @@ const struct pmu_model pmu_model_skylake = {
 	.tsc_hz = UINT64_C(3000000000),
 	.mux_interval_ms = 4,
 	.caches = &skl_caches,
+	.pipeline = &skl_pipeline,
 	.ops = &x86_counter_ops,
 	.arch_data = &skl_arch,
 };

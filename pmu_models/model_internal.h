@@ -104,6 +104,10 @@ struct pmuv3_arch_data {
 			    .counter_mask = (m), .desc = (d) }
 #define EVS(n, c, s, m, d, str) { .name = (n), .config = (c), .source = (s), \
 				  .counter_mask = (m), .desc = (d), .sysfs = (str) }
+/* EVS() with the kernel's events/<name>.scale text (EVENT_ATTR_STR) */
+#define EVSC(n, c, s, m, d, str, sc) { .name = (n), .config = (c), .source = (s), \
+				       .counter_mask = (m), .desc = (d), .sysfs = (str), \
+				       .scale = (sc) }
 
 /* ---- allocators ---- */
 extern const struct pmu_counter_ops x86_counter_ops;

@@ -181,6 +181,28 @@ static bool pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
+/* The pipeline table, as sim/cpu/block_decode.c schedules with it: an
+ * issue width inline counting can bound (instructions per cycle at most
+ * 8), a mispredict split into its parts, every instruction at least one
+ * uop and one cycle of latency. Required with a cache table (a load's
+ * latency is the L1D's). */
+static int validate_pipeline(const struct pmu_model *m, char *why, size_t whylen)
+{
+	const struct pmu_pipeline *p = m->pipeline;
+
+	if (!p)
+		return m->caches ? invalid(m, why, whylen, "cache table without a pipeline table") : 0;
+	if (p->issue_width < 1 || p->issue_width > 8)
+		return invalid(m, why, whylen, "issue width %u outside 1-8", p->issue_width);
+	if (p->wrong_path_cycles + p->recovery_cycles > p->mispredict_cycles)
+		return invalid(m, why, whylen, "mispredict parts exceed its %u cycles",
+			       p->mispredict_cycles);
+	if (!p->mul_latency || !p->div_latency || !p->div_uops || !p->call_uops ||
+	    !p->ret_uops || !p->rmw_uops)
+		return invalid(m, why, whylen, "pipeline latency or uop count of 0");
+	return 0;
+}
+
 /* The cache table, as sim/cpu/cache_model.c simulates it: every cache and
  * TLB level a power-of-two number of sets, one line size throughout. */
 static int validate_caches(const struct pmu_model *m, char *why, size_t whylen)
@@ -329,5 +351,7 @@ int pmu_model_validate(const struct pmu_model *m, char *why, size_t whylen)
 			       m->arch == PMU_ARCH_ARM_PMUV3 ? "MIDR" : "family");
 	if (!m->freq_hz || !m->tsc_hz || !m->mux_interval_ms)
 		return invalid(m, why, whylen, "clock or mux interval missing");
+	if ((ret = validate_pipeline(m, why, whylen)))
+		return ret;
 	return validate_caches(m, why, whylen);
 }

@@ -49,6 +49,7 @@ struct pmu_event_desc {
 	const char *sysfs;         /* the kernel's own events/ text (EVENT_ATTR_STR),
 				    * or NULL: formatted from config, see
 				    * pmu_model_event_sysfs() */
+	const char *scale;         /* the kernel's events/<name>.scale text, or NULL */
 };
 
 /* A sysfs format/ entry: name and "config:0-7" style spec. */
@@ -122,6 +123,31 @@ struct pmu_cache_geometry {
 	struct pmu_tlb_level itlb, dtlb, itlb2, dtlb2;
 	bool l2tlb_unified;
 	unsigned walk_cycles;
+};
+
+/*
+ * The pipeline the machine's cycle and top-down model assumes
+ * (docs/machine-counting.md, "The pipeline model"): an in-order issue of
+ * issue_width uops a cycle into an unbounded out-of-order core, each block
+ * finishing before the next issues. Latencies are in cycles; a load's is
+ * the L1D load-to-use latency of the cache table. A mispredicted branch
+ * costs mispredict_cycles: the first wrong_path_cycles issue wrong-path
+ * uops (issue_width a cycle, never retired), the next recovery_cycles
+ * recover the machine state (INT_MISC.RECOVERY_CYCLES), the rest refill
+ * the front end (slots it does not deliver). The model table cites the
+ * vendor's document for each value.
+ */
+struct pmu_pipeline {
+	unsigned issue_width;      /* uops issued (allocated) and retired a cycle */
+	unsigned mispredict_cycles;
+	unsigned wrong_path_cycles;
+	unsigned recovery_cycles;
+	unsigned mul_latency;      /* MUL/IMUL */
+	unsigned div_latency;      /* DIV/IDIV */
+	unsigned div_uops;         /* DIV/IDIV (microcoded) */
+	unsigned call_uops;        /* CALL (push and jump) */
+	unsigned ret_uops;         /* RET (load and jump) */
+	unsigned rmw_uops;         /* an instruction that loads and stores memory */
 };
 
 struct pmu_model;
@@ -203,6 +229,9 @@ struct pmu_model {
 	/* cache and TLB geometry and latencies, or NULL: no cache model,
 	 * the cache and TLB sources count 0 */
 	const struct pmu_cache_geometry *caches;
+	/* the pipeline of the cycle and top-down model (required with caches:
+	 * a load's latency is the L1D's) */
+	const struct pmu_pipeline *pipeline;
 
 	const struct pmu_counter_ops *ops;
 	/* Tables private to the allocator named by ops (constraint tables,

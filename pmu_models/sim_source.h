@@ -35,8 +35,14 @@ enum sim_source {
 	SIM_SRC_DTLB_MISS,
 	SIM_SRC_ITLB_ACCESS,
 	SIM_SRC_ITLB_MISS,
-	SIM_SRC_STALLED_FRONTEND,
-	SIM_SRC_STALLED_BACKEND,
+	SIM_SRC_STALLED_FRONTEND,  /* cycles the front end delivered no uop */
+	SIM_SRC_STALLED_BACKEND,   /* cycles the back end issued no uop it could */
+	/* the pipeline model (pmu_model.h struct pmu_pipeline) */
+	SIM_SRC_UOPS_ISSUED,       /* uops issued, wrong-path ones included */
+	SIM_SRC_UOPS_RETIRED,      /* retirement slots used */
+	SIM_SRC_FE_BUBBLES,        /* issue slots the front end left empty */
+	SIM_SRC_RECOVERY_CYCLES,   /* cycles recovering from mispredicts */
+	SIM_SRC_COND_NOT_TAKEN,    /* conditional branches that fell through */
 	/* modelled per data access by the cache model (sim/cpu/cache_model.h):
 	 * fed only while the machine's memory hook is on */
 	SIM_SRC_MEM_LOADS,         /* data reads seen by the memory hook */

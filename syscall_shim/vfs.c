@@ -29,6 +29,7 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
 #define DEVICES "/sys/bus/event_source/devices"
+#define NODE0_CPULIST "/sys/devices/system/node/node0/cpulist"
 
 static int put_file(const char *dir, const char *name, const char *text, size_t len)
 {
@@ -107,6 +108,14 @@ int vfs_write_pmu_dir(const struct vfs_config *cfg, const char *dir)
 			continue;
 		if ((err = put_file(sub, m->events[i].name, buf, (size_t)n)))
 			return err;
+		/* the kernel's events/<name>.scale (EVENT_ATTR_STR, no newline) */
+		if (m->events[i].scale) {
+			char scale[PATH_MAX];
+
+			snprintf(scale, sizeof(scale), "%s.scale", m->events[i].name);
+			if ((err = put_file(sub, scale, m->events[i].scale, strlen(m->events[i].scale))))
+				return err;
+		}
 	}
 	if (m->nr_caps) {
 		if ((err = sub_dir(dir, "caps", sub, sizeof(sub))))
@@ -235,6 +244,9 @@ int vfs_setup(const struct vfs_config *cfg, char *tmpdir, size_t tmplen, char *w
 		"/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
 		"/sys/devices/system/cpu/present",
 	};
+	static const char *const node_files[] = {
+		"/sys/devices/system/node/online", "/sys/devices/system/node/possible",
+	};
 	char dir[PATH_MAX], path[PATH_MAX], *text;
 	const struct pmu_model *m = cfg->model;
 	size_t cap = 1 << 20, n;
@@ -322,6 +334,23 @@ int vfs_setup(const struct vfs_config *cfg, char *tmpdir, size_t tmplen, char *w
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		if ((err = bind(path, cpu_files[i], why, whylen)))
 			return err;
+	}
+	/* one NUMA node with every simulated CPU (node_read_cpulist(); the
+	 * node masks' node_read_online): what perf records in its header's
+	 * NUMA topology, so that perf c2c report maps each CPU to a node */
+	if (!access(NODE0_CPULIST, F_OK)) {
+		char line[32];
+
+		cpu_list(line, sizeof(line), cfg->nr_cpus);
+		put_file(dir, "node0_cpulist", line, strlen(line));
+		put_file(dir, "nodes", "0\n", 2);
+		snprintf(path, sizeof(path), "%s/node0_cpulist", dir);
+		if ((err = bind(path, NODE0_CPULIST, why, whylen)))
+			return err;
+		snprintf(path, sizeof(path), "%s/nodes", dir);
+		for (unsigned i = 0; i < sizeof(node_files) / sizeof(node_files[0]); i++)
+			if (!access(node_files[i], F_OK) && (err = bind(path, node_files[i], why, whylen)))
+				return err;
 	}
 	return 0;
 }

@@ -99,8 +99,8 @@ uint64_t perf_cpu_active_sources(const struct perf_cpu *cpu)
 }
 
 /* The sources of ctx's hardware events that may be scheduled (neither they
- * nor their leader OFF or in error). */
-static uint64_t ctx_schedulable_hw_sources(const struct perf_event_context *ctx)
+ * nor their leader OFF or in error); only sampling ones with sampled. */
+static uint64_t ctx_schedulable_hw_sources(const struct perf_event_context *ctx, bool sampled)
 {
 	const struct perf_event *e;
 	uint64_t m = 0;
@@ -110,14 +110,21 @@ static uint64_t ctx_schedulable_hw_sources(const struct perf_event_context *ctx)
 	list_for_each_entry(e, &ctx->event_list, event_entry)
 		if (e->state >= PERF_EVENT_STATE_INACTIVE &&
 		    e->group_leader->state >= PERF_EVENT_STATE_INACTIVE &&
-		    !is_software_event(e) && e->source < 64)
+		    !is_software_event(e) && e->source < 64 && (!sampled || is_sampling_event(e)))
 			m |= UINT64_C(1) << e->source;
 	return m;
 }
 
 uint64_t perf_cpu_schedulable_hw_sources(const struct perf_cpu *cpu)
 {
-	return ctx_schedulable_hw_sources(&cpu->ctx) | ctx_schedulable_hw_sources(cpu->task_ctx);
+	return ctx_schedulable_hw_sources(&cpu->ctx, false) |
+	       ctx_schedulable_hw_sources(cpu->task_ctx, false);
+}
+
+uint64_t perf_cpu_schedulable_sampled_sources(const struct perf_cpu *cpu)
+{
+	return ctx_schedulable_hw_sources(&cpu->ctx, true) |
+	       ctx_schedulable_hw_sources(cpu->task_ctx, true);
 }
 
 /* The sample or the overflow's signal reads the task's state: registers,

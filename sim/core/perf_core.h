@@ -217,6 +217,8 @@ uint64_t perf_cpu_active_sources(const struct perf_cpu *cpu);
  * (enabled, in the CPU's context or its running task's): what a machine
  * must be ready to report even while they are multiplexed out. */
 uint64_t perf_cpu_schedulable_hw_sources(const struct perf_cpu *cpu);
+/* The same, of the sampling events among them. */
+uint64_t perf_cpu_schedulable_sampled_sources(const struct perf_cpu *cpu);
 
 /* One ACTIVE event's next overflow, as a machine needs it to stop exactly
  * there: in hot-path order, the order the core writes their samples in. */

@@ -1,11 +1,15 @@
 /*
  * block_decode.c - decoding translated blocks into retired-instruction
- * classes (block_decode.h), and the cache of those decodes.
+ * classes and their pipeline schedule (block_decode.h), with what the
+ * guest architecture says of each instruction (cpu_arch.h: classes,
+ * registers, uops, latency), and the cache of those decodes.
  */
+#include <assert.h>
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmu_models/pmu_model.h"
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cpu_arch.h"
 
@@ -14,36 +18,51 @@ struct bd_cache {
 	struct bdesc **e;
 	size_t mask, used;
 	csh cs;
+	const struct pmu_pipeline *pipe;
+	unsigned load_latency;
+	uint8_t *reg_key;             /* capstone register -> key (BD_REG_KEYS) */
 };
-
-struct bd_cache *bd_cache_new(void)
-{
-	return bd_cache_new_arch(&cpu_arch_x86_64);
-}
 
 const struct cpu_arch *bd_cache_arch(const struct bd_cache *bc)
 {
 	return bc->arch;
 }
 
-struct bd_cache *bd_cache_new_arch(const struct cpu_arch *arch)
+struct bd_cache *bd_cache_new(const struct cpu_arch *arch, const struct pmu_pipeline *p,
+			      unsigned load_latency)
 {
 	struct bd_cache *bc = calloc(1, sizeof(*bc));
 
+	if (!arch)
+		arch = &cpu_arch_x86_64;
+	if (!p)
+		p = pmu_model_default()->pipeline;
+	if (!load_latency)
+		load_latency = pmu_model_default()->caches->l1d.latency;
+	assert(p && p->issue_width);
 	if (!bc)
 		return NULL;
 	bc->arch = arch;
+	bc->pipe = p;
+	bc->load_latency = load_latency;
 	bc->mask = 4095;
 	bc->e = calloc(bc->mask + 1, sizeof(*bc->e));
-	if (!bc->e)
+	bc->reg_key = calloc(arch->cs_reg_count, 1);
+	if (!bc->e || !bc->reg_key)
 		goto err_free;
 	if (cs_open(arch->cs_arch, arch->cs_mode, &bc->cs) != CS_ERR_OK)
-		goto err_e;
+		goto err_free;
 	cs_option(bc->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	for (unsigned r = 1; r < arch->cs_reg_count; r++) {
+		const char *n = cs_reg_name(bc->cs, r);
+
+		bc->reg_key[r] = n ? arch->reg_key(n) : 0;
+		assert(bc->reg_key[r] < BD_REG_KEYS);
+	}
 	return bc;
-err_e:
-	free(bc->e);
 err_free:
+	free(bc->reg_key);
+	free(bc->e);
 	free(bc);
 	return NULL;
 }
@@ -55,6 +74,7 @@ void bd_cache_free(struct bd_cache *bc)
 	for (size_t i = 0; i <= bc->mask; i++)
 		free(bc->e[i]);
 	cs_close(&bc->cs);
+	free(bc->reg_key);
 	free(bc->e);
 	free(bc);
 }
@@ -64,15 +84,66 @@ static size_t bd_hash(uint64_t a, uint32_t size)
 	return (size_t)(((a ^ ((uint64_t)size << 48)) * UINT64_C(0x9E3779B97F4A7C15)) >> 22);
 }
 
-struct bdesc *bd_decode(void *cs_handle, uint64_t addr, uint32_t size)
+unsigned bd_class_uops(const struct pmu_pipeline *p, uint8_t cls, unsigned uops)
 {
-	return bd_decode_arch(&cpu_arch_x86_64, cs_handle, addr, size);
+	if (cls & BD_CALL)
+		return p->call_uops;
+	if (cls & BD_RET)
+		return p->ret_uops;
+	if ((cls & BD_LOAD) && (cls & BD_STORE))
+		return p->rmw_uops;
+	return uops;
 }
 
-struct bdesc *bd_decode_arch(const struct cpu_arch *arch, void *cs_handle,
-			     uint64_t addr, uint32_t size)
+unsigned bd_issue_width(const struct bd_cache *bc)
 {
-	csh cs = *(csh *)cs_handle;
+	return bc->pipe->issue_width;
+}
+
+/* The schedule of a block being decoded (block_decode.h): uops issued so
+ * far, when each register's value is ready, and when the block ends. */
+struct schedule {
+	unsigned issued;
+	unsigned ready[BD_REG_KEYS];
+	unsigned end;
+};
+
+/* Schedules instruction in (uops, lat); returns how much later the block
+ * ends with it. */
+static unsigned schedule_insn(const struct bd_cache *bc, struct schedule *s, const cs_insn *in,
+			      unsigned uops, unsigned lat)
+{
+	cs_regs rd, wr;
+	uint8_t nrd = 0, nwr = 0;
+	unsigned w = bc->pipe->issue_width, start, done, prev = s->end;
+
+	s->issued += uops;
+	start = (s->issued - 1) / w;            /* the cycle its last uop issues */
+	if (in)
+		bc->arch->insn_regs(bc->cs, in, rd, &nrd, wr, &nwr);
+	for (unsigned i = 0; i < nrd; i++) {
+		unsigned k = rd[i] < bc->arch->cs_reg_count ? bc->reg_key[rd[i]] : 0;
+
+		if (k && s->ready[k] > start)
+			start = s->ready[k];
+	}
+	done = start + lat;
+	for (unsigned i = 0; i < nwr; i++) {
+		unsigned k = wr[i] < bc->arch->cs_reg_count ? bc->reg_key[wr[i]] : 0;
+
+		if (k)
+			s->ready[k] = done;
+	}
+	if (done > s->end)
+		s->end = done;
+	return s->end - prev;
+}
+
+struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
+{
+	csh cs = bc->cs;
+	struct schedule sched = { 0 };
+	unsigned uops, lat, w = bc->pipe->issue_width, issue_cycles;
 	const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
 	size_t left = size;
 	uint64_t pc = addr;
@@ -97,15 +168,21 @@ struct bdesc *bd_decode_arch(const struct cpu_arch *arch, void *cs_handle,
 			/* undecodable tail: one instruction of no class */
 			bi->off = (uint16_t)(at - addr);
 			bi->len = (uint8_t)left;
-			bi->cycles = BD_CYC_ALU;
+			bi->uops = 1;
+			bi->cycles = (uint8_t)schedule_insn(bc, &sched, NULL, 1, 1);
 			b->n++;
 			break;
 		}
 		bi->off = (uint16_t)(at - addr);
 		bi->len = (uint8_t)in->size;
-		arch->classify(in, bi);
+		bc->arch->classify(in, bi);
+		bc->arch->insn_cost(in, bi->cls, bc->pipe, bc->load_latency, &uops, &lat);
+		lat = schedule_insn(bc, &sched, in, uops, lat);
+		assert(uops <= UINT8_MAX && lat <= UINT8_MAX);
+		bi->uops = (uint8_t)uops;
+		bi->cycles = (uint8_t)lat;
 		if ((bi->cls & BD_COND) && left == 0)
-			b->cond_target = arch->cond_target(in);
+			b->cond_target = bc->arch->cond_target(in);
 		b->n++;
 	}
 	cs_free(in, 1);
@@ -125,7 +202,13 @@ struct bdesc *bd_decode_arch(const struct cpu_arch *arch, void *cs_handle,
 		b->t[BDT_LOADS] += !!(c & BD_LOAD);
 		b->t[BDT_STORES] += !!(c & BD_STORE);
 		b->t[BDT_CYCLES] += b->ins[i].cycles;
+		b->t[BDT_UOPS] += b->ins[i].uops;
 	}
+	/* the last issue cycle's empty slots, and the cycles after it */
+	issue_cycles = (b->t[BDT_UOPS] + w - 1) / w;
+	b->t[BDT_FE_BUBBLES] = issue_cycles * w - b->t[BDT_UOPS];
+	assert(b->t[BDT_CYCLES] == sched.end && sched.end >= issue_cycles);
+	b->t[BDT_BE_STALL] = b->t[BDT_CYCLES] - issue_cycles;
 	return b;
 }
 
@@ -163,7 +246,7 @@ const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size)
 			return b;
 		i = (i + 1) & bc->mask;
 	}
-	b = bd_decode_arch(bc->arch, &bc->cs, addr, size);
+	b = bd_decode(bc, addr, size);
 	if (!b)
 		return NULL;
 	if ((bc->used + 1) * 2 > bc->mask + 1) {

@@ -1,16 +1,27 @@
 /*
  * block_decode.h - what one translated block retires, decoded once with
  * capstone: per instruction its length, class (branch kinds, loads, stores,
- * REP string) and base cycle cost; per block the totals that become a
- * struct sim_delta. A cache keyed by (address, size) keeps the decodes;
- * code changes drop the entries of the changed range.
+ * REP string), uops and the cycles it adds to the block's schedule; per
+ * block the totals that become a struct sim_delta. A cache keyed by
+ * (address, size) keeps the decodes; code changes drop the entries of the
+ * changed range.
  *
- * Classes follow what Intel's architectural events count (SDM vol. 3,
- * 20.2.1 and 19.x): INST_RETIRED counts a REP-prefixed string instruction
- * once however many iterations it runs; BR_INST_RETIRED counts every
- * branch (Jcc, JMP, CALL, RET, LOOP/JCXZ, indirect); loads/stores are
- * instructions with a memory source/destination operand, including the
- * implicit stack access of PUSH/POP/CALL/RET/LEAVE (MEM_INST_RETIRED).
+ * The schedule (the pipeline model, docs/machine-counting.md): the block's
+ * uops issue in order, issue_width a cycle (struct pmu_pipeline of the PMU
+ * model); an instruction executes once it has issued and the registers it
+ * reads are ready, and its result is ready its latency later (1, the L1D
+ * load-to-use latency for a load, plus the operation's for a load-op, MUL
+ * and DIV from the table); the block takes until its last result is
+ * ready, and the next block issues after it. The stack pointer (a stack
+ * engine), memory and the instruction pointer carry no dependencies.
+ *
+ * What is the architecture's comes from its ops table (cpu_arch.h): the
+ * classes of an instruction (x86-64: what Intel's architectural events
+ * count, SDM vol. 3, 20.2.1 and 19.x: INST_RETIRED counts a REP-prefixed
+ * string instruction once however many iterations it runs; loads/stores
+ * include the implicit stack access of PUSH/POP/CALL/RET/LEAVE; AArch64:
+ * the PMUv3 common events), the registers it reads and writes as the
+ * schedule's keys, its uops and latency.
  */
 #ifndef PMUSIM_BLOCK_DECODE_H
 #define PMUSIM_BLOCK_DECODE_H
@@ -33,14 +44,30 @@ struct bd_insn {
 	uint16_t off;             /* from the block start */
 	uint8_t len;
 	uint8_t cls;              /* enum bd_class bits */
-	uint8_t cycles;           /* base cost (timing model, pmu_machine.c) */
+	uint8_t cycles;           /* how much later the block's schedule ends
+				   * with it than without it (0 or more; the
+				   * block's add up to its cycles) */
+	uint8_t uops;             /* fused-domain uops (retirement slots), >= 1 */
 };
 
 /* Whole-block totals, indexed like enum bd_total. */
 enum bd_total {
 	BDT_INSNS, BDT_BRANCHES, BDT_COND, BDT_UNCOND_TAKEN, BDT_CALLS, BDT_RETS,
-	BDT_LOADS, BDT_STORES, BDT_CYCLES, BDT_NR
+	BDT_LOADS, BDT_STORES, BDT_CYCLES,
+	BDT_UOPS,                 /* uops retired */
+	BDT_FE_BUBBLES,           /* issue slots after the block's last uop in its
+				   * last issue cycle: the front end delivers
+				   * nothing past the block's end */
+	BDT_BE_STALL,             /* cycles after the last issue cycle: waiting
+				   * for results */
+	BDT_NR
 };
+
+/* The registers the schedule tracks, as keys an architecture gives them
+ * (cpu_arch.h): 1 .. BD_REG_KEYS - 1, one per architectural register
+ * (sub-registers as their full register, the flags as one); 0 carries no
+ * dependency (the stack pointer, the zero register). */
+#define BD_REG_KEYS 72
 
 struct bdesc {
 	uint64_t addr;
@@ -54,33 +81,33 @@ struct bdesc {
 	struct bd_insn ins[];     /* n entries */
 };
 
-/* Base cycle costs of the first timing model (documented in
- * docs/machine-counting.md). */
-#define BD_CYC_ALU     1
-#define BD_CYC_LOAD    2      /* L1 hit latency seen by a dependent op, amortised */
-#define BD_CYC_STORE   1
-#define BD_CYC_MUL     3
-#define BD_CYC_DIV     24
-#define BD_CYC_REP     1      /* per iteration of a REP string instruction */
-#define BD_CYC_BRANCH  1
+/* Each further iteration of a REP string instruction (QEMU runs it as a
+ * block of its own): one cycle, a full issue width of microcode uops. */
+#define BD_CYC_REP     1
 
 struct bd_cache;
 struct cpu_arch;
+struct pmu_pipeline;
 
-/* A cache for the architecture's instructions (cpu_arch.h); without one,
- * x86-64's. */
-struct bd_cache *bd_cache_new_arch(const struct cpu_arch *arch);
-struct bd_cache *bd_cache_new(void);
+/* A decode cache for the architecture's instructions (NULL: x86-64's),
+ * scheduling with pipeline p (NULL: the default model's) and a load
+ * latency of load_latency cycles (0: the default model's L1D's). */
+struct bd_cache *bd_cache_new(const struct cpu_arch *arch, const struct pmu_pipeline *p,
+			      unsigned load_latency);
+/* The uops the pipeline table p gives an instruction of class cls: CALL,
+ * RET, one that loads and stores memory; otherwise uops (an architecture's
+ * insn_cost, cpu_arch.h). */
+unsigned bd_class_uops(const struct pmu_pipeline *p, uint8_t cls, unsigned uops);
+/* The issue width the cache schedules with. */
+unsigned bd_issue_width(const struct bd_cache *bc);
 /* The architecture a cache decodes. */
 const struct cpu_arch *bd_cache_arch(const struct bd_cache *bc);
 void bd_cache_free(struct bd_cache *bc);
 /* The decode of [addr, addr+size) (host readable), cached; NULL on
  * allocation failure. */
 const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size);
-/* Decodes without the cache (tests); free() the result. */
-struct bdesc *bd_decode(void *cs_handle, uint64_t addr, uint32_t size);
-struct bdesc *bd_decode_arch(const struct cpu_arch *arch, void *cs_handle,
-			     uint64_t addr, uint32_t size);
+/* Decodes without the cache's table (tests); free() the result. */
+struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size);
 /* The class bits of the single instruction at addr (host readable; a
  * translated instruction), 0 when it does not decode; *len its length
  * (0 then). */

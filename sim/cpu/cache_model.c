@@ -9,6 +9,7 @@
 #include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sim/cpu/cache_model.h"
 
 #define PAGE_SHIFT 12
@@ -104,7 +105,7 @@ void lru_sets_free(struct lru_sets *a)
 	a->tags = NULL;
 }
 
-bool lru_sets_touch(struct lru_sets *a, uint64_t line)
+bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
 {
 	uint64_t *set = &a->tags[(line & a->set_mask) * a->ways];
 	uint64_t tag = line + 1;
@@ -112,13 +113,21 @@ bool lru_sets_touch(struct lru_sets *a, uint64_t line)
 
 	if (set[0] == tag)
 		return true;         /* already the most recent */
-	for (w = 1; w < a->ways && set[w] != tag; w++)
-		;
-	if (w == a->ways)
-		w = a->ways - 1;     /* miss: the LRU way makes room */
+	if (a->ways <= 64) {
+		/* the way that holds it, found without a branch per way */
+		uint64_t m = 0;
+
+		for (w = 1; w < a->ways; w++)
+			m |= (uint64_t)(set[w] == tag) << w;
+		w = m ? (unsigned)__builtin_ctzll(m) : a->ways - 1;
+	} else {
+		for (w = 1; w < a->ways && set[w] != tag; w++)
+			;
+		if (w == a->ways)
+			w = a->ways - 1;     /* miss: the LRU way makes room */
+	}
 	bool hit = set[w] == tag;
-	for (; w > 0; w--)
-		set[w] = set[w - 1];
+	memmove(set + 1, set, w * sizeof(*set));
 	set[0] = tag;
 	return hit;
 }
@@ -131,6 +140,8 @@ static void tlb_lookup(struct lru_sets *tlb1, struct lru_sets *tlb2,
 	uint64_t last = (addr + size - 1) >> PAGE_SHIFT;
 
 	out->tlb_miss = out->tlb_walk = 0;
+	if (addr >> PAGE_SHIFT == last && lru_sets_mru(tlb1, last))
+		return;              /* one page, a first-level hit */
 	for (uint64_t page = addr >> PAGE_SHIFT; page <= last; page++) {
 		if (lru_sets_touch(tlb1, page))
 			continue;
@@ -152,6 +163,12 @@ static void lines_lookup(struct cache_model *cm, struct lru_sets *first,
 	out->lines = 0;
 	for (unsigned i = 0; i < CACHE_MEM; i++)
 		out->miss[i] = 0;
+	if (line == last && lru_sets_mru(first, line)) {   /* one line, an L1 hit */
+		out->lines = 1;
+		out->level = CACHE_L1;
+		out->latency = cm->latency[CACHE_L1];
+		return;
+	}
 	for (; line <= last; line++) {
 		enum cache_level served = CACHE_L1;
 
@@ -170,16 +187,47 @@ static void lines_lookup(struct cache_model *cm, struct lru_sets *first,
 	out->latency = cm->latency[worst];
 }
 
+/* An access of [addr, addr+size) whose lines are each the most recently
+ * used of its L1 set and whose pages each the most recently used of its
+ * set of the first-level TLB tlb1 (distinct lines and pages: an access
+ * spans a few, fewer than the sets): hits of both that move nothing, so
+ * nothing needs a touch. Returns whether it was, with *out filled. */
+static bool mru_hit(const struct cache_model *cm, const struct lru_sets *l1,
+		    const struct lru_sets *tlb1, uint64_t addr, unsigned size,
+		    struct cache_outcome *out)
+{
+	uint64_t first = addr >> cm->line_shift, end = addr + size - 1;
+	uint64_t last = end >> cm->line_shift;
+
+	if (last - first > l1->set_mask || (end >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) > tlb1->set_mask)
+		return false;        /* two lines of one set: not both the most recent */
+	for (uint64_t l = first; l <= last; l++)
+		if (!lru_sets_mru(l1, l))
+			return false;
+	for (uint64_t p = addr >> PAGE_SHIFT; p <= end >> PAGE_SHIFT; p++)
+		if (!lru_sets_mru(tlb1, p))
+			return false;
+	*out = (struct cache_outcome){ .level = CACHE_L1, .latency = cm->latency[CACHE_L1],
+				       .lines = (unsigned)(last - first + 1), .moved = false };
+	return true;
+}
+
 void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 			struct cache_outcome *out)
 {
+	if (mru_hit(cm, &cm->lvl[CACHE_L1], &cm->tlb[TLB_D1], addr, size, out))
+		return;
 	tlb_lookup(&cm->tlb[TLB_D1], cm->tlb2[1], addr, size, out);
 	lines_lookup(cm, &cm->lvl[CACHE_L1], addr, size, out);
+	out->moved = true;
 }
 
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
 		       struct cache_outcome *out)
 {
+	if (mru_hit(cm, &cm->l1i, &cm->tlb[TLB_I1], addr, size, out))
+		return;
 	tlb_lookup(&cm->tlb[TLB_I1], cm->tlb2[0], addr, size, out);
 	lines_lookup(cm, &cm->l1i, addr, size, out);
+	out->moved = true;
 }

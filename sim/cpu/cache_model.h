@@ -46,6 +46,8 @@ struct cache_outcome {
 	unsigned miss[CACHE_MEM];  /* lines that missed L1 (L1D or L1I), L2, LLC */
 	unsigned tlb_miss;         /* pages that missed the first-level TLB */
 	unsigned tlb_walk;         /* pages that missed the second level too: walks */
+	bool moved;                /* some LRU order changed (not every line and
+				    * page the most recent of its set) */
 };
 
 /* One set-associative LRU array of line (or page) numbers: a cache level
@@ -62,7 +64,17 @@ int lru_sets_init(struct lru_sets *a, uint64_t sets, unsigned ways);
 void lru_sets_free(struct lru_sets *a);
 /* Looks line up; returns whether it hit. Either way the line ends up most
  * recently used (a miss evicts the least recently used way). */
-bool lru_sets_touch(struct lru_sets *a, uint64_t line);
+bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line);
+/* Whether line is the most recently used of its set (a touch would hit
+ * and move nothing). */
+static inline bool lru_sets_mru(const struct lru_sets *a, uint64_t line)
+{
+	return a->tags[(line & a->set_mask) * a->ways] == line + 1;
+}
+static inline bool lru_sets_touch(struct lru_sets *a, uint64_t line)
+{
+	return lru_sets_mru(a, line) || lru_sets_touch_slow(a, line);
+}
 
 struct cache_model;
 

@@ -61,8 +61,7 @@ static bool rep_compares(const uint8_t *p, unsigned len, bool *repne)
 static void rep_branch(struct pmu_vcpu *pv, uint64_t at, bool taken)
 {
 	if (cg_cond_branch(pv->cg, at, taken)) {
-		pv->acc.v[SIM_SRC_BRANCH_MISSES]++;
-		pv->acc.v[SIM_SRC_CYCLES] += PMU_MISPREDICT_CYCLES;
+		pmu_mispredict(pv, &pv->acc);
 		pv->acc_dirty = true;
 	}
 }

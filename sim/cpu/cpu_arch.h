@@ -18,6 +18,7 @@
 struct vcpu;
 struct bd_insn;
 struct perf_sample_regs;
+struct pmu_pipeline;
 
 enum { CPU_RUNS, CPU_SLEEPS, CPU_SLEEPS_TIMEOUT };
 
@@ -35,6 +36,10 @@ struct cpu_arch {
 	 * serves this engine (jit_count_serves: its copy's probe passed);
 	 * otherwise counting uses the block hook */
 	bool translator_interposed;
+	/* whether the interposed translator also logs this copy's guest data
+	 * accesses (the access log, tcg_emit.c: x86-64's tcg_gen_qemu_ld/st
+	 * only); otherwise memory events use the memory hook */
+	bool access_log;
 	/* the engine is AArch64's copy of QEMU in libunicorn: the interposed
 	 * exit test (safe stops, safe_stop.h) has its own symbols there */
 	bool safe_stop_aarch64;
@@ -71,7 +76,7 @@ struct cpu_arch {
 	 * access elsewhere faults without an address. */
 	bool (*addr_valid)(uint64_t addr);
 	/* One decoded instruction (capstone detail on) into block_decode.h's
-	 * class bits and base cycles. */
+	 * class bits. */
 	void (*classify)(const cs_insn *in, struct bd_insn *out);
 	/* The direct target of a conditional branch decoded by capstone,
 	 * or 0. */
@@ -81,6 +86,25 @@ struct cpu_arch {
 	 * the counting machine emulates it with the block's decode, so its
 	 * block takes inline counting's slow path. */
 	bool (*reads_counter)(const uint8_t *insn, unsigned len);
+
+	/*
+	 * The pipeline model's view of an instruction (block_decode.c's
+	 * schedule; the numbers are the PMU model's struct pmu_pipeline, the
+	 * data). cs_reg_count: capstone's register ids are below it;
+	 * reg_key: the schedule's key (block_decode.h, BD_REG_KEYS) of the
+	 * register capstone names name, 0 for one that carries no dependency;
+	 * insn_regs: the capstone registers in reads and writes, explicit and
+	 * implicit (at most 64 each; nothing read for a zeroing idiom);
+	 * insn_cost: its uops and result latency, of class cls (its
+	 * classify()), on pipeline p with an L1D load-to-use latency of
+	 * load_latency.
+	 */
+	unsigned cs_reg_count;
+	uint8_t (*reg_key)(const char *name);
+	void (*insn_regs)(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
+			  uint16_t *wr, uint8_t *nwr);
+	void (*insn_cost)(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
+			  unsigned load_latency, unsigned *uops, unsigned *lat);
 
 	/*
 	 * A sample's registers in the architecture's perf_regs order

@@ -5,11 +5,13 @@
  * uses (jit_count.h).
  */
 #include <assert.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cpu_arch.h"
 #include "sim/cpu/jit_count.h"
@@ -69,6 +71,7 @@ struct jit_count {
 	int64_t miss_delta;          /* and takes this from w[0] */
 	uint64_t scratch;            /* a return's miss_store */
 	uint64_t rep_pc;             /* a REP that looped back (with dyn's bias) */
+	uint64_t *log_pos;           /* the access log's next record */
 
 	/* --- C only --- */
 	int64_t head0;               /* head when nothing ran inline since the sync */
@@ -91,7 +94,12 @@ struct jit_count {
 	struct bd_cache *bc;
 	void *user;
 	struct slot_chunk *chunks;
+	uint64_t *log;               /* the access log (JIT_LOG_CAP records + a
+				      * block's worth of slack), or NULL */
+	bool log_on;                 /* translations append to it */
 };
+
+#define OFF(field) ((intptr_t)offsetof(struct jit_count, field))
 
 /* The SIM_SRC_* source of each inline source index (enum bd_total order,
  * then mispredicts). */
@@ -144,7 +152,7 @@ static void build_rows(struct jit_count *j)
 			r->next = (uint8_t)((taken ? (c < 3 ? c + 1 : 3) : (c > 0 ? c - 1 : 0)) *
 					    PMU_BIMODAL_STEP);
 			if (miss)
-				d += (int64_t)PMU_MISPREDICT_CYCLES << HEAD_SHIFT;
+				d += (int64_t)j->pred.mispredict_cycles << HEAD_SHIFT;
 			assert(j->field[SRC_MISSES] < 2 && j->field[SRC_TAKEN] < 2);
 			if (miss && j->field[SRC_MISSES] >= 0)
 				d -= INT64_C(1) << field_shift((unsigned)j->field[SRC_MISSES]);
@@ -155,7 +163,7 @@ static void build_rows(struct jit_count *j)
 		j->rows[2][c] = (struct exit_row){ .delta = 0, .next = (uint8_t)(c * PMU_BIMODAL_STEP) };
 	}
 	/* a return's or indirect branch's mispredict: the same penalty */
-	j->miss_delta = (int64_t)PMU_MISPREDICT_CYCLES << HEAD_SHIFT;
+	j->miss_delta = (int64_t)j->pred.mispredict_cycles << HEAD_SHIFT;
 	if (j->field[SRC_MISSES] >= 0)
 		j->miss_delta -= INT64_C(1) << field_shift((unsigned)j->field[SRC_MISSES]);
 }
@@ -205,6 +213,17 @@ void jit_count_stats(unsigned long long *translated, unsigned long long *slow)
 
 /* ---- state ------------------------------------------------------------------ */
 
+/* The log's mapping (reserved, not committed: pages are used as the log
+ * grows): JIT_LOG_CAP records of translated code between two takes, and
+ * room for what the engine's helpers add (an XSAVE is a few hundred
+ * accesses, an instruction of its own) */
+#define LOG_MAP_RECORDS (8 * (size_t)JIT_LOG_CAP)
+static size_t log_bytes(void)
+{
+	return LOG_MAP_RECORDS * sizeof(uint64_t);
+}
+
+
 struct jit_count *jit_count_new(const struct jit_predictors *p, struct bd_cache *bc,
 				void *engine_user)
 {
@@ -231,6 +250,8 @@ void jit_count_free(struct jit_count *j)
 {
 	if (!j)
 		return;
+	if (j->log)
+		munmap(j->log, log_bytes());
 	while (j->chunks) {
 		struct slot_chunk *n = j->chunks->next;
 
@@ -238,6 +259,79 @@ void jit_count_free(struct jit_count *j)
 		j->chunks = n;
 	}
 	free(j);
+}
+
+int jit_count_log(struct jit_count *j, bool on)
+{
+	if (on && !j->log) {
+		void *m = mmap(NULL, log_bytes(), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (m == MAP_FAILED)
+			return -ENOMEM;
+		j->log = m;
+		j->log_pos = j->log;
+	}
+	j->log_on = on;
+	return 0;
+}
+
+bool jit_count_logging(const struct jit_count *j)
+{
+	return j->log_on;
+}
+
+const uint64_t *jit_count_log_take(struct jit_count *j, const uint64_t **begin)
+{
+	const uint64_t *end = j->log_pos;
+
+	*begin = j->log;
+	if (!j->log)
+		return NULL;
+	/* the head bounds the records between two takes (JIT_LOG_HEAD) */
+	assert(end >= j->log && end <= j->log + LOG_MAP_RECORDS);
+	j->log_pos = j->log;
+	return end;
+}
+
+/* log_pos[0] = v; log_pos++ (v a value made by the caller) */
+static void emit_log_append(struct jit_count *j, struct tcg_emit *e, tcg_val v)
+{
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), p = tcg_e_temp(e);
+
+	tcg_e_ld64(e, p, S, OFF(log_pos));
+	tcg_e_st64(e, v, p, 0);
+	tcg_e_addi(e, p, p, 8);
+	tcg_e_st64(e, p, S, OFF(log_pos));
+	tcg_e_free(e, p);
+	tcg_e_free(e, S);
+}
+
+/* A guest data access: its record into the log (while logging). */
+static void on_mem_access(void *opaque, struct tcg_emit *e, tcg_val addr, unsigned size_log2,
+			  bool write)
+{
+	struct jit_count *j = opaque;
+	tcg_val v;
+
+	if (!j->log_on || !j->cur)
+		return;
+	v = tcg_e_temp(e);
+	tcg_e_ori(e, v, addr, (int64_t)((uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
+					 (write ? JIT_LOG_WRITE : 0)));
+	emit_log_append(j, e, v);
+	tcg_e_free(e, v);
+}
+
+/* A helper's access (tcg_emit.h), at run time: its record into the log. */
+static void on_helper_access(void *opaque, uint64_t addr, unsigned size_log2, bool write)
+{
+	struct jit_count *j = opaque;
+
+	if (!j->log_on || j->log_pos >= j->log + LOG_MAP_RECORDS)
+		return;
+	*j->log_pos++ = (addr & JIT_LOG_ADDR_MASK) | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
+			(write ? JIT_LOG_WRITE : 0);
 }
 
 /* Slots live as long as the vCPU: translated code points at them. */
@@ -402,8 +496,6 @@ void jit_count_force_next(struct jit_count *j)
 
 /* ---- what translated blocks carry ------------------------------------------- */
 
-#define OFF(field) ((intptr_t)offsetof(struct jit_count, field))
-
 /*
  * At each block start, after its exit-request test:
  *   w[0] -= slot->k[0]; w[1] += slot->k[1]; w[2] += slot->k[2] (the words
@@ -448,6 +540,11 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_set_label(e, j->cur_back);
 	tcg_e_free(e, u);
 	tcg_e_free(e, t);
+	if (j->log_on) {     /* the block runs: its start into the access log */
+		t = tcg_e_const(e, (uintptr_t)s | JIT_LOG_FETCH);
+		emit_log_append(j, e, t);
+		tcg_e_free(e, t);
+	}
 	tcg_e_free(e, B);
 	tcg_e_free(e, S);
 }
@@ -837,6 +934,8 @@ static const struct tcg_observer observer = {
 	.block_start = on_block_start,
 	.block_exit = on_block_exit,
 	.block_done = on_block_done,
+	.mem_access = on_mem_access,
+	.helper_access = on_helper_access,
 };
 
 void jit_count_begin(struct jit_count *j)

@@ -59,6 +59,10 @@ struct jit_slot {
 	 * while its generation is the decode cache's */
 	uint32_t decoded_gen;
 	const void *decoded;
+	/* the access log's replay: the fetch version (+1) at which all of
+	 * the block's lines and pages were the most recent of their L1I and
+	 * ITLB sets (0: never) */
+	uint64_t fetch_version;
 };
 
 /* Whether inline counting can be used at all (probe; off by option). */
@@ -77,12 +81,14 @@ void jit_count_stats(unsigned long long *translated, unsigned long long *slow);
  * inline exits update too, in the same layout: the bimodal table (4096
  * two-bit counters, stored x PMU_BIMODAL_STEP, by branch address [11:0]),
  * the return stack (PMU_RAS_DEPTH entries, its top in bytes) and the BTB
- * (PMU_BTB_ENTRIES last targets, by branch address).
+ * (PMU_BTB_ENTRIES last targets, by branch address); and the cycles a
+ * mispredict costs.
  */
 struct jit_predictors {
 	uint8_t *bimodal;
 	uint64_t *ras, *ras_top;
 	uint64_t *btb;
+	unsigned mispredict_cycles;
 };
 
 /*
@@ -132,5 +138,34 @@ bool jit_count_on(const struct jit_count *j);
 void jit_count_abort_block(struct jit_count *j, const struct jit_slot *prev);
 /* The next block takes the slow path. */
 void jit_count_force_next(struct jit_count *j);
+
+/*
+ * The access log: while on, blocks translated from then on append, in
+ * program order, a record of each start (after the slow path, so a block
+ * that leaves before it runs has none) and of each guest data access (the
+ * address, its size and whether it writes), with a few inline ops and no
+ * call, and the accesses of the engine's helpers (FXSAVE, XSAVE, ...) from
+ * C as they run; the cache model replays it in C (pmu_machine.c) at the
+ * slow path and before every report. A record is JIT_LOG_FETCH | the block's slot,
+ * or the address | size_log2 << JIT_LOG_SIZE_SHIFT | JIT_LOG_WRITE. The
+ * log holds JIT_LOG_CAP records: the head must come back to the slow path
+ * before the blocks run inline can fill it (jit_count_log_head).
+ */
+#define JIT_LOG_FETCH      (UINT64_C(1) << 63)
+#define JIT_LOG_WRITE      (UINT64_C(1) << 58)
+#define JIT_LOG_SIZE_SHIFT 56
+#define JIT_LOG_ADDR_MASK  ((UINT64_C(1) << JIT_LOG_SIZE_SHIFT) - 1)
+#define JIT_LOG_CAP        (1u << 20)
+/* Turns the log on or off for blocks translated from now on (the caller
+ * drops the translations); -ENOMEM if it cannot be made. */
+int jit_count_log(struct jit_count *j, bool on);
+bool jit_count_logging(const struct jit_count *j);
+/* The records since the last take, [*begin, return); the log is empty
+ * after. */
+const uint64_t *jit_count_log_take(struct jit_count *j, const uint64_t **begin);
+/* The most cycles blocks may run inline between two takes: at most 64
+ * records a cycle (8 uops a cycle, 8 accesses an instruction, one record
+ * a block start). */
+#define JIT_LOG_HEAD (JIT_LOG_CAP / 64)
 
 #endif

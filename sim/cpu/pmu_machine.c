@@ -39,6 +39,7 @@ typedef int64_t s64;
 
 static void flush(struct pmu_vcpu *pv);
 static void mem_to_acc(struct pmu_vcpu *pv);
+static void log_replay(struct pmu_vcpu *pv);
 
 void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 {
@@ -135,12 +136,22 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	if (pv->cg) {
 		/* the cachegrind-compatible configuration sees every block and
 		 * access from the first instruction, as cachegrind does */
+		c->mem_want = true;
+		c->mem_log_want = false;
 		c->mem_toggle_pending = !c->mem_on;
 		return change || c->mem_toggle_pending;
 	}
 	if (!pv->c->model || !pv->c->model->caches)
 		return change;      /* no cache model: the memory sources count 0 */
-	c->mem_toggle_pending = c->mem_on != sources_need_mem(sources);
+	/* counting only: the access log (inline counting). A hardware event
+	 * that samples needs the memory hook: a memory source's overflow is
+	 * at the access itself, and an exact stop's prefix run (any source)
+	 * runs without the log's inline ops */
+	c->mem_want = sources_need_mem(sources);
+	c->mem_log_want = c->mem_want && pv->jit && c->arch->access_log &&
+			  !perf_cpu_schedulable_sampled_sources(cpu);
+	c->mem_toggle_pending = c->mem_on != c->mem_want ||
+				(c->mem_on && c->mem_log != c->mem_log_want);
 	if (c->mem_toggle_pending && !pv->cm) {
 		pv->cm = cache_model_new(c->model->caches);
 		if (!pv->cm)
@@ -228,7 +239,8 @@ static void lbr_record(struct pmu_vcpu *pv, uint64_t from, uint64_t to, bool mis
 
 /* ---- per-instruction values for splitting a block ----------------------- */
 
-static unsigned insn_value(const struct bd_insn *in, unsigned src, bool counts_insn)
+static unsigned insn_value(const struct pmu_vcpu *pv, const struct bd_insn *in, unsigned src,
+			   bool counts_insn)
 {
 	switch (src) {
 	case SIM_SRC_INSTRUCTIONS: return counts_insn;
@@ -241,6 +253,8 @@ static unsigned insn_value(const struct bd_insn *in, unsigned src, bool counts_i
 	case SIM_SRC_LOADS:        return counts_insn && (in->cls & BD_LOAD);
 	case SIM_SRC_STORES:       return counts_insn && (in->cls & BD_STORE);
 	case SIM_SRC_CYCLES:       return counts_insn ? in->cycles : BD_CYC_REP;
+	case SIM_SRC_UOPS_RETIRED: case SIM_SRC_UOPS_ISSUED:
+		return counts_insn ? in->uops : BD_CYC_REP * pv->pipe->issue_width;
 	default:                   return 0;
 	}
 }
@@ -250,7 +264,9 @@ static const unsigned filled[] = {
 	SIM_SRC_INSTRUCTIONS, SIM_SRC_BRANCHES, SIM_SRC_COND_BRANCHES,
 	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_CALLS, SIM_SRC_RETURNS, SIM_SRC_LOADS,
 	SIM_SRC_STORES, SIM_SRC_CYCLES, SIM_SRC_REF_CYCLES, SIM_SRC_BUS_CYCLES,
-	SIM_SRC_BRANCH_MISSES,
+	SIM_SRC_BRANCH_MISSES, SIM_SRC_UOPS_ISSUED, SIM_SRC_UOPS_RETIRED, SIM_SRC_FE_BUBBLES,
+	SIM_SRC_RECOVERY_CYCLES, SIM_SRC_STALLED_FRONTEND, SIM_SRC_STALLED_BACKEND,
+	SIM_SRC_COND_NOT_TAKEN,
 	SIM_SRC_L1D_ACCESS, SIM_SRC_L1D_MISS, SIM_SRC_LLC_ACCESS, SIM_SRC_LLC_MISS,
 	SIM_SRC_MEM_LOADS, SIM_SRC_MEM_STORES, SIM_SRC_LOAD_L1_HIT, SIM_SRC_LOAD_L1_MISS,
 	SIM_SRC_LOAD_L2_HIT, SIM_SRC_LOAD_L2_MISS, SIM_SRC_LOAD_L3_HIT, SIM_SRC_LOAD_L3_MISS,
@@ -293,6 +309,20 @@ static void account(struct pmu_vcpu *pv, struct sim_delta *d, uint64_t ip)
 	perf_cpu_account(pv->cpu, SIM_MODE_USER, d);
 }
 
+/* Sources a block adds to as a whole (the previous branch's resolution,
+ * the block's issue and stall slots), split at block granularity: an
+ * overflow of them is at the block's last instruction. */
+static bool block_granular(unsigned src)
+{
+	switch (src) {
+	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_FE_BUBBLES: case SIM_SRC_RECOVERY_CYCLES:
+	case SIM_SRC_STALLED_FRONTEND: case SIM_SRC_STALLED_BACKEND: case SIM_SRC_COND_NOT_TAKEN:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * The earliest instruction index in [from, n) at which a sampling slot's
  * count reaches its overflow point, given extra counts (resolved branch of
@@ -320,10 +350,10 @@ static unsigned first_crossing(struct pmu_vcpu *pv, const struct bdesc *b, unsig
 		}
 		acc = extra ? extra->v[sl->source] : 0;
 		if (sl->source == SIM_SRC_REF_CYCLES || sl->source == SIM_SRC_BUS_CYCLES ||
-		    sl->source == SIM_SRC_BRANCH_MISSES)
+		    block_granular(sl->source))
 			continue;   /* resolved at block granularity: see below */
 		for (unsigned i = from; i < b->n && i <= best; i++) {
-			acc += insn_value(&b->ins[i], sl->source, !rep_cont);
+			acc += insn_value(pv, &b->ins[i], sl->source, !rep_cont);
 			if (acc >= (u64)left) {
 				/* a later slot crossing at the same instruction
 				 * may need the state too */
@@ -355,8 +385,8 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 
 		if (!sl->sampling || !sl->user || !sl->needs_state)
 			continue;
-		if (sl->source == SIM_SRC_BRANCH_MISSES) {
-			v = d->v[SIM_SRC_BRANCH_MISSES];
+		if (block_granular(sl->source)) {
+			v = d->v[sl->source];
 		} else if (sl->source == SIM_SRC_REF_CYCLES) {
 			rem = pv->ref_rem;
 			v = pv->tsc_hz == pv->freq_hz ? c : rescale(c, pv->tsc_hz, pv->freq_hz, &rem);
@@ -373,17 +403,29 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 	return false;
 }
 
-/* Sum of [from, to) into d (only the sources per-instruction values give). */
-static void sum_range(const struct bdesc *b, unsigned from, unsigned to, bool rep_cont,
-		      struct sim_delta *d)
+/* The block's static issue and stall counts (with its last instruction). */
+static void add_block_stalls(const struct bdesc *b, struct sim_delta *d)
+{
+	d->v[SIM_SRC_FE_BUBBLES] += b->t[BDT_FE_BUBBLES];
+	d->v[SIM_SRC_STALLED_BACKEND] += b->t[BDT_BE_STALL];
+}
+
+/* Sum of [from, to) into d (only the sources per-instruction values give,
+ * and the block's stalls with its last instruction). */
+static void sum_range(const struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
+		      unsigned to, bool rep_cont, struct sim_delta *d)
 {
 	for (unsigned i = from; i < to; i++) {
 		const struct bd_insn *in = &b->ins[i];
 
+		d->v[SIM_SRC_UOPS_RETIRED] += insn_value(pv, in, SIM_SRC_UOPS_RETIRED, !rep_cont);
+		d->v[SIM_SRC_UOPS_ISSUED] += insn_value(pv, in, SIM_SRC_UOPS_RETIRED, !rep_cont);
 		if (rep_cont) {
 			d->v[SIM_SRC_CYCLES] += BD_CYC_REP;
 			continue;
 		}
+		if (i + 1 == b->n)
+			add_block_stalls(b, d);
 		d->v[SIM_SRC_INSTRUCTIONS]++;
 		d->v[SIM_SRC_CYCLES] += in->cycles;
 		if (in->cls & BD_BRANCH) {
@@ -407,6 +449,51 @@ static void clear_filled(struct sim_delta *d)
 }
 
 /*
+ * A mispredict (struct pmu_pipeline): its cycles; in the first
+ * wrong_path_cycles the wrong path issues a full width of uops that never
+ * retire, the next recovery_cycles recover, and in those and the rest the
+ * front end delivers nothing (empty issue slots, cycles without uops).
+ */
+void pmu_mispredict(const struct pmu_vcpu *pv, struct sim_delta *d)
+{
+	const struct pmu_pipeline *p = pv->pipe;
+	unsigned idle = p->mispredict_cycles - p->wrong_path_cycles;
+
+	d->v[SIM_SRC_BRANCH_MISSES]++;
+	d->v[SIM_SRC_CYCLES] += p->mispredict_cycles;
+	d->v[SIM_SRC_UOPS_ISSUED] += (uint64_t)p->issue_width * p->wrong_path_cycles;
+	d->v[SIM_SRC_RECOVERY_CYCLES] += p->recovery_cycles;
+	d->v[SIM_SRC_FE_BUBBLES] += (uint64_t)p->issue_width * (idle - p->recovery_cycles);
+	d->v[SIM_SRC_STALLED_FRONTEND] += idle;
+}
+
+/* What resolve_prev() writes into the extra counts. */
+static const unsigned resolved[] = {
+	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_COND_NOT_TAKEN, SIM_SRC_BRANCH_MISSES, SIM_SRC_CYCLES,
+	SIM_SRC_UOPS_ISSUED, SIM_SRC_RECOVERY_CYCLES, SIM_SRC_FE_BUBBLES, SIM_SRC_STALLED_FRONTEND,
+};
+#define NR_RESOLVED (sizeof(resolved) / sizeof(resolved[0]))
+
+/* Block b's static counts, and the previous branch's resolution x, into d. */
+static void add_block(const struct bdesc *b, const struct sim_delta *x, struct sim_delta *d)
+{
+	d->v[SIM_SRC_INSTRUCTIONS] += b->t[BDT_INSNS];
+	d->v[SIM_SRC_BRANCHES] += b->t[BDT_BRANCHES];
+	d->v[SIM_SRC_COND_BRANCHES] += b->t[BDT_COND];
+	d->v[SIM_SRC_TAKEN_BRANCHES] += b->t[BDT_UNCOND_TAKEN];
+	d->v[SIM_SRC_CALLS] += b->t[BDT_CALLS];
+	d->v[SIM_SRC_RETURNS] += b->t[BDT_RETS];
+	d->v[SIM_SRC_LOADS] += b->t[BDT_LOADS];
+	d->v[SIM_SRC_STORES] += b->t[BDT_STORES];
+	d->v[SIM_SRC_CYCLES] += b->t[BDT_CYCLES];
+	d->v[SIM_SRC_UOPS_RETIRED] += b->t[BDT_UOPS];
+	d->v[SIM_SRC_UOPS_ISSUED] += b->t[BDT_UOPS];
+	add_block_stalls(b, d);
+	for (unsigned i = 0; i < NR_RESOLVED; i++)
+		d->v[resolved[i]] += x->v[resolved[i]];
+}
+
+/*
  * The previous block ended in a branch: this block's address says where it
  * went. Taken conditional branches, mispredicts and their penalty cycles,
  * and the LBR entry are added to extra.
@@ -423,6 +510,7 @@ static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *e
 		taken = addr != fall;
 		miss = pv->cg ? cg_cond_branch(pv->cg, from, taken) : bimodal_predict(pv, from, taken);
 		extra->v[SIM_SRC_TAKEN_BRANCHES] += taken;
+		extra->v[SIM_SRC_COND_NOT_TAKEN] += !taken;
 		type = PERF_BR_COND;
 	} else {
 		taken = true;
@@ -442,10 +530,8 @@ static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *e
 			pv->ras_top = (pv->ras_top + 8) & (PMU_RAS_DEPTH * 8 - 1);
 		}
 	}
-	if (miss) {
-		extra->v[SIM_SRC_BRANCH_MISSES]++;
-		extra->v[SIM_SRC_CYCLES] += PMU_MISPREDICT_CYCLES;
-	}
+	if (miss)
+		pmu_mispredict(pv, extra);
 	if (taken && pv->want_lbr)
 		lbr_record(pv, from, addr, miss, type);
 }
@@ -462,6 +548,8 @@ static void flush(struct pmu_vcpu *pv)
 {
 	struct sim_delta *a = &pv->acc;
 
+	if (pv->c->mem_log)
+		log_replay(pv);
 	if (pv->jit && jit_count_sync(pv->jit, a)) {
 		/* blocks that counted inline: reported where the guest is */
 		pv->acc_dirty = true;
@@ -493,7 +581,13 @@ static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, un
 	case SIM_SRC_LOADS: return b->t[BDT_LOADS];
 	case SIM_SRC_STORES: return b->t[BDT_STORES];
 	case SIM_SRC_CYCLES: return b->t[BDT_CYCLES] + x->v[src];
-	case SIM_SRC_BRANCH_MISSES: return x->v[src];
+	case SIM_SRC_UOPS_RETIRED: return b->t[BDT_UOPS];
+	case SIM_SRC_UOPS_ISSUED: return b->t[BDT_UOPS] + x->v[src];
+	case SIM_SRC_FE_BUBBLES: return b->t[BDT_FE_BUBBLES] + x->v[src];
+	case SIM_SRC_STALLED_BACKEND: return b->t[BDT_BE_STALL];
+	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_RECOVERY_CYCLES: case SIM_SRC_STALLED_FRONTEND:
+	case SIM_SRC_COND_NOT_TAKEN:
+		return x->v[src];
 	default: return 0;    /* never fed by this machine: never reaches a limit */
 	}
 }
@@ -576,10 +670,12 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
  * and vcpu_run() runs the block up to k (pmu_exact_prefix); at its last
  * instruction, the block runs and the state after it is that at the next
  * block, syscall or stop. The rest of the block after k is a block of its
- * own when the run resumes there, counted by its own hook.
+ * own when the run resumes there, counted by its own hook as the rest of
+ * b. begin: where the engine entered b (its start, or the start of a rest
+ * of it).
  */
 static void exact_defer(struct pmu_vcpu *pv, const struct bdesc *b, unsigned k,
-			const struct sim_delta *d)
+			const struct sim_delta *d, uint64_t begin)
 {
 	struct pmu_exact *ex = &pv->ex;
 
@@ -592,8 +688,10 @@ static void exact_defer(struct pmu_vcpu *pv, const struct bdesc *b, unsigned k,
 	ex->d = *d;
 	if (k + 1 < b->n) {
 		ex->state = PMU_EXACT_PREFIX;
-		ex->begin = b->addr;
+		ex->begin = begin;
 		ex->until = b->addr + b->ins[k + 1].off;
+		ex->blk = b;
+		ex->rest = k + 1;
 		uc_emu_stop(pv->c->uc);
 	} else {
 		ex->state = PMU_EXACT_NEXT;
@@ -632,9 +730,12 @@ void pmu_exact_done(struct pmu_vcpu *pv)
 	if (ex->state == PMU_EXACT_NONE)
 		return;
 	if (ex->state == PMU_EXACT_PREFIX) {
-		/* the rest of the block is a new block: no branch to resolve */
+		/* the rest of the block is a new block: no branch to resolve;
+		 * it counts as the rest of this one (on_decoded_block) */
 		pv->prev = NULL;
 		pv->cur = NULL;
+		pv->rest_of = ex->blk;
+		pv->rest_idx = ex->rest;
 	}
 	ex->state = PMU_EXACT_NONE;
 	pmu_vcpu_acquire(pv);
@@ -685,6 +786,7 @@ static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
 	pv->tlb_n[0][2] += o.tlb_walk;
 	pv->mem_dirty = true;
 	pv->acc_dirty = true;
+	pv->fetch_version += o.moved;
 }
 
 /* pmu_on_block() of the decode b of the block at addr (NULL: undecodable),
@@ -694,19 +796,34 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	struct sim_delta *dp = &pv->d, *xp = &pv->extra;
 	const struct bdesc *p;
 	unsigned from = 0, k;
-	bool rep_cont = false;
+	bool rep_cont = false, rest = false;
+	uint64_t entered = addr;
 
 	if (!(++pv->blocks & 63))
 		maybe_yield(pv);
 	p = pv->prev;
 	if (pv->cg)
 		cg_machine_block(pv, b);
+	if (pv->rest_of) {
+		/* the rest of a block after an exact prefix run: its
+		 * instructions as they were scheduled in the whole block, so
+		 * that the split changes no count (cycles, uops, stalls) */
+		const struct bdesc *w = pv->rest_of;
+
+		pv->rest_of = NULL;
+		if (b && w->addr + w->ins[pv->rest_idx].off == addr &&
+		    w->addr + w->size == b->addr + b->size) {
+			b = w;
+			pv->skip_addr = w->addr;
+			pv->skip_n = pv->rest_idx;
+			addr = w->addr;
+			rest = true;      /* its lines were fetched at its start */
+		}
+	}
 	if (!b || !b->n)
 		return;
-	/* resolve_prev() writes only these */
-	xp->v[SIM_SRC_TAKEN_BRANCHES] = 0;
-	xp->v[SIM_SRC_CYCLES] = 0;
-	xp->v[SIM_SRC_BRANCH_MISSES] = 0;
+	for (unsigned i = 0; i < NR_RESOLVED; i++)
+		xp->v[resolved[i]] = 0;
 	if (p && p->n) {
 		/* QEMU runs each iteration of a REP string instruction as a block
 		 * that starts at the instruction again: only the first retires it */
@@ -717,7 +834,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	}
 	pv->prev = b;
 	pv->cur = b;
-	if (pv->cm && pv->c->mem_on && !pv->cg && !rep_cont)
+	if (pv->cm && pv->c->mem_on && !pv->c->mem_log && !pv->cg && !rep_cont && !rest)
 		fetch_block(pv, b);
 	if (pv->skip_addr == addr) {   /* resumed after RDPMC mid-block */
 		from = pv->skip_n < b->n ? pv->skip_n : b->n;
@@ -733,16 +850,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 			fits = a->v[pv->lim[i].src] + block_value(b, xp, pv->lim[i].src) < pv->lim[i].left;
 		if (fits && !pv->no_batch) {
 			/* the common case: the whole block into the batch */
-			a->v[SIM_SRC_INSTRUCTIONS] += b->t[BDT_INSNS];
-			a->v[SIM_SRC_BRANCHES] += b->t[BDT_BRANCHES];
-			a->v[SIM_SRC_COND_BRANCHES] += b->t[BDT_COND];
-			a->v[SIM_SRC_TAKEN_BRANCHES] += b->t[BDT_UNCOND_TAKEN] + xp->v[SIM_SRC_TAKEN_BRANCHES];
-			a->v[SIM_SRC_CALLS] += b->t[BDT_CALLS];
-			a->v[SIM_SRC_RETURNS] += b->t[BDT_RETS];
-			a->v[SIM_SRC_LOADS] += b->t[BDT_LOADS];
-			a->v[SIM_SRC_STORES] += b->t[BDT_STORES];
-			a->v[SIM_SRC_CYCLES] += b->t[BDT_CYCLES] + xp->v[SIM_SRC_CYCLES];
-			a->v[SIM_SRC_BRANCH_MISSES] += xp->v[SIM_SRC_BRANCH_MISSES];
+			add_block(b, xp, a);
 			pv->acc_ip = addr + b->last_off;
 			pv->acc_dirty = true;
 			return;
@@ -752,16 +860,8 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	pv->lim_valid = false;
 	if (!rep_cont && !from && !perf_cpu_samples_user(pv->cpu)) {
 		/* the whole block at once from its totals */
-		dp->v[SIM_SRC_INSTRUCTIONS] = b->t[BDT_INSNS];
-		dp->v[SIM_SRC_BRANCHES] = b->t[BDT_BRANCHES];
-		dp->v[SIM_SRC_COND_BRANCHES] = b->t[BDT_COND];
-		dp->v[SIM_SRC_TAKEN_BRANCHES] = b->t[BDT_UNCOND_TAKEN] + xp->v[SIM_SRC_TAKEN_BRANCHES];
-		dp->v[SIM_SRC_CALLS] = b->t[BDT_CALLS];
-		dp->v[SIM_SRC_RETURNS] = b->t[BDT_RETS];
-		dp->v[SIM_SRC_LOADS] = b->t[BDT_LOADS];
-		dp->v[SIM_SRC_STORES] = b->t[BDT_STORES];
-		dp->v[SIM_SRC_CYCLES] = b->t[BDT_CYCLES] + xp->v[SIM_SRC_CYCLES];
-		dp->v[SIM_SRC_BRANCH_MISSES] = xp->v[SIM_SRC_BRANCH_MISSES];
+		clear_filled(dp);
+		add_block(b, xp, dp);
 		account(pv, dp, addr + b->ins[b->n - 1].off);
 		return;
 	}
@@ -773,17 +873,17 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 			dp->v[filled[i]] = xp->v[filled[i]];
 		clear_filled(xp);
 		if (k >= b->n) {
-			sum_range(b, from, b->n, rep_cont, dp);
+			sum_range(pv, b, from, b->n, rep_cont, dp);
 			if (granular_exact(pv, dp))
-				exact_defer(pv, b, b->n - 1, dp);
+				exact_defer(pv, b, b->n - 1, dp, entered);
 			else
 				account(pv, dp, addr + b->ins[b->n ? b->n - 1 : 0].off);
 			return;
 		}
 		/* counts up to and including instruction k: its overflow */
-		sum_range(b, from, k + 1, rep_cont, dp);
+		sum_range(pv, b, from, k + 1, rep_cont, dp);
 		if (exact) {
-			exact_defer(pv, b, k, dp);
+			exact_defer(pv, b, k, dp, entered);
 			return;
 		}
 		account(pv, dp, addr + b->ins[k].off);
@@ -805,9 +905,20 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
  * through cycles, which every inline source never exceeds (each counted
  * instruction, branch, load, store or mispredict costs at least a cycle):
  * the slow path comes at or before the block that crosses, finds where
- * (first_crossing), or arms again with what is left. At most a slice
- * (jit_count_arm).
+ * (first_crossing), or arms again with what is left. Those sources grow
+ * by at most issue_width a cycle (a block's cycles are at least its uops
+ * over the issue width, an instruction at least a uop), so their head is
+ * what is left over the width. At most a slice (jit_count_arm).
  */
+/* The pipeline model's sources, which inline counting does not count:
+ * while one is scheduled, every block takes the slow path. */
+#define PIPELINE_SOURCES \
+	(UINT64_C(1) << SIM_SRC_UOPS_ISSUED | UINT64_C(1) << SIM_SRC_UOPS_RETIRED | \
+	 UINT64_C(1) << SIM_SRC_FE_BUBBLES | UINT64_C(1) << SIM_SRC_RECOVERY_CYCLES | \
+	 UINT64_C(1) << SIM_SRC_COND_NOT_TAKEN | UINT64_C(1) << SIM_SRC_STALLED_FRONTEND | \
+	 UINT64_C(1) << SIM_SRC_STALLED_BACKEND)
+_Static_assert(SIM_SRC_COND_NOT_TAKEN < 64, "PIPELINE_SOURCES is a 64-bit mask");
+
 static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 {
 	struct perf_cpu *cpu = pv->cpu;
@@ -817,13 +928,17 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 	if (!pv->lim_valid)
 		compute_limits(pv);
 	need = perf_cpu_active_sources(cpu);
-	on = pv->locked && !pv->no_batch && !pv->want_lbr && !pv->c->mem_on &&
-	     jit_count_covers(pv->jit, need);
+	on = pv->locked && !pv->no_batch && !pv->want_lbr && (!pv->c->mem_on || pv->c->mem_log) &&
+	     !(need & PIPELINE_SOURCES) && jit_count_covers(pv->jit, need);
+	if (pv->c->mem_log)     /* the access log must not fill up */
+		head = JIT_LOG_HEAD;
 	for (unsigned i = 0; i < pv->nlim && on; i++) {
 		uint64_t acc = pv->acc.v[pv->lim[i].src], left = pv->lim[i].left;
 
-		on = pv->lim[i].src == SIM_SRC_CYCLES || jit_count_covers(pv->jit, UINT64_C(1) << pv->lim[i].src);
-		left = left > acc ? left - acc - 1 : 0;
+		bool cycles = pv->lim[i].src == SIM_SRC_CYCLES;
+
+		on = cycles || jit_count_covers(pv->jit, UINT64_C(1) << pv->lim[i].src);
+		left = left > acc ? (left - acc - 1) / (cycles ? 1 : pv->pipe->issue_width) : 0;
 		head = left < head ? left : head;
 	}
 	jit_count_arm(pv->jit, on ? (int64_t)head : 0, on, block_start);
@@ -836,6 +951,8 @@ void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
 
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
+	if (pv->c->mem_log)       /* what ran inline, in order, before this block */
+		log_replay(pv);
 	/* the batch: what ran inline since the last report, up to here */
 	if (jit_count_sync(pv->jit, &pv->acc)) {
 		pv->acc_dirty = true;
@@ -962,6 +1079,74 @@ static void mem_to_acc(struct pmu_vcpu *pv)
  * overflowed. The cache outcome costs no cycles: `cycles` stays the same
  * whichever events are open (docs/machine-counting.md).
  */
+/* One access through the cache model (or cachegrind's), into the counts
+ * not yet in acc; its outcome in *o. */
+static void mem_count(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size,
+		      struct cache_outcome *o)
+{
+	if (pv->cg)
+		cg_machine_data(pv, write, addr, size, o);
+	else
+		cache_model_access(pv->cm, addr, size, o);
+	pv->mem_n[write][o->level]++;
+	pv->tlb_n[1][0]++;
+	pv->tlb_n[1][1] += o->tlb_miss;
+	pv->tlb_n[1][2] += o->tlb_walk;
+	pv->mem_miss[CACHE_L1] += o->miss[CACHE_L1];
+	pv->mem_miss[CACHE_L2] += o->miss[CACHE_L2];
+	pv->mem_miss[CACHE_L3] += o->miss[CACHE_L3];
+	pv->mem_dirty = true;
+	pv->acc_dirty = true;
+}
+
+/*
+ * The access log (jit_count.h) through the cache model, in program order:
+ * each block start fetches the block's code as fetch_block does for the
+ * memory hook (a REP instruction's further iterations fetch nothing), each
+ * access is mem_count's. Only counting events count memory sources then
+ * (hooks_decide), so no overflow falls between two records.
+ */
+static void log_replay(struct pmu_vcpu *pv)
+{
+	const uint64_t *r, *end = jit_count_log_take(pv->jit, &r);
+	struct cache_outcome o;
+
+	for (; r && r < end; r++) {
+		if (*r & JIT_LOG_FETCH) {
+			const struct jit_slot *s = (const struct jit_slot *)(uintptr_t)(*r & ~JIT_LOG_FETCH);
+			const struct bdesc *b = slot_block(pv, s), *p = pv->log_prev;
+
+			pv->log_prev = b;
+			if (!b || !b->n || !pv->cm ||
+			    (p && (p->last_cls & BD_REP) && p->addr + p->last_off == b->addr))
+				continue;
+			/* only fetches move L1I and the first-level ITLB: if
+			 * none moved them since this block's lines and pages
+			 * were all the most recent of their sets, they still
+			 * are, and this fetch hits them all (fetch_block) */
+			if (s->fetch_version == pv->fetch_version + 1) {
+				unsigned ls = (unsigned)__builtin_ctz(pv->c->model->caches->l1i.line);
+
+				pv->fetch_n[0] += ((b->addr + b->size - 1) >> ls) - (b->addr >> ls) + 1;
+				pv->tlb_n[0][0] += ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
+				pv->mem_dirty = pv->acc_dirty = true;
+				continue;
+			}
+			fetch_block(pv, b);
+			((struct jit_slot *)s)->fetch_version = pv->fetch_version + 1;
+		} else if (pv->cm) {
+			bool write = *r & JIT_LOG_WRITE;
+
+			mem_count(pv, write, *r & JIT_LOG_ADDR_MASK,
+				  1u << ((*r >> JIT_LOG_SIZE_SHIFT) & 3), &o);
+			if (write)
+				pv->c->mem_writes++;
+			else
+				pv->c->mem_reads++;
+		}
+	}
+}
+
 void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 {
 	struct cache_outcome o;
@@ -972,19 +1157,7 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 		return;
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
-	if (pv->cg)
-		cg_machine_data(pv, write, addr, size, &o);
-	else
-		cache_model_access(pv->cm, addr, size, &o);
-	pv->mem_n[write][o.level]++;
-	pv->tlb_n[1][0]++;
-	pv->tlb_n[1][1] += o.tlb_miss;
-	pv->tlb_n[1][2] += o.tlb_walk;
-	pv->mem_miss[CACHE_L1] += o.miss[CACHE_L1];
-	pv->mem_miss[CACHE_L2] += o.miss[CACHE_L2];
-	pv->mem_miss[CACHE_L3] += o.miss[CACHE_L3];
-	pv->mem_dirty = true;
-	pv->acc_dirty = true;
+	mem_count(pv, write, addr, size, &o);
 	if (!pv->lim_valid)
 		compute_limits(pv);
 	if (!pv->mem_sampling)
@@ -996,7 +1169,8 @@ void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
 		return;
 	rip = vcpu_pc(pv->c);
 	pv->ma = (struct pmu_mem_access){ .valid = true, .write = write, .level = (uint8_t)o.level,
-					  .latency = o.latency, .addr = addr };
+					  .latency = o.latency, .addr = addr,
+					  .stlb_miss = o.tlb_walk > 0 };
 	pv->acc_ip = rip;
 	flush(pv);
 	pv->ma.valid = false;
@@ -1135,7 +1309,8 @@ static const struct kernel_path pmi_exit = {
  * The delta of kernel path k (at SIM_MODE_KERNEL): its instructions,
  * branches, calls and returns; the other branches are conditional and
  * half of them taken (calls and returns are taken); loads 30% and stores
- * 15% of the instructions; CPI 1.5.
+ * 15% of the instructions; CPI 1.5; one uop an instruction, no mispredict,
+ * the cycles after the uops' issue stalled in the back end.
  */
 static void kernel_delta(struct pmu_vcpu *pv, const struct kernel_path *k, struct sim_delta *d)
 {
@@ -1150,6 +1325,9 @@ static void kernel_delta(struct pmu_vcpu *pv, const struct kernel_path *k, struc
 	d->v[SIM_SRC_LOADS] = k->insns * 3 / 10;
 	d->v[SIM_SRC_STORES] = k->insns * 15 / 100;
 	d->v[SIM_SRC_CYCLES] = (uint64_t)k->insns * PMU_SYSCALL_CPI_MILLI / 1000;
+	d->v[SIM_SRC_UOPS_ISSUED] = d->v[SIM_SRC_UOPS_RETIRED] = k->insns;
+	d->v[SIM_SRC_STALLED_BACKEND] = d->v[SIM_SRC_CYCLES] -
+		(k->insns + pv->pipe->issue_width - 1) / pv->pipe->issue_width;
 	derived_clocks(pv, d);
 }
 
@@ -1292,6 +1470,7 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
 	pv->decode_gen++;         /* the slots' cached decodes may be freed */
 	pv->prev = NULL;
 	pv->cur = NULL;
+	pv->rest_of = NULL;
 }
 
 /*
@@ -1351,7 +1530,7 @@ static u64 not_yet_run(struct pmu_vcpu *pv, uint64_t ip, unsigned src, unsigned 
 		;
 	*idx = i;
 	for (; i < b->n; i++)
-		v += insn_value(&b->ins[i], src, true);
+		v += insn_value(pv, &b->ins[i], src, true);
 	return v;
 }
 
@@ -1530,8 +1709,10 @@ static void fill_mem_sample(struct pmu_vcpu *pv, const struct perf_event *event,
 	if (ldlat) {
 		data->weight.full = ma->latency;
 		dse.val = ldlat_data_src[ma->level];
-		/* bit 4 of the status: the STLB is not modelled, no miss */
-		dse.val |= MEM_S(TLB, HIT) | MEM_S(TLB, L1) | MEM_S(TLB, L2);
+		/* bit 4 of the status, "missed 2nd level TLB": the access
+		 * walked (load_latency_data()) */
+		dse.val |= ma->stlb_miss ? MEM_S(TLB, MISS) | MEM_S(TLB, L2) :
+					   MEM_S(TLB, HIT) | MEM_S(TLB, L1) | MEM_S(TLB, L2);
 	} else {
 		dse.val = MEM_NA;
 		dse.mem_op = ma->write ? PERF_MEM_OP_STORE : PERF_MEM_OP_LOAD;
@@ -1642,7 +1823,9 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 
 	if (!pv)
 		return NULL;
-	pv->bc = bd_cache_new_arch(c->arch);
+	pv->pipe = c->model && c->model->pipeline ? c->model->pipeline : pmu_model_default()->pipeline;
+	pv->bc = bd_cache_new(c->arch, pv->pipe,
+			      c->model && c->model->caches ? c->model->caches->l1d.latency : 0);
 	if (!pv->bc)
 		goto err_free;
 	pv->c = c;
@@ -1654,7 +1837,8 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 	pv->freq_hz = c->model && c->model->freq_hz ? c->model->freq_hz : 3000000000ull;
 	pv->tsc_hz = c->model && c->model->tsc_hz ? c->model->tsc_hz : pv->freq_hz;
 	if (jit_count_serves(c->arch)) {
-		pv->jit = jit_count_new(&(struct jit_predictors){ pv->bimodal, pv->ras, &pv->ras_top, pv->btb },
+		pv->jit = jit_count_new(&(struct jit_predictors){ pv->bimodal, pv->ras, &pv->ras_top, pv->btb,
+								  pv->pipe->mispredict_cycles },
 					pv->bc, c);
 		if (!pv->jit)
 			goto err_bc;

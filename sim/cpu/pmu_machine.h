@@ -58,9 +58,6 @@ struct perf_sample_data;
 #define PMU_PMI_EXIT_BRANCHES      60
 #define PMU_PMI_EXIT_CALLS         12
 #define PMU_PMI_EXIT_RETS          18
-/* Branch predictor model (pmu_machine.c): a mispredict costs this many
- * cycles. */
-#define PMU_MISPREDICT_CYCLES      15
 /* The bimodal table holds each 2-bit counter times this: the index of the
  * counter's row in inline counting's exit tables (jit_count.c). */
 #define PMU_BIMODAL_STEP           16
@@ -78,6 +75,7 @@ struct pmu_lbr_entry { uint64_t from, to; uint8_t mispred, type; };
 struct pmu_mem_access {
 	bool valid;                  /* set only while that overflow is reported */
 	bool write;
+	bool stlb_miss;              /* a page of it missed the second-level TLB */
 	uint8_t level;               /* enum cache_level that served it */
 	unsigned latency;
 	uint64_t addr;
@@ -97,6 +95,8 @@ struct pmu_exact {
 	uint64_t begin, until;       /* PREFIX: the block, and the instruction after the overflow's */
 	uint64_t ip;                 /* the overflow instruction */
 	struct sim_delta d;          /* the report up to and including it, not yet made */
+	const struct bdesc *blk;     /* PREFIX: the block, whose instructions from */
+	unsigned rest;               /* this one on are the next block's */
 };
 
 struct pmu_vcpu {
@@ -111,6 +111,8 @@ struct pmu_vcpu {
 	const struct bdesc *cur;     /* block being executed (accounted at entry) */
 	uint64_t skip_addr;          /* RDPMC resume: block starting here ... */
 	unsigned skip_n;             /* ... had its first skip_n insns accounted */
+	const struct bdesc *rest_of; /* after an exact prefix run: the block ... */
+	unsigned rest_idx;           /* ... whose instructions from here on run next */
 	uint64_t acc_ip;
 	struct { uint32_t src; uint64_t left; } lim[PMU_MAX_LIMITS];
 	/* the batch (see flush() in pmu_machine.c) and the previous branch's
@@ -131,6 +133,7 @@ struct pmu_vcpu {
 	uint64_t sample_addr;        /* a page fault's address (software ADDR) */
 	uint64_t ref_rem, bus_rem;   /* remainders of the derived clocks */
 	uint64_t freq_hz, tsc_hz;    /* the model's core and TSC clocks */
+	const struct pmu_pipeline *pipe; /* the pipeline model's parameters */
 	struct sim_delta d;          /* a report being built (split blocks) */
 	const struct bdesc *front[PMU_FRONT_CACHE]; /* decode lookup, direct mapped */
 	uint32_t decode_gen;         /* moves on when decodes are freed (slot_block) */
@@ -163,6 +166,8 @@ struct pmu_vcpu {
 	uint64_t tlb_n[2][3];        /* [fetch, data]: pages looked up, first-level
 				      * misses, walks */
 	struct pmu_mem_access ma;
+	const struct bdesc *log_prev; /* the access log's last block start */
+	uint64_t fetch_version;      /* fetches that moved L1I or ITLB LRU order */
 	/* the cachegrind-compatible configuration (cg_machine.h), or NULL:
 	 * its model, the block whose fetches are being made, and the next
 	 * instruction to fetch */
@@ -259,6 +264,11 @@ void pmu_vcpu_hooks_pending(struct pmu_vcpu *pv);
  * switch out, and runs on the other, context switch in); its hooks follow
  * the new CPU's events. Returns with the core lock as pv had it. */
 void pmu_vcpu_migrate(struct pmu_vcpu *pv, unsigned cpu);
+
+/* Adds one mispredicted branch to d: the miss, its cycles and its parts
+ * (wrong-path uops, recovery cycles, the front end's empty slots and
+ * cycles: struct pmu_pipeline). */
+void pmu_mispredict(const struct pmu_vcpu *pv, struct sim_delta *d);
 
 /* fill_sample for the vCPU running on a CPU. */
 /* The modelled cost of one part of a counter interrupt (the core's

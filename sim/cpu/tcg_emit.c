@@ -36,6 +36,10 @@ typedef void (*goto_tb_fn)(struct tcg_emit *s, unsigned idx);
 typedef void (*goto_ptr_fn)(struct tcg_emit *s);
 typedef void (*exit_tb_fn)(struct tcg_emit *s, const void *tb, unsigned idx);
 typedef int (*gen_code_fn)(struct tcg_emit *s, const struct qemu_tb_head *tb);
+/* tcg_gen_qemu_ld/st_i32/i64(s, val, addr, idx, memop): MemOp's low two
+ * bits are the size (MO_8 .. MO_64) */
+typedef void (*qemu_ldst_fn)(struct tcg_emit *s, tcg_val val, tcg_val addr, tcg_arg idx, int memop);
+enum { MO_SIZE = 3 };
 
 /*
  * One guest architecture's copy of the translator in libunicorn (QEMU's
@@ -53,6 +57,7 @@ struct tcg_arch {
 	void (*op3)(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
 	void (*addi)(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
 	void (*andi)(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
+	void (*ori)(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
 	void (*brcondi_i64)(struct tcg_emit *s, int cond, tcg_val a, int64_t imm,
 			    struct tcg_label *l);
 	struct tcg_label *(*new_label)(struct tcg_emit *s);
@@ -70,6 +75,9 @@ struct tcg_arch {
 
 static struct tcg_arch arch_x86_64 = { .suffix = "x86_64" };
 static struct tcg_arch arch_aarch64 = { .suffix = "aarch64" };
+/* the access log's guest data accesses: x86-64's copy only */
+static qemu_ldst_fn real_ld_i32, real_ld_i64, real_st_i32, real_st_i64;
+static bool access_log_resolved;
 
 /* ---- the translating thread's observer ----------------------------------- */
 
@@ -108,6 +116,7 @@ static void resolve_arch(struct tcg_arch *a)
 	a->op3 = (op3_fn)sym(a, "tcg_gen_op3");
 	a->addi = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_addi_i64");
 	a->andi = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_andi_i64");
+	a->ori = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_ori_i64");
 	a->brcondi_i64 = (void (*)(struct tcg_emit *, int, tcg_val, int64_t, struct tcg_label *))
 		sym(a, "tcg_gen_brcondi_i64");
 	a->new_label = (struct tcg_label *(*)(struct tcg_emit *))sym(a, "gen_new_label");
@@ -120,7 +129,7 @@ static void resolve_arch(struct tcg_arch *a)
 	a->real_exit_tb = (exit_tb_fn)sym(a, "tcg_gen_exit_tb");
 	a->real_gen_code = (gen_code_fn)sym(a, "tcg_gen_code");
 	a->resolved = a->temp_new && a->temp_free && a->const_i64 && a->const_i32 && a->op1 &&
-		      a->op3 && a->addi && a->andi && a->brcondi_i64 && a->new_label &&
+		      a->op3 && a->addi && a->andi && a->ori && a->brcondi_i64 && a->new_label &&
 		      a->real_add_inline_hook && a->real_brcondi_i32 && a->real_op2 &&
 		      a->real_op3 && a->real_goto_tb && a->real_goto_ptr && a->real_exit_tb &&
 		      a->real_gen_code;
@@ -130,11 +139,17 @@ static void resolve_all(void)
 {
 	resolve_arch(&arch_x86_64);
 	resolve_arch(&arch_aarch64);
+	real_ld_i32 = (qemu_ldst_fn)dlsym(RTLD_NEXT, "tcg_gen_qemu_ld_i32_x86_64");
+	real_ld_i64 = (qemu_ldst_fn)dlsym(RTLD_NEXT, "tcg_gen_qemu_ld_i64_x86_64");
+	real_st_i32 = (qemu_ldst_fn)dlsym(RTLD_NEXT, "tcg_gen_qemu_st_i32_x86_64");
+	real_st_i64 = (qemu_ldst_fn)dlsym(RTLD_NEXT, "tcg_gen_qemu_st_i64_x86_64");
+	access_log_resolved = real_ld_i32 && real_ld_i64 && real_st_i32 && real_st_i64;
 }
 
 /* The real function, for a call libunicorn made to our definition. */
 #define REAL(a, fn) \
 	(pthread_once(&resolve_once, resolve_all), (a)->fn ? (a)->fn : (abort(), (a)->fn))
+#define REAL_FN(fn) (pthread_once(&resolve_once, resolve_all), (fn) ? (fn) : (abort(), (fn)))
 
 void tcg_emit_observe(const struct tcg_observer *o, void *opaque)
 {
@@ -288,6 +303,106 @@ void tcg_gen_op3_aarch64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tc
 	REAL(&arch_aarch64, real_op3)(s, opc, a1, a2, a3);
 }
 
+/* The guest's data accesses: the observer's code first, then the access. */
+static void mem_access(struct tcg_emit *s, tcg_val addr, int memop, bool write)
+{
+	if (tl.o && tl.o->mem_access && tl.in_insn) {
+		tl.arch = &arch_x86_64;      /* the interposers below are its copy's */
+		tl.o->mem_access(tl.opaque, s, addr, (unsigned)memop & MO_SIZE, write);
+	}
+}
+
+/*
+ * The helpers' data accesses: cpu_{ld,st}{b,w,l,q}_{data,mmuidx}_ra,
+ * which the x86 helpers call through the PLT. A _data_ra function may
+ * call its _mmuidx_ra one through the PLT too: only the outermost is
+ * reported (depth). Loads return their value in RAX whatever its C type;
+ * stores pass the value in a register: both pass through as 64 bits.
+ */
+static __thread unsigned helper_depth;
+
+static void helper_access(uint64_t addr, unsigned size_log2, bool write)
+{
+	if (tl.o && tl.o->helper_access && !helper_depth)
+		tl.o->helper_access(tl.opaque, addr, size_log2, write);
+	helper_depth++;
+}
+
+typedef uint64_t (*ld_mmuidx_fn)(void *env, uint64_t addr, int mmu_idx, uintptr_t ra);
+typedef uint64_t (*ld_data_fn)(void *env, uint64_t addr, uintptr_t ra);
+typedef void (*st_mmuidx_fn)(void *env, uint64_t addr, uint64_t val, int mmu_idx, uintptr_t ra);
+typedef void (*st_data_fn)(void *env, uint64_t addr, uint64_t val, uintptr_t ra);
+
+#define HELPER_LD(fn, sz) \
+	uint64_t fn##_mmuidx_ra_x86_64(void *env, uint64_t addr, int mmu_idx, uintptr_t ra); \
+	uint64_t fn##_mmuidx_ra_x86_64(void *env, uint64_t addr, int mmu_idx, uintptr_t ra) \
+	{ \
+		static ld_mmuidx_fn real; \
+		uint64_t v; \
+		if (!real && !(real = (ld_mmuidx_fn)dlsym(RTLD_NEXT, #fn "_mmuidx_ra_x86_64"))) \
+			abort(); \
+		helper_access(addr, sz, false); \
+		v = real(env, addr, mmu_idx, ra); \
+		helper_depth--; \
+		return v; \
+	} \
+	uint64_t fn##_data_ra_x86_64(void *env, uint64_t addr, uintptr_t ra); \
+	uint64_t fn##_data_ra_x86_64(void *env, uint64_t addr, uintptr_t ra) \
+	{ \
+		static ld_data_fn real; \
+		uint64_t v; \
+		if (!real && !(real = (ld_data_fn)dlsym(RTLD_NEXT, #fn "_data_ra_x86_64"))) \
+			abort(); \
+		helper_access(addr, sz, false); \
+		v = real(env, addr, ra); \
+		helper_depth--; \
+		return v; \
+	}
+#define HELPER_ST(fn, sz) \
+	void fn##_mmuidx_ra_x86_64(void *env, uint64_t addr, uint64_t val, int mmu_idx, uintptr_t ra); \
+	void fn##_mmuidx_ra_x86_64(void *env, uint64_t addr, uint64_t val, int mmu_idx, uintptr_t ra) \
+	{ \
+		static st_mmuidx_fn real; \
+		if (!real && !(real = (st_mmuidx_fn)dlsym(RTLD_NEXT, #fn "_mmuidx_ra_x86_64"))) \
+			abort(); \
+		helper_access(addr, sz, true); \
+		real(env, addr, val, mmu_idx, ra); \
+		helper_depth--; \
+	} \
+	void fn##_data_ra_x86_64(void *env, uint64_t addr, uint64_t val, uintptr_t ra); \
+	void fn##_data_ra_x86_64(void *env, uint64_t addr, uint64_t val, uintptr_t ra) \
+	{ \
+		static st_data_fn real; \
+		if (!real && !(real = (st_data_fn)dlsym(RTLD_NEXT, #fn "_data_ra_x86_64"))) \
+			abort(); \
+		helper_access(addr, sz, true); \
+		real(env, addr, val, ra); \
+		helper_depth--; \
+	}
+HELPER_LD(cpu_ldub, 0)
+HELPER_LD(cpu_ldsb, 0)
+HELPER_LD(cpu_lduw, 1)
+HELPER_LD(cpu_ldsw, 1)
+HELPER_LD(cpu_ldl, 2)
+HELPER_LD(cpu_ldq, 3)
+HELPER_ST(cpu_stb, 0)
+HELPER_ST(cpu_stw, 1)
+HELPER_ST(cpu_stl, 2)
+HELPER_ST(cpu_stq, 3)
+
+/* tcg_gen_qemu_ld/st_i32/i64: one interposer each, the same body */
+#define QEMU_LDST(name, real, write) \
+	void name(struct tcg_emit *s, tcg_val val, tcg_val addr, tcg_arg idx, int memop); \
+	void name(struct tcg_emit *s, tcg_val val, tcg_val addr, tcg_arg idx, int memop) \
+	{ \
+		mem_access(s, addr, memop, write); \
+		REAL_FN(real)(s, val, addr, idx, memop); \
+	}
+QEMU_LDST(tcg_gen_qemu_ld_i32_x86_64, real_ld_i32, false)
+QEMU_LDST(tcg_gen_qemu_ld_i64_x86_64, real_ld_i64, false)
+QEMU_LDST(tcg_gen_qemu_st_i32_x86_64, real_st_i32, true)
+QEMU_LDST(tcg_gen_qemu_st_i64_x86_64, real_st_i64, true)
+
 /* ---- the emitter ------------------------------------------------------------ */
 
 static tcg_arg arg_of(struct tcg_emit *e, tcg_val v)
@@ -348,6 +463,11 @@ void tcg_e_addi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
 void tcg_e_andi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
 {
 	tl.arch->andi(e, dst, a, imm);
+}
+
+void tcg_e_ori(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
+{
+	tl.arch->ori(e, dst, a, imm);
 }
 
 struct tcg_label *tcg_e_label(struct tcg_emit *e)
@@ -508,6 +628,112 @@ static const struct tcg_observer probe_observer = {
 	.block_done = probe_block_done,
 };
 
+/*
+ * The data-access probe: "mov [rdi], rax; mov ebx, [rdi+12]; fxsave
+ * [rdi+0x100]" with an observer that logs each access (address |
+ * size_log2 << 56 | write << 58) into a buffer, by the ops jit_count.c
+ * uses: an 8-byte store at rdi and a 4-byte load at rdi + 12, in that
+ * order, each once; and the FXSAVE helper's stores, seen at run time, all
+ * in its 512 bytes.
+ */
+struct mem_probe {
+	uint64_t *pos;
+	uint64_t log[8];
+	unsigned helper_stores, helper_other;
+};
+
+static void mem_probe_helper(void *opaque, uint64_t addr, unsigned size_log2, bool write)
+{
+	struct mem_probe *m = opaque;
+
+	if (write && addr >= 0x21100 && addr + (1u << size_log2) <= 0x21300)
+		m->helper_stores++;
+	else
+		m->helper_other++;
+}
+
+static void mem_probe_access(void *opaque, struct tcg_emit *e, tcg_val addr, unsigned size_log2,
+			     bool write)
+{
+	struct mem_probe *m = opaque;
+	tcg_val base = tcg_e_const(e, (uintptr_t)m), p = tcg_e_temp(e), v = tcg_e_temp(e);
+
+	tcg_e_ld64(e, p, base, offsetof(struct mem_probe, pos));
+	tcg_e_ori(e, v, addr, (int64_t)((uint64_t)size_log2 << 56 | (uint64_t)write << 58));
+	tcg_e_st64(e, v, p, 0);
+	tcg_e_addi(e, p, p, 8);
+	tcg_e_st64(e, p, base, offsetof(struct mem_probe, pos));
+	tcg_e_free(e, v);
+	tcg_e_free(e, p);
+	tcg_e_free(e, base);
+}
+
+static void mem_probe_start(void *opaque, struct tcg_emit *e, void *uc, void *hook)
+{
+	(void)opaque; (void)e; (void)uc; (void)hook;
+}
+
+static void mem_probe_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind kind,
+			   unsigned idx, uint64_t insn_pc)
+{
+	(void)opaque; (void)e; (void)kind; (void)idx; (void)insn_pc;
+}
+
+static void mem_probe_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_t size)
+{
+	(void)opaque; (void)e; (void)pc; (void)size;
+}
+
+static const struct tcg_observer mem_probe_observer = {
+	.block_start = mem_probe_start,
+	.block_exit = mem_probe_exit,
+	.block_done = mem_probe_done,
+	.mem_access = mem_probe_access,
+	.helper_access = mem_probe_helper,
+};
+
+static void block_hook_nop(uc_engine *uc, uint64_t a, uint32_t size, void *user)
+{
+	(void)uc; (void)a; (void)size; (void)user;
+}
+
+static const char *run_mem_probe(void)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0x07,          /* mov [rdi], rax */
+		0x8b, 0x5f, 0x0c,          /* mov ebx, [rdi+12] */
+		0x0f, 0xae, 0x87, 0x00, 0x01, 0x00, 0x00,   /* fxsave [rdi+0x100] */
+		0x90,                      /* nop (until) */
+	};
+	struct mem_probe m = { .pos = m.log };
+	uint64_t rdi = 0x21000;
+	const char *why = NULL;
+	uc_engine *uc;
+	uc_hook h;
+
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK)
+		return "no scratch engine";
+	if (uc_mem_map(uc, 0x20000, 0x2000, UC_PROT_ALL) != UC_ERR_OK ||
+	    uc_mem_write(uc, 0x20000, code, sizeof(code)) != UC_ERR_OK ||
+	    uc_reg_write(uc, UC_X86_REG_RDI, &rdi) != UC_ERR_OK ||
+	    uc_hook_add(uc, &h, UC_HOOK_BLOCK, block_hook_nop, NULL, 1, 0) != UC_ERR_OK) {
+		why = "scratch engine set-up failed";
+		goto out;
+	}
+	tcg_emit_observe(&mem_probe_observer, &m);
+	if (uc_emu_start(uc, 0x20000, 0x20000 + sizeof(code) - 1, 0, 0) != UC_ERR_OK)
+		why = "the data-access probe did not run";
+	tcg_emit_observe(NULL, NULL);
+	if (!why && (m.pos != m.log + 2 || m.log[0] != (0x21000 | 3ull << 56 | 1ull << 58) ||
+		     m.log[1] != (0x2100c | 2ull << 56)))
+		why = "code emitted before a data access did not run as expected";
+	else if (!why && (!m.helper_stores || m.helper_other))
+		why = "the helpers' data accesses were not seen as expected";
+out:
+	uc_close(uc);
+	return why;
+}
+
 /* A scratch engine of one architecture, the loop in its code. */
 struct probe_arch {
 	struct tcg_arch *arch;
@@ -531,7 +757,7 @@ static void run_probe_arch(struct probe_arch *pa)
 	uc_hook h;
 
 	pthread_once(&resolve_once, resolve_all);
-	if (!pa->arch->resolved) {
+	if (!pa->arch->resolved || (pa->arch == &arch_x86_64 && !access_log_resolved)) {
 		pa->reason = "libunicorn does not export this architecture's translator internals";
 		return;
 	}
@@ -559,7 +785,7 @@ static void run_probe_arch(struct probe_arch *pa)
 	if (p.starts != 11 || p.starts_mod4 != (11 & 3) || p.exits[1] != 9 || p.exits[0] != 1 || p.calls_marked != 11 ||
 	    p.calls_other || !p.done)
 		pa->reason = "code emitted into a block did not run as expected";
-	else
+	else if (pa->arch != &arch_x86_64 || !(pa->reason = run_mem_probe()))
 		pa->ok = true;
 out:
 	uc_close(uc);

@@ -10,7 +10,10 @@
  * (after the exit-request test of gen_tb_start), where it leaves
  * (tcg_gen_goto_tb, tcg_gen_lookup_and_goto_ptr, tcg_gen_exit_tb with no
  * block) and where it is finished (tcg_gen_code), tracks the guest address
- * of the instruction being translated (INDEX_op_insn_start), and gives an
+ * of the instruction being translated (INDEX_op_insn_start), where a guest
+ * memory access is emitted (tcg_gen_qemu_ld/st_i32/i64, which the atomic
+ * operations use too when a block runs on one thread: the x86-64 copy's
+ * only), and gives an
  * observer a minimal TCG op emitter: 64-bit loads, stores, adds,
  * subtracts and ANDs on host addresses, labels, a conditional branch, and a call
  * into the block hook's callback. It is what QEMU's TCG plugins call
@@ -57,6 +60,17 @@ struct tcg_observer {
 	 * block's last exit: reached only by a branch to a label set here,
 	 * and it must branch back (tcg_e_br) - out-of-line code. */
 	void (*block_done)(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_t size);
+	/* A guest data access of 1 << size_log2 bytes at the address in addr
+	 * (a 64-bit value) is emitted next; what is emitted here runs right
+	 * before it. No branch: the translator's temps live across it. May be
+	 * NULL. */
+	void (*mem_access)(void *opaque, struct tcg_emit *e, tcg_val addr, unsigned size_log2,
+			   bool write);
+	/* At run time: one guest data access of 1 << size_log2 bytes at addr
+	 * made by the engine's C helpers (FXSAVE, XSAVE, CMPXCHG16B, ...:
+	 * cpu_ld/st*_data_ra, cpu_ld/st*_mmuidx_ra), before it happens. May
+	 * be NULL. */
+	void (*helper_access)(void *opaque, uint64_t addr, unsigned size_log2, bool write);
 };
 
 /* Whether the interposition works with this libunicorn (probed once per
@@ -84,6 +98,7 @@ void tcg_e_add(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b);
 void tcg_e_sub(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b);
 void tcg_e_addi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm);
 void tcg_e_andi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm);
+void tcg_e_ori(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm);
 struct tcg_label *tcg_e_label(struct tcg_emit *e);
 void tcg_e_set_label(struct tcg_emit *e, struct tcg_label *l);
 /* if ((int64_t)v >= 0) goto l. Temps die at a branch (TCG basic blocks). */

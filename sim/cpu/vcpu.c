@@ -549,13 +549,19 @@ static void drop_all_translations(struct vcpu *c)
 		vcpu_drop_translations(c, c->xr[i].start, c->xr[i].end);
 }
 
+/* Data accesses are seen from now on: by inline counting's access log when
+ * mem_log_want (no Unicorn hook: the accesses stay on the engine's fast
+ * path), else by the memory hook. */
 int vcpu_want_mem(struct vcpu *c)
 {
 	if (c->mem_on)
 		return 0;
-	if (uc_hook_add(c->uc, &c->h_mem, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook_mem,
-			c, 1, 0) != UC_ERR_OK)
+	if (c->mem_log_want && c->pmu && c->pmu->jit && !jit_count_log(c->pmu->jit, true)) {
+		c->mem_log = true;
+	} else if (uc_hook_add(c->uc, &c->h_mem, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook_mem,
+			       c, 1, 0) != UC_ERR_OK) {
 		return -ENOMEM;
+	}
 	c->mem_on = true;
 	drop_all_translations(c);
 	return 0;
@@ -565,8 +571,11 @@ void vcpu_unwant_mem(struct vcpu *c)
 {
 	if (!c->mem_on)
 		return;
-	uc_hook_del(c->uc, c->h_mem);
-	c->mem_on = false;
+	if (c->mem_log)
+		jit_count_log(c->pmu->jit, false);
+	else
+		uc_hook_del(c->uc, c->h_mem);
+	c->mem_on = c->mem_log = false;
 	drop_all_translations(c);
 }
 
@@ -677,7 +686,7 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 		c->mem_toggle_pending = false;
 		if (c->mem_on)
 			vcpu_unwant_mem(c);
-		else
+		if (c->mem_want)
 			vcpu_want_mem(c);
 	}
 	if (c->bp_pending)

@@ -86,11 +86,14 @@ struct vcpu {
 
 	uc_hook h_syscall, h_cpuid, h_invalid, h_intr, h_block, h_memerr;
 	bool blocks_on;            /* block hook installed */
-	bool mem_on;               /* memory access hook installed */
+	bool mem_on;               /* data accesses are seen: the memory hook,
+				    * or (mem_log) inline counting's access log */
+	bool mem_log;              /* ... by the access log (jit_count.h) */
 	uc_hook h_mem;
 	uint64_t mem_reads, mem_writes;   /* accesses seen while mem_on */
 	bool want_blocks_pending;  /* install it at the next vcpu_run() */
-	bool mem_toggle_pending;   /* add or remove the memory hook there */
+	bool mem_toggle_pending;   /* change how accesses are seen there: */
+	bool mem_want, mem_log_want;   /* to these */
 	/* the CPU's debug registers: a one-address code hook (X) or a ranged
 	 * memory hook (W, RW) per breakpoint installed there, only then */
 	struct perf_breakpoint bp[PERF_HBP_NUM];  /* what the hooks watch */

@@ -3,6 +3,8 @@
 # exec`, on each Arm model: a64_count checks every count against the
 # arithmetic of its hand-written loops and exits 1 on a difference;
 # a64_sample checks the IP, registers and callchain of samples of one;
+# a64_cache checks L1D and DTLB events of a hand-written loop, fed by the
+# memory hook (the access log serves x86-64 engines only);
 # a64_user_read reads counters from EL0 with perf_user_access 1;
 # a64_pmu_el0 checks the SIGILL of an EL0 access to the PMU registers
 # while perf_user_access is 0 (do_el0_undef()). The counts and samples
@@ -44,6 +46,15 @@ else
 	fail=1
 fi
 for model in pmuv3 pmuv3p5; do
+	# the loop's 4096 loads reach the cache model through the memory hook
+	out=$("$PMUSIM" exec -v --model "$model" "$PROGS/a64_cache" 2>&1)
+	if [[ $? == 0 && $out == *"memory hook saw 4096 reads, 0 writes"* ]]; then
+		echo "ok   a64_cache on $model"
+	else
+		echo "$out"
+		echo "FAIL a64_cache on $model"
+		fail=1
+	fi
 	if "$PMUSIM" exec --model "$model" "$PROGS/a64_pmu_el0" "$model"; then
 		echo "ok   a64_pmu_el0 on $model"
 	else
@@ -51,7 +62,7 @@ for model in pmuv3 pmuv3p5; do
 		fail=1
 	fi
 	# EL0 reads of the counters with kernel.perf_user_access = 1
-	if "$PMUSIM" exec --model "$model" --perf-user-access 1 "$PROGS/a64_user_read"; then
+	if "$PMUSIM" exec --model "$model" --perf-user-access 1 "$PROGS/a64_user_read" "$model"; then
 		echo "ok   a64_user_read on $model"
 	else
 		echo "FAIL a64_user_read on $model"

@@ -41,7 +41,7 @@ static char *run(int *status, const char *fmt, ...)
 }
 
 /* The value of "key=..." in out (a number; base 0), or fails. */
-static unsigned long long val(const char *out, const char *key)
+static __attribute__((unused)) unsigned long long val(const char *out, const char *key)
 {
 	char pat[128];
 	const char *p;

@@ -170,6 +170,31 @@ static void test_counts_by_arithmetic(void **state)
 	free(out);
 }
 
+/* Counting only, the machine sees the accesses through the access log
+ * (docs/machine-counting.md, "Hooks"); with a hardware sampler beside the
+ * group (it never overflows), through the memory hook (every block then
+ * takes the slow path): every pattern and group counts the same both
+ * ways. */
+static void test_access_log_as_hook(void **state)
+{
+	static const char *const pats[] = { "l1_twice", "l3_twice", "set9", "store_l2", "pages" };
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		for (int g = 0; g < 4; g++) {
+			int st1, st2;
+			char *a = run(&st1, "%s exec -- %s/cache_patterns %s %d 2>/dev/null", pmusim,
+				      progdir, pats[i], g);
+			char *b = run(&st2, "%s exec -- %s/cache_patterns %s %d hook 2>/dev/null",
+				      pmusim, progdir, pats[i], g);
+
+			if (st1 || st2 || strcmp(a, b))
+				fail_msg("%s group %d: access log\n%s\nmemory hook\n%s", pats[i], g, a, b);
+			free(a);
+			free(b);
+		}
+}
+
 /* cycles do not depend on which events are open: the cache outcome costs
  * no cycles (docs/machine-counting.md) */
 static void test_cycles_independent_of_cache_events(void **state)
@@ -334,10 +359,14 @@ static bool script_line(const char *line, char *ev, unsigned long long *addr,
 
 #define MEM_S(a, s) ((unsigned long long)PERF_MEM_S(a, s))
 /* intel/ds.c load_latency_data() of a load served by local RAM (PEBS data
- * source 0x0a) and by the LLC (0x04), STLB hit */
+ * source 0x0a) and by the LLC (0x04), STLB hit; and by local RAM after a
+ * page walk (PEBS status bit 4: STLB miss) */
 #define MEM_TLB_HIT (MEM_S(TLB, HIT) | MEM_S(TLB, L1) | MEM_S(TLB, L2))
 static const unsigned long long ram = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, LOC_RAM) |
 				      MEM_S(LVLNUM, RAM) | MEM_S(SNOOP, HIT) | MEM_TLB_HIT;
+static const unsigned long long ram_walk = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) |
+	MEM_S(LVL, LOC_RAM) | MEM_S(LVLNUM, RAM) | MEM_S(SNOOP, HIT) |
+	MEM_S(TLB, MISS) | MEM_S(TLB, L2);
 static const unsigned long long l3 = MEM_S(OP, LOAD) | MEM_S(LVL, HIT) | MEM_S(LVL, L3) |
 				     MEM_S(LVLNUM, L3) | MEM_S(SNOOP, NONE) | MEM_TLB_HIT;
 
@@ -381,7 +410,12 @@ static void test_perf_mem_loads(void **state)
 			pass++;
 		}
 		assert_int_equal(w, pass ? 42 : 195);
-		assert_int_equal(dsrc, pass ? l3 : ram);
+		/* the first load of a page walks (an STLB miss): which lines
+		 * are sampled moves with the carried count, so one may be */
+		if (!pass && addr % 4096 == 0)
+			assert_int_equal(dsrc, ram_walk);
+		else
+			assert_int_equal(dsrc, pass ? l3 : ram);
 		prev = addr;
 		n++;
 	}
@@ -427,6 +461,69 @@ static void test_ring_samples_exact_and_deterministic(void **state)
 	free(b);
 }
 
+/*
+ * DATA_SRC's TLB bits (load_latency_data(): bit 4 of the PEBS status,
+ * "missed the second-level TLB"): the pages pattern loads the first line
+ * of 256 consecutive untouched pages, twice; the region's load 100k is
+ * sampled (k = 1..5 of 512). Skylake: pass 1 walks every page (cold DTLB
+ * and STLB) and every line comes from memory; in pass 2 the 256 pages,
+ * 16 to each of the DTLB's 16 sets of 4 ways, miss the DTLB but hit the
+ * STLB (2 to each of its 128 sets of 12 ways): no walk, TLB "L1 or L2
+ * hit"; the lines, all in one L1D set (8 ways) and in 16 of L2's sets (16
+ * lines each for 4 ways), miss both, and the LLC's 128 sets of 16 ways
+ * hold them (2 each): L3 hits.
+ */
+static void test_ring_samples_tlb(void **state)
+{
+	unsigned long long buf = sym_addr("buf"), k = 0;
+	char *a = pattern_counts("pages", -1);
+	const char *p;
+
+	(void)state;
+	assert_int_equal(val(a, "samples"), 512 / 100);
+	for (p = a; (p = strstr(p, "sample=")); p++) {
+		unsigned long long addr, w, dsrc, sip, j;
+
+		if (p != a && p[-1] != '\n')
+			continue;
+		assert_int_equal(sscanf(p, "sample=%llx %llu %llx %llx", &addr, &w, &dsrc, &sip), 4);
+		j = 100 * ++k;
+		assert_int_equal(addr, buf + ((j - 1) % 256) * 4096);
+		assert_int_equal(w, j <= 256 ? 195 : 42);
+		assert_int_equal(dsrc, j <= 256 ? ram_walk : l3);
+	}
+	assert_int_equal(k, 5);
+	free(a);
+}
+
+/*
+ * perf c2c record (mem-loads ldlat=30 and mem-stores, sampled every 100)
+ * of the pages pattern, and perf c2c report: it maps the recorded CPUs to
+ * the guest's one NUMA node (the session's sysfs) and shows the levels the
+ * loads were served by: the region's first pass from local DRAM, its
+ * second from the LLC (test_ring_samples_tlb), at least one sample each
+ * (which loads are sampled depends on the start-up's slow loads before).
+ */
+static void test_perf_c2c(void **state)
+{
+	int st;
+	char *o = run(&st, "cd %s && %s run -- %s exec -- perf c2c record -c 100 --all-user "
+		      "-o c2c.data -- %s/cache_patterns pages native >/dev/null 2>&1 && "
+		      "perf c2c report -i c2c.data --stdio 2>&1; s=$?; rm -f c2c.data; exit $s",
+		      tmpdir, pmusim, pmusim, progdir);
+	const char *dram, *llc;
+
+	(void)state;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || strstr(o, "topology bug"))
+		fail_msg("perf c2c: status %d\n%s", st, o);
+	dram = strstr(o, "Load Local DRAM");
+	llc = strstr(o, "Load LLC hit");
+	if (!dram || !llc || strtoul(strchr(dram, ':') + 1, NULL, 10) < 1 ||
+	    strtoul(strchr(llc, ':') + 1, NULL, 10) < 1)
+		fail_msg("perf c2c report: no DRAM or LLC loads\n%s", o);
+	free(o);
+}
+
 /* mem-stores (MEM_INST_RETIRED.ALL_STORES:P): every 100th store; in
  * store_l2 every store misses L1D (precise_datala_hsw: L1 miss); perf mem
  * asks no weight of stores */
@@ -464,11 +561,14 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts_by_arithmetic),
 		cmocka_unit_test(test_cycles_independent_of_cache_events),
+		cmocka_unit_test(test_access_log_as_hook),
 		cmocka_unit_test(test_memory_hook_only_while_needed),
 		cmocka_unit_test(test_vs_callgrind),
 		cmocka_unit_test(test_ring_samples_exact_and_deterministic),
+		cmocka_unit_test(test_ring_samples_tlb),
 		cmocka_unit_test(test_perf_mem_loads),
 		cmocka_unit_test(test_perf_mem_stores),
+		cmocka_unit_test(test_perf_c2c),
 	};
 	int fails, st;
 

@@ -63,10 +63,14 @@ struct arith_row {
 /* the region outside its body: 4 setup instructions + DISABLE's SYSCALL,
  * and the body's own "mov $N, %rcx" */
 #define LOOP_INSNS(n) (2 * (n) + 6)
-/* timing model: 1 cycle per ALU/branch instruction, and the bimodal
- * predictor (weakly not-taken at start) misses the loop's first taken
- * and its last not-taken jnz: 2 x 15 cycles */
-#define LOOP_CYCLES(n) (2 * (n) + 6 + 2 * 15)
+/* pipeline model (4 uops a cycle, latency 1, a block ends when its last
+ * result is ready; docs/machine-counting.md): the first block, mov $N,%rcx;
+ * dec; jnz, is a chain through rcx and the flags: 3 cycles; each further
+ * dec; jnz 2; the DISABLE block (mov, mov, mov, xor: ready at 1; its
+ * SYSCALL's uop, the fifth, issues in cycle 1) 2. The bimodal predictor
+ * (weakly not-taken at start) misses the loop's first taken and its last
+ * not-taken jnz: 2 x 15 cycles */
+#define LOOP_CYCLES(n) (3 + 2 * ((n) - 1) + 2 + 2 * 15)
 /* syscall cost table (docs/machine-counting.md): entry 120 + exit 80 */
 #define KERNEL_INSNS(m) (80 + (m) * (120 + 80) + 120)
 /* PMI cost table: the counted entry (200 instructions, 40 branches) and

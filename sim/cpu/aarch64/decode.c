@@ -6,9 +6,15 @@
  * (LD_RETIRED 0x06, ST_RETIRED 0x07) is one with a memory operand whose
  * mnemonic loads (LD*) or stores (ST*), both for the atomic
  * read-modify-writes (SWP, CAS, LDADD...). Prefetches access no data.
+ * And what the pipeline model schedules of it: the registers it reads and
+ * writes (X0-X30 with their W halves, NZCV, V0-V31 with their B/H/S/D/Q
+ * views), its uops and latency (MUL/MADD/SMULL..., SDIV/UDIV from the
+ * model's struct pmu_pipeline, a load the model's L1D latency).
  */
 #include <capstone/capstone.h>
+#include <stdio.h>
 #include <string.h>
+#include "pmu_models/pmu_model.h"
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/aarch64/aarch64.h"
 
@@ -29,7 +35,6 @@ void aarch64_classify(const cs_insn *in, struct bd_insn *out)
 {
 	const cs_arm64 *a = &in->detail->arm64;
 	uint8_t cls = 0;
-	unsigned cyc = BD_CYC_ALU;
 
 	switch (in->id) {
 	case ARM64_INS_B:
@@ -52,13 +57,6 @@ void aarch64_classify(const cs_insn *in, struct bd_insn *out)
 	case ARM64_INS_RET:
 		cls |= BD_BRANCH | BD_RET | BD_INDIRECT;
 		break;
-	case ARM64_INS_MUL: case ARM64_INS_MADD: case ARM64_INS_MSUB:
-	case ARM64_INS_SMULL: case ARM64_INS_UMULL: case ARM64_INS_SMULH: case ARM64_INS_UMULH:
-		cyc = BD_CYC_MUL;
-		break;
-	case ARM64_INS_SDIV: case ARM64_INS_UDIV:
-		cyc = BD_CYC_DIV;
-		break;
 	default:
 		break;
 	}
@@ -76,10 +74,7 @@ void aarch64_classify(const cs_insn *in, struct bd_insn *out)
 					 starts(m + 2, "umax") || starts(m + 2, "umin"))))
 			cls |= BD_LOAD | BD_STORE;
 	}
-	if (cls & BD_LOAD)
-		cyc = cyc > BD_CYC_LOAD ? cyc : BD_CYC_LOAD;
 	out->cls = cls;
-	out->cycles = (uint8_t)cyc;
 }
 
 /* The target of a direct conditional branch: its immediate operand (the
@@ -91,6 +86,154 @@ uint64_t aarch64_cond_target(const cs_insn *in)
 	if (a->op_count && a->operands[a->op_count - 1].type == ARM64_OP_IMM)
 		return (uint64_t)a->operands[a->op_count - 1].imm;
 	return 0;
+}
+
+/* The schedule's keys: X0-X30 (W n as X n; SP, XZR and WZR none: a stack
+ * engine, a constant), NZCV, V0-V31 (B/H/S/D/Q n as V n). */
+enum { RK_NONE = 0, RK_GPR = 1, RK_FLAGS = RK_GPR + 31, RK_VEC, RK_END = RK_VEC + 32 };
+_Static_assert(RK_END <= BD_REG_KEYS, "AArch64 register keys");
+
+/* The key of a register capstone names n ("x0", "w30", "nzcv", "v3",
+ * "q3", "d3", "s3", "h3", "b3", "sp", "xzr", ...). */
+uint8_t aarch64_reg_key(const char *n)
+{
+	unsigned v;
+	char end;
+
+	if (!strcmp(n, "nzcv"))
+		return RK_FLAGS;
+	if (sscanf(n, "%*1[xw]%u%c", &v, &end) == 1 && v < 31)
+		return (uint8_t)(RK_GPR + v);
+	if (sscanf(n, "%*1[vqdshb]%u%c", &v, &end) == 1 && v < 32)
+		return (uint8_t)(RK_VEC + v);
+	return RK_NONE;
+}
+
+/* How many leading register operands in writes (the rest it reads):
+ * none for branches, compares, MSR and stores (but a store-exclusive's
+ * status register), those before the memory operand for a load or an
+ * atomic (which also reads them: CAS, SWP, LDADD...), else the first. */
+static unsigned dest_operands(const cs_insn *in, const cs_arm64 *a, uint8_t cls)
+{
+	const char *m = in->mnemonic;
+	unsigned n = 0;
+
+	if (cls & BD_BRANCH)
+		return 0;
+	switch (in->id) {
+	case ARM64_INS_CMP: case ARM64_INS_CMN: case ARM64_INS_TST: case ARM64_INS_CCMP:
+	case ARM64_INS_CCMN: case ARM64_INS_FCMP: case ARM64_INS_FCMPE: case ARM64_INS_FCCMP:
+	case ARM64_INS_FCCMPE: case ARM64_INS_MSR:
+		return 0;
+	default:
+		break;
+	}
+	if ((cls & BD_STORE) && !(cls & BD_LOAD))
+		return !strncmp(m, "stx", 3) || !strncmp(m, "stlx", 4);
+	if (cls & BD_LOAD) {
+		while (n < a->op_count && a->operands[n].type == ARM64_OP_REG)
+			n++;
+		return n;
+	}
+	return 1;
+}
+
+/* Whether in also reads its destination (it writes part of it, or
+ * accumulates into it). */
+static bool reads_dest(const cs_insn *in, uint8_t cls)
+{
+	switch (in->id) {
+	case ARM64_INS_MOVK: case ARM64_INS_BFM: case ARM64_INS_BFI: case ARM64_INS_BFXIL:
+	case ARM64_INS_INS: case ARM64_INS_FMLA: case ARM64_INS_FMLS: case ARM64_INS_MLA:
+	case ARM64_INS_MLS:
+		return true;
+	default:
+		return (cls & BD_LOAD) && (cls & BD_STORE);    /* an atomic */
+	}
+}
+
+static void add_reg(uint16_t *set, uint8_t *n, unsigned reg)
+{
+	if (reg != ARM64_REG_INVALID && *n < 64)
+		set[(*n)++] = (uint16_t)reg;
+}
+
+/*
+ * The registers in reads and writes. capstone 4's A64 operand access
+ * flags are not reliable (MOVZ reads its destination, CMP writes its
+ * first operand, RET reads nothing), so the operands' roles come from
+ * the instruction's form (dest_operands, reads_dest); the implicit ones
+ * from capstone's lists (NZCV for flag setters and conditions, X30 for
+ * BL/BLR); a memory operand's base and index are read, and the base
+ * written back by a pre/post-indexed access; RET without an operand reads
+ * X30.
+ */
+void aarch64_insn_regs(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
+		       uint16_t *wr, uint8_t *nwr)
+{
+	const cs_detail *d = in->detail;
+	const cs_arm64 *a = &d->arm64;
+	struct bd_insn bi = { 0 };
+	unsigned ndest, r = 0;
+
+	(void)cs;
+	*nrd = *nwr = 0;
+	aarch64_classify(in, &bi);
+	ndest = dest_operands(in, a, bi.cls);
+	for (unsigned i = 0; i < d->regs_read_count; i++)
+		add_reg(rd, nrd, d->regs_read[i]);
+	for (unsigned i = 0; i < d->regs_write_count; i++)
+		add_reg(wr, nwr, d->regs_write[i]);
+	for (unsigned i = 0; i < a->op_count; i++) {
+		const cs_arm64_op *op = &a->operands[i];
+
+		if (op->type == ARM64_OP_MEM) {
+			add_reg(rd, nrd, op->mem.base);
+			add_reg(rd, nrd, op->mem.index);
+			if (a->writeback)
+				add_reg(wr, nwr, op->mem.base);
+			continue;
+		}
+		if (op->type != ARM64_OP_REG)
+			continue;
+		if (r < ndest) {
+			add_reg(wr, nwr, op->reg);
+			if (reads_dest(in, bi.cls))
+				add_reg(rd, nrd, op->reg);
+		} else {
+			add_reg(rd, nrd, op->reg);
+		}
+		r++;
+	}
+	if (in->id == ARM64_INS_RET && !a->op_count)
+		add_reg(rd, nrd, ARM64_REG_X30);
+}
+
+/* uops and result latency (struct pmu_pipeline): 1 and 1; a load's the
+ * L1D latency (A64 has no load-op); multiplies and divides the table's;
+ * BL/BLR, RET and an atomic read-modify-write the table's uops. */
+void aarch64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
+		       unsigned load_latency, unsigned *uops, unsigned *lat)
+{
+	unsigned op = 1;
+
+	*uops = 1;
+	switch (in->id) {
+	case ARM64_INS_MUL: case ARM64_INS_MADD: case ARM64_INS_MSUB: case ARM64_INS_MNEG:
+	case ARM64_INS_SMULL: case ARM64_INS_UMULL: case ARM64_INS_SMULH: case ARM64_INS_UMULH:
+	case ARM64_INS_SMADDL: case ARM64_INS_UMADDL: case ARM64_INS_SMSUBL:
+	case ARM64_INS_UMSUBL: case ARM64_INS_SMNEGL: case ARM64_INS_UMNEGL:
+		op = p->mul_latency;
+		break;
+	case ARM64_INS_SDIV: case ARM64_INS_UDIV:
+		op = p->div_latency;
+		*uops = p->div_uops;
+		break;
+	default:
+		break;
+	}
+	*uops = bd_class_uops(p, cls, *uops);
+	*lat = (cls & BD_LOAD) ? load_latency : op;
 }
 
 /* MRS/MSR (register) of the PMU's EL0 registers: op0 3, op1 3, CRn 9 CRm

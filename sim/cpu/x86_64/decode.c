@@ -1,10 +1,16 @@
 /*
  * x86_64/decode.c - what an x86-64 instruction retires, for block_decode.h:
  * branch kinds, loads and stores (also the implicit stack accesses), REP
- * string instructions, base cycles. Classes follow Intel's architectural
- * events (SDM vol. 3, 20.2.1 and 19.x).
+ * string instructions; and what the pipeline model schedules of it: the
+ * registers it reads and writes (GPRs, flags, vector registers), its uops
+ * and latency (MUL, DIV, CALL, RET, load-op-store from the model's
+ * struct pmu_pipeline). Classes follow Intel's architectural events (SDM
+ * vol. 3, 20.2.1 and 19.x).
  */
 #include <capstone/capstone.h>
+#include <stdio.h>
+#include <string.h>
+#include "pmu_models/pmu_model.h"
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/x86_64/x86_64.h"
 
@@ -22,12 +28,11 @@ static bool is_string_op(unsigned id)
 	}
 }
 
-/* Class bits and base cycles of one instruction. */
+/* Class bits of one instruction. */
 void x86_64_classify(const cs_insn *in, struct bd_insn *out)
 {
 	const cs_x86 *x = &in->detail->x86;
 	uint8_t cls = 0;
-	unsigned cyc = BD_CYC_ALU;
 
 	for (unsigned g = 0; g < in->detail->groups_count; g++) {
 		switch (in->detail->groups[g]) {
@@ -66,22 +71,13 @@ void x86_64_classify(const cs_insn *in, struct bd_insn *out)
 	case X86_INS_POP: case X86_INS_POPFQ: case X86_INS_LEAVE:
 		cls |= BD_LOAD;
 		break;
-	case X86_INS_IMUL: case X86_INS_MUL: case X86_INS_MULX:
-		cyc = BD_CYC_MUL;
-		break;
-	case X86_INS_DIV: case X86_INS_IDIV:
-		cyc = BD_CYC_DIV;
-		break;
 	default:
 		break;
 	}
 	if (is_string_op(in->id) &&
 	    (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE))
 		cls |= BD_REP;
-	if (cls & BD_LOAD)
-		cyc = cyc > BD_CYC_LOAD ? cyc : BD_CYC_LOAD;
 	out->cls = cls;
-	out->cycles = (uint8_t)cyc;
 }
 
 /* The target of a direct Jcc (an immediate operand), else 0. */
@@ -90,6 +86,106 @@ uint64_t x86_64_cond_target(const cs_insn *in)
 	if (in->detail->x86.op_count && in->detail->x86.operands[0].type == X86_OP_IMM)
 		return (uint64_t)in->detail->x86.operands[0].imm;
 	return 0;
+}
+
+/* The schedule's keys: the 16 GPRs (RSP none: a stack engine), the flags,
+ * and 32 vector registers (XMM/YMM/ZMM n are one). */
+enum { RK_NONE = 0, RK_GPR = 1, RK_FLAGS = RK_GPR + 16, RK_VEC, RK_END = RK_VEC + 32 };
+_Static_assert(RK_END <= BD_REG_KEYS, "x86-64 register keys");
+
+/* The key of a register capstone names n ("rax", "eax", "ax", "al", "ah",
+ * "r8d", "sil", "xmm3", "flags", ...). */
+uint8_t x86_64_reg_key(const char *n)
+{
+	static const char *const gpr[8][5] = {
+		{ "rax", "eax", "ax", "al", "ah" }, { "rcx", "ecx", "cx", "cl", "ch" },
+		{ "rdx", "edx", "dx", "dl", "dh" }, { "rbx", "ebx", "bx", "bl", "bh" },
+		{ "rsp", "esp", "sp", "spl", NULL }, { "rbp", "ebp", "bp", "bpl", NULL },
+		{ "rsi", "esi", "si", "sil", NULL }, { "rdi", "edi", "di", "dil", NULL },
+	};
+	unsigned v;
+	char suffix = 0;
+
+	for (unsigned r = 0; r < 8; r++)
+		for (unsigned k = 0; k < 5 && gpr[r][k]; k++)
+			if (!strcmp(n, gpr[r][k]))
+				return r == 4 ? RK_NONE : (uint8_t)(RK_GPR + r);
+	if (sscanf(n, "r%u%c", &v, &suffix) >= 1 && v >= 8 && v < 16 &&
+	    (!suffix || suffix == 'd' || suffix == 'w' || suffix == 'b'))
+		return (uint8_t)(RK_GPR + v);
+	if ((sscanf(n, "xmm%u", &v) == 1 || sscanf(n, "ymm%u", &v) == 1 ||
+	     sscanf(n, "zmm%u", &v) == 1) && v < 32)
+		return (uint8_t)(RK_VEC + v);
+	if (!strcmp(n, "flags") || !strcmp(n, "eflags") || !strcmp(n, "rflags"))
+		return RK_FLAGS;
+	return RK_NONE;
+}
+
+/* Whether in reads nothing of its register operands: a zeroing idiom
+ * (XOR, SUB, PXOR, XORPS, XORPD of a register with itself). */
+static bool zero_idiom(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	switch (in->id) {
+	case X86_INS_XOR: case X86_INS_SUB: case X86_INS_PXOR: case X86_INS_XORPS:
+	case X86_INS_XORPD:
+		return x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+		       x->operands[1].type == X86_OP_REG && x->operands[0].reg == x->operands[1].reg;
+	default:
+		return false;
+	}
+}
+
+/* capstone's registers read and written (cs_regs_access: explicit and
+ * implicit), nothing read for a zeroing idiom. */
+void x86_64_insn_regs(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
+		      uint16_t *wr, uint8_t *nwr)
+{
+	if (cs_regs_access(cs, in, rd, nrd, wr, nwr) != CS_ERR_OK)
+		*nrd = *nwr = 0;
+	if (zero_idiom(in))
+		*nrd = 0;
+}
+
+/* A load whose result is the loaded value itself (no operation after it). */
+static bool plain_load(const cs_insn *in)
+{
+	static const char *const pre[] = { "mov", "vmov", "pop", "ret", "leave", "lods" };
+
+	for (unsigned i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(in->mnemonic, pre[i], strlen(pre[i])))
+			return true;
+	return false;
+}
+
+/* uops and result latency (struct pmu_pipeline): 1 and 1, a load's the
+ * L1D latency (plus its operation's for a load-op), the table's for MUL,
+ * DIV, CALL, RET and load-op-store. */
+void x86_64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
+		      unsigned load_latency, unsigned *uops, unsigned *lat)
+{
+	unsigned op = 1;
+
+	*uops = 1;
+	switch (in->id) {
+	case X86_INS_IMUL: case X86_INS_MUL: case X86_INS_MULX:
+		op = p->mul_latency;
+		break;
+	case X86_INS_DIV: case X86_INS_IDIV:
+		op = p->div_latency;
+		*uops = p->div_uops;
+		break;
+	default:
+		break;
+	}
+	/* PUSH/POP of memory and string instructions are not load-op-stores */
+	if (in->id == X86_INS_PUSH || in->id == X86_INS_POP || is_string_op(in->id))
+		cls &= (uint8_t)~BD_STORE;
+	*uops = bd_class_uops(p, cls, *uops);
+	*lat = op;
+	if (cls & BD_LOAD)
+		*lat = load_latency + (plain_load(in) ? 0 : op);
 }
 
 /* RDPMC (0f 33) after optional prefixes. */

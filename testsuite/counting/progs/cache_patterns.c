@@ -3,7 +3,7 @@
  * follow by arithmetic (test_cache.c works them out), counted by the
  * program itself with one group of up to four cache events.
  *
- * Usage: cache_patterns PATTERN GROUP   (GROUP 0..5, or "native": no perf
+ * Usage: cache_patterns PATTERN GROUP [hook]   (GROUP 0..5, or "native": no perf
  * events, for valgrind's cache simulator with --toggle-collect=region, or
  * "ring": mem-loads with ldlat 30 sampled every 100 loads into a ring,
  * printed sample by sample with a hash of the ring's bytes)
@@ -39,6 +39,7 @@ static const struct pattern patterns[] = {
 	{ "set9", 9, 4096, 10, 0 },        /* 9 lines of one L1D set: 8 ways */
 	{ "set8", 8, 4096, 10, 0 },        /* 8 lines of one L1D set */
 	{ "store_l2", 2048, 64, 2, 1 },    /* the l2_twice pattern as stores */
+	{ "pages", 256, 4096, 2, 0 },      /* one line of each of 256 pages */
 };
 
 struct ev { const char *name; uint32_t type; uint64_t config; };
@@ -176,7 +177,7 @@ int main(int argc, char **argv)
 	int fds[4], g;
 	uint64_t v[1 + 4];
 
-	if (argc != 3)
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "hook")))
 		return 2;
 	for (unsigned i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++)
 		if (!strcmp(argv[1], patterns[i].name))
@@ -192,6 +193,23 @@ int main(int argc, char **argv)
 	g = atoi(argv[2]);
 	if (g < 0 || g > 5)
 		return 2;
+	if (argc == 4) {
+		/* "hook": a user-mode instructions sampler that never overflows
+		 * beside the group, so that the machine sees the accesses with
+		 * the memory hook instead of the access log */
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = PERF_COUNT_HW_INSTRUCTIONS;
+		a.sample_period = 1ull << 40;
+		a.exclude_kernel = 1;
+		if (syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0) {
+			perror("sampler");
+			return 1;
+		}
+	}
 	for (int i = 0; i < 4; i++) {
 		fds[i] = open_ev(&groups[g][i], i ? fds[0] : -1);
 		if (fds[i] < 0) {
