@@ -42,7 +42,7 @@ static void mem_to_acc(struct pmu_vcpu *pv);
 void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 {
 	if (!pv->locked) {
-		perf_core_lock(pv->core);
+		perf_cpu_lock(pv->cpu);
 		pv->locked = true;
 		pv->lim_valid = false;
 	}
@@ -59,7 +59,7 @@ void pmu_vcpu_release(struct pmu_vcpu *pv)
 	if (pv->jit)
 		jit_count_arm(pv->jit, 0, false, false);
 	if (pv->locked) {
-		perf_core_unlock_all(pv->core);
+		perf_cpu_unlock_all(pv->cpu);
 		pv->locked = false;
 	}
 }
@@ -644,13 +644,14 @@ void pmu_exact_done(struct pmu_vcpu *pv)
 		jit_count_force_next(pv->jit);
 }
 
-/* Another thread waits for the core: it gets it now. */
+/* Another thread waits for this CPU (the core lock, or a task that runs on
+ * the same CPU): it gets it now. */
 static void maybe_yield(struct pmu_vcpu *pv)
 {
-	if (!perf_core_should_yield(pv->core))
+	if (!perf_cpu_should_yield(pv->cpu))
 		return;
 	flush(pv);
-	perf_core_yield(pv->core);
+	perf_cpu_yield(pv->cpu);
 	pv->lim_valid = false;
 	pmu_vcpu_acquire(pv);
 }

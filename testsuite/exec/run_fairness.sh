@@ -35,6 +35,8 @@ run_pair() {
 	case $setup in
 	thread_exec) timeout 60 "$pmusim" exec "$pair" "$mode" "$ms" ;;
 	*_counted) timeout 60 "$pmusim" run -- perf stat -e instructions:u -o /dev/null -- "$pair" "$mode" "$ms" ;;
+	*_counted2) timeout 60 "$pmusim" run --cpus 2 -- perf stat -e instructions:u -o /dev/null -- "$pair" "$mode" "$ms" ;;
+	*_onecpu2) timeout 60 "$pmusim" run --cpus 2 -- perf stat -e instructions:u -o /dev/null -- taskset -c 0 "$pair" "$mode" "$ms" ;;
 	esac
 }
 
