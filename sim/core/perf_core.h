@@ -185,6 +185,8 @@ struct perf_task *perf_cpu_task(struct perf_cpu *cpu);   /* running task, or NUL
 unsigned perf_cpu_num(const struct perf_cpu *cpu);          /* its number */
 pid_t perf_task_pid(const struct perf_task *task);
 pid_t perf_task_tid(const struct perf_task *task);
+/* The CPU the task is on, or last ran on; -1 if it never ran. */
+int perf_task_cpu(const struct perf_task *task);
 /* A task leaves its CPU blocked (schedule() from a syscall that sleeps):
  * its next switch-out is not a preemption. */
 void perf_task_set_runnable(struct perf_task *task, bool runnable);

@@ -544,6 +544,14 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 	cur_pv = t->perf;
 	report_mappings(t, 0, 0);     /* the image and interpreter the exec mapped */
 	perf_core_lock(core);
+	{
+		/* an exec keeps the task on its CPU: the one it is current
+		 * on still (the old image's) or last ran on */
+		int was = perf_task_cpu(task);
+
+		if (was >= 0 && (unsigned)was < S.nr_cpus && cpu_allowed(t, (unsigned)was))
+			cur_pv->cpu = perf_core_cpu(core, (unsigned)was);
+	}
 	perf_cpu_switch_to(cur_pv->cpu, task);
 	/* exec_binprm(): trace_sched_process_exec() */
 	perf_tp_sched_process_exec(cur_pv->cpu, path);
