@@ -4,6 +4,8 @@
 # pair against the same side alone, in guest progress (loop iterations of a
 # fixed number of instructions) per wall second. Setups:
 #   thread_exec     a thread pair under `pmusim exec` (the emulator lock);
+#   fork_exec       a fork pair under `pmusim exec` (as many simulated CPUs as
+#                   the host has online: the child runs on the other one);
 #   *_counted       counted by `perf stat -e instructions:u` under `pmusim
 #                   run`: one simulated CPU, so the tree runs on one host CPU;
 #   *_counted2      the same with --cpus 2: a fork child runs on the other
@@ -19,7 +21,7 @@
 #                        [-a OTHER_PMUSIM]
 #   prints each setup's median ratios side by side; with -a, the rounds of
 #   another build interleave with PMUSIM's (its rows are marked "other"), so
-#   both see the same machine load (SETUPS: thread_exec
+#   both see the same machine load (SETUPS: thread_exec fork_exec
 #   thread_counted fork_counted thread_counted2 fork_counted2 fork_onecpu2,
 #   all by default); with -c,
 #   fails when a side fell below MIN in more than one round: a hand-off
@@ -30,7 +32,7 @@ main_pmusim=$(realpath "$1")
 pair=$(realpath "$2")
 shift 2
 other=
-rounds=5 ms=1000 min= setups="thread_exec thread_counted fork_counted thread_counted2 fork_counted2 fork_onecpu2"
+rounds=5 ms=1000 min= setups="thread_exec fork_exec thread_counted fork_counted thread_counted2 fork_counted2 fork_onecpu2"
 while getopts "n:m:s:c:a:" o; do
 	case $o in
 	s) setups=$OPTARG ;;
@@ -46,7 +48,7 @@ done
 run_pair() {
 	local setup=$1 mode=$2
 	case $setup in
-	thread_exec) timeout 60 "$pmusim" exec "$pair" "$mode" "$ms" ;;
+	*_exec) timeout 60 "$pmusim" exec "$pair" "$mode" "$ms" ;;
 	*_counted) timeout 60 "$pmusim" run -- perf stat -e instructions:u -o /dev/null -- "$pair" "$mode" "$ms" ;;
 	*_counted2) timeout 60 "$pmusim" run --cpus 2 -- perf stat -e instructions:u -o /dev/null -- "$pair" "$mode" "$ms" ;;
 	*_onecpu2) timeout 60 "$pmusim" run --cpus 2 -- perf stat -e instructions:u -o /dev/null -- taskset -c 0 "$pair" "$mode" "$ms" ;;
