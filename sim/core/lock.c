@@ -252,22 +252,31 @@ static void wait_handover(struct perf_lock *l, unsigned g)
  * A task that got the CPU from one that yielded keeps it for a slice, as
  * the scheduler gives each runnable task of a CPU its turn (a tick: the
  * scale of sched_slice()). The yielder waits that long, or until the CPU
- * goes idle (the task blocked, switched out) or the core's lock wants it.
+ * goes idle (the task blocked, switched out), its lock stayed free for a
+ * whole step (the task sleeps in a call the machine does not switch out
+ * for, a pipe read say, as schedule() would leave the CPU), or the core's
+ * lock wants it.
  */
 static void wait_turn(struct perf_cpu *cpu)
 {
 	struct perf_lock *l = &cpu->lock;
 	struct timespec t0, now, step = { 0, PERF_TURN_STEP_NS };
+	unsigned free_gen = 0;
+	bool was_free = false;
 	long ns;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		unsigned g = __atomic_load_n(&l->gen, __ATOMIC_ACQUIRE);
+		bool is_free = !__atomic_load_n(&l->owner, __ATOMIC_RELAXED);
 
 		if (!__atomic_load_n(&cpu->task, __ATOMIC_RELAXED) ||
 		    __atomic_load_n(&cpu->core->lock.owner, __ATOMIC_RELAXED) ||
-		    __atomic_load_n(&cpu->core->lock.waiters, __ATOMIC_RELAXED))
+		    __atomic_load_n(&cpu->core->lock.waiters, __ATOMIC_RELAXED) ||
+		    (is_free && was_free && g == free_gen))
 			return;
+		was_free = is_free;
+		free_gen = g;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		ns = (now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec);
 		if (ns >= PERF_CPU_SLICE_NS)
