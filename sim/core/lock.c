@@ -104,14 +104,25 @@ static void mutex_lock_robust(pthread_mutex_t *mu)
 	}
 }
 
-/* l is now me's, first level: a yielder waiting for the hand-over learns. */
+/* l is now me's, first level: a yielder waiting for the hand-over learns
+ * (gen is written by the holder only). */
 static void lock_got(struct perf_lock *l, pid_t me)
 {
 	l->owner = me;
 	l->depth = 1;
-	__atomic_add_fetch(&l->gen, 1, __ATOMIC_RELEASE);
-	if (__atomic_load_n(&l->handing, __ATOMIC_ACQUIRE))
+	__atomic_store_n(&l->gen, l->gen + 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&l->handing, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &l->gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* The mutex if it is free now (the common case costs no count of waiters). */
+static bool mutex_trylock_robust(pthread_mutex_t *mu)
+{
+	int r = pthread_mutex_trylock(mu);
+
+	if (r == EOWNERDEAD)
+		pthread_mutex_consistent(mu);
+	return r == 0 || r == EOWNERDEAD;
 }
 
 static void lock_take(struct perf_lock *l, pid_t me)
@@ -120,24 +131,21 @@ static void lock_take(struct perf_lock *l, pid_t me)
 		l->depth++;
 		return;
 	}
-	__atomic_add_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
-	mutex_lock_robust(&l->mu);
-	__atomic_sub_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
+	if (!mutex_trylock_robust(&l->mu)) {
+		__atomic_add_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
+		mutex_lock_robust(&l->mu);
+		__atomic_sub_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
+	}
 	lock_got(l, me);
 }
 
 static bool lock_trytake(struct perf_lock *l, pid_t me)
 {
-	int r;
-
 	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == me) {
 		l->depth++;
 		return true;
 	}
-	r = pthread_mutex_trylock(&l->mu);
-	if (r == EOWNERDEAD)
-		pthread_mutex_consistent(&l->mu);
-	else if (r)
+	if (!mutex_trylock_robust(&l->mu))
 		return false;
 	lock_got(l, me);
 	return true;
