@@ -258,12 +258,12 @@ static void wait_handover(struct perf_lock *l, unsigned g)
 
 /*
  * A task that got the CPU from one that yielded keeps it for a slice, as
- * the scheduler gives each runnable task of a CPU its turn (a tick: the
- * scale of sched_slice()). The yielder waits that long, or until the CPU
- * goes idle (the task blocked, switched out), its lock stayed free for a
- * whole step (the task sleeps in a call the machine does not switch out
- * for, a pipe read say, as schedule() would leave the CPU), or the core's
- * lock wants it.
+ * the scheduler gives each runnable task of a CPU its turn (a 4 ms tick,
+ * the emulator lock's slice too). The yielder waits that long, or until
+ * the CPU goes idle (the task blocked, switched out), its lock stayed free
+ * for a whole step (the task sleeps in a call the machine does not switch
+ * out for, a pipe read say, as schedule() would leave the CPU), or the
+ * core's lock wants it.
  */
 static void wait_turn(struct perf_cpu *cpu)
 {
