@@ -3,6 +3,8 @@
 # each side of progs/pair.c (a syscall-heavy side, a compute side) in a
 # pair against the same side alone, in guest progress (loop iterations of a
 # fixed number of instructions) per wall second. Setups:
+#   fork_native     the fork pair run natively: the control, near 1.0 each
+#                   only while the host has two CPUs free;
 #   thread_exec     a thread pair under `pmusim exec` (the emulator lock);
 #   fork_exec       a fork pair under `pmusim exec` (as many simulated CPUs as
 #                   the host has online: the child runs on the other one);
@@ -21,7 +23,7 @@
 #                        [-a OTHER_PMUSIM]
 #   prints each setup's median ratios side by side; with -a, the rounds of
 #   another build interleave with PMUSIM's (its rows are marked "other"), so
-#   both see the same machine load (SETUPS: thread_exec fork_exec
+#   both see the same machine load (SETUPS: fork_native thread_exec fork_exec
 #   thread_counted fork_counted thread_counted2 fork_counted2 fork_onecpu2,
 #   all by default); with -c,
 #   fails when a side fell below MIN in more than one round: a hand-off
@@ -32,7 +34,7 @@ main_pmusim=$(realpath "$1")
 pair=$(realpath "$2")
 shift 2
 other=
-rounds=5 ms=1000 min= setups="thread_exec fork_exec thread_counted fork_counted thread_counted2 fork_counted2 fork_onecpu2"
+rounds=5 ms=1000 min= setups="fork_native thread_exec fork_exec thread_counted fork_counted thread_counted2 fork_counted2 fork_onecpu2"
 while getopts "n:m:s:c:a:" o; do
 	case $o in
 	s) setups=$OPTARG ;;
@@ -48,6 +50,7 @@ done
 run_pair() {
 	local setup=$1 mode=$2
 	case $setup in
+	*_native) timeout 60 "$pair" "$mode" "$ms" ;;
 	*_exec) timeout 60 "$pmusim" exec "$pair" "$mode" "$ms" ;;
 	*_counted) timeout 60 "$pmusim" run -- perf stat -e instructions:u -o /dev/null -- "$pair" "$mode" "$ms" ;;
 	*_counted2) timeout 60 "$pmusim" run --cpus 2 -- perf stat -e instructions:u -o /dev/null -- "$pair" "$mode" "$ms" ;;
