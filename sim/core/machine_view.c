@@ -31,6 +31,11 @@ pid_t perf_task_tid(const struct perf_task *task)
 	return task->tid;
 }
 
+int perf_task_cpu(const struct perf_task *task)
+{
+	return task->on_cpu ? (int)task->on_cpu->num : task->last_cpu;
+}
+
 void perf_task_set_runnable(struct perf_task *task, bool runnable)
 {
 	task->runnable = runnable;

@@ -121,18 +121,25 @@ void perf_core_set_user_access(struct perf_core *core, int on);
 
 /* ---- concurrency (lock.c) ----
  * Every entry point of this header locks the core itself, except
- * perf_cpu_account: a thread that runs a simulated CPU takes the lock
- * with perf_core_lock, keeps it while it executes guest code, calls
- * perf_core_yield when perf_core_should_yield says someone waits (at block
- * boundaries), and drops it around blocking syscalls
- * (perf_core_unlock_all / perf_core_relock). The lock is recursive per
- * thread and robust across processes. */
+ * perf_cpu_account and the machine's view of its CPU: a thread that runs a
+ * simulated CPU takes that CPU's lock with perf_cpu_lock, keeps it while it
+ * executes guest code, calls perf_cpu_yield when perf_cpu_should_yield
+ * says someone waits (at block boundaries), and drops it around blocking
+ * syscalls (perf_cpu_unlock_all / perf_cpu_relock). Threads on other CPUs
+ * run meanwhile; the core lock (the entry points) takes every CPU's lock.
+ * The locks are recursive per thread and robust across processes. */
 struct perf_core *perf_core_lock(struct perf_core *core);
 void perf_core_unlock(struct perf_core *core);
 bool perf_core_should_yield(const struct perf_core *core);
 void perf_core_yield(struct perf_core *core);
-unsigned perf_core_unlock_all(struct perf_core *core);
-void perf_core_relock(struct perf_core *core, unsigned depth);
+void perf_cpu_lock(struct perf_cpu *cpu);
+void perf_cpu_unlock(struct perf_cpu *cpu);
+bool perf_cpu_should_yield(const struct perf_cpu *cpu);
+void perf_cpu_yield(struct perf_cpu *cpu);
+/* Gives this thread's hold of cpu's lock up entirely and says how deep it
+ * was (0: not held), for perf_cpu_relock. */
+unsigned perf_cpu_unlock_all(struct perf_cpu *cpu);
+void perf_cpu_relock(struct perf_cpu *cpu, unsigned depth);
 
 /* ---- tasks (the machine's process model tells the core) ---- */
 struct perf_task *perf_task_create(struct perf_core *core, pid_t pid, pid_t tid,
@@ -187,6 +194,8 @@ struct perf_task *perf_cpu_task(struct perf_cpu *cpu);   /* running task, or NUL
 unsigned perf_cpu_num(const struct perf_cpu *cpu);          /* its number */
 pid_t perf_task_pid(const struct perf_task *task);
 pid_t perf_task_tid(const struct perf_task *task);
+/* The CPU the task is on, or last ran on; -1 if it never ran. */
+int perf_task_cpu(const struct perf_task *task);
 /* A task leaves its CPU blocked (schedule() from a syscall that sleeps):
  * its next switch-out is not a preemption. */
 void perf_task_set_runnable(struct perf_task *task, bool runnable);

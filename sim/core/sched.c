@@ -480,7 +480,7 @@ void perf_cpu_count_sw(struct perf_cpu *cpu, enum perf_sw_source src, u64 n)
  */
 void perf_cpu_switch_to(struct perf_cpu *cpu, struct perf_task *next)
 {
-	PERF_CORE_GUARD(cpu->core);
+	PERF_CPU_GUARD(cpu);
 	struct perf_task *prev = cpu->task;
 
 	if (prev == next)

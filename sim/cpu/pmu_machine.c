@@ -44,7 +44,7 @@ static void log_replay(struct pmu_vcpu *pv);
 void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 {
 	if (!pv->locked) {
-		perf_core_lock(pv->core);
+		perf_cpu_lock(pv->cpu);
 		pv->locked = true;
 		pv->lim_valid = false;
 	}
@@ -61,7 +61,7 @@ void pmu_vcpu_release(struct pmu_vcpu *pv)
 	if (pv->jit)
 		jit_count_arm(pv->jit, 0, false, false);
 	if (pv->locked) {
-		perf_core_unlock_all(pv->core);
+		perf_cpu_unlock_all(pv->cpu);
 		pv->locked = false;
 	}
 }
@@ -745,13 +745,14 @@ void pmu_exact_done(struct pmu_vcpu *pv)
 		jit_count_force_next(pv->jit);
 }
 
-/* Another thread waits for the core: it gets it now. */
+/* Another thread waits for this CPU (the core lock, or a task that runs on
+ * the same CPU): it gets it now. */
 static void maybe_yield(struct pmu_vcpu *pv)
 {
-	if (!perf_core_should_yield(pv->core))
+	if (!perf_cpu_should_yield(pv->cpu))
 		return;
 	flush(pv);
-	perf_core_yield(pv->core);
+	perf_cpu_yield(pv->cpu);
 	pv->lim_valid = false;
 	pmu_vcpu_acquire(pv);
 }
