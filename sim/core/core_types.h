@@ -211,6 +211,7 @@ struct perf_cpu {
 	struct perf_event *counters[PMU_MAX_COUNTERS]; /* occupant of each idx */
 	struct perf_event *bp_regs[PERF_HBP_NUM]; /* bp_per_reg: each debug register's breakpoint */
 	unsigned nr_hw_active;          /* ACTIVE hardware events */
+	u64 userpage_gen;               /* bumped with the lock of a user page of an event here */
 
 	/* Hot path: ACTIVE events fed from sim_delta (hardware, and software
 	 * events the machine reports), and ACTIVE core-fed software events. */

@@ -3,7 +3,8 @@
 # exec`, on each Arm model: a64_count checks every count against the
 # arithmetic of its hand-written loops and exits 1 on a difference;
 # a64_sample checks the IP, registers and callchain of samples of one;
-# a64_user_read reads counters from EL0 with perf_user_access 1;
+# a64_user_read reads counters from EL0 with perf_user_access 1,
+# a64_counter_regs what the counter registers hold (a64_counter_regs.c);
 # a64_pmu_el0 checks the SIGILL of an EL0 access to the PMU registers
 # while perf_user_access is 0 (do_el0_undef()).
 # Usage: run_aarch64_counting.sh PMUSIM PROGS_DIR
@@ -28,13 +29,17 @@ for model in pmuv3 pmuv3p5; do
 		echo "FAIL a64_pmu_el0 on $model"
 		fail=1
 	fi
-	# EL0 reads of the counters with kernel.perf_user_access = 1
-	if "$PMUSIM" exec --model "$model" --perf-user-access 1 "$PROGS/a64_user_read"; then
-		echo "ok   a64_user_read on $model"
-	else
-		echo "FAIL a64_user_read on $model"
-		fail=1
-	fi
+	# EL0 reads of the counters with kernel.perf_user_access = 1; the
+	# counter registers themselves (chained halves, the upper half of a
+	# 32-bit event, PMSELR_EL0 across a lock change)
+	for prog in a64_user_read a64_counter_regs; do
+		if "$PMUSIM" exec --model "$model" --perf-user-access 1 "$PROGS/$prog" "$model"; then
+			echo "ok   $prog on $model"
+		else
+			echo "FAIL $prog on $model"
+			fail=1
+		fi
+	done
 done
 # the host's perf counting an AArch64 program under pmusim run: its
 # instructions and branches from the first instruction to exit_group
