@@ -29,7 +29,7 @@ extern char **environ;
 static void exec_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmusim exec [--model M] [--cpus N] [--virtual-time] [--no-fast-store]\n"
+		"usage: pmusim exec [--model M] [--cpus N] [--paranoid N] [--virtual-time] [--no-fast-store]\n"
 		"                   [--no-safe-stop] [--no-inline-count] [-v] [--argv0 NAME]\n"
 		"                   [--cache-model=cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L]]\n"
 		"                   [--] PROGRAM [ARGS...]\n\n"
@@ -43,6 +43,8 @@ static void exec_usage(FILE *out)
 		"  --no-fast-store  keep Unicorn's stock store path (slow, for comparison)\n"
 		"  --no-safe-stop   keep Unicorn's stock exit paths: signals to a guest\n"
 		"                   that makes no syscalls wait for a watchdog (comparison)\n"
+		"  --paranoid N     kernel.perf_event_paranoid of the tree's kernel (default:\n"
+		"                   the host's)\n"
 		"  --perf-user-access N  kernel.perf_user_access of the tree's kernel (0 or 1,\n"
 		"                   default 0): EL0 reads of the PMUv3 counters (AArch64)\n"
 		"  --no-inline-count  count events from a call per executed block instead\n"
@@ -161,7 +163,8 @@ int cmd_exec(int argc, char **argv)
 	struct exec_own_ctx own_ctx = { &cfg, &cache };
 	const struct cli_options_spec spec = {
 		.command = "exec",
-		.common = CLI_OPT_MODEL | CLI_OPT_CPUS | CLI_OPT_TRACE_OUT | CLI_OPT_VERBOSE,
+		.common = CLI_OPT_MODEL | CLI_OPT_CPUS | CLI_OPT_PARANOID | CLI_OPT_TRACE_OUT |
+			  CLI_OPT_VERBOSE,
 		.shorts = "m:v",
 		.max_cpus = 256,
 		.own = own,
@@ -169,7 +172,10 @@ int cmd_exec(int argc, char **argv)
 		.ctx = &own_ctx,
 		.usage = exec_usage,
 	};
-	struct cli_common_options common = { .model = pmu_model_default() };
+	struct cli_common_options common = {
+		.model = pmu_model_default(),
+		.paranoid = perf_host_paranoid(),
+	};
 	static char cpus[16];
 	bool aarch64, attached;
 	char *pre[24];             /* "exec" and the options, for re-exec */
@@ -178,6 +184,7 @@ int cmd_exec(int argc, char **argv)
 	r = cli_parse_options(&spec, argc, argv, &common);
 	if (r >= 0)
 		return r;
+	cfg.paranoid = common.paranoid;
 	if (optind >= argc) {
 		exec_usage(stderr);
 		return 2;

@@ -105,6 +105,7 @@ struct perf_event {
 	int hw_prev_idx;                /* last counter (x86 fast path) */
 	unsigned hw_width;              /* width of the counter it is on */
 	unsigned event_width;           /* width the count wraps at (PMUv3 32/64), 0: hw_width */
+	uint8_t count_modes;            /* bit (1 << enum sim_mode) per mode it counts */
 	u64 hw_value;                   /* the counter register (width bits) */
 
 	/* --- counting and times (perf_event_update_time) --- */

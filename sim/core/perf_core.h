@@ -113,6 +113,10 @@ void perf_core_set_trace(struct perf_core *core, bool on);
 /* Writes kernel.perf_user_access (arm64: EL0 reads of the PMU counters,
  * drivers/perf/arm_pmuv3.c): 0 or 1. */
 void perf_core_set_user_access(struct perf_core *core, int on);
+/* Reads it. */
+int perf_core_user_access(struct perf_core *core);
+/* Writes kernel.perf_event_paranoid. */
+void perf_core_set_paranoid(struct perf_core *core, int level);
 
 /* ---- concurrency (lock.c) ----
  * Every entry point of this header locks the core itself, except

@@ -196,6 +196,7 @@ static int boot_kernel(const struct guest_boot_config *cfg, char **pre, int *npr
 		return 1;
 	} else {
 		perf_core_set_user_access(*own_core, cfg->perf_user_access);
+		perf_core_set_paranoid(*own_core, cfg->paranoid);
 		snprintf(corearg, sizeof(corearg), "%d", boot_core_fd);
 		pre[(*npre)++] = "--attach-core";
 		pre[(*npre)++] = corearg;

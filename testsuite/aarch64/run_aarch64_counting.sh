@@ -6,7 +6,8 @@
 # a64_user_read reads counters from EL0 with perf_user_access 1,
 # a64_counter_regs what the counter registers hold (a64_counter_regs.c);
 # a64_pmu_el0 checks the SIGILL of an EL0 access to the PMU registers
-# while perf_user_access is 0 (do_el0_undef()).
+# while perf_user_access is 0 (do_el0_undef()); a64_exclude the
+# exclude_* attributes by exception level (a64_exclude.c).
 # Usage: run_aarch64_counting.sh PMUSIM PROGS_DIR
 set -u
 PMUSIM=$1
@@ -40,6 +41,20 @@ for model in pmuv3 pmuv3p5; do
 			fail=1
 		fi
 	done
+done
+# exclude_* by exception level: a loop of getpid SVCs, the modelled
+# kernel's instructions per syscall (entry and exit paths) from the
+# machine's cost table; kernel counting needs perf_event_paranoid <= 1
+here=$(cd "$(dirname "$0")" && pwd)
+kpath=$(awk '/#define PMU_SYSCALL_(ENTRY|EXIT)_INSNS/ { n += $3 } END { print n }' \
+	"$here/../../sim/cpu/pmu_machine.h")
+for model in pmuv3 pmuv3p5; do
+	if "$PMUSIM" exec --model "$model" --paranoid 1 "$PROGS/a64_exclude" "$kpath"; then
+		echo "ok   a64_exclude on $model"
+	else
+		echo "FAIL a64_exclude on $model"
+		fail=1
+	fi
 done
 # the host's perf counting an AArch64 program under pmusim run: its
 # instructions and branches from the first instruction to exit_group
