@@ -112,13 +112,6 @@ static int exec_option(void *ctx, int c, const char *arg)
 	case 'I':
 		cfg->no_inline_count = true;
 		break;
-	case 'U': {
-		/* kernel.perf_user_access: 0 or 1 (arm_pmuv3.c's sysctl range) */
-		if (strcmp(arg, "0") && strcmp(arg, "1"))
-			return cli_usage_error("--perf-user-access: '%s' is not 0 or 1", arg);
-		cfg->perf_user_access = arg[0] == '1';
-		break;
-	}
 	case '0':
 		cfg->argv0 = arg;
 		break;
@@ -137,7 +130,6 @@ int cmd_exec(int argc, char **argv)
 		{ "no-fast-store", no_argument, NULL, 'S' },
 		{ "no-safe-stop", no_argument, NULL, 'P' },
 		{ "no-inline-count", no_argument, NULL, 'I' },
-		{ "perf-user-access", required_argument, NULL, 'U' },
 		{ "cache-model", required_argument, NULL, 'C' },
 		{ "I1", required_argument, NULL, '1' },
 		{ "D1", required_argument, NULL, 'd' },
@@ -163,8 +155,8 @@ int cmd_exec(int argc, char **argv)
 	struct exec_own_ctx own_ctx = { &cfg, &cache };
 	const struct cli_options_spec spec = {
 		.command = "exec",
-		.common = CLI_OPT_MODEL | CLI_OPT_CPUS | CLI_OPT_PARANOID | CLI_OPT_TRACE_OUT |
-			  CLI_OPT_VERBOSE,
+		.common = CLI_OPT_MODEL | CLI_OPT_CPUS | CLI_OPT_PARANOID | CLI_OPT_USER_ACCESS |
+			  CLI_OPT_TRACE_OUT | CLI_OPT_VERBOSE,
 		.shorts = "m:v",
 		.max_cpus = 256,
 		.own = own,
@@ -185,6 +177,7 @@ int cmd_exec(int argc, char **argv)
 	if (r >= 0)
 		return r;
 	cfg.paranoid = common.paranoid;
+	cfg.perf_user_access = common.perf_user_access;
 	if (optind >= argc) {
 		exec_usage(stderr);
 		return 2;

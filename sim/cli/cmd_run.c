@@ -36,7 +36,8 @@ static void run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pmusim run [--model M] [--counters N] [--mux-interval MS] [--cpus N]\n"
-		"                  [--freq GHZ] [--paranoid N] [--log FILE] [--trace-out FILE]\n"
+		"                  [--freq GHZ] [--paranoid N] [--perf-user-access N] [--log FILE]\n"
+		"                  [--trace-out FILE]\n"
 		"                  -- COMMAND [ARGS...]\n\n"
 		"Runs a native COMMAND (e.g. perf) whose perf_event_open and perf fds are\n"
 		"served by a simulated kernel with PMU model M (default: %s); tasks it\n"
@@ -46,6 +47,8 @@ static void run_usage(FILE *out)
 		"  --cpus N           simulated CPUs (default 1)\n"
 		"  --freq GHZ         core clock (default: the model's)\n"
 		"  --paranoid N       kernel.perf_event_paranoid (default: the host's)\n"
+		"  --perf-user-access N  kernel.perf_user_access (0 or 1, default 0): EL0\n"
+		"                     reads of the PMUv3 counters by AArch64 workloads\n"
 		"  --log FILE         what the shim and core did, one line each\n"
 		"  --trace-out FILE   the schedule of every process, as Chrome trace-event\n"
 		"                     JSON (Perfetto UI, chrome://tracing, pmusim timeline)\n"
@@ -206,7 +209,7 @@ int cmd_run(int argc, char **argv)
 	const struct cli_options_spec spec = {
 		.command = "run",
 		.common = CLI_OPT_MODEL | CLI_OPT_COUNTERS | CLI_OPT_MUX_INTERVAL | CLI_OPT_CPUS |
-			  CLI_OPT_FREQ | CLI_OPT_PARANOID | CLI_OPT_TRACE_OUT,
+			  CLI_OPT_FREQ | CLI_OPT_PARANOID | CLI_OPT_USER_ACCESS | CLI_OPT_TRACE_OUT,
 		.shorts = "h",
 		.max_counters = PMU_MAX_COUNTERS,
 		.max_cpus = 64,
@@ -237,6 +240,7 @@ int cmd_run(int argc, char **argv)
 	cfg.nr_cpus = common.nr_cpus;
 	cfg.freq_hz = common.freq_hz;
 	cfg.paranoid = common.paranoid;
+	cfg.user_access = common.perf_user_access;
 	trace_out = common.trace_out;
 	cfg.trace = trace_out != NULL;
 	if (optind >= argc)
@@ -314,6 +318,7 @@ int cmd_run(int argc, char **argv)
 	vc.model = model;
 	vc.nr_cpus = cfg.nr_cpus ? cfg.nr_cpus : 1;
 	vc.paranoid = cfg.paranoid;
+	vc.perf_user_access = cfg.user_access;
 	vc.max_sample_rate = 100000;
 	vc.mlock_kb = 516;
 	vc.mux_interval_ms = cfg.mux_interval_ms;

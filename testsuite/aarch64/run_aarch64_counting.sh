@@ -42,6 +42,26 @@ for model in pmuv3 pmuv3p5; do
 		fi
 	done
 done
+# /proc/sys/kernel/perf_user_access of the simulated arm64 kernel
+# (a64_sysctl.c: read, and written as root), from exec and from a
+# `pmusim run` session started with --perf-user-access 1
+for model in pmuv3 pmuv3p5; do
+	for ua in 0 1; do
+		if "$PMUSIM" exec --model "$model" --perf-user-access "$ua" "$PROGS/a64_sysctl" "$ua"; then
+			echo "ok   a64_sysctl on $model, perf_user_access $ua"
+		else
+			echo "FAIL a64_sysctl on $model, perf_user_access $ua"
+			fail=1
+		fi
+	done
+done
+if "$PMUSIM" run --model pmuv3 --perf-user-access 1 -- perf stat -x, -e instructions:u -- \
+	"$PROGS/a64_sysctl" 1 2>/dev/null; then
+	echo "ok   a64_sysctl under pmusim run --perf-user-access 1"
+else
+	echo "FAIL a64_sysctl under pmusim run --perf-user-access 1"
+	fail=1
+fi
 # exclude_* by exception level: a loop of getpid SVCs, the modelled
 # kernel's instructions per syscall (entry and exit paths) from the
 # machine's cost table; kernel counting needs perf_event_paranoid <= 1
