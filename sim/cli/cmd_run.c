@@ -37,7 +37,7 @@ static void run_usage(FILE *out)
 	fprintf(out,
 		"usage: pmusim run [--model M] [--counters N] [--mux-interval MS] [--cpus N]\n"
 		"                  [--freq GHZ] [--paranoid N] [--perf-user-access N] [--log FILE]\n"
-		"                  [--trace-out FILE]\n"
+		"                  [--trace-out FILE] [--sysroot DIR]\n"
 		"                  -- COMMAND [ARGS...]\n\n"
 		"Runs a native COMMAND (e.g. perf) whose perf_event_open and perf fds are\n"
 		"served by a simulated kernel with PMU model M (default: %s); tasks it\n"
@@ -50,6 +50,8 @@ static void run_usage(FILE *out)
 		"  --perf-user-access N  kernel.perf_user_access (0 or 1, default 0): EL0\n"
 		"                     reads of the PMUv3 counters by AArch64 workloads\n"
 		"  --log FILE         what the shim and core did, one line each\n"
+		"  --sysroot DIR      the emulated workloads look absolute paths up in DIR\n"
+		"                     first (pmusim exec --sysroot, qemu-user's -L)\n"
 		"  --trace-out FILE   the schedule of every process, as Chrome trace-event\n"
 		"                     JSON (Perfetto UI, chrome://tracing, pmusim timeline)\n"
 		"  --cache-model=cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L]\n"
@@ -184,9 +186,18 @@ static int run_option(void *ctx, int c, const char *arg)
 {
 	struct run_own_ctx *o = ctx;
 
-	if (c == 'l')
+	if (c == 'l') {
 		*o->log = arg;
-	else if (c == 'C' || c == '1' || c == 'd' || c == 'L')
+	} else if (c == 'Y') {
+		char root[PATH_MAX];
+		struct stat st;
+
+		/* exec's --sysroot for every emulated workload */
+		if (!realpath(arg, root) || stat(root, &st) || !S_ISDIR(st.st_mode))
+			return cli_usage_error("--sysroot: '%s' is not a directory", arg);
+		setenv(PMUSIM_ENV_SYSROOT, root, 1);
+	}
+	if (c == 'C' || c == '1' || c == 'd' || c == 'L')
 		*(c == 'C' ? &o->cache->model : c == '1' ? &o->cache->i1 :
 		  c == 'd' ? &o->cache->d1 : &o->cache->ll) = arg;
 	return -1;
@@ -196,6 +207,7 @@ int cmd_run(int argc, char **argv)
 {
 	static const struct option own[] = {
 		{ "log", required_argument, NULL, 'l' },
+		{ "sysroot", required_argument, NULL, 'Y' },
 		{ "cache-model", required_argument, NULL, 'C' },
 		{ "I1", required_argument, NULL, '1' },
 		{ "D1", required_argument, NULL, 'd' },

@@ -3,6 +3,7 @@
  * vCPU exits (syscalls, faults) into Linux behaviour.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,21 @@ int guest_process_init(struct guest_process *p, const struct pmu_model *m,
 	pthread_mutex_init(&p->lock, NULL);
 	list_init(&p->threads);
 	return 0;
+}
+
+bool guest_sysroot_path(const struct guest_process *p, char *path, size_t size)
+{
+	const char *root = p->opt.sysroot;
+	char full[PATH_MAX];
+	int n;
+
+	if (!root || path[0] != '/')
+		return false;
+	n = snprintf(full, sizeof(full), "%s%s", root, path);
+	if (n < 0 || (size_t)n >= sizeof(full) || (size_t)n >= size || access(full, F_OK))
+		return false;
+	memcpy(path, full, (size_t)n + 1);
+	return true;
 }
 
 void guest_process_destroy(struct guest_process *p)

@@ -689,7 +689,13 @@ int guest_load(struct guest_process *p, const char *path, char *const argv[],
 	if (r)
 		goto out;
 	if (im.interp[0]) {
-		int ifd = open_exec(im.interp, e, true);
+		char ipath[PATH_MAX];
+		int ifd;
+
+		/* load_elf_interp() of qemu-user: the interpreter under -L */
+		snprintf(ipath, sizeof(ipath), "%s", im.interp);
+		guest_sysroot_path(p, ipath, sizeof(ipath));
+		ifd = open_exec(ipath, e, true);
 
 		if (ifd < 0) {
 			if (e->why == LOAD_NOT_FOUND || e->why == LOAD_INTERP_NOT_FOUND)

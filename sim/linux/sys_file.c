@@ -29,9 +29,10 @@ static long ret_errno(long r)
 
 /*
  * Decides what a path argument really names (procfs.h): *out is the guest
- * pointer to pass on, or the guest program's path for the own exe link.
- * Returns the procfs kind, or -EFAULT / -ENAMETOOLONG, or -ENOENT for a
- * /proc entry of pmusim's own.
+ * pointer to pass on, the guest program's path for the own exe link, or
+ * buf rewritten to the sysroot's file (guest_sysroot_path). Returns the
+ * procfs kind, or -EFAULT / -ENAMETOOLONG, or -ENOENT for a /proc entry of
+ * pmusim's own.
  */
 static long fix_path(struct guest_thread *t, uint64_t gp, const char **out, char *buf)
 {
@@ -44,6 +45,8 @@ static long fix_path(struct guest_thread *t, uint64_t gp, const char **out, char
 	k = procfs_classify(t, buf);
 	if (k == PROCFS_EXE)
 		*out = t->proc->exe_path;
+	if (k == PROCFS_HOST && guest_sysroot_path(t->proc, buf, PATH_MAX))
+		*out = buf;
 	return k == PROCFS_HIDDEN ? -ENOENT : (long)k;
 }
 

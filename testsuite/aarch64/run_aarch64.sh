@@ -8,6 +8,8 @@
 #          execve runs either architecture;
 #   $RUNX  how the row's x86-64 shell runs: natively for the oracle, under
 #          pmusim otherwise;
+#   $SYSROOT  the option naming a sysroot tree: qemu's -L, pmusim's
+#          --sysroot;
 #   $C     Debian's arm64 coreutils (scripts/setup: scripts/arm64_root);
 #          rows that need them are skipped when it is missing.
 # Usage: run_aarch64.sh PMUSIM PROGS_DIR [ROW_NAME...]
@@ -44,6 +46,8 @@ die_segv	force_sig_fault	sh -c '$RUN $PROGS/signals_death segv; echo $?'
 exit_code	do_group_exit(3)	sh -c '$RUN $PROGS/signals_death exit; echo $?'
 fork_exec	fork/vfork/posix_spawn+execve of AArch64 and x86-64	$RUN $PROGS/a64_exec $PROGS/hello_static
 x86_execs_a64	an x86-64 shell runs AArch64 programs	$RUNX /bin/sh -c "$A64 $PROGS/hello_dynamic x; echo \$?; $A64 $PROGS/a64_threads"
+sysroot	qemu-user's -L: the loader opens a library only the tree has	mkdir -p t/usr/lib/aarch64-linux-gnu; cp $PROGS/libsysroot_probe.so t/usr/lib/aarch64-linux-gnu/; $RUN $SYSROOT t $PROGS/sysroot_probe; echo $?; $RUN $PROGS/sysroot_probe; echo $?
+sysroot_interp	the ELF interpreter and libc from the tree	mkdir -p t/lib/aarch64-linux-gnu; cp /lib/aarch64-linux-gnu/libc.so.6 $PROGS/libsysroot_probe.so t/lib/aarch64-linux-gnu/; cp -L /lib/ld-linux-aarch64.so.1 t/lib/; $RUN $SYSROOT t $PROGS/sysroot_probe maps > o; echo $?; sort o
 coreutils_seq	coreutils:arm64	$RUN $C/usr/bin/seq -s, 1 3 40
 coreutils_sort	coreutils:arm64	printf 'b\nc\na\n' > in; $RUN $C/usr/bin/sort -r in
 coreutils_sha256sum	coreutils:arm64	printf 'abc' > in; $RUN $C/usr/bin/sha256sum in; $RUN $C/usr/bin/md5sum in
@@ -72,12 +76,12 @@ while IFS=$'\t' read -r name what snippet; do
 		d="$tmp/$name.$mode"
 		mkdir -p "$d"
 		if [[ $mode == native ]]; then
-			run="$QEMU"; runx=""; a64="$QEMU"; prefix="$QEMU"
+			run="$QEMU"; runx=""; a64="$QEMU"; prefix="$QEMU"; sysroot="-L"
 		else
-			run="$PMUSIM exec"; runx="$PMUSIM exec"; a64=""; prefix=""
+			run="$PMUSIM exec"; runx="$PMUSIM exec"; a64=""; prefix=""; sysroot="--sysroot"
 		fi
 		(cd "$d" && PMUSIM_TEST_EXEC_PREFIX="$prefix" timeout 60 bash -c \
-			"export RUN=\"$run\" RUNX=\"$runx\" A64=\"$a64\"; $snippet" \
+			"export RUN=\"$run\" RUNX=\"$runx\" A64=\"$a64\" SYSROOT=\"$sysroot\"; $snippet" \
 			> "$tmp/$name.$mode.out" 2> "$tmp/$name.$mode.err"; echo $? > "$tmp/$name.$mode.st")
 		# the programs name the one that runs them in their errors;
 		# qemu-user reports a guest's death by a signal itself, a

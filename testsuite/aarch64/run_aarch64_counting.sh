@@ -62,6 +62,20 @@ else
 	echo "FAIL a64_sysctl under pmusim run --perf-user-access 1"
 	fail=1
 fi
+# `pmusim run --sysroot DIR`: the emulated workload's loader finds a
+# library only the tree has
+tree=$(mktemp -d)
+mkdir -p "$tree/usr/lib/aarch64-linux-gnu"
+cp "$PROGS/libsysroot_probe.so" "$tree/usr/lib/aarch64-linux-gnu/"
+got=$("$PMUSIM" run --model pmuv3 --sysroot "$tree" -- perf stat -x, -e instructions:u -- \
+	"$PROGS/sysroot_probe" 2>/dev/null)
+rm -rf "$tree"
+if [[ $got == "found in the sysroot" ]]; then
+	echo "ok   sysroot_probe under pmusim run --sysroot"
+else
+	echo "FAIL sysroot_probe under pmusim run --sysroot: '$got'"
+	fail=1
+fi
 # exclude_* by exception level: a loop of getpid SVCs, the modelled
 # kernel's instructions per syscall (entry and exit paths) from the
 # machine's cost table; kernel counting needs perf_event_paranoid <= 1
