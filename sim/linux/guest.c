@@ -50,6 +50,14 @@ bool guest_sysroot_path(const struct guest_process *p, char *path, size_t size)
 	return true;
 }
 
+bool guest_past_eof(const struct guest_process *p, uint64_t addr)
+{
+	for (unsigned i = 0; i < p->nr_past_eof; i++)
+		if (addr >= p->past_eof[i].lo && addr < p->past_eof[i].hi)
+			return true;
+	return false;
+}
+
 void guest_process_destroy(struct guest_process *p)
 {
 	guest_mm_destroy(&p->mm);
@@ -204,6 +212,7 @@ __attribute__((weak)) void guest_signal_pending(struct guest_thread *t)
 /* si_code values of the kernel (uapi/asm-generic/siginfo.h). */
 #define K_SEGV_MAPERR 1
 #define K_SEGV_ACCERR 2
+#define K_BUS_ADRERR 2
 #define K_FPE_INTDIV 1
 #define K_SI_KERNEL 0x80
 
@@ -236,9 +245,12 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 			}
 			if (c->pmu)
 				pmu_page_fault_bad(c->pmu, c->fault.addr);
-			guest_signal_fault(t, SIGSEGV,
-					   c->fault.prot ? K_SEGV_ACCERR : K_SEGV_MAPERR,
-					   c->fault.addr);
+			if (guest_past_eof(t->proc, c->fault.addr))
+				guest_signal_fault(t, SIGBUS, K_BUS_ADRERR, c->fault.addr);
+			else
+				guest_signal_fault(t, SIGSEGV,
+						   c->fault.prot ? K_SEGV_ACCERR : K_SEGV_MAPERR,
+						   c->fault.addr);
 			break;
 		case VCPU_EXIT_ILLEGAL:
 			guest_signal_fault(t, SIGILL, t->proc->arch->sigill_code,
