@@ -210,31 +210,26 @@ int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
 	return 0;
 }
 
-/* A mapped event of the running task that asked for user access. */
-static bool user_read_mapped(const struct perf_event *e)
-{
-	return e && e->state == PERF_EVENT_STATE_ACTIVE &&
-	       (e->hw_flags & PERF_EVENT_FLAG_USER_READ_CNT) &&
-	       (e->mmap_count || (e->parent && e->parent->mmap_count));
-}
-
 /*
  * armv8pmu_start(): PMUSERENR_EL0 gets ER|CR (EL0 reads of the counters
- * and PMSELR_EL0) while perf_user_access is set and the running task has
- * a mapped user-read event (ctx->nr_user); armv8pmu_enable_user_access()
- * clears the counters no event uses, so they read 0.
+ * and PMSELR_EL0) while perf_user_access is set and the running task's
+ * context has an event that asked for user access (ctx->nr_user, which
+ * list_add_event() counts for every PERF_EVENT_FLAG_USER_READ_CNT event,
+ * mapped or not, scheduled or not); armv8pmu_enable_user_access() clears
+ * the counters no event uses, so they read 0.
  */
 int perf_cpu_user_read(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
 {
 	struct perf_event *e = NULL;
-	bool on = false;
+	unsigned nr_user = 0;
 
-	if (!cpu->core->cfg.user_access)
+	if (!cpu->core->cfg.user_access || !cpu->task_ctx)
 		return -EPERM;
-	for (int i = 0; i < PMU_MAX_COUNTERS && !on; i++)
-		on = user_read_mapped(cpu->counters[i]);
-	if (!on)
+	list_for_each_entry(e, &cpu->task_ctx->event_list, event_entry)
+		nr_user += (e->hw_flags & PERF_EVENT_FLAG_USER_READ_CNT) != 0;
+	if (!nr_user)
 		return -EPERM;
+	e = NULL;
 	memset(out, 0, sizeof(*out));
 	out->userpage_gen = cpu->userpage_gen;
 	if (hwidx >= 0 && hwidx < PMU_MAX_COUNTERS)

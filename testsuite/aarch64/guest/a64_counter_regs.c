@@ -26,14 +26,17 @@
  * - PMSELR_EL0 is zeroed each time the sequence lock changes: written,
  *   read back; after an IOC_RESET (perf_event_update_userpage()) the lock
  *   moved and PMSELR_EL0 reads 0.
+ * - Which accesses EL0 has at all (permissions()).
  */
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define M 3000
@@ -184,9 +187,66 @@ static void biased(const char *name, uint64_t config, uint32_t want_index, uint6
 	close(fd);
 }
 
+static volatile int traps;
+
+static void on_ill(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	traps += si->si_code == ILL_ILLOPC;
+	uc->uc_mcontext.pc += 4;
+}
+
+/*
+ * With perf_user_access at 1, EL0 access still needs PMUSERENR_EL0, which
+ * armv8pmu_start() sets only while the running task's context holds an
+ * event asking for user access (ctx->nr_user: mapped or not, enabled or
+ * not), and then only to ER|CR: reads of the counters and PMSELR_EL0;
+ * writes of a counter or of PMUSERENR_EL0 stay UNDEFINED (SIGILL).
+ */
+static void permissions(void)
+{
+	struct sigaction sa;
+	uint64_t v = 0;
+	int plain, ur;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_ill;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGILL, &sa, NULL);
+
+	traps = 0;
+	__asm__ volatile("mrs %0, pmccntr_el0" : "+r"(v));
+	expect("no event: mrs pmccntr_el0 SIGILL", traps, 1);
+	plain = open_event(0x08, 0, 0, -1);       /* no config1:1 */
+	traps = 0;
+	__asm__ volatile("mrs %0, pmccntr_el0" : "+r"(v));
+	expect("no user-read event: SIGILL", traps, 1);
+	ur = open_event(0x08, 0x2, 0, -1);        /* disabled, not mapped */
+	traps = 0;
+	v = 1;
+	__asm__ volatile("mrs %0, pmccntr_el0" : "+r"(v));
+	expect("user-read event: mrs, no SIGILL", traps, 0);
+	expect("an unused counter reads", v, 0);
+	__asm__ volatile("msr pmevcntr0_el0, %0" : : "r"(v));
+	expect("msr pmevcntr0_el0 SIGILL", traps, 1);
+	__asm__ volatile("msr pmuserenr_el0, %0" : : "r"(v));
+	expect("msr pmuserenr_el0 SIGILL", traps, 2);
+	__asm__ volatile("mrs %0, pmuserenr_el0" : "+r"(v));
+	expect("pmuserenr_el0 reads ER|CR", v, 0xc);
+	close(ur);
+	close(plain);
+	sa.sa_handler = SIG_DFL;
+	sa.sa_flags = 0;
+	sigaction(SIGILL, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	int v3p5 = argc > 1 && !strcmp(argv[1], "pmuv3p5");
+
+	permissions();
 
 	if (!v3p5)
 		chained();
