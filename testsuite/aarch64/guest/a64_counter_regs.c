@@ -26,8 +26,10 @@
  * - PMSELR_EL0 is zeroed each time the sequence lock changes: written,
  *   read back; after an IOC_RESET (perf_event_update_userpage()) the lock
  *   moved and PMSELR_EL0 reads 0.
- * - Which accesses EL0 has at all (permissions()).
+ * - Which accesses EL0 has at all (permissions()); where a 64-bit
+ *   user-read cycles event may go (long_cycles()).
  */
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdint.h>
@@ -242,11 +244,54 @@ static void permissions(void)
 	sigaction(SIGILL, &sa, NULL);
 }
 
+/*
+ * A 64-bit user-read CPU_CYCLES event without 64-bit event counters may
+ * only take the cycle counter (armv8pmu_get_event_idx(): -EAGAIN once it
+ * is used). In a group with a cycles event, validate_group() makes that
+ * -EINVAL at open; alone, the event opens and never runs while another
+ * holds the counter. With 64-bit counters (pmuv3p5) both take one.
+ */
+static void long_cycles(int v3p5)
+{
+	int lead = open_event(0x11, 0, 0, -1), sib, a, b;
+	uint64_t rf[3] = { 0, 0, 0 };
+	struct perf_event_attr at;
+	volatile unsigned spin;
+
+	(void)lead;
+	ioctl(lead, PERF_EVENT_IOC_ENABLE, 0);
+	sib = open_event(0x11, 0x3, 0, lead);
+	expect("long rdpmc cycles in a cycles group", sib < 0 ? -errno : 0, v3p5 ? 0 : -EINVAL);
+	if (sib >= 0)
+		close(sib);
+	close(lead);
+
+	a = open_event(0x11, 0, 0, -1);
+	ioctl(a, PERF_EVENT_IOC_ENABLE, 0);   /* it takes the cycle counter */
+	memset(&at, 0, sizeof(at));
+	at.size = sizeof(at);
+	at.type = PERF_TYPE_RAW;
+	at.config = 0x11;
+	at.config1 = 0x3;
+	at.exclude_kernel = 1;
+	at.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	b = (int)syscall(SYS_perf_event_open, &at, 0, -1, -1, 0);
+	for (spin = 0; spin < 100000; spin++)
+		;
+	if (b < 0 || read(b, rf, sizeof(rf)) != sizeof(rf))
+		rf[1] = rf[2] = ~0ull;
+	expect("alone, beside cycles: enabled", rf[1] > 0, 1);
+	expect("alone, beside cycles: running", rf[2] > 0, v3p5);
+	close(b);
+	close(a);
+}
+
 int main(int argc, char **argv)
 {
 	int v3p5 = argc > 1 && !strcmp(argv[1], "pmuv3p5");
 
 	permissions();
+	long_cycles(v3p5);
 
 	if (!v3p5)
 		chained();
