@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include "sim/core/arena.h"
 #include "sim/core/fd_place.h"
+#include "sim/perf_file/perf_file.h"
 #include "syscall_shim/session.h"
 
 static struct shim_session *session;
@@ -198,12 +199,6 @@ void shim_session_wakeup(void *ctx, int handle)
  * owner (F_OWNER_TID) in that thread. A process group owner gets a plain
  * kill() of the signal (si_code SI_USER; docs/shim.md).
  */
-static const long band_table[] = { /* fs/fcntl.c band_table[] */
-	POLLIN | POLLRDNORM, POLLOUT | POLLWRNORM | POLLWRBAND,
-	POLLIN | POLLRDNORM | POLLMSG, POLLERR, POLLPRI | POLLRDBAND,
-	POLLHUP | POLLERR,
-};
-
 /* The thread a file's signals are raised in (see above). */
 static pid_t sig_thread(const struct shim_file *f)
 {
@@ -229,45 +224,22 @@ static void raise_reason(const struct shim_file *f, int si_code)
 {
 	pid_t tid = (pid_t)syscall(SYS_gettid), pid = getpid();
 	siginfo_t si;
-	int sig = f->sig;
-
-	memset(&si, 0, sizeof(si));
-	if (sig) {
-		si.si_signo = sig;
-		si.si_errno = 0;
-		si.si_code = si_code;
-		/* a signal with codes of its own (SIG_SPECIFIC_SICODES_MASK)
-		 * other than SIGPOLL gets SI_SIGIO instead of the reason */
-		if (sig != SIGPOLL && (sig == SIGILL || sig == SIGFPE || sig == SIGSEGV ||
-				       sig == SIGBUS || sig == SIGTRAP || sig == SIGCHLD ||
-				       sig == SIGSYS))
-			si.si_code = SI_SIGIO;
-		si.si_fd = f->sig_fd;
-		if (si_code >= POLL_IN && si_code - POLL_IN < (int)(sizeof(band_table) / sizeof(band_table[0])))
-			si.si_band = band_table[si_code - POLL_IN];
-		else
-			si.si_band = ~0L;
-	} else {
-		sig = SIGIO;
-		si.si_signo = SIGIO;
-		si.si_code = SI_KERNEL;  /* SEND_SIG_PRIV */
-	}
+	int sig = perf_fd_sigio_info(f->sig, f->sig_fd, si_code, &si);
 	if (queue_to(pid, tid, f->sig_tid, sig, &si) < 0 && sig != SIGIO) {
 		/* do_send_sig_info() failed (the RT queue is full): the
 		 * plain SIGIO of case 0 */
-		memset(&si, 0, sizeof(si));
-		si.si_signo = SIGIO;
-		si.si_code = SI_KERNEL;
-		queue_to(pid, tid, f->sig_tid, SIGIO, &si);
+		sig = perf_fd_sigio_fallback(&si);
+		queue_to(pid, tid, f->sig_tid, sig, &si);
 	}
 }
 
-void shim_session_fasync_deliver(void)
+unsigned shim_session_fasync_deliver(void)
 {
+	unsigned raised = 0;
 	pid_t tid, pid;
 
 	if (!session)
-		return;
+		return 0;
 	tid = (pid_t)syscall(SYS_gettid);
 	pid = getpid();
 	for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
@@ -291,10 +263,12 @@ void shim_session_fasync_deliver(void)
 			if (__atomic_compare_exchange_n(&f->sigq_head, &head, head + 1, false,
 							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				raise_reason(f, code);
+				raised++;
 				head++;
 			}
 		}
 	}
+	return raised;
 }
 
 void shim_session_fasync(void *ctx, int handle, int si_code)

@@ -127,7 +127,7 @@ void shim_session_fasync(void *ctx, int handle, int si_code);
  * signal whose target it is (a process's main thread, or the F_OWNER_TID
  * thread), with the kernel's siginfo. Run by the shim's SIGSYS handler
  * on the session's poke (SI_QUEUE, SHIM_SESSION_MAGIC). */
-void shim_session_fasync_deliver(void);
+unsigned shim_session_fasync_deliver(void);   /* returns how many it raised */
 /* Emulated workload: the task tid is about to run emulated; take a write
  * end of the pipe of every file attached to it, so its exit (even a
  * crash) gives the perf fds POLLHUP. Returns how many it took. */

@@ -7,9 +7,11 @@
  * from the core, in this process; its recvmsg/recvmmsg interposers move
  * perf fds received over SCM_RIGHTS into the perf range.
  *
- * A perf file is the read end of a pipe, at a number in [SHIM_FD_BASE,
- * SHIM_FD_END): a wakeup writes a byte, the last write end closing is
- * POLLHUP. poll/ppoll/select/pselect6 and the epoll waits (a second
+ * A perf file is the read end of a pipe, at a number in the perf fd
+ * windows: a wakeup writes a byte, the last write end closing is
+ * POLLHUP. What a process does with its perf fds (references, perf_fops,
+ * rings, poll and select) is sim/perf_file's, over this file's host
+ * operations. poll/ppoll/select/pselect6 and the epoll waits (a second
  * filter, in processes holding perf fds) and epoll_ctl answer as
  * perf_poll. The write end stays with
  * the opener until the monitored task takes its own (at its exec into the
@@ -26,6 +28,7 @@
  * removes itself from LD_PRELOAD so the guest does not load it.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -52,6 +55,7 @@
 #include "sim/core/arena.h"
 #include "sim/core/fd_place.h"
 #include "sim/core/perf_epoll.h"
+#include "sim/perf_file/perf_file.h"
 #include "syscall_shim/host_events.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/tramp.h"
@@ -67,10 +71,14 @@ static bool active;             /* handler installed */
 static pid_t shim_pid;          /* the process these tables are of (atfork keeps it) */
 static __thread ucontext_t *cur_uc; /* the trapped context (its signal mask) */
 
-/* This process's view of its perf fds: window slot (fd_slot) -> handle,
- * valid while the pipe inode matches (fds may be closed behind our back). */
+/* This process's perf fds: window slot (fd_slot) -> handle, valid while
+ * the pipe inode matches (fds may be closed behind our back), and rings. */
 #define FD_SLOTS (2 * SHIM_FD_WINDOW)
-static struct { uint64_t ino; int handle; } fd_cache[FD_SLOTS];
+#define RING_MAPS 64
+static struct perf_fd_slot fd_slots[FD_SLOTS];
+static const struct perf_file_host shim_files_host;
+static struct perf_files PF = { .host = &shim_files_host, .slots = fd_slots,
+				.nr_slots = FD_SLOTS, .max_rings = RING_MAPS };
 /* The session arena's fd in this process (SHIM_ARENA_FD unless a dup2
  * onto it moved it), and its PMUSIM_ARENA_FD for the environment. */
 static int arena_fd = -1;
@@ -81,7 +89,7 @@ static bool in_range(long fd)
 	return shim_fd_in_window(sess, fd);
 }
 
-/* fd's slot in fd_cache (in_range(fd) holds), and back. */
+/* fd's slot in the fd table (in_range(fd) holds), and back. */
 static unsigned fd_slot(long fd)
 {
 	return ((unsigned)fd & SHIM_FD_MASK) == SHIM_FD_BASE
@@ -108,45 +116,14 @@ static long place_fd(long fd, long min, bool cloexec)
 /* The core handle behind fd, or -1 when fd is not a perf file. */
 static int fd_handle(long fd)
 {
-	struct stat st;
-	unsigned i;
-
-	if (!sess || !in_range(fd))
-		return -1;
-	i = fd_slot(fd);
-	if (TSYS2(SYS_fstat, fd, &st) < 0 || !S_ISFIFO(st.st_mode))
-		return -1;
-	if (fd_cache[i].ino == st.st_ino && sess->files[fd_cache[i].handle].ino == st.st_ino)
-		return fd_cache[i].handle;
-	for (int h = 0; h < PERF_CORE_MAX_FILES; h++) {
-		if (sess->files[h].ino == st.st_ino) {
-			fd_cache[i].ino = st.st_ino;
-			fd_cache[i].handle = h;
-			return h;
-		}
-	}
-	return -1;
-}
-
-static void fd_forget(long fd)
-{
-	if (in_range(fd))
-		fd_cache[fd_slot(fd)].ino = 0;
-}
-
-static void file_check_released(int h);
-
-/* Drops one reference; clears the session slot when the core freed it. */
-static void file_put(int h)
-{
-	perf_file_put(core, h);
-	file_check_released(h);
+	return sess ? perf_fd_handle(&PF, NULL, fd) : -1;
 }
 
 /* After the core dropped a reference of h: clears its session slot if
  * that was the last (perf_release() ran). */
-static void file_check_released(int h)
+static void file_check_released(void *ctx, int h)
 {
+	(void)ctx;
 	if (!perf_file_event(core, h)) {
 		struct shim_file *f = &sess->files[h];
 
@@ -246,23 +223,23 @@ static bool core_type(uint32_t type)
 	       type == PERF_TYPE_RAW || (model && type == model->pmu_type);
 }
 
-/* Installs handle h as a perf fd; returns the fd or -errno (h is put). */
-static long install_fd(int h, pid_t target, unsigned long flags)
+/* The fd of a new perf file h (host op make_fd, ctx: the target tid):
+ * the read end of a pipe in the windows, the session's file; returns the
+ * fd or -errno. */
+static long make_fd(void *ctx, int h, unsigned long flags, uint64_t *tag)
 {
 	struct shim_file *f = &sess->files[h];
+	pid_t target = *(pid_t *)ctx;
 	struct stat st;
 	int p[2];
 	long fd;
 
-	if (TSYS2(SYS_pipe2, p, O_CLOEXEC) < 0) {
-		perf_file_put(core, h);
+	if (TSYS2(SYS_pipe2, p, O_CLOEXEC) < 0)
 		return -EMFILE;
-	}
 	fd = place_fd(p[0], SHIM_FD_BASE, flags & PERF_FLAG_FD_CLOEXEC);
 	TSYS1(SYS_close, p[0]);
 	if (fd < 0) {
 		TSYS1(SYS_close, p[1]);
-		perf_file_put(core, h);
 		return fd;
 	}
 	/* the write end never blocks a waker (session.c writes one byte) */
@@ -283,8 +260,7 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 	f->sig_fd = (int)fd;
 	f->sigq_head = f->sigq_tail = f->sigq_lost = 0;
 	__atomic_store_n(&f->ino, (uint64_t)st.st_ino, __ATOMIC_RELEASE);
-	fd_cache[fd_slot(fd)].ino = st.st_ino;
-	fd_cache[fd_slot(fd)].handle = h;
+	*tag = (uint64_t)st.st_ino;
 	/* this process holds perf fds now: its poll() answers as perf_poll */
 	if (!tramp_poll_filter_present()) {
 		int err = tramp_poll_filter_install();
@@ -295,6 +271,23 @@ static long install_fd(int h, pid_t target, unsigned long flags)
 }
 
 static bool counts_self(pid_t pid, unsigned long flags);
+
+/* Whether fd is a perf event of the host's (one this process installed,
+ * or one outside the windows: an anon inode "[perf_event]"). */
+static bool host_perf_fd(long fd)
+{
+	char path[48], link[32];
+	long n;
+
+	if (host_event_is(fd))
+		return true;
+	snprintf(path, sizeof(path), "/proc/self/fd/%ld", fd);
+	n = TSYS3(SYS_readlink, path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = 0;
+	return strcmp(link, "anon_inode:[perf_event]") == 0;
+}
 
 /* The attr's bytes at uattr as perf_copy_attr() takes them (size 0 is
  * VER0), unchecked; -EFAULT or -E2BIG where it would fail. */
@@ -319,6 +312,7 @@ static long sys_perf_event_open(long *a)
 	int cpu = (int)a[2], group_fd = (int)a[3], gh = -1;
 	unsigned long flags = (unsigned long)a[4];
 	struct perf_task *cur, *target = NULL;
+	pid_t target_tid;
 	bool to_core;
 	long h, fd;
 
@@ -330,9 +324,14 @@ static long sys_perf_event_open(long *a)
 	if (attr_peek((uint64_t)a[0], &ka) < 0) {
 		to_core = true;
 	} else {
-		if (group_fd != -1 && gh < 0 && core_type(attr->type))
+		if (group_fd != -1 && gh < 0 && core_type(attr->type)) {
 			/* a host perf leader cannot hold a simulated event */
-			return in_range(group_fd) ? -EBADF : -EINVAL;
+			if (host_perf_fd(group_fd))
+				return -EINVAL;
+			/* no perf file: the core's EBADF, after the attr's
+			 * checks, as perf_event_open() makes them first */
+			gh = PERF_CORE_MAX_FILES;
+		}
 		/* the core serves: the model's PMU; anything joining a core
 		 * group; software events on the simulated CPUs (pid -1:
 		 * CPU-wide, side band) and on tasks that will run emulated
@@ -367,7 +366,8 @@ static long sys_perf_event_open(long *a)
 		 attr->type, (unsigned long long)attr->config, pid, cpu, gh, h);
 	if (h < 0)
 		return h;
-	fd = install_fd((int)h, pid > 0 ? pid : pid == 0 ? my_tid() : 0, flags);
+	target_tid = pid > 0 ? pid : pid == 0 ? my_tid() : 0;
+	fd = perf_fd_install(&PF, &target_tid, (int)h, flags);
 	if (fd >= 0) {
 		sess->files[h].on_opener = counts_self(pid, flags);
 		sess->files[h].counts_opener = sess->files[h].on_opener && core_type(attr->type);
@@ -430,41 +430,25 @@ static void tell_native_self_count(int h)
 
 static long sys_epoll_ctl(int h, long *a);     /* with epoll, below */
 
+/* SET_OUTPUT to a host event's fd: its stand-in's ring in the core
+ * (EINVAL: a ring the core cannot share); -1: not a host event. */
+static int output_handle(void *ctx, long fd)
+{
+	struct perf_task *cur = ctx;
+	int oh;
+
+	if (!host_event_is(fd))
+		return -1;
+	oh = cur ? host_event_stand_in(core, cur, fd) : -ENOMEM;
+	return oh < 0 ? -EINVAL : oh;
+}
+
 static long sys_ioctl(int h, long *a)
 {
-	unsigned cmd = (unsigned)a[1];
-	unsigned long arg = (unsigned long)a[2];
 	struct perf_task *cur = native_task(my_tid());
+	long r = perf_fd_ioctl(&PF, cur, cur, &shim_uaccess, h, a, output_handle);
 
-	if (cmd == PERF_EVENT_IOC_SET_OUTPUT && (long)arg != -1) {
-		int oh = fd_handle((long)arg);
-
-		/* a host event's ring: its stand-in's in the core */
-		if (oh < 0 && host_event_is((long)arg)) {
-			oh = cur ? host_event_stand_in(core, cur, (long)arg) : -ENOMEM;
-			if (oh < 0)
-				return -EINVAL;     /* a ring the core cannot share */
-		}
-		if (oh < 0)
-			return -EBADF;      /* perf_fget_light(): not a perf file */
-		arg = (unsigned long)oh;
-	}
-	if (cmd == FIONBIO || cmd == FIOCLEX || cmd == FIONCLEX)
-		return TSYS3(SYS_ioctl, a[0], a[1], a[2]); /* do_vfs_ioctl() */
-	if (cmd == FIOASYNC) {  /* ioctl_fioasync() -> perf_fasync() */
-		int on;
-
-		if (shim_copy_from(&on, arg, sizeof(on)))
-			return -EFAULT;         /* get_user(on, argp) */
-		if ((on != 0) != sess->files[h].async) {
-			perf_sys_fasync(core, h, on != 0);
-			sess->files[h].async = on != 0;
-		}
-		return 0;
-	}
-	long r = perf_sys_ioctl(core, cur, &shim_uaccess, h, cmd, arg);
-
-	shim_log("ioctl(fd %ld = file %d, %#x, %#lx) -> %ld", a[0], h, cmd, arg, r);
+	shim_log("ioctl(fd %ld = file %d, %#x, %#lx) -> %ld", a[0], h, (unsigned)a[1], a[2], r);
 	return r;
 }
 
@@ -479,28 +463,8 @@ static long sys_fcntl(int h, long *a)
 		/* f_dupfd(): an arg at or above the soft limit is EINVAL */
 		if ((unsigned long)a[2] >= (unsigned long)fd_soft_limit())
 			return -EINVAL;
-		/* in the windows the filter watches */
-		r = place_fd(a[0], a[2], cmd == F_DUPFD_CLOEXEC);
-		if (r >= 0)
-			perf_file_get(core, h);
-		return r;
-	case F_SETFL: {
-		bool on = (a[2] & O_ASYNC) != 0;
-
-		/* setfl(): O_ASYNC changes call ->fasync (perf_fasync); it lives
-		 * in the core and the session, never on the pipe */
-		r = TSYS3(SYS_fcntl, a[0], F_SETFL, a[2] & ~O_ASYNC);
-		if (r >= 0 && on != sess->files[h].async) {
-			perf_sys_fasync(core, h, on);
-			sess->files[h].async = on;
-		}
-		return r;
-	}
-	case F_GETFL: {
-		long fl = TSYS2(SYS_fcntl, a[0], F_GETFL);
-
-		return fl < 0 ? fl : fl | (sess->files[h].async ? O_ASYNC : 0);
-	}
+		/* in the windows the filter watches (dup_fd) */
+		return perf_fd_fcntl(&PF, NULL, h, a);
 	case F_SETOWN:
 		/* f_setown(): the pipe checks the pid (ESRCH) as the kernel does */
 		r = TSYS3(SYS_fcntl, a[0], cmd, a[2]);
@@ -541,57 +505,36 @@ static long sys_fcntl(int h, long *a)
 			sess->files[h].sig = (int)a[2];
 		return r;
 	default:
-		return TSYS3(SYS_fcntl, a[0], a[1], a[2]);
+		/* F_SETFL's O_ASYNC (perf_fasync) lives in the core and the
+		 * session, never on the pipe */
+		return perf_fd_fcntl(&PF, NULL, h, a);
 	}
 }
 
 /*
- * This process's ring mappings (the kernel's VMAs with perf_mmap_vmops):
- * placed in the ring region, so the filter traps their munmap. Guarded by
- * ring_lock: threads of one process map and unmap concurrently. A process
+ * This process's ring mappings (PF.rings, sim/perf_file/rings.c) are
+ * placed in the ring region, so the filter traps their munmap. A process
  * that forks does not pass them on (VM_DONTCOPY: MADV_DONTFORK here, the
  * child's table is emptied); an exec drops them with the table.
+ *
+ * Host op map_ring: len bytes of memfd at off somewhere free in the ring
+ * region (pf->ring_lock held), tracked; a MAP_FIXED caller chose its
+ * address, and a full region or table maps anywhere: those mappings are
+ * untracked (their munmap is not seen; the file's release ends the ring).
  */
-#define RING_MAPS 64
-
-static struct ring_map {
-	uintptr_t addr;         /* 0: free */
-	size_t len;             /* page-rounded */
-	int handle;
-	void *area;             /* the core's own mapping of the ring */
-} ring_maps[RING_MAPS];
-static int ring_lock;
-
-static void ring_lock_take(void)
-{
-	while (__atomic_exchange_n(&ring_lock, 1, __ATOMIC_ACQUIRE))
-		;
-}
-
-static void ring_lock_drop(void)
-{
-	__atomic_store_n(&ring_lock, 0, __ATOMIC_RELEASE);
-}
-
-/* Maps len bytes of memfd at off somewhere free in the ring region and
- * records it; returns the address, or 0 when the region or table is full
- * (the caller then maps anywhere, untracked). Call with ring_lock held. */
-static uintptr_t ring_place(size_t len, int prot, int memfd, int64_t off, int h, void *area)
+static long map_ring(void *ctx, struct perf_files *pf, const long a[6], int memfd, int64_t off,
+		     bool *tracked)
 {
 	uintptr_t cand = PMUSIM_RING_ADDR, end = PMUSIM_RING_ADDR + PMUSIM_RING_SIZE;
-	int slot = -1;
+	size_t len = ((size_t)a[1] + SHIM_PAGE - 1) & ~(SHIM_PAGE - 1);
 
-	for (int i = 0; i < RING_MAPS && slot < 0; i++)
-		if (!ring_maps[i].addr)
-			slot = i;
-	if (slot < 0)
-		return 0;
-	while (cand + len <= end) {
+	(void)ctx;
+	while (*tracked && !(a[3] & MAP_FIXED) && cand + len <= end) {
 		bool moved = false;
 		long p;
 
 		for (int i = 0; i < RING_MAPS; i++) {
-			struct ring_map *m = &ring_maps[i];
+			struct perf_ring_map *m = &pf->rings[i];
 
 			if (m->addr && cand < m->addr + m->len && m->addr < cand + len) {
 				cand = m->addr + m->len;
@@ -600,7 +543,7 @@ static uintptr_t ring_place(size_t len, int prot, int memfd, int64_t off, int h,
 		}
 		if (moved)
 			continue;
-		p = TSYS6(SYS_mmap, cand, len, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, memfd, off);
+		p = TSYS6(SYS_mmap, cand, len, a[2], MAP_SHARED | MAP_FIXED_NOREPLACE, memfd, off);
 		if (p == -EEXIST) {     /* someone else's mapping: step past a page */
 			cand += SHIM_PAGE;
 			continue;
@@ -608,206 +551,51 @@ static uintptr_t ring_place(size_t len, int prot, int memfd, int64_t off, int h,
 		if (p < 0 || (uintptr_t)p != cand) {
 			if (p >= 0)
 				TSYS2(SYS_munmap, p, len);
-			return 0;
+			break;
 		}
 		TSYS3(SYS_madvise, cand, len, MADV_DONTFORK); /* VM_DONTCOPY */
-		ring_maps[slot] = (struct ring_map){ cand, len, h, area };
-		return cand;
+		return (long)cand;
 	}
-	return 0;
+	*tracked = false;
+	return TSYS6(SYS_mmap, a[0], a[1], a[2], (a[3] & ~MAP_PRIVATE) | MAP_SHARED, memfd, off);
 }
 
-/* mmap of the ring: the core places it in the arena; map that piece of
- * the arena's memfd here so data_head/data_tail are the writers' own. */
+/* mmap of the ring: the core places it in the arena; the arena's memfd
+ * is mapped here so data_head/data_tail are the writers' own. */
 static long sys_mmap(int h, long *a)
 {
-	struct perf_task *cur = native_task(my_tid());
-	size_t len = ((size_t)a[1] + SHIM_PAGE - 1) & ~(SHIM_PAGE - 1);
-	uintptr_t at = 0;
-	void *area;
-	int64_t off;
-	int memfd, r;
-	long p;
+	long p = perf_fd_mmap(&PF, NULL, native_task(my_tid()), h, a);
 
-	r = perf_sys_mmap(core, cur, h, (size_t)a[1], (int)a[2], (int)a[3], (uint64_t)a[5],
-			  &area, &memfd);
-	if (r) {
-		shim_log("mmap(fd %ld = file %d, %ld bytes) -> %d", a[4], h, a[1], r);
-		return r;
-	}
-	off = perf_sys_mmap_offset(core, h);
-	if (off < 0)
-		return off;
-	/* a MAP_FIXED caller chose its address: that mapping is untracked
-	 * (its munmap is not seen; the file's release ends the ring) */
-	if (!(a[3] & MAP_FIXED)) {
-		ring_lock_take();
-		at = ring_place(len, (int)a[2], memfd, off, h, area);
-		ring_lock_drop();
-	}
-	p = at ? (long)at
-	       : TSYS6(SYS_mmap, a[0], a[1], a[2], (a[3] & ~MAP_PRIVATE) | MAP_SHARED, memfd, off);
-
-	shim_log("mmap(fd %ld = file %d, %ld bytes) -> ring at arena offset %#llx, mapped at %#lx%s",
-		 a[4], h, a[1], (unsigned long long)off, p, at ? "" : " (untracked)");
+	shim_log("mmap(fd %ld = file %d, %ld bytes) -> %#lx (arena offset %#llx)", a[4], h, a[1], p,
+		 (unsigned long long)perf_sys_mmap_offset(core, h));
 	return p;
-}
-
-/*
- * munmap of an address in the ring region (the filter traps no other):
- * rings wholly inside the range are closed in the core after the host's
- * munmap (perf_mmap_close(): mmap_count, locked_vm, the ring's detach,
- * the mapping's file reference); one only partly inside fails with EINVAL
- * before anything is unmapped (perf_mmap_may_split()).
- */
-static long sys_munmap(long *a)
-{
-	uintptr_t addr = (uintptr_t)a[0];
-	size_t len = ((size_t)a[1] + SHIM_PAGE - 1) & ~(SHIM_PAGE - 1);
-	struct ring_map gone[RING_MAPS];
-	int n = 0;
-	long r;
-
-	if (!core || (addr & (SHIM_PAGE - 1)) || !len)
-		return TSYS2(SYS_munmap, a[0], a[1]);
-	ring_lock_take();
-	for (int i = 0; i < RING_MAPS; i++) {
-		struct ring_map *m = &ring_maps[i];
-
-		if (!m->addr || !(addr < m->addr + m->len && m->addr < addr + len))
-			continue;
-		if (m->addr < addr || m->addr + m->len > addr + len) {
-			ring_lock_drop();
-			return -EINVAL; /* perf_mmap_may_split() */
-		}
-	}
-	r = TSYS2(SYS_munmap, a[0], a[1]);
-	if (r == 0) {
-		for (int i = 0; i < RING_MAPS; i++) {
-			struct ring_map *m = &ring_maps[i];
-
-			if (m->addr && m->addr >= addr && m->addr + m->len <= addr + len) {
-				gone[n++] = *m;
-				m->addr = 0;
-			}
-		}
-	}
-	ring_lock_drop();
-	for (int i = 0; i < n; i++) {
-		int e = perf_sys_munmap(core, gone[i].handle, gone[i].area, gone[i].len);
-
-		shim_log("munmap(%#lx, %zu) of file %d's ring -> %d (perf_mmap_close)",
-			 (unsigned long)gone[i].addr, gone[i].len, gone[i].handle, e);
-		if (e == 0)
-			file_check_released(gone[i].handle);
-	}
-	return r;
-}
-
-/* read(2) of perf file h into the caller's buf: perf_read() fills a
- * buffer of its own, copy_to_user() moves it (EFAULT). */
-static long read_to_user(int h, uint64_t buf, size_t count)
-{
-	uint64_t small[512];
-	long r, big;
-	size_t len;
-
-	r = perf_sys_read(core, h, small, count < sizeof(small) ? count : sizeof(small));
-	if (r != -ENOSPC || count <= sizeof(small)) {
-		if (r > 0 && shim_copy_to(buf, small, (size_t)r))
-			return -EFAULT;
-		return r;
-	}
-	/* a group read past 4 KiB (perf_read_group() of many siblings) */
-	len = count < (1u << 20) ? count : (1u << 20);
-	big = TSYS6(SYS_mmap, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (big < 0)
-		return -ENOMEM;
-	r = perf_sys_read(core, h, (void *)big, len);
-	if (r > 0 && shim_copy_to(buf, (void *)big, (size_t)r))
-		r = -EFAULT;
-	TSYS2(SYS_munmap, big, len);
-	return r;
-}
-
-/* readv(2): the vector is copied first (import_iovec(): EINVAL past
- * UIO_MAXIOV or for a negative length, EFAULT); perf_fops has .read only,
- * so do_loop_readv_writev() then reads segment after segment, empty ones
- * included, until one fails or comes back short. */
-static long readv_to_user(int h, uint64_t uiov, long nr_segs)
-{
-	struct iovec iov;
-	size_t total = 0;
-	long done = 0;
-
-	if (nr_segs < 0 || nr_segs > 1024)
-		return -EINVAL;
-	for (long i = 0; i < nr_segs; i++) {
-		if (shim_copy_from(&iov, uiov + (uint64_t)i * sizeof(iov), sizeof(iov)))
-			return -EFAULT;
-		if ((ssize_t)iov.iov_len < 0)
-			return -EINVAL;
-		total += iov.iov_len;
-	}
-	for (long i = 0; i < nr_segs && total; i++) {
-		long r;
-
-		if (shim_copy_from(&iov, uiov + (uint64_t)i * sizeof(iov), sizeof(iov)))
-			return done ? done : -EFAULT;
-		r = read_to_user(h, (uint64_t)(uintptr_t)iov.iov_base, iov.iov_len);
-		if (r < 0)
-			return done ? done : r;
-		done += r;
-		total -= iov.iov_len;
-		if ((size_t)r != iov.iov_len)
-			break;
-	}
-	return done;
 }
 
 static long fd_syscall(long nr, int h, long *a)
 {
 	long r;
 
-	if (nr == SYS_read || nr == SYS_readv ||
+	if (nr == SYS_read || nr == SYS_readv || nr == SYS_preadv2 ||
 	    (nr == SYS_ioctl && ((unsigned)a[1] == PERF_EVENT_IOC_ENABLE ||
 				 (unsigned)a[1] == PERF_EVENT_IOC_REFRESH)))
 		tell_native_self_count(h);
+	r = perf_fd_no_op(nr, a);
+	if (r)
+		return r;
 	switch (nr) {
 	case SYS_read:
-		return read_to_user(h, (uint64_t)a[1], (size_t)a[2]);
+		return perf_fd_read(&PF, NULL, h, (uint64_t)a[1], (size_t)a[2]);
 	case SYS_readv:
-		return readv_to_user(h, (uint64_t)a[1], a[2]);
-	case SYS_pread64:
-	case SYS_preadv:
-	case SYS_preadv2:
-	case SYS_pwrite64:
-	case SYS_pwritev:
-	case SYS_pwritev2:
-	case SYS_lseek:
-		return -ESPIPE;         /* anon inode, no FMODE_PREAD / FMODE_LSEEK */
-	case SYS_write:
-	case SYS_writev:
-	case SYS_ftruncate:
-		return -EINVAL;         /* no .write in perf_fops */
-	case SYS_fsync:
-	case SYS_fdatasync:
-		return -EINVAL;
+	case SYS_preadv2:       /* at position -1 (perf_fd_no_op) */
+		return perf_fd_readv(&PF, NULL, h, (uint64_t)a[1], a[2]);
 	case SYS_ioctl:
 		return sys_ioctl(h, a);
 	case SYS_fcntl:
 		return sys_fcntl(h, a);
 	case SYS_close:
-		/* the reference goes first: a release that wakes the file
-		 * (ring detach) still finds its pipe with a reader */
-		fd_forget(a[0]);
-		file_put(h);
-		return TSYS1(SYS_close, a[0]);
+		return perf_fd_close(&PF, NULL, a[0], h);
 	case SYS_dup:
-		r = place_fd(a[0], SHIM_FD_BASE, false);
-		if (r >= 0)
-			perf_file_get(core, h);
-		return r;
+		return perf_fd_dup(&PF, NULL, a[0], h, SHIM_FD_BASE, false);
 	case SYS_mmap:
 		return sys_mmap(h, a);
 	case SYS_epoll_ctl:
@@ -826,15 +614,9 @@ static long sys_dup23(long nr, long *a)
 	if (r < 0 || a[0] == a[1])
 		return r;
 	host_event_forget(core, a[1]);  /* a host event closed by the dup */
-	fd_forget(a[1]);
-	if (nh >= 0)
-		file_put(nh);           /* the target was closed */
-	if (oh >= 0) {
-		perf_file_get(core, oh);
-		if (!in_range(a[1]))
-			shim_log("dup2 of a perf fd to %ld, outside the perf range: not intercepted", a[1]);
-	}
-	return r;
+	if (oh >= 0 && !in_range(a[1]))
+		shim_log("dup2 of a perf fd to %ld, outside the perf range: not intercepted", a[1]);
+	return perf_fd_dup2_done(&PF, NULL, r, a, oh, nh);
 }
 
 /* close_range(): the perf files among the closed fds drop their
@@ -863,24 +645,16 @@ static long sys_close_range(long *a)
 
 	if (first > last)
 		return -EINVAL;
-	for (unsigned i = 0; i < FD_SLOTS; i++) {
-		long fd = slot_fd(i);
-
-		handles[i] = fd >= first && fd <= last ? fd_handle(fd) : -1;
-	}
+	perf_fd_snapshot(&PF, NULL, first, last, handles);
 	r = close_range_keeping_arena(first, last, a[2]);
-	if (r == 0 && !(a[2] & CLOSE_RANGE_CLOEXEC)) {
+	if (r == 0 && !(a[2] & CLOSE_RANGE_CLOEXEC))
 		for (unsigned i = 0; i < FD_SLOTS; i++) {
 			long fd = slot_fd(i);
 
 			if (fd >= first && fd <= last)
 				host_event_forget(core, (int)fd);
-			if (handles[i] >= 0) {
-				fd_forget(slot_fd(i));
-				file_put(handles[i]);
-			}
 		}
-	}
+	perf_fd_close_range_done(&PF, NULL, r, a, handles);
 	return r;
 }
 
@@ -1082,6 +856,23 @@ static __attribute__((noinline)) long reexec_emulated(const char *path, char **a
 	return r;
 }
 
+/* Whether PATH is an ELF the emulator runs for a guest architecture other
+ * than the host's (AArch64 on this x86-64 shim): its e_machine, read
+ * through the trampoline, never faulting. */
+static bool foreign_guest_elf(const char *path)
+{
+	Elf64_Ehdr eh;
+	long fd = TSYS3(SYS_open, path, O_RDONLY | O_CLOEXEC, 0);
+	long n;
+
+	if (fd < 0)
+		return false;
+	n = TSYS4(SYS_pread64, fd, &eh, sizeof(eh), 0);
+	TSYS1(SYS_close, fd);
+	return n == (long)sizeof(eh) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	       eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_machine == EM_AARCH64;
+}
+
 /* execve of a monitored task: re-exec the program in the same pid under
  * the emulator attached to this session's core. Any other execve runs
  * natively, with the session's environment kept. */
@@ -1108,7 +899,15 @@ static long sys_execve(long *a)
 			return e;
 		reexec_emulated(path, (char **)a[1], a[2]);
 	}
-	return exec_keeping_env(SYS_execve, a, 2);
+	long r = exec_keeping_env(SYS_execve, a, 2);
+
+	/* a program of a guest architecture the host cannot run (no
+	 * binfmt_misc handler: ENOEXEC) runs emulated, counted or not, as
+	 * binfmt_misc would hand it to qemu-user (search_binary_handler()) */
+	if (r == -ENOEXEC && core && sess->exe[0] && shim_strv_readable((uint64_t)a[1]) &&
+	    foreign_guest_elf(path))
+		r = reexec_emulated(path, (char **)a[1], a[2]);
+	return r;
 }
 
 /* ---- the SIGSYS handler ---- */
@@ -1146,13 +945,6 @@ static bool is_pmusim(const char *path)
 
 #define POLL_MAX 1024
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Empties a perf file's pipe: its bytes only say "a wakeup happened". */
 static void drain(int fd)
@@ -1174,7 +966,7 @@ static void drain(int fd)
  * poll answer; its POLLHUP (the monitored task's write ends are gone) is
  * added. Returns the mask.
  */
-static unsigned perf_fd_poll(int fd, int h, short pipe_revents)
+static unsigned file_poll(int fd, int h, short pipe_revents)
 {
 	unsigned ev = perf_sys_poll(core, h);   /* perf_poll() */
 
@@ -1200,7 +992,7 @@ static unsigned ep_perf_poll(int fd, int h)
 	struct timespec zero = { 0, 0 };
 
 	TSYS6(SYS_ppoll, &p, 1, &zero, NULL, 8, 0);
-	return perf_fd_poll(fd, h, p.revents);
+	return file_poll(fd, h, p.revents);
 }
 
 /*
@@ -1218,65 +1010,144 @@ static void drain_host_feeds(void)
 		host_events_drain(core);
 }
 
-/* The host's ppoll of fds for poll_fds()'s blocking round; host events
- * that feed core rings wait with them (their wakeups end the round, whose
- * next turn copies their records). Returns ppoll's value. */
+/* The host's ppoll of fds for a poll's blocking round, with extra
+ * (-1: none) last; host events that feed core rings wait with them (their
+ * wakeups end the round, whose next turn copies their records). Returns
+ * ppoll's value; *extra_rev gets extra's revents. */
 static long wait_with_host_feeds(struct pollfd *fds, unsigned long n, struct timespec *tsp,
-				 const sigset_t *mask)
+				 const uint64_t *mask, int extra, short *extra_rev)
 {
 	enum { FEEDS = 16 };
-	struct pollfd all[POLL_MAX + FEEDS];
-	int k;
+	static __thread struct pollfd all[SHIM_FD_END + FEEDS + 1];
+	unsigned long k = 0;
+	long r;
 
-	if (!host_events_feeding())
+	*extra_rev = 0;
+	if (!host_events_feeding() && extra < 0)
+		return TSYS6(SYS_ppoll, fds, n, tsp, mask, 8, 0);
+	if (n > SHIM_FD_END)
 		return TSYS6(SYS_ppoll, fds, n, tsp, mask, 8, 0);
 	memcpy(all, fds, n * sizeof(*fds));
-	k = host_events_poll_fds(all + n, FEEDS);
-	return TSYS6(SYS_ppoll, all, n + (unsigned long)k, tsp, mask, 8, 0);
+	if (host_events_feeding())
+		k = (unsigned long)host_events_poll_fds(all + n, FEEDS);
+	if (extra >= 0)
+		all[n + k++] = (struct pollfd){ .fd = extra, .events = POLLIN };
+	r = TSYS6(SYS_ppoll, all, n + k, tsp, mask, 8, 0);
+	memcpy(fds, all, n * sizeof(*fds));
+	if (extra >= 0)
+		*extra_rev = all[n + k - 1].revents;
+	return r;
 }
 
-/* The loop of sys_poll over fds (hs[i]: the handle of fds[i], or -1):
- * returns the count, or -errno. timeout in ns, -1: none. */
-static long poll_fds(struct pollfd *fds, unsigned long n, const int *hs, int64_t timeout,
-		     const sigset_t *mask)
+/*
+ * The session's poke (a SIGSYS, SI_QUEUE with the session's magic: a
+ * monitored task took its write ends, or fasync signals wait) must not end
+ * a wait of the program's early: the kernel's poll would have gone on
+ * (perf trace, which takes a poll that ends without an event for its end,
+ * printed nothing when the poke of its workload's exec came during its
+ * poll). So a poll's wait runs with SIGSYS blocked and a signalfd of
+ * SIGSYS among its fds; a poke read there is handled as the handler
+ * would (write ends dropped, queued fasync signals raised) and the wait
+ * goes on, unless a signal of the program's was raised: then it ends with
+ * EINTR, as natively. A SIGSYS that is not the session's (the program's
+ * own) is queued back to the thread, which takes it as before.
+ */
+static int poke_fd = -1;
+static uint64_t poke_ino;
+
+/* This process's signalfd of SIGSYS, at the top of the perf fd windows
+ * (made again if the program closed it). */
+static int poke_fd_get(void)
 {
-	int64_t deadline = timeout > 0 ? mono_ns() + timeout : 0;
+	uint64_t m = 1ull << (SIGSYS - 1);
+	struct stat st;
+	long fd;
+	int moved;
 
-	for (;;) {
-		struct timespec zero = { 0, 0 }, rem, *tsp = NULL;
-		int count = 0;
-		long r;
+	if (poke_fd >= 0 && TSYS2(SYS_fstat, poke_fd, &st) == 0 && (uint64_t)st.st_ino == poke_ino &&
+	    !S_ISFIFO(st.st_mode))
+		return poke_fd;
+	fd = TSYS4(SYS_signalfd4, -1, &m, 8, O_NONBLOCK | O_CLOEXEC);   /* SFD_NONBLOCK | SFD_CLOEXEC */
+	if (fd < 0)
+		return -1;
+	moved = shim_fd_place((int)fd, 0, true, true);
+	TSYS1(SYS_close, fd);
+	if (moved < 0 || TSYS2(SYS_fstat, moved, &st) < 0)
+		return -1;
+	poke_ino = (uint64_t)st.st_ino;
+	poke_fd = moved;
+	return poke_fd;
+}
 
-		drain_host_feeds();
-		r = TSYS6(SYS_ppoll, fds, n, &zero, NULL, 8, 0);
-		if (r < 0)
-			return r;
-		for (unsigned long i = 0; i < n; i++) {
-			unsigned ev;
+/* The SIGSYS signals the poke fd holds: the session's pokes are handled
+ * here, others queued back. Returns how many signals of the program's
+ * this raised. */
+static unsigned take_pokes(int fd)
+{
+	struct { uint32_t signo; int32_t err, code; uint32_t pid, uid; int32_t fdnum;
+		 uint32_t tid, band, overrun, trapno; int32_t status, intval;
+		 uint64_t ptr, utime, stime, addr; uint8_t pad[48]; } ss[4];  /* signalfd_siginfo */
+	unsigned raised = 0;
+	bool poked = false;
+	long n;
 
-			if (hs[i] < 0) {
-				count += fds[i].revents != 0;
+	while ((n = TSYS3(SYS_read, fd, ss, sizeof(ss))) > 0) {
+		for (long i = 0; i < n / (long)sizeof(ss[0]); i++) {
+			siginfo_t si;
+
+			if (ss[i].code == SI_QUEUE && ss[i].intval == (int32_t)SHIM_SESSION_MAGIC) {
+				poked = true;
 				continue;
 			}
-			ev = perf_fd_poll(fds[i].fd, hs[i], fds[i].revents);
-			fds[i].revents = (short)(ev & ((unsigned)fds[i].events | POLLERR | POLLHUP));
-			count += fds[i].revents != 0;
+			memset(&si, 0, sizeof(si));
+			si.si_signo = SIGSYS;
+			si.si_code = ss[i].code;
+			si.si_pid = (pid_t)ss[i].pid;
+			si.si_uid = ss[i].uid;
+			si.si_value.sival_ptr = (void *)(uintptr_t)ss[i].ptr;
+			TSYS4(SYS_rt_tgsigqueueinfo, TSYS0(SYS_getpid), TSYS0(SYS_gettid), SIGSYS, &si);
+			raised++;
 		}
-		if (count || timeout == 0)
-			return count;
-		if (timeout > 0) {
-			int64_t left = deadline - mono_ns();
-
-			if (left <= 0)
-				return 0;
-			rem.tv_sec = left / 1000000000;
-			rem.tv_nsec = left % 1000000000;
-			tsp = &rem;
-		}
-		r = wait_with_host_feeds(fds, n, tsp, mask);
-		if (r < 0)
-			return r;       /* EINTR: a signal came */
 	}
+	if (poked) {
+		drop_adopted_write_ends();
+		raised += shim_session_fasync_deliver();
+	}
+	return raised;
+}
+
+/* Host op poll_wait: the blocking round of a poll (sim/perf_file's
+ * perf_fd_poll_fds), ctx the signal mask it runs under (NULL: the
+ * thread's); the host events' records that came meanwhile go to their
+ * core rings. */
+static long poll_wait(void *ctx, struct pollfd *fds, unsigned long n, int64_t timeout_ns)
+{
+	struct timespec rem, *tsp = NULL;
+	int pfd = poke_fd_get();
+	uint64_t mask;
+	short prev;
+	long r;
+
+	if (timeout_ns >= 0) {
+		rem.tv_sec = timeout_ns / 1000000000;
+		rem.tv_nsec = timeout_ns % 1000000000;
+		tsp = &rem;
+	}
+	if (ctx)
+		memcpy(&mask, ctx, sizeof(mask));
+	else
+		TSYS4(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &mask, 8);
+	if (pfd >= 0)
+		mask |= 1ull << (SIGSYS - 1);
+	r = wait_with_host_feeds(fds, n, tsp, &mask, pfd, &prev);
+	if (r > 0 && (prev & POLLIN)) {
+		r--;
+		if (take_pokes(pfd))
+			return -EINTR;  /* a signal of the program's came with it */
+	}
+	if (r >= 0)
+		drain_host_feeds();
+	return r;
 }
 
 static long sys_poll(long nr, long *a)
@@ -1315,7 +1186,7 @@ static long sys_poll(long nr, long *a)
 		}
 		mask = a[3] ? (const sigset_t *)&umask : cur_uc ? &cur_uc->uc_sigmask : NULL;
 	}
-	r = poll_fds(fds, n, hs, timeout, mask);
+	r = perf_fd_poll_fds(&PF, (void *)mask, fds, n, hs, timeout);
 	/* do_sys_poll(): each revents goes back with unsafe_put_user */
 	if (r >= 0 && shim_copy_to((uint64_t)a[0], fds, n * sizeof(*fds)))
 		return -EFAULT;
@@ -1329,35 +1200,23 @@ static long sys_poll(long nr, long *a)
  * fd that is not open is EBADF. select updates its timeval with the time
  * left (poll_select_finish), pselect6 its timespec.
  */
-#define LONG_BITS (8 * sizeof(unsigned long))
-#define BITS_BYTES(n) ((((size_t)(n) + LONG_BITS - 1) / LONG_BITS) * sizeof(unsigned long))
-
-static bool bit_isset(const unsigned long *set, int fd)
-{
-	return set[(unsigned)fd / LONG_BITS] >> ((unsigned)fd % LONG_BITS) & 1;
-}
-
-static void bit_set(unsigned long *set, int fd)
-{
-	set[(unsigned)fd / LONG_BITS] |= 1ul << ((unsigned)fd % LONG_BITS);
-}
+#define BITS_BYTES(n) PERF_FD_BITS_BYTES(n)
 
 static long sys_select(long nr, long *a)
 {
 	static __thread struct pollfd fds[SHIM_FD_END];
 	static __thread int hs[SHIM_FD_END];
-	static __thread unsigned long sets[3][SHIM_FD_END / LONG_BITS];
+	static __thread unsigned long sets[3][SHIM_FD_END / PERF_FD_LONG_BITS];
 	int nfds = (int)a[0];
 	unsigned long *rs = a[1] ? sets[0] : NULL, *ws = a[2] ? sets[1] : NULL,
-		      *es = a[3] ? sets[2] : NULL;
+		      *es = a[3] ? sets[2] : NULL, *user[3] = { rs, ws, es };
 	const sigset_t *mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
-	int64_t timeout = -1, start = mono_ns();
+	int64_t timeout = -1, start = perf_fd_now_ns();
 	struct { uint64_t ss; uint64_t len; } sm = { 0, 0 };
 	struct timespec ts;
 	struct timeval tv;
-	unsigned long n = 0;
+	unsigned long n;
 	uint64_t umask;
-	bool any = false;
 	long r;
 
 	if (nfds < 0)
@@ -1373,10 +1232,7 @@ static long sys_select(long nr, long *a)
 	    (ws && shim_copy_from(ws, (uint64_t)a[2], BITS_BYTES(nfds))) ||
 	    (es && shim_copy_from(es, (uint64_t)a[3], BITS_BYTES(nfds))))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-	for (int fd = SHIM_FD_BASE; fd < nfds && !any; fd++)
-		if ((rs && bit_isset(rs, fd)) || (ws && bit_isset(ws, fd)) || (es && bit_isset(es, fd)))
-			any = fd_handle(fd) >= 0;
-	if (!any)
+	if (!perf_fd_select_any(&PF, NULL, nfds, user))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (nr == SYS_select) {
 		if (a[4]) {
@@ -1393,75 +1249,18 @@ static long sys_select(long nr, long *a)
 		if (sm.ss)
 			mask = (const sigset_t *)&umask;
 	}
-	for (int fd = 0; fd < nfds; fd++) {
-		short ev = 0;
-
-		if (rs && bit_isset(rs, fd))
-			ev |= POLLIN | POLLRDNORM | POLLRDBAND;
-		if (ws && bit_isset(ws, fd))
-			ev |= POLLOUT | POLLWRNORM | POLLWRBAND;
-		if (es && bit_isset(es, fd))
-			ev |= POLLPRI;
-		if (!ev)
-			continue;
-		fds[n].fd = fd;
-		fds[n].events = ev;
-		fds[n].revents = 0;
-		hs[n] = fd_handle(fd);
-		n++;
-	}
-	r = poll_fds(fds, n, hs, timeout, mask);
+	n = perf_fd_select_to_poll(&PF, NULL, nfds, user, fds, hs);
+	r = perf_fd_poll_fds(&PF, (void *)mask, fds, n, hs, timeout);
+	if (r >= 0)
+		r = perf_fd_poll_to_select(nfds, user, fds, n);
 	if (r < 0)
 		return r;
-	for (unsigned long i = 0; i < n; i++)
-		if (fds[i].revents & POLLNVAL)
-			return -EBADF;
-	r = 0;
-	/* the user's bitmaps are nfds bits long (core_sys_select) */
-	if (rs)
-		memset(rs, 0, BITS_BYTES(nfds));
-	if (ws)
-		memset(ws, 0, BITS_BYTES(nfds));
-	if (es)
-		memset(es, 0, BITS_BYTES(nfds));
-	for (unsigned long i = 0; i < n; i++) {
-		short ev = fds[i].revents, want = fds[i].events;
-
-		if ((want & POLLIN) && (ev & (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR))) {
-			bit_set(rs, fds[i].fd);
-			r++;
-		}
-		if ((want & POLLOUT) && (ev & (POLLOUT | POLLWRNORM | POLLWRBAND | POLLERR))) {
-			bit_set(ws, fds[i].fd);
-			r++;
-		}
-		if ((want & POLLPRI) && (ev & POLLPRI)) {
-			bit_set(es, fds[i].fd);
-			r++;
-		}
-	}
 	/* set_fd_set(): the sets go back, EFAULT */
 	if ((rs && shim_copy_to((uint64_t)a[1], rs, BITS_BYTES(nfds))) ||
 	    (ws && shim_copy_to((uint64_t)a[2], ws, BITS_BYTES(nfds))) ||
 	    (es && shim_copy_to((uint64_t)a[3], es, BITS_BYTES(nfds))))
 		return -EFAULT;
-	if (timeout > 0) {
-		int64_t left = timeout - (mono_ns() - start);
-
-		if (left < 0)
-			left = 0;
-		/* poll_select_finish(): a timeout that cannot be written back
-		 * is left as it was, without an error */
-		if (nr == SYS_select) {
-			tv.tv_sec = left / 1000000000;
-			tv.tv_usec = left % 1000000000 / 1000;
-			(void)shim_copy_to((uint64_t)a[4], &tv, sizeof(tv));
-		} else {
-			ts.tv_sec = left / 1000000000;
-			ts.tv_nsec = left % 1000000000;
-			(void)shim_copy_to((uint64_t)a[4], &ts, sizeof(ts));
-		}
-	}
+	perf_fd_select_finish(&PF, NULL, nr, (uint64_t)a[4], timeout, start);
 	return r;
 }
 
@@ -1470,7 +1269,8 @@ static long sys_select(long nr, long *a)
  * and, in processes holding perf fds, every epoll_wait/epoll_pwait/
  * epoll_pwait2. A perf fd's pipe is registered with the shim's own data
  * (EP_TAG | fd) and the caller's events and data are kept per (epfd, fd)
- * in the table both syscall layers share (sim/core/perf_epoll.h); a wait
+ * in the table both syscall layers share (sim/core/perf_epoll.h, kept by
+ * sim/perf_file); a wait
  * translates each tagged event into what the kernel's
  * ep_send_events() reports: ep_item_poll() -> perf_poll() (consumed),
  * masked with the caller's events, dropped when empty. The pipe carries
@@ -1481,21 +1281,6 @@ static long sys_select(long nr, long *a)
 #define EP_TAG UINT64_C(0x706d7573696d0000)    /* "pmusim" << 16 | fd */
 #define EP_TAG_MASK UINT64_C(0xffffffffffff0000)
 
-static struct perf_ep_set ep_set;      /* the items and their caller's events and data */
-
-static unsigned ep_poll_file(int fd, int h)
-{
-	return ep_perf_poll(fd, h);
-}
-
-static const struct perf_ep_ops *ep_ops(void)
-{
-	static struct perf_ep_ops ops = { .poll = ep_poll_file };
-
-	ops.core = core;
-	return &ops;
-}
-
 static long sys_epoll_ctl(int h, long *a)
 {
 	int epfd = (int)a[0], op = (int)a[1], fd = (int)a[2];
@@ -1505,7 +1290,7 @@ static long sys_epoll_ctl(int h, long *a)
 	if (op == EPOLL_CTL_DEL) {
 		r = TSYS4(SYS_epoll_ctl, epfd, op, fd, a[3]);
 		if (r == 0)     /* the host's item went: ours too, if any */
-			perf_ep_ctl(&ep_set, ep_ops(), epfd, op, fd, h, NULL);
+			perf_fd_ep_ctl(&PF, NULL, epfd, op, fd, h, NULL);
 		return r;
 	}
 	/* ep_op_has_event(): the event is copied first, EFAULT */
@@ -1523,7 +1308,7 @@ static long sys_epoll_ctl(int h, long *a)
 		return r;
 	/* ep_insert()/ep_modify() poll the file once (ep_item_poll): a
 	 * pending POLLIN is consumed there, as perf_poll()'s xchg does */
-	r = perf_ep_ctl(&ep_set, ep_ops(), epfd, PERF_EP_CTL_SET, fd, h, uev);
+	r = perf_fd_ep_ctl(&PF, NULL, epfd, PERF_EP_CTL_SET, fd, h, uev);
 	if (r) {
 		TSYS4(SYS_epoll_ctl, epfd, EPOLL_CTL_DEL, fd, NULL);
 		return r;               /* as ep_insert() past max_user_watches */
@@ -1539,43 +1324,28 @@ static long sys_epoll_wait(long nr, long *a)
 	struct epoll_event *evs = (struct epoll_event *)a[1];
 	uint64_t mask;
 	int64_t timeout = -1, deadline = 0;
+	bool has_mask;
+	int pfd;
 	long r;
 
 	drain_host_feeds();
-	/* epoll_pwait2() takes its timeout before the mask */
-	if (nr == SYS_epoll_pwait2) {
-		struct timespec ts;
-
-		if (a[3]) {
-			if (shim_copy_from(&ts, (uint64_t)a[3], sizeof(ts)))
-				return -EFAULT; /* get_timespec64() */
-			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-				return -EINVAL;
-			timeout = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-		}
-	} else if ((int)a[3] >= 0) {
-		timeout = (int64_t)(int)a[3] * 1000000;
-	}
+	r = perf_fd_epoll_args(&PF, NULL, nr, a, &timeout, &mask, &has_mask);
+	if (r)
+		return r;
 	/* the wait runs under the interrupted context's mask, or the
 	 * caller's (epoll_pwait*), so a signal ends it as it would */
-	if (nr != SYS_epoll_wait && a[4] && a[5] != 8)
-		return -EINVAL;         /* set_user_sigmask(): sigsetsize */
-	if (nr != SYS_epoll_wait && a[4]) {
-		if (shim_copy_from(&mask, (uint64_t)a[4], sizeof(mask)))
-			return -EFAULT; /* set_user_sigmask(): copy_from_user */
-	} else if (cur_uc)
-		memcpy(&mask, &cur_uc->uc_sigmask, sizeof(mask));
-	else
-		mask = 0;
+	if (!has_mask)
+		mask = cur_uc ? *(const uint64_t *)&cur_uc->uc_sigmask : 0;
 	mask &= ~(1ull << (SIGSYS - 1));
 	if (timeout > 0)
-		deadline = mono_ns() + timeout;
+		deadline = perf_fd_now_ns() + timeout;
+	pfd = sess && core && !passive ? poke_fd_get() : -1;
 	for (;;) {
 		struct timespec left = { 0, 0 }, *tsp = NULL;
 		int out = 0;
 
 		if (timeout > 0) {
-			int64_t l = deadline - mono_ns();
+			int64_t l = deadline - perf_fd_now_ns();
 
 			if (l < 0)
 				l = 0;
@@ -1585,12 +1355,30 @@ static long sys_epoll_wait(long nr, long *a)
 		} else if (timeout == 0) {
 			tsp = &left;
 		}
+		if (timeout != 0 && pfd >= 0) {
+			/* the wait on the epoll file beside the poke fd (poll_wait) */
+			struct pollfd two[2] = { { .fd = epfd, .events = POLLIN },
+						 { .fd = pfd, .events = POLLIN } };
+			uint64_t wmask = mask | (1ull << (SIGSYS - 1));
+
+			r = TSYS6(SYS_ppoll, two, 2, tsp, &wmask, 8, 0);
+			if (r < 0)
+				return r;
+			if ((two[1].revents & POLLIN) && take_pokes(pfd))
+				return -EINTR;  /* a signal of the program's came with it */
+			if (r == 0)
+				return 0;
+			if (!two[0].revents)
+				continue;       /* a poke alone: the wait goes on */
+			left.tv_sec = left.tv_nsec = 0;
+			tsp = &left;    /* ready: take the events */
+		}
 		r = TSYS6(SYS_epoll_pwait2, epfd, evs, max, tsp, &mask, 8);
 		if (r == -ENOSYS)       /* before Linux 5.11: milliseconds */
 			r = TSYS6(SYS_epoll_pwait, epfd, evs, max,
 				  tsp ? tsp->tv_sec * 1000 + (tsp->tv_nsec + 999999) / 1000000 : -1,
 				  &mask, 8);
-		if (r <= 0 || !__atomic_load_n(&ep_set.count, __ATOMIC_RELAXED))
+		if (r <= 0 || !perf_fd_ep_any(&PF))
 			return r;
 		for (long i = 0; i < r; i++) {
 			uint64_t d = evs[i].data.u64, data = 0;
@@ -1601,7 +1389,7 @@ static long sys_epoll_wait(long nr, long *a)
 				continue;
 			}
 			/* ep_send_events(): ep_item_poll() & the item's events */
-			ev = perf_ep_send(&ep_set, ep_ops(), epfd, (int)(d & ~EP_TAG_MASK), &data);
+			ev = perf_fd_ep_send(&PF, NULL, epfd, (int)(d & ~EP_TAG_MASK), &data);
 			if (ev < 0) {
 				evs[out++] = evs[i];    /* not ours after all */
 				continue;
@@ -1612,7 +1400,7 @@ static long sys_epoll_wait(long nr, long *a)
 			evs[out].data.u64 = data;
 			out++;
 		}
-		if (out || timeout == 0 || (timeout > 0 && mono_ns() >= deadline))
+		if (out || timeout == 0 || (timeout > 0 && perf_fd_now_ns() >= deadline))
 			return out;
 	}
 }
@@ -1705,17 +1493,13 @@ static bool fd_table_syscall_of_vm_child(long nr, const long *a)
  */
 static long sys_prctl_set_name(const long *a)
 {
-	char name[16] = { 0 };
+	char name[16];
 	struct perf_task *t;
 	long r = tramp_syscall(SYS_prctl, a[0], a[1], a[2], a[3], a[4], 0);
 
 	if (r || (t = perf_task_find(core, my_tid())) == NULL)
 		return r;
-	for (size_t i = 0; i < sizeof(name) - 1; i++)
-		if (shim_copy_from(&name[i], (uint64_t)a[1] + i, 1) || !name[i]) {
-			name[i] = 0;
-			break;
-		}
+	perf_fd_comm_from_user(&PF, NULL, (uint64_t)a[1], name);
 	perf_task_set_comm(core, t, name);
 	shim_log("prctl(PR_SET_NAME, \"%s\") -> COMM", name);
 	return r;
@@ -1787,7 +1571,7 @@ static long dispatch(long nr, long *a)
 		return r;
 	}
 	case SYS_munmap:
-		return sys_munmap(a);
+		return perf_fd_munmap(&PF, NULL, (uint64_t)a[0], (uint64_t)a[1]);
 	case SYS_dup2:
 	case SYS_dup3:
 		return sys_dup23(nr, a);
@@ -2036,51 +1820,37 @@ int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
  * other processes' socket traffic costs nothing. If the range is full the
  * fd stays where it landed, not intercepted (as before).
  */
+static uint64_t s_tag(long fd);
+static int s_identify(void *ctx, long fd, uint64_t *tag);
+
+static void adopt_received_fd(void *arg, int *fd)
+{
+	uint64_t tag;
+	long fl, nfd;
+	int h;
+
+	(void)arg;
+	if (in_range(*fd) || !(tag = s_tag(*fd)) || (h = s_identify(NULL, *fd, &tag)) < 0)
+		return;
+	fl = TSYS2(SYS_fcntl, *fd, F_GETFD);
+	nfd = place_fd(*fd, SHIM_FD_BASE, fl > 0 && (fl & FD_CLOEXEC));
+	if (nfd < 0) {
+		shim_log("SCM_RIGHTS: perf file %d at fd %d: range full, not intercepted", h, *fd);
+		return;
+	}
+	perf_fd_adopt(&PF, NULL, nfd, h, tag, true);
+	TSYS1(SYS_close, *fd);
+	shim_log("SCM_RIGHTS: perf file %d received at fd %d, moved to %ld", h, *fd, nfd);
+	*fd = (int)nfd;
+	/* this process holds perf fds now: its poll() answers as perf_poll */
+	if (!tramp_poll_filter_present())
+		tramp_poll_filter_install();
+}
+
 static void adopt_received(struct msghdr *msg)
 {
-	struct cmsghdr *cm;
-
-	if (!core || passive || !msg || !msg->msg_control)
-		return;
-	for (cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR(msg, cm)) {
-		int *fds = (int *)CMSG_DATA(cm);
-		size_t n;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < n; i++) {
-			struct stat st;
-			long fl, nfd;
-			int h = -1;
-
-			if (in_range(fds[i]) || TSYS2(SYS_fstat, fds[i], &st) < 0 ||
-			    !S_ISFIFO(st.st_mode))
-				continue;
-			for (int k = 0; k < PERF_CORE_MAX_FILES && h < 0; k++)
-				if (sess->files[k].ino == (uint64_t)st.st_ino)
-					h = k;
-			if (h < 0)
-				continue;
-			fl = TSYS2(SYS_fcntl, fds[i], F_GETFD);
-			nfd = place_fd(fds[i], SHIM_FD_BASE, fl > 0 && (fl & FD_CLOEXEC));
-			if (nfd < 0) {
-				shim_log("SCM_RIGHTS: perf file %d at fd %d: range full, not intercepted",
-					 h, fds[i]);
-				continue;
-			}
-			perf_file_get(core, h);
-			fd_cache[fd_slot(nfd)].ino = st.st_ino;
-			fd_cache[fd_slot(nfd)].handle = h;
-			TSYS1(SYS_close, fds[i]);
-			shim_log("SCM_RIGHTS: perf file %d received at fd %d, moved to %ld", h, fds[i],
-				 nfd);
-			fds[i] = (int)nfd;
-			/* this process holds perf fds now: its poll() answers as perf_poll */
-			if (!tramp_poll_filter_present())
-				tramp_poll_filter_install();
-		}
-	}
+	if (core && !passive)
+		perf_fd_scm_each(msg, adopt_received_fd, NULL);
 }
 
 typedef ssize_t (*recvmsg_fn)(int, struct msghdr *, int);
@@ -2125,7 +1895,7 @@ int recvmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags, struct times
 static void scan_one(void *ctx, int fd)
 {
 	(void)ctx;
-	fd_handle(fd);  /* fills fd_cache */
+	fd_handle(fd);  /* fills the fd table */
 }
 
 /* After exec: the perf fds this image inherited (not CLOEXEC) join the
@@ -2144,15 +1914,10 @@ static void atfork_child(void)
 	shim_pid = getpid();
 	self_count_told = false;        /* a process of its own */
 	/* VM_DONTCOPY: the parent's rings are not the child's */
-	memset(ring_maps, 0, sizeof(ring_maps));
+	perf_fd_rings_fork(&PF, false);
 	host_events_forget_all();
-	ring_lock = 0;
-	for (unsigned i = 0; i < FD_SLOTS; i++) {
-		int h = fd_cache[i].ino ? fd_handle(slot_fd(i)) : -1;
-
-		if (h >= 0)
-			perf_file_get(core, h); /* dup_fd(): the child holds the file too */
-	}
+	/* dup_fd(): the child holds every file too */
+	perf_fd_fork(&PF, NULL, false);
 }
 
 static void __attribute__((destructor)) shim_fini(void)
@@ -2161,14 +1926,7 @@ static void __attribute__((destructor)) shim_fini(void)
 		return;
 	/* exit_files(): the process's references go; an _exit or a crash
 	 * leaves them to the session's end (docs/shim.md) */
-	for (unsigned i = 0; i < FD_SLOTS; i++) {
-		int h = fd_cache[i].ino ? fd_handle(slot_fd(i)) : -1;
-
-		if (h >= 0) {
-			fd_cache[i].ino = 0;
-			file_put(h);
-		}
-	}
+	perf_fd_release(&PF, NULL, false, NULL, 0);
 }
 
 /* Removes the shim from LD_PRELOAD (inside pmusim: the guest must not
@@ -2245,6 +2003,7 @@ static void __attribute__((constructor)) shim_init(void)
 			core = NULL;
 		} else {
 			sess = shim_session_get();
+			PF.core = core;
 			model = perf_core_model(core);
 			arena_fd = atoi(getenv(PMUSIM_ENV_ARENA));
 			scan_inherited_fds();
@@ -2262,6 +2021,112 @@ static void __attribute__((constructor)) shim_init(void)
 			shim_log("seccomp filter installed (pid %d)", (int)getpid());
 	}
 }
+
+/* ---- the host operations of the shim's perf fds (sim/perf_file) ---- */
+
+/* What the layer passes (close, munmap, FIONBIO/FIOCLEX, F_SETFL/GETFL)
+ * never blocks: the trampoline, under the handler's mask, as before. */
+static long s_pass(void *ctx, long nr, const long a[6])
+{
+	(void)ctx;
+	return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+static int s_copy_from(void *ctx, void *dst, uint64_t uaddr, size_t len)
+{
+	(void)ctx;
+	return shim_copy_from(dst, uaddr, len);
+}
+
+static int s_copy_to(void *ctx, uint64_t uaddr, const void *src, size_t len)
+{
+	(void)ctx;
+	return shim_copy_to(uaddr, src, len);
+}
+
+static long s_dup_fd(void *ctx, long fd, long min, bool cloexec)
+{
+	(void)ctx;
+	return place_fd(fd, min, cloexec);
+}
+
+static long s_slot(long fd)
+{
+	return in_range(fd) ? (long)fd_slot(fd) : -1;
+}
+
+static long s_slot_fd(long i)
+{
+	return slot_fd((unsigned)i);
+}
+
+/* A perf fd is a session pipe's read end: its inode is the tag. */
+static uint64_t s_tag(long fd)
+{
+	struct stat st;
+
+	if (TSYS2(SYS_fstat, fd, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return 0;
+	return (uint64_t)st.st_ino;
+}
+
+static bool s_live(int h, uint64_t tag)
+{
+	return sess->files[h].ino == tag;
+}
+
+/* Any session pipe in the windows is a perf fd, however it got there
+ * (fork, exec, a dup the table did not see). */
+static int s_identify(void *ctx, long fd, uint64_t *tag)
+{
+	(void)ctx;
+	(void)fd;
+	for (int h = 0; h < PERF_CORE_MAX_FILES; h++)
+		if (sess->files[h].ino == *tag)
+			return h;
+	return -1;
+}
+
+static bool s_async(void *ctx, int h)
+{
+	(void)ctx;
+	return sess->files[h].async;
+}
+
+static void s_set_async(void *ctx, int h, long fd, bool on)
+{
+	(void)ctx;
+	(void)fd;
+	sess->files[h].async = on;
+}
+
+static unsigned s_poll(void *ctx, long fd, int h, short revents)
+{
+	(void)ctx;
+	if (revents == PERF_FD_REVENTS_UNKNOWN)
+		return ep_perf_poll((int)fd, h);
+	return file_poll((int)fd, h, revents);
+}
+
+static const struct perf_file_host shim_files_host = {
+	.sys = tramp_syscall,
+	.pass = s_pass,
+	.copy_from = s_copy_from,
+	.copy_to = s_copy_to,
+	.make_fd = make_fd,
+	.dup_fd = s_dup_fd,
+	.slot = s_slot,
+	.slot_fd = s_slot_fd,
+	.identify = s_identify,
+	.tag = s_tag,
+	.live = s_live,
+	.async = s_async,
+	.set_async = s_set_async,
+	.put = file_check_released,
+	.map_ring = map_ring,
+	.poll = s_poll,
+	.poll_wait = poll_wait,
+};
 
 #if defined(__SANITIZE_ADDRESS__)
 /* A sanitized shim runs in unsanitized programs (perf) under the ASan

@@ -8,6 +8,7 @@
  * death by the same signal; should pmusim die first, its guardian ends
  * the tree (run_guard.c). docs/shim.md describes the whole.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -29,6 +30,7 @@
 #include "sim/core/fd_place.h"
 #include "sim/core/perf_core.h"
 #include "sim/cpu/vcpu.h"
+#include "sim/linux/loader.h"
 #include "syscall_shim/session.h"
 #include "syscall_shim/vfs.h"
 
@@ -420,6 +422,24 @@ int cmd_run(int argc, char **argv)
 				sched_setaffinity(0, sizeof(sim), &sim);
 		}
 		execv(cmd, argv + optind);
+		/* a program of a guest architecture the host cannot run: the
+		 * emulator runs it in this pid, as the shim does for the tree */
+		if (errno == ENOEXEC && guest_program_machine(cmd) == EM_AARCH64) {
+			char fdarg[16];
+			char *eargv[argc - optind + 8];
+			int n = 0;
+
+			snprintf(fdarg, sizeof(fdarg), "%d", fd);
+			eargv[n++] = (char *)exe;
+			eargv[n++] = (char *)"exec";
+			eargv[n++] = (char *)"--attach-arena";
+			eargv[n++] = fdarg;
+			eargv[n++] = (char *)"--";
+			for (int i = optind; i < argc; i++)
+				eargv[n++] = argv[i];
+			eargv[n] = NULL;
+			execv(exe, eargv);
+		}
 		st = errno == ENOENT ? 127 : 126;
 		fprintf(stderr, "pmusim: %s: %s\n", argv[optind], strerror(errno));
 		_exit(st);

@@ -122,14 +122,15 @@ uint64_t perf_cpu_schedulable_hw_sources(const struct perf_cpu *cpu)
 
 /* The sample or the overflow's signal reads the task's state: registers,
  * its stack, its frame chain, or a signal frame (O_ASYNC on the file, or
- * its parent's for an inherited copy: *perf_event_fasync()). */
+ * its parent's for an inherited copy: *perf_event_fasync(); attr.sigtrap's
+ * SIGTRAP). */
 static bool needs_task_state(const struct perf_event *event)
 {
 	const struct perf_event *owner = event->parent ? event->parent : event;
 
 	return (event->attr.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR |
 					   PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)) ||
-	       owner->fasync;
+	       owner->fasync || event->attr.sigtrap;
 }
 
 unsigned perf_cpu_overflow_points(const struct perf_cpu *cpu, struct perf_overflow_point *pts,

@@ -221,6 +221,29 @@ static bool perf_event_account_interrupt(struct perf_cpu *cpu, struct perf_event
 }
 
 /*
+ * __perf_event_overflow()'s attr.sigtrap: perf_sigtrap() on the way back to
+ * user mode sends SIGTRAP (send_sig_perf) to the event's task, only when
+ * it is the one running (event->ctx->task == current). Its address is the
+ * sample's when the sample has one: a breakpoint's is bp_addr
+ * (perf_bp_event's perf_sample_data_init), else PERF_SAMPLE_ADDR's.
+ */
+static void perf_event_sigtrap(struct perf_cpu *cpu, struct perf_event *event,
+			       const struct perf_sample_data *data)
+{
+	const struct perf_machine *machine = perf_core_machine(cpu->core);
+	uint64_t addr = 0;
+
+	if (!event->attr.sigtrap || !machine->ops || !machine->ops->sigtrap ||
+	    !event->ctx->task || event->ctx->task != perf_cpu_task(cpu))
+		return;
+	if (event->attr.type == PERF_TYPE_BREAKPOINT)
+		addr = event->attr.bp_addr;
+	else if (event->attr.sample_type & PERF_SAMPLE_ADDR)
+		addr = data->addr;
+	machine->ops->sigtrap(machine->ctx, cpu, addr, event->attr.type, event->attr.sig_data);
+}
+
+/*
  * __perf_event_overflow(): account the interrupt, count down an
  * IOC_REFRESH limit (the last one disables the event with POLL_HUP),
  * write the sample, and wake the fasync owner. Returns whether the event
@@ -252,6 +275,7 @@ bool perf_event_overflow_one(struct perf_cpu *cpu, struct perf_event *event, boo
 	 * parent's file */
 	if ((event->parent ? event->parent : event)->fasync && event->pending_kill)
 		perf_event_wakeup(event);
+	perf_event_sigtrap(cpu, event, &data);
 	return ret;
 }
 

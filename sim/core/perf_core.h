@@ -62,6 +62,11 @@ struct perf_machine_ops {
 	/* Deliver the async signal of a file (kill_fasync): si_code is
 	 * POLL_IN or POLL_HUP. The fd layer knows the fd and the owner. */
 	void (*fasync)(void *machine, int handle, int si_code);
+	/* attr.sigtrap's SIGTRAP to the task running on cpu, the event's own
+	 * (perf_sigtrap -> send_sig_perf): si_code TRAP_PERF, si_addr addr,
+	 * si_perf_data sig_data, si_perf_type type. NULL: none. */
+	void (*sigtrap)(void *machine, struct perf_cpu *cpu, uint64_t addr, uint32_t type,
+			uint64_t sig_data);
 	/* The modelled cost of one part of the counter interrupt (PMI) on
 	 * cpu, into *d (kernel mode; for PERF_PMI_MASKED only its cycles
 	 * matter: the counters are disabled). NULL: interrupts cost nothing. */
@@ -225,7 +230,8 @@ struct perf_overflow_point {
 	bool sampling;          /* a sampling event (else left is meaningless) */
 	bool user;              /* counts at user mode */
 	bool needs_state;       /* its sample or signal reads the task's registers
-	                         * or stack (REGS, STACK_USER, CALLCHAIN, O_ASYNC) */
+	                         * or stack (REGS, STACK_USER, CALLCHAIN, O_ASYNC,
+	                         * sigtrap) */
 	bool branch_stack;      /* PERF_SAMPLE_BRANCH_STACK */
 };
 /* At most this many ACTIVE events on a CPU count reported sources. */

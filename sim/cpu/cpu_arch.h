@@ -95,6 +95,8 @@ struct cpu_arch {
 	 * architecture (its syscall tracepoints: number, six arguments,
 	 * result). */
 	int reg_sysno, reg_sysarg[6], reg_sysret;
+	/* exit and exit_group, which never return (no sys_exit tracepoint) */
+	long sysno_exit, sysno_exit_group;
 	/* Whether the call about to run sleeps (pmu_machine.c's rule, in the
 	 * architecture's numbers): CPU_SLEEPS, CPU_SLEEPS_TIMEOUT when the
 	 * timespec at *timeout (NULL: forever) decides, CPU_RUNS. */

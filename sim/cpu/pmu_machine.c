@@ -1026,6 +1026,25 @@ static void report_bp_hits(struct pmu_vcpu *pv, unsigned hit, uint64_t ip)
 	account(pv, &d, ip);
 }
 
+/* The run ends before the instruction at addr, in the middle of the
+ * block (vcpu.c): the rest of the block from addr runs as a new block,
+ * whose first instructions were reported already (as after RDPMC). */
+static void bp_stop_before(struct pmu_vcpu *pv, uint64_t addr)
+{
+	unsigned idx;
+
+	for (idx = 0; pv->cur && idx < pv->cur->n && pv->cur->addr + pv->cur->ins[idx].off != addr;
+	     idx++)
+		;
+	if (pv->cur && idx < pv->cur->n) {
+		pv->skip_addr = addr;
+		pv->skip_n = pv->cur->n - idx;
+	}
+	pv->prev = NULL;
+	if (pv->jit)
+		jit_count_force_next(pv->jit);
+}
+
 bool pmu_on_breakpoint(struct pmu_vcpu *pv, bool exec, bool write, uint64_t addr,
 		       unsigned size)
 {
@@ -1034,6 +1053,14 @@ bool pmu_on_breakpoint(struct pmu_vcpu *pv, bool exec, bool write, uint64_t addr
 	bool needs_state = false;
 	uint64_t rip;
 
+	for (unsigned i = 0; exec && i < PERF_HBP_NUM; i++)
+		if (pv->bp_rf[i] == addr) {
+			/* resumed at the instruction whose fault was reported:
+			 * the kernel returns there with EFLAGS.RF
+			 * (hw_breakpoint_handler), which lets it run once */
+			pv->bp_rf[i] = 0;
+			return false;
+		}
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
 	mask = perf_cpu_breakpoints(pv->cpu, regs);
@@ -1058,6 +1085,11 @@ bool pmu_on_breakpoint(struct pmu_vcpu *pv, bool exec, bool write, uint64_t addr
 		return false;
 	if (exec) {
 		report_bp_hits(pv, hit, addr);
+		if (needs_state) {      /* a fault: the state before addr */
+			bp_stop_before(pv, addr);
+			memmove(&pv->bp_rf[1], &pv->bp_rf[0], sizeof(pv->bp_rf) - sizeof(pv->bp_rf[0]));
+			pv->bp_rf[0] = addr;
+		}
 		return needs_state;
 	}
 	if (needs_state) {      /* the step hook reports it after the instruction */
@@ -1079,6 +1111,7 @@ bool pmu_on_breakpoint_step(struct pmu_vcpu *pv, uint64_t addr)
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
 	report_bp_hits(pv, hit, addr);
+	bp_stop_before(pv, addr);       /* a trap: the state after the access */
 	return true;
 }
 
@@ -1215,8 +1248,10 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 void pmu_syscall_exit(struct pmu_vcpu *pv)
 {
 	pmu_vcpu_acquire(pv);
-	/* syscall_exit_work(): trace_sys_exit() with the return value */
-	if (perf_cpu_traces(pv->cpu))
+	/* syscall_exit_work(): trace_sys_exit() with the return value; exit
+	 * and exit_group never return (do_exit), so never trace it */
+	if (perf_cpu_traces(pv->cpu) && pv->syscall_nr != pv->c->arch->sysno_exit &&
+	    pv->syscall_nr != pv->c->arch->sysno_exit_group)
 		perf_tp_sys_exit(pv->cpu, pv->syscall_nr,
 				 (long)vcpu_reg(pv->c, pv->c->arch->reg_sysret));
 	kernel_work(pv, &syscall_exit);

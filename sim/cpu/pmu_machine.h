@@ -152,6 +152,10 @@ struct pmu_vcpu {
 	uint64_t bp_read_rip;        /* the instruction whose read hit bp_read_mask */
 	unsigned bp_read_mask;
 	unsigned bp_trap_mask;       /* data hits waiting for the next instruction */
+	/* X hits reported before these instructions, each of which then runs
+	 * once without a new hit (EFLAGS.RF in the context the fault
+	 * interrupted: a signal handler in between keeps its own) */
+	uint64_t bp_rf[PERF_HBP_NUM];
 	bool mem_dirty;              /* the counts below are not in acc yet */
 	uint64_t mem_n[2][4];        /* accesses [write][enum cache_level that served] */
 	uint64_t mem_miss[3];        /* lines that missed L1D, L2, LLC */

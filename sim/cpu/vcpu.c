@@ -433,25 +433,39 @@ int vcpu_set_gs(struct vcpu *c, uint64_t base)
 
 static void drop_all_translations(struct vcpu *c);
 
-/* A breakpoint's instruction is about to execute (a fault: before it). */
+/* A breakpoint's instruction is about to execute (a fault: before it);
+ * a hit whose signal or sample needs the state ends the run before it,
+ * at once (hook_bp_step). */
 static void hook_bp_exec(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct vcpu *c = user;
 
 	(void)size;
-	if (c->pmu && pmu_on_breakpoint(c->pmu, true, false, addr, 1))
+	if (c->pmu && pmu_on_breakpoint(c->pmu, true, false, addr, 1)) {
+		if (safe_stop_on())
+			safe_stop_fault_pending();
 		uc_emu_stop(uc);        /* before the instruction: the fault's state */
+	}
 }
 
 /* Every instruction while a data breakpoint's trap needs the state after
- * its instruction: a pending trap is reported here, before this one. */
+ * its instruction: a pending trap is reported here, before this one, and
+ * the run ends here, in the middle of the block (the #DB trap returns to
+ * user mode before the next instruction: its signal is taken there). With
+ * safe stops a stop waits for the next block start, so the exit takes
+ * the fault path, which leaves the block at once with RIP at addr (the
+ * code hook synced it); the rest of the block runs as a block of its own
+ * (pmu_on_breakpoint_step). */
 static void hook_bp_step(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct vcpu *c = user;
 
 	(void)size;
-	if (c->pmu && pmu_on_breakpoint_step(c->pmu, addr))
+	if (c->pmu && pmu_on_breakpoint_step(c->pmu, addr)) {
+		if (safe_stop_on())
+			safe_stop_fault_pending();
 		uc_emu_stop(uc);
+	}
 }
 
 /* An access near a data breakpoint (the hook's range starts early so

@@ -237,6 +237,41 @@ long signal_send_kernel_info(pid_t pid, pid_t tid, int sig, const siginfo_t *si)
 	return r ? -errno : 0;
 }
 
+/*
+ * send_sig_perf() (kernel/signal.c): attr.sigtrap's SIGTRAP to the calling
+ * thread t, si_code TRAP_PERF with the address, the event's sig_data and
+ * type (_sigfault._perf: data at byte 24, type at 32, flags at 36 of the
+ * kernel's siginfo), TRAP_PERF_FLAG_ASYNC when t blocks SIGTRAP (it stays
+ * pending). Queued as a caught signal is, taken at the next stop.
+ */
+void signal_send_perf(struct guest_thread *t, uint64_t addr, uint32_t type, uint64_t data)
+{
+	struct sig_thread *st = st_of(t);
+	uint32_t flags;
+	siginfo_t si;
+	sigset_t all, old;
+
+	if (!st)
+		return;
+	flags = (st->blocked & SIGBIT(SIGTRAP)) ? 1u /* TRAP_PERF_FLAG_ASYNC */ : 0;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGTRAP;
+	si.si_code = 6;                 /* TRAP_PERF */
+	si.si_addr = (void *)(uintptr_t)addr;
+	memcpy((char *)&si + 24, &data, sizeof(data));
+	memcpy((char *)&si + 32, &type, sizeof(type));
+	memcpy((char *)&si + 36, &flags, sizeof(flags));
+	/* sig_catch() appends to the same queue from a host signal */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (st->nq < SIGQ_CAP) {
+		st->q[st->nq] = si;
+		st->nq = st->nq + 1;
+	}
+	st->kick = 1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* The siginfo signal_send_kernel_info() sent, from its SI_QUEUE form. */
 static void forwarded_info(siginfo_t *si)
 {

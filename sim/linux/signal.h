@@ -112,6 +112,9 @@ __attribute__((noreturn)) void signal_die(int sig);
  * -errno.
  */
 long signal_send_kernel_info(pid_t pid, pid_t tid, int sig, const siginfo_t *si);
+/* send_sig_perf(): attr.sigtrap's SIGTRAP (TRAP_PERF, addr, the event's
+ * type and sig_data) to the calling thread t, taken at its next stop. */
+void signal_send_perf(struct guest_thread *t, uint64_t addr, uint32_t type, uint64_t data);
 
 /* Default action class of sig (kernel sig_kernel_*()). */
 enum sig_default { SIGDFL_TERM, SIGDFL_CORE, SIGDFL_IGN, SIGDFL_STOP };

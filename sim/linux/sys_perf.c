@@ -5,9 +5,9 @@
  *
  * A perf file is a host memfd named "[perf_event]" in the guest's fd table,
  * so close-on-exec, fork, exec, SCM_RIGHTS and the fd numbers work as for
- * any fd; the process's table maps fds to core handles, one file reference
- * per fd and per ring mapping (dup and fork share the handle, as they share
- * the struct file), and the core tags each file with its memfd's inode so
+ * any fd; the process's perf fds, their file references, file operations,
+ * rings and poll are sim/perf_file's (perf_file.h) over this file's host
+ * operations, and the core tags each file with its memfd's inode so
  * a process that got the memfd another way (a new image, a receiver) finds
  * the handle. O_ASYNC, F_SETOWN(_EX) and F_SETSIG are stored by the host
  * on that fd; the core's fasync hook reads them back and queues the signal
@@ -45,6 +45,7 @@
 #include "sim/core/sample_data.h"
 #include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/vcpu.h"
+#include "sim/perf_file/perf_file.h"
 #include "sim/linux/guest.h"
 #include "sim/linux/process.h"
 #include "sim/linux/signal.h"
@@ -59,42 +60,29 @@
 /* the memfd of a perf file, what /proc/self/fd shows of it */
 #define PERF_FD_NAME "[perf_event]"
 
-struct ring_map { uint64_t addr, len; int handle; void *area; };
-
 static struct {
 	struct perf_core *core;
 	unsigned nr_cpus;
 	unsigned next_k;                  /* CPU of the next thread: k mod nr_cpus */
-	pthread_mutex_t lock;             /* fd2h, maps */
-	int fd2h[PERF_FD_MAX];            /* handle + 1, 0: not a perf fd */
 	/* O_ASYNC of a file (the host keeps no FASYNC on a memfd): the fd
 	 * F_SETFL set it through (fasync_struct's fa_fd) + 1, 0: off */
 	int async_fd[PERF_CORE_MAX_FILES];
-	struct ring_map maps[PERF_MAPS_MAX];
-	unsigned nr_maps;
-} S = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} S;
+
+/* the process's perf fds (slot = fd) and rings */
+static struct perf_fd_slot fd_slots[PERF_FD_MAX];
+static const struct perf_file_host guest_files_host;
+static struct perf_files PF = { .host = &guest_files_host, .slots = fd_slots,
+				.nr_slots = PERF_FD_MAX, .max_rings = PERF_MAPS_MAX };
 
 static __thread struct pmu_vcpu *cur_pv;
-/* the guest's epoll items on perf fds (a fork copies them with the fds) */
-static struct perf_ep_set ep_set;
 static struct perf_guest_session_hooks SH;   /* a `pmusim run` session, or zeros */
 
 static int fd_handle(long fd)
 {
-	int h;
-
-	if (fd < 0 || fd >= PERF_FD_MAX || !S.core)
-		return -1;
-	h = __atomic_load_n(&S.fd2h[fd], __ATOMIC_ACQUIRE) - 1;
-	return h;
+	return perf_fd_handle(&PF, NULL, fd);
 }
 
-static void fd_set_handle(long fd, int h)
-{
-	if (fd < 0 || fd >= PERF_FD_MAX)
-		return;
-	__atomic_store_n(&S.fd2h[fd], h + 1, __ATOMIC_RELEASE);
-}
 
 /* The tag of the perf file whose memfd is fd (perf_file_set_tag): its
  * inode number, the same in every process holding the memfd. */
@@ -165,12 +153,6 @@ static void m_fill_sample(void *machine, struct perf_cpu *cpu, struct perf_event
 	data->cpumode = PERF_RECORD_MISC_USER;
 }
 
-/* band_table[] of fs/fcntl.c, indexed by reason - POLL_IN */
-static const long band_table[6] = {
-	POLLIN | POLLRDNORM, POLLOUT | POLLWRNORM | POLLWRBAND,
-	POLLIN | POLLRDNORM | POLLMSG, POLLERR, POLLPRI | POLLRDBAND, POLLHUP | POLLERR,
-};
-
 /* kill_fasync() of a file with O_ASYNC: send_sigio() to the owner the host
  * stored with F_SETOWN(_EX), the signal of F_SETSIG. */
 static void m_fasync(void *machine, int handle, int si_code)
@@ -189,18 +171,7 @@ static void m_fasync(void *machine, int handle, int si_code)
 	if (fcntl(fd, F_GETOWN_EX, &own) < 0 || own.pid == 0)
 		return;
 	sig = fcntl(fd, F_GETSIG);
-	memset(&si, 0, sizeof(si));
-	if (sig > 0) {
-		si.si_signo = sig;
-		si.si_code = si_code;
-		si.si_band = band_table[si_code - POLL_IN];
-		si.si_fd = fd;
-	} else {
-		/* plain SIGIO: SEND_SIG_PRIV (si_code SI_KERNEL) */
-		sig = SIGIO;
-		si.si_signo = SIGIO;
-		si.si_code = SI_KERNEL;
-	}
+	sig = perf_fd_sigio_info(sig > 0 ? sig : 0, fd, si_code, &si);
 	/* send_sigio_to_task() from whichever thread overflowed: an inherited
 	 * copy in another thread signals the parent's owner too */
 	if (own.type == F_OWNER_TID)
@@ -212,6 +183,21 @@ static void m_fasync(void *machine, int handle, int si_code)
 	/* the overflow's signal is taken after the current block, as the
 	 * kernel's irq_work delivers it on the return to user mode */
 	if (cur_pv && cur_pv->c && (own.pid == getpid() || own.pid == (pid_t)syscall(SYS_gettid)))
+		vcpu_stop(cur_pv->c);
+}
+
+/* attr.sigtrap's SIGTRAP to the guest thread running the event's task on
+ * cpu (the core checked it is the event's): taken where the run stopped,
+ * which for a sampling or breakpoint overflow is right after its
+ * instruction (needs_state, exact stops). */
+static void m_sigtrap(void *machine, struct perf_cpu *cpu, uint64_t addr, uint32_t type,
+		      uint64_t sig_data)
+{
+	(void)machine;
+	if (!cur_pv || cur_pv->cpu != cpu || !cur_pv->owner)
+		return;
+	signal_send_perf(cur_pv->owner, addr, type, sig_data);
+	if (cur_pv->c)
 		vcpu_stop(cur_pv->c);
 }
 
@@ -239,6 +225,7 @@ static const struct perf_machine_ops guest_machine_ops = {
 	.fill_sample = m_fill_sample,
 	.wakeup = m_wakeup,
 	.fasync = m_fasync,
+	.sigtrap = m_sigtrap,
 	.pmi_cost = m_pmi_cost,
 };
 
@@ -473,6 +460,7 @@ int perf_guest_start(struct guest_process *p, struct guest_thread *t,
 	if (err) {
 		perf_core_destroy(core);
 		S.core = NULL;
+		PF.core = NULL;
 	}
 	return err;
 }
@@ -531,6 +519,7 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 
 	(void)p;
 	S.core = core;
+	PF.core = core;
 	S.nr_cpus = perf_core_nr_cpus(core);
 	/* a task a session already knows (a native profiler opened events on
 	 * this pid before the exec), else a new one */
@@ -630,35 +619,14 @@ void perf_guest_thread_yield(struct guest_thread *t)
  * goes (perf_mmap_close), with the file reference it held. */
 static void release_maps(void)
 {
-	pthread_mutex_lock(&S.lock);
-	while (S.nr_maps) {
-		struct ring_map m = S.maps[--S.nr_maps];
-
-		pthread_mutex_unlock(&S.lock);
-		perf_sys_munmap(S.core, m.handle, m.area, m.len);
-		pthread_mutex_lock(&S.lock);
-	}
-	pthread_mutex_unlock(&S.lock);
+	perf_fd_rings_release(&PF, NULL);
 }
-
-static void drop_fd(long fd);
 
 /* exit_files(), or do_close_on_exec() with cloexec: the perf fds of the
  * process close. Returns how many fds it put in dropped (up to max). */
 static unsigned release_fds(bool cloexec, int *dropped, unsigned max)
 {
-	unsigned n = 0;
-
-	for (int fd = 0; fd < PERF_FD_MAX && S.core; fd++) {
-		if (fd_handle(fd) < 0)
-			continue;
-		if (cloexec && !(fcntl(fd, F_GETFD) & FD_CLOEXEC))
-			continue;
-		if (n < max)
-			dropped[n++] = fd;
-		drop_fd(fd);
-	}
-	return n;
+	return S.core ? perf_fd_release(&PF, NULL, cloexec, dropped, max) : 0;
 }
 
 static int exec_dropped[PERF_FD_MAX];
@@ -688,16 +656,8 @@ void perf_guest_exec_failed(void)
  * fork failed, the references go. */
 static void fork_files(bool undo)
 {
-	for (int fd = 0; fd < PERF_FD_MAX && S.core; fd++) {
-		int h = fd_handle(fd);
-
-		if (h < 0)
-			continue;
-		if (undo)
-			perf_file_put(S.core, h);
-		else
-			perf_file_get(S.core, h);
-	}
+	if (S.core)
+		perf_fd_fork(&PF, NULL, undo);
 }
 
 /* The child of a fork: the ring mappings it copied are its own too
@@ -705,11 +665,7 @@ static void fork_files(bool undo)
  * tracked. */
 static void fork_maps(void)
 {
-	pthread_mutex_lock(&S.lock);
-	for (unsigned i = 0; i < S.nr_maps; i++)
-		if (perf_sys_mmap_fork(S.core, S.maps[i].handle, S.maps[i].area))
-			S.maps[i--] = S.maps[--S.nr_maps];
-	pthread_mutex_unlock(&S.lock);
+	perf_fd_rings_fork(&PF, true);
 }
 
 void perf_guest_thread_exit(struct guest_thread *t)
@@ -779,24 +735,12 @@ void perf_guest_process_killed(struct guest_thread *t, pid_t pid)
 
 /* ---- syscalls ------------------------------------------------------------------ */
 
-static void drop_fd(long fd)
-{
-	int h = fd_handle(fd);
-
-	if (h < 0)
-		return;
-	fd_set_handle(fd, -1);
-	perf_ep_forget(&ep_set, (int)fd);
-	if (S.async_fd[h] == fd + 1)
-		S.async_fd[h] = 0;    /* fasync_helper() entry of that fd goes */
-	perf_file_put(S.core, h);
-}
 
 long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6])
 {
 	struct perf_uaccess ua = { ua_from, ua_to, t };
 	unsigned long flags = a[4];
-	int group = -1, h, fd;
+	int group = -1, h;
 
 	if (!S.core)
 		return -ENOSYS;
@@ -811,17 +755,7 @@ long sys_perf_event_open(struct guest_thread *t, const uint64_t a[6])
 				group, flags);
 	if (h < 0)
 		return h;
-	fd = memfd_create(PERF_FD_NAME, (flags & PERF_FLAG_FD_CLOEXEC) ? MFD_CLOEXEC : 0);
-	if (fd < 0 || fd >= PERF_FD_MAX || perf_file_set_tag(S.core, h, fd_tag(fd)) < 0) {
-		int e = fd < 0 ? -errno : -EMFILE;
-
-		if (fd >= 0)
-			close(fd);
-		perf_file_put(S.core, h);
-		return e;
-	}
-	fd_set_handle(fd, h);
-	return fd;
+	return perf_fd_install(&PF, t, h, flags);
 }
 
 /*
@@ -846,11 +780,7 @@ static int adopt_fd(int fd, bool take_ref)
 	if (strcmp(link, "/memfd:" PERF_FD_NAME " (deleted)"))
 		return -1;
 	h = perf_file_by_tag(S.core, fd_tag(fd));
-	if (h < 0 || (take_ref && perf_file_get(S.core, h) < 0))
-		return -1;
-	drop_fd(fd);
-	fd_set_handle(fd, h);
-	return h;
+	return perf_fd_adopt(&PF, NULL, fd, h, 0, take_ref);
 }
 
 /* The perf fds an execve kept open (fds without close-on-exec, each with
@@ -880,29 +810,23 @@ static void adopt_exec_fds(void)
  * reference; with MSG_PEEK the message keeps its own and the new fd takes
  * another. Files of messages never received stay held.
  */
+static void scm_sent_fd(void *arg, int *fd)
+{
+	int h = fd_handle(*fd);
+
+	(void)arg;
+	if (h >= 0)
+		perf_file_get(S.core, h);
+}
+
+static void scm_received_fd(void *arg, int *fd)
+{
+	adopt_fd(*fd, *(bool *)arg);
+}
+
 static void scm_fds(struct msghdr *msg, bool sent, bool peek)
 {
-	struct cmsghdr *c;
-
-	if (!msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
-		return;
-	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
-		size_t nfds;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-		    c->cmsg_len < CMSG_LEN(0))
-			continue;
-		nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < nfds; i++) {
-			int fd, h;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (!sent)
-				adopt_fd(fd, peek);
-			else if ((h = fd_handle(fd)) >= 0)
-				perf_file_get(S.core, h);
-		}
-	}
+	perf_fd_scm_each(msg, sent ? scm_sent_fd : scm_received_fd, &peek);
 }
 
 /* sendmsg/sendmmsg (send: the message's references) and recvmsg/recvmmsg
@@ -956,236 +880,137 @@ long sys_perf_pidfd_getfd(struct guest_thread *t, const uint64_t a[6])
 long sys_perf_read(struct guest_thread *t, const uint64_t a[6])
 {
 	int h = fd_handle((long)a[0]);
-	char buf[4096];
-	size_t n = a[2] < sizeof(buf) ? a[2] : sizeof(buf);
-	ssize_t r;
 
 	if (h < 0)
 		return sys_pass(t, a);
-	r = perf_sys_read(S.core, h, buf, a[2] <= sizeof(buf) ? a[2] : n);
-	if (r <= 0)
-		return r;
-	if (!guest_access_ok(t, a[1], (uint64_t)r, PROT_WRITE))
-		return -EFAULT;
-	memcpy((void *)(uintptr_t)a[1], buf, (size_t)r);
-	return r;
+	return perf_fd_read(&PF, t, h, a[1], a[2]);
 }
 
-/*
- * The calls perf_fops has no entry for, on a perf fd (an anon inode file
- * whose f_mode has no FMODE_LSEEK/PREAD/PWRITE, nor FMODE_CAN_WRITE):
- * write and writev are -EINVAL (vfs_write), pread64/pwrite64 -ESPIPE
- * (ksys_pread64, after a negative position's -EINVAL), lseek -ESPIPE
- * (vfs_llseek, after a bad whence's -EINVAL). Other fds pass.
- */
+/* readv, and preadv2 at position -1: perf_read() segment by segment. */
+long sys_perf_readv(struct guest_thread *t, const uint64_t a[6])
+{
+	int h = fd_handle((long)a[0]);
+	long r;
+
+	if (h < 0)
+		return sys_pass(t, a);
+	r = perf_fd_no_op((long)t->syscall_nr, (const long *)a);
+	return r ? r : perf_fd_readv(&PF, t, h, a[1], (long)a[2]);
+}
+
+/* The calls perf_fops has no entry for, on a perf fd: perf_fd_no_op()'s
+ * errnos (write and writev; pread64, pwrite64 and their vectors; lseek).
+ * Other fds pass. */
 long sys_perf_write(struct guest_thread *t, const uint64_t a[6])
 {
-	return fd_handle((long)a[0]) < 0 ? sys_pass(t, a) : -EINVAL;
+	return fd_handle((long)a[0]) < 0 ? sys_pass(t, a)
+					 : perf_fd_no_op((long)t->syscall_nr, (const long *)a);
 }
 
 long sys_perf_pread(struct guest_thread *t, const uint64_t a[6])
 {
-	if (fd_handle((long)a[0]) < 0)
-		return sys_pass(t, a);
-	return (int64_t)a[3] < 0 ? -EINVAL : -ESPIPE;
+	return sys_perf_write(t, a);
 }
 
 long sys_perf_lseek(struct guest_thread *t, const uint64_t a[6])
 {
-	if (fd_handle((long)a[0]) < 0)
-		return sys_pass(t, a);
-	return (unsigned)a[2] > SEEK_HOLE ? -EINVAL : -ESPIPE;   /* SEEK_MAX */
-}
-
-/* fcntl F_SETFL's and ioctl FIOASYNC's change of O_ASYNC on perf file h
- * through fd: f_op->fasync (perf_fasync), which the host's memfd lacks. */
-static void set_async(int fd, int h, bool on)
-{
-	if (!S.async_fd[h] == !on)
-		return;
-	perf_sys_fasync(S.core, h, on);
-	S.async_fd[h] = on ? fd + 1 : 0;
+	return sys_perf_write(t, a);
 }
 
 long sys_perf_ioctl(struct guest_thread *t, const uint64_t a[6])
 {
 	struct perf_uaccess ua = { ua_from, ua_to, t };
 	int h = fd_handle((long)a[0]);
-	unsigned long arg = a[2];
-	int on;
 
 	if (h < 0)
 		return sys_pass(t, a);
-	/* do_vfs_ioctl() answers these for every file before f_op->ioctl */
-	switch ((unsigned)a[1]) {
-	case FIOCLEX:
-	case FIONCLEX:
-	case FIONBIO:
-		return sys_pass(t, a);          /* the memfd's fd flags and f_flags */
-	case FIOASYNC:                          /* ioctl_fioasync() */
-		if (!guest_access_ok(t, arg, sizeof(on), PROT_READ))
-			return -EFAULT;
-		memcpy(&on, (const void *)(uintptr_t)arg, sizeof(on));
-		set_async((int)a[0], h, on != 0);
-		return 0;
-	}
-	if ((unsigned)a[1] == PERF_EVENT_IOC_SET_OUTPUT && arg != (unsigned long)-1) {
-		int oh = fd_handle((long)arg);
-
-		arg = oh < 0 ? (unsigned long)PERF_CORE_MAX_FILES : (unsigned long)oh;
-	}
-	return perf_sys_ioctl(S.core, cur_task(t), &ua, h, (unsigned)a[1], arg);
+	return perf_fd_ioctl(&PF, t, cur_task(t), &ua, h, (const long *)a, NULL);
 }
 
 long sys_perf_close(struct guest_thread *t, const uint64_t a[6])
 {
 	int h = fd_handle((long)a[0]);
-	long r = sys_close(t, a);
+	long r;
 
-	if (r == 0 && h >= 0)
-		drop_fd((long)a[0]);
-	else if (r == 0)
-		perf_ep_forget(&ep_set, (int)a[0]);     /* an epoll fd: ep_free() */
+	if (h >= 0)
+		return perf_fd_close(&PF, t, (long)a[0], h);
+	r = sys_close(t, a);
+	if (r == 0)
+		perf_fd_ep_forget(&PF, (int)a[0]);     /* an epoll fd: ep_free() */
 	return r;
 }
 
 /* close_range(): the perf fds it closed drop their files. */
 long sys_perf_close_range(struct guest_thread *t, const uint64_t a[6])
 {
-	long r = sys_close_range(t, a);
+	static int hs[PERF_FD_MAX];
+	long r;
 
-	if (r || (a[2] & CLOSE_RANGE_CLOEXEC))
-		return r;
-	for (uint64_t fd = a[0]; fd <= a[1] && fd < PERF_FD_MAX; fd++)
-		if (fd_handle((long)fd) >= 0 && fcntl((int)fd, F_GETFD) < 0)
-			drop_fd((long)fd);
-	return r;
-}
-
-static long dup_result(long r, long oldfd)
-{
-	int h = fd_handle(oldfd);
-
-	if (r < 0 || r == oldfd)
-		return r;
-	/* newfd closed first: a perf fd there drops its file */
-	perf_ep_forget(&ep_set, (int)r);
-	drop_fd(r);
-	if (h >= 0) {
-		perf_file_get(S.core, h);
-		fd_set_handle(r, h);
-	}
+	if (!S.core)
+		return sys_close_range(t, a);
+	perf_fd_snapshot(&PF, t, (unsigned)a[0], (unsigned)a[1], hs);
+	r = sys_close_range(t, a);
+	perf_fd_close_range_done(&PF, t, r, (const long *)a, hs);
 	return r;
 }
 
 long sys_perf_dup(struct guest_thread *t, const uint64_t a[6])
 {
-	return dup_result(sys_pass(t, a), (long)a[0]);
+	int h = fd_handle((long)a[0]);
+
+	return h < 0 ? sys_pass(t, a) : perf_fd_dup(&PF, t, (long)a[0], h, 0, false);
+}
+
+/* dup2/dup3 (t->syscall_nr): either fd may be a perf fd. */
+static long dup23(struct guest_thread *t, const uint64_t a[6])
+{
+	int oh = fd_handle((long)a[0]), nh = a[0] == a[1] ? -1 : fd_handle((long)a[1]);
+	long r = t->syscall_nr == SYS_dup2 ? sys_dup2(t, a) : sys_dup3(t, a);
+
+	if (r >= 0 && a[0] != a[1])
+		perf_fd_ep_forget(&PF, (int)a[1]);     /* newfd closed first */
+	return perf_fd_dup2_done(&PF, t, r, (const long *)a, oh, nh);
 }
 
 long sys_perf_dup2(struct guest_thread *t, const uint64_t a[6])
 {
-	return dup_result(sys_dup2(t, a), (long)a[0]);
+	return dup23(t, a);
 }
 
 long sys_perf_dup3(struct guest_thread *t, const uint64_t a[6])
 {
-	return dup_result(sys_dup3(t, a), (long)a[0]);
+	return dup23(t, a);
 }
 
 long sys_perf_fcntl(struct guest_thread *t, const uint64_t a[6])
 {
 	int h = fd_handle((long)a[0]);
-	int before = 0;
-	long r;
 
 	if (h < 0)
 		return sys_fcntl(t, a);
-	if (a[1] == F_SETFL)
-		before = S.async_fd[h] ? O_ASYNC : 0;
-	r = sys_fcntl(t, a);
-	if (r < 0)
-		return r;
-	switch (a[1]) {
-	case F_DUPFD:
-	case F_DUPFD_CLOEXEC:
-		return dup_result(r, (long)a[0]);
-	case F_SETFL:
-		/* setfl(): a change of FASYNC calls f_op->fasync (perf_fasync) */
-		if ((before ^ (int)a[2]) & O_ASYNC)
-			set_async((int)a[0], h, a[2] & O_ASYNC);
-		return r;
-	case F_GETFL:
-		return r | (S.async_fd[h] ? O_ASYNC : 0);
-	default:
-		return r;
-	}
+	return perf_fd_fcntl(&PF, t, h, (const long *)a);
 }
 
 long sys_perf_mmap(struct guest_thread *t, const uint64_t a[6])
 {
 	int h = (a[3] & MAP_ANONYMOUS) ? -1 : fd_handle((long)(int)a[4]);
-	uint64_t b[6];
-	void *area = NULL;
-	int memfd = -1, err;
-	int64_t off;
 	long r;
 
 	if (h < 0) {
-		long r = sys_mmap(t, a);
-
+		r = sys_mmap(t, a);
 		if (r >= 0 && !IS_ERR_VALUE_GUEST(r))
 			report_mappings(t, (uint64_t)r, (uint64_t)r + a[1]);
 		return r;
 	}
-	if (a[5] & 0xfff)
-		return -EINVAL;
-	/* do_mmap(): path_noexec() of the anon inode's mount (anon_inodefs
-	 * is SB_I_NOEXEC): a PROT_EXEC mapping is refused before perf_mmap() */
-	if (a[2] & PROT_EXEC)
-		return -EPERM;
-	err = perf_sys_mmap(S.core, cur_task(t), h, a[1], (int)a[2], (int)a[3], a[5] >> 12,
-			    &area, &memfd);
-	if (err)
-		return err;
-	off = perf_sys_mmap_offset(S.core, h);
-	memcpy(b, a, sizeof(b));
-	b[4] = (uint64_t)memfd;
-	b[5] = (uint64_t)off;
-	b[3] = (a[3] & ~(uint64_t)MAP_TYPE) | MAP_SHARED;
-	r = sys_mmap(t, b);
-	if (r < 0) {
-		perf_sys_munmap(S.core, h, area, a[1]);
-		return r;
-	}
-	pthread_mutex_lock(&S.lock);
-	if (S.nr_maps < PERF_MAPS_MAX)
-		S.maps[S.nr_maps++] = (struct ring_map){ (uint64_t)r, (a[1] + 4095) & ~4095ull, h, area };
-	pthread_mutex_unlock(&S.lock);
-	report_perf_mapping(t, (uint64_t)r, a);
+	r = perf_fd_mmap(&PF, t, cur_task(t), h, (const long *)a);
+	if (r >= 0)
+		report_perf_mapping(t, (uint64_t)r, a);
 	return r;
 }
 
 long sys_perf_munmap(struct guest_thread *t, const uint64_t a[6])
 {
-	long r = sys_munmap(t, a);
-	uint64_t len = (a[1] + 4095) & ~4095ull;
-
-	if (r || !S.core)
-		return r;
-	pthread_mutex_lock(&S.lock);
-	for (unsigned i = 0; i < S.nr_maps; i++) {
-		struct ring_map m = S.maps[i];
-
-		if (m.addr < a[0] || m.addr + m.len > a[0] + len)
-			continue;
-		S.maps[i--] = S.maps[--S.nr_maps];
-		pthread_mutex_unlock(&S.lock);
-		perf_sys_munmap(S.core, m.handle, m.area, m.len);
-		pthread_mutex_lock(&S.lock);
-	}
-	pthread_mutex_unlock(&S.lock);
-	return r;
+	return perf_fd_munmap(&PF, t, a[0], a[1]);
 }
 
 /*
@@ -1215,18 +1040,19 @@ static unsigned guest_perf_poll(struct guest_thread *t, int h)
 }
 
 /*
- * One step of a wait for a perf file's readiness: 1 ms in a host ppoll on
- * fd (an epoll fd whose ordinary items may become ready; -1: none), the
+ * One step of a wait for a perf file's readiness: 1 ms (or ns, if less) in
+ * a host ppoll on fd (an epoll fd whose ordinary items may become ready;
+ * -1: none), the
  * signal-safe way (signal_host_syscall), so a caught signal ends the wait
  * as it ends the kernel's poll_schedule_timeout()/ep_poll(). The core has
  * no waitqueue a host sleep could watch: the perf files are polled again
  * after each step. Returns 0 after the full step, 1 if fd became ready,
  * or the negative errno of a signal (-EINTR, -SIG_ERESTARTNOINTR).
  */
-static long wait_step(struct guest_thread *t, int fd)
+static long wait_step(struct guest_thread *t, int fd, int64_t ns)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	struct timespec ms = { 0, 1000000 };
+	struct timespec ms = { 0, ns >= 0 && ns < 1000000 ? ns : 1000000 };
 	uint64_t a[6] = { (uint64_t)(uintptr_t)&p, fd >= 0, (uint64_t)(uintptr_t)&ms, 0, 8, 0 };
 	long r = signal_host_syscall(t, SYS_ppoll, a);
 
@@ -1234,77 +1060,73 @@ static long wait_step(struct guest_thread *t, int fd)
 }
 
 /*
- * poll() over a set with perf fds: perf fds answer from the core
- * (perf_poll), others from the host with a zero timeout; without an answer
- * the call sleeps in 1 ms steps (wait_step) until the timeout (the
- * simulated CPUs of other threads run meanwhile) or a signal. guest: ufds
- * is guest memory (else pmusim's own array, select_common).
+ * poll() over a set with perf fds (perf_fd_poll_fds): perf fds answer from
+ * the core (perf_poll), others from the host; without an answer the call
+ * sleeps in 1 ms steps (wait_step) until the timeout (ns, -1: none; the
+ * simulated CPUs of other threads run meanwhile) or a signal. Returns
+ * -ENOSYS when no fd is a perf fd (the host's call).
  */
-static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, long timeout_ms,
-			bool guest)
+static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, int64_t timeout_ns)
 {
 	struct pollfd *pfd = (struct pollfd *)(uintptr_t)ufds;
+	static __thread int hs[4096];
 	bool any = false;
-	long waited = 0, r;
 
 	if (nfds > 4096)
 		return -EINVAL;
-	if (guest && nfds && !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
+	if (nfds && !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
 		return -EFAULT;
-	for (uint64_t i = 0; i < nfds; i++)
-		any |= fd_handle(pfd[i].fd) >= 0;
+	for (uint64_t i = 0; i < nfds; i++) {
+		hs[i] = pfd[i].fd < 0 ? -1 : fd_handle(pfd[i].fd);
+		any |= hs[i] >= 0;
+	}
 	if (!any)
 		return -ENOSYS;
-	for (;;) {
-		int ready = 0;
-
-		for (uint64_t i = 0; i < nfds; i++) {
-			int h = fd_handle(pfd[i].fd);
-
-			pfd[i].revents = 0;
-			if (pfd[i].fd < 0)
-				continue;
-			if (h >= 0) {
-				unsigned m = guest_perf_poll(t, h);
-
-				pfd[i].revents = (short)(m & ((unsigned)pfd[i].events | POLLHUP | POLLERR));
-			} else {
-				struct pollfd one = pfd[i];
-
-				if (poll(&one, 1, 0) > 0)
-					pfd[i].revents = one.revents;
-			}
-			ready += pfd[i].revents != 0;
-		}
-		if (ready || (timeout_ms >= 0 && waited >= timeout_ms))
-			return ready;
-		r = wait_step(t, -1);
-		if (r < 0)
-			return r;
-		waited++;
-	}
+	return perf_fd_poll_fds(&PF, t, pfd, nfds, hs, timeout_ns);
 }
 
 long sys_perf_poll(struct guest_thread *t, const uint64_t a[6])
 {
-	long r = poll_common(t, a[0], a[1], (long)(int)a[2], true);
+	long r = poll_common(t, a[0], a[1], (int)a[2] < 0 ? -1 : (int64_t)(int)a[2] * 1000000);
 
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
 
+/* A ppoll/pselect6 timespec (or select's timeval) at uaddr in ns, -1 for
+ * none: -EFAULT, or -EINVAL for a negative one (poll_select_set_timeout). */
+static long guest_timeout_ns(struct guest_thread *t, uint64_t uaddr, bool timeval, int64_t *ns)
+{
+	*ns = -1;
+	if (!uaddr)
+		return 0;
+	if (timeval) {
+		struct timeval tv;
+
+		if (ua_from(t, &tv, uaddr, sizeof(tv)))
+			return -EFAULT;
+		if (tv.tv_sec < 0 || tv.tv_usec < 0)
+			return -EINVAL;
+		*ns = (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+	} else {
+		struct timespec ts;
+
+		if (ua_from(t, &ts, uaddr, sizeof(ts)))
+			return -EFAULT;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+			return -EINVAL;
+		*ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	}
+	return 0;
+}
+
 long sys_perf_ppoll(struct guest_thread *t, const uint64_t a[6])
 {
-	long ms = -1;
-	long r;
+	int64_t ns;
+	long r = guest_timeout_ns(t, a[2], false, &ns);
 
-	if (a[2]) {
-		const struct timespec *ts = (const struct timespec *)(uintptr_t)a[2];
-
-		if (!guest_access_ok(t, a[2], sizeof(*ts), PROT_READ))
-			return -EFAULT;
-		ms = ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
-	}
-	r = poll_common(t, a[0], a[1], ms, true);
+	if (r)
+		return r;
+	r = poll_common(t, a[0], a[1], ns);
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
 
@@ -1409,97 +1231,57 @@ long sys_perf_clone(struct guest_thread *t, const uint64_t a[6])
 
 /*
  * select() and pselect6() over sets holding perf fds: the same readiness as
- * poll (perf_poll's mask: POLLIN/POLLHUP make a fd readable, as the
- * kernel's select maps EPOLLIN|EPOLLHUP|EPOLLERR to the read set). The
- * timeout is kept in milliseconds; pselect6's signal mask is not applied.
+ * poll, through do_select()'s sets (perf_fd_select_to_poll), and the time
+ * left written back (poll_select_finish); pselect6's signal mask is not
+ * applied.
  */
-static long select_common(struct guest_thread *t, const uint64_t a[6], long ms)
+static long select_common(struct guest_thread *t, const uint64_t a[6], int64_t ns)
 {
+	int64_t start = perf_fd_now_ns();
 	int nfds = (int)a[0];
-	fd_set *sets[3] = { (fd_set *)(uintptr_t)a[1], (fd_set *)(uintptr_t)a[2],
-			    (fd_set *)(uintptr_t)a[3] };
+	unsigned long *sets[3] = { (unsigned long *)(uintptr_t)a[1], (unsigned long *)(uintptr_t)a[2],
+				   (unsigned long *)(uintptr_t)a[3] };
 	struct pollfd pfd[FD_SETSIZE];
-	unsigned n = 0;
-	bool any = false;
+	int hs[FD_SETSIZE];
+	unsigned long n;
 	long r;
 
 	if (nfds < 0 || nfds > FD_SETSIZE)
 		return -EINVAL;
 	for (int k = 0; k < 3; k++)
-		if (sets[k] && !guest_access_ok(t, a[1 + k], (uint64_t)(nfds + 7) / 8,
+		if (sets[k] && !guest_access_ok(t, a[1 + k], PERF_FD_BITS_BYTES(nfds),
 						 PROT_READ | PROT_WRITE))
 			return -EFAULT;
-	for (int fd = 0; fd < nfds; fd++) {
-		short ev = 0;
-
-		if (sets[0] && FD_ISSET(fd, sets[0]))
-			ev |= POLLIN;
-		if (sets[1] && FD_ISSET(fd, sets[1]))
-			ev |= POLLOUT;
-		if (sets[2] && FD_ISSET(fd, sets[2]))
-			ev |= POLLPRI;
-		if (!ev)
-			continue;
-		any |= fd_handle(fd) >= 0;
-		pfd[n].fd = fd;
-		pfd[n].events = ev;
-		pfd[n++].revents = 0;
-	}
-	if (!any)
+	if (!perf_fd_select_any(&PF, t, nfds, sets))
 		return -ENOSYS;
-	r = poll_common(t, (uint64_t)(uintptr_t)pfd, n, ms, false);
-	if (r < 0)
-		return r;
-	r = 0;
-	for (int k = 0; k < 3; k++)
-		if (sets[k])
-			memset(sets[k], 0, (size_t)(nfds + 7) / 8);
-	for (unsigned i = 0; i < n; i++) {
-		short re = pfd[i].revents;
-
-		if (sets[0] && (pfd[i].events & POLLIN) && (re & (POLLIN | POLLHUP | POLLERR))) {
-			FD_SET(pfd[i].fd, sets[0]);
-			r++;
-		}
-		if (sets[1] && (pfd[i].events & POLLOUT) && (re & (POLLOUT | POLLERR))) {
-			FD_SET(pfd[i].fd, sets[1]);
-			r++;
-		}
-		if (sets[2] && (pfd[i].events & POLLPRI) && (re & POLLPRI)) {
-			FD_SET(pfd[i].fd, sets[2]);
-			r++;
-		}
-	}
+	n = perf_fd_select_to_poll(&PF, t, nfds, sets, pfd, hs);
+	r = perf_fd_poll_fds(&PF, t, pfd, n, hs, ns);
+	if (r >= 0)
+		r = perf_fd_poll_to_select(nfds, sets, pfd, n);
+	if (r >= 0)
+		perf_fd_select_finish(&PF, t, (long)t->syscall_nr, a[4], ns, start);
 	return r;
 }
 
 long sys_perf_select(struct guest_thread *t, const uint64_t a[6])
 {
-	long ms = -1, r;
+	int64_t ns;
+	long r = guest_timeout_ns(t, a[4], true, &ns);
 
-	if (a[4]) {
-		const struct timeval *tv = (const struct timeval *)(uintptr_t)a[4];
-
-		if (!guest_access_ok(t, a[4], sizeof(*tv), PROT_READ))
-			return -EFAULT;
-		ms = tv->tv_sec * 1000 + tv->tv_usec / 1000;
-	}
-	r = select_common(t, a, ms);
+	if (r)
+		return r;
+	r = select_common(t, a, ns);
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
 
 long sys_perf_pselect6(struct guest_thread *t, const uint64_t a[6])
 {
-	long ms = -1, r;
+	int64_t ns;
+	long r = guest_timeout_ns(t, a[4], false, &ns);
 
-	if (a[4]) {
-		const struct timespec *ts = (const struct timespec *)(uintptr_t)a[4];
-
-		if (!guest_access_ok(t, a[4], sizeof(*ts), PROT_READ))
-			return -EFAULT;
-		ms = ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
-	}
-	r = select_common(t, a, ms);
+	if (r)
+		return r;
+	r = select_common(t, a, ns);
 	return r == -ENOSYS ? sys_pass(t, a) : r;
 }
 
@@ -1513,10 +1295,10 @@ long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6])
 	r = sys_prctl(t, a);
 	if (r == 0 && a[0] == PR_SET_NAME && S.core && task) {
 		/* __set_task_comm() -> perf_event_comm(tsk, false) */
-		char name[16] = { 0 };
+		char name[16];
 
-		if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0)
-			perf_task_set_comm(S.core, task, name);
+		perf_fd_comm_from_user(&PF, t, a[1], name);
+		perf_task_set_comm(S.core, task, name);
 	}
 	return r;
 }
@@ -1532,22 +1314,6 @@ long sys_perf_prctl(struct guest_thread *t, const uint64_t a[6])
  * EPOLLONESHOT), the ordinary fds from the host, and sleeps in
  * wait_step()s on the epoll fd.
  */
-static __thread struct guest_thread *ep_thread;       /* the caller of epoll_* */
-
-static unsigned ep_poll_file(int fd, int h)
-{
-	(void)fd;
-	return guest_perf_poll(ep_thread, h);
-}
-
-static const struct perf_ep_ops *ep_ops(void)
-{
-	static struct perf_ep_ops ops = { .poll = ep_poll_file };
-
-	ops.core = S.core;
-	return &ops;
-}
-
 /* do_epoll_ctl()'s checks of the epoll fd: EBADF if it is not open, EINVAL
  * if it is not an epoll file or is fd itself. */
 static long ep_check_epfd(int epfd, int fd)
@@ -1585,8 +1351,7 @@ long sys_perf_epoll_ctl(struct guest_thread *t, const uint64_t a[6])
 	r = ep_check_epfd(epfd, fd);
 	if (r)
 		return r;
-	ep_thread = t;
-	return perf_ep_ctl(&ep_set, ep_ops(), epfd, op, fd, h, &ev);
+	return perf_fd_ep_ctl(&PF, t, epfd, op, fd, h, &ev);
 }
 
 /*
@@ -1600,42 +1365,164 @@ long sys_perf_epoll_wait(struct guest_thread *t, const uint64_t a[6])
 {
 	int epfd = (int)a[0], max = (int)a[2];
 	struct epoll_event *evs = (struct epoll_event *)(uintptr_t)a[1];
-	long nr = (long)t->syscall_nr, timeout_ms = -1, waited = 0;
+	int64_t timeout, deadline = 0;
+	uint64_t mask;
+	bool has_mask;
+	long r;
 
-	if (!S.core || !perf_ep_watches(&ep_set, epfd))
+	if (!S.core || !perf_fd_ep_watches(&PF, epfd))
 		return sys_pass(t, a);
-	if (nr == SYS_epoll_pwait2 && a[3]) {
-		const struct timespec *ts = (const struct timespec *)(uintptr_t)a[3];
-
-		if (!guest_access_ok(t, a[3], sizeof(*ts), PROT_READ))
-			return -EFAULT;
-		if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
-			return -EINVAL;
-		/* whole milliseconds, rounded up: a wait is never shorter */
-		timeout_ms = ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000;
-	} else if (nr != SYS_epoll_pwait2 && (int)a[3] >= 0) {
-		timeout_ms = (int)a[3];
-	}
-	if (nr != SYS_epoll_wait && a[4] && a[5] != sizeof(uint64_t))
-		return -EINVAL;         /* set_user_sigmask(): sigsetsize */
+	r = perf_fd_epoll_args(&PF, t, (long)t->syscall_nr, (const long *)a, &timeout, &mask,
+			       &has_mask);
+	if (r)
+		return r;
 	if (max <= 0 || (size_t)max > INT32_MAX / sizeof(*evs))
 		return -EINVAL;         /* EP_MAX_EVENTS */
 	if (!guest_access_ok(t, a[1], (uint64_t)max * sizeof(*evs), PROT_WRITE))
 		return -EFAULT;
-	ep_thread = t;
+	if (timeout > 0)
+		deadline = perf_fd_now_ns() + timeout;
 	for (;;) {
-		int n = perf_ep_collect(&ep_set, ep_ops(), epfd, evs, max);
-		long r = 0;
+		int n = perf_fd_ep_collect(&PF, t, epfd, evs, max);
+		int64_t left = -1;
 
+		r = 0;
 		if (n < max)            /* the host's ready ordinary fds */
 			r = syscall(SYS_epoll_wait, epfd, evs + n, max - n, 0);
 		if (r < 0)
 			return -errno;
-		if (n + r || (timeout_ms >= 0 && waited >= timeout_ms))
+		if (timeout > 0)
+			left = deadline - perf_fd_now_ns();
+		if (n + r || timeout == 0 || (timeout > 0 && left <= 0))
 			return n + r;
-		r = wait_step(t, epfd);
+		r = wait_step(t, epfd, left);
 		if (r < 0)
 			return r;
-		waited += r == 0;       /* a full step; else an ordinary fd woke */
 	}
 }
+
+/* ---- the host operations of the guest's perf fds (sim/perf_file) ---------- */
+
+static long g_sys(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	long r = syscall(nr, a1, a2, a3, a4, a5, a6);
+
+	return r < 0 ? -errno : r;
+}
+
+/* The guest's own call: its fd checks (pmusim's reserved fds), its
+ * mappings, its signal-safe host call. */
+static long g_pass(void *ctx, long nr, const long a[6])
+{
+	struct guest_thread *t = ctx;
+	const uint64_t *u = (const uint64_t *)a;
+
+	switch (nr) {
+	case SYS_close:
+		return sys_close(t, u);
+	case SYS_fcntl:
+		return sys_fcntl(t, u);
+	case SYS_munmap:
+		return sys_munmap(t, u);
+	}
+	return nr == (long)t->syscall_nr ? sys_pass(t, u) : signal_host_syscall(t, nr, u);
+}
+
+/* A memfd named "[perf_event]", tagged in the core with its inode. */
+static long g_make_fd(void *ctx, int h, unsigned long flags, uint64_t *tag)
+{
+	int fd = memfd_create(PERF_FD_NAME, (flags & PERF_FLAG_FD_CLOEXEC) ? MFD_CLOEXEC : 0);
+
+	(void)ctx;
+	if (fd < 0)
+		return -errno;
+	*tag = fd_tag(fd);
+	if (fd >= PERF_FD_MAX || perf_file_set_tag(S.core, h, *tag) < 0) {
+		close(fd);
+		return -EMFILE;
+	}
+	return fd;
+}
+
+static long g_dup_fd(void *ctx, long fd, long min, bool cloexec)
+{
+	uint64_t a[6] = { (uint64_t)fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, (uint64_t)min, 0, 0, 0 };
+
+	return sys_fcntl(ctx, a);
+}
+
+static long g_slot(long fd)
+{
+	return fd >= 0 && fd < PERF_FD_MAX ? fd : -1;
+}
+
+static long g_slot_fd(long i)
+{
+	return i;
+}
+
+static bool g_async(void *ctx, int h)
+{
+	(void)ctx;
+	return S.async_fd[h] != 0;
+}
+
+static void g_set_async(void *ctx, int h, long fd, bool on)
+{
+	(void)ctx;
+	S.async_fd[h] = on ? (int)fd + 1 : 0;
+}
+
+static void g_dropped(void *ctx, long fd, int h)
+{
+	(void)ctx;
+	perf_fd_ep_forget(&PF, (int)fd);
+	if (S.async_fd[h] == fd + 1)
+		S.async_fd[h] = 0;    /* fasync_helper() entry of that fd goes */
+}
+
+/* The ring's pages in the guest: the memfd at the ring's offset, shared. */
+static long g_map_ring(void *ctx, struct perf_files *pf, const long a[6], int memfd, int64_t off,
+		       bool *tracked)
+{
+	uint64_t b[6];
+
+	(void)pf;
+	(void)tracked;
+	memcpy(b, a, sizeof(b));
+	b[4] = (uint64_t)memfd;
+	b[5] = (uint64_t)off;
+	b[3] = (b[3] & ~(uint64_t)MAP_TYPE) | MAP_SHARED;
+	return sys_mmap(ctx, b);
+}
+
+static unsigned g_poll(void *ctx, long fd, int h, short revents)
+{
+	(void)fd;
+	(void)revents;
+	return guest_perf_poll(ctx, h);
+}
+
+static long g_poll_wait(void *ctx, struct pollfd *fds, unsigned long n, int64_t timeout_ns)
+{
+	(void)fds;
+	(void)n;
+	return wait_step(ctx, -1, timeout_ns);
+}
+
+static const struct perf_file_host guest_files_host = {
+	.sys = g_sys,
+	.pass = g_pass,
+	.copy_from = ua_from,
+	.copy_to = ua_to,
+	.make_fd = g_make_fd,
+	.dup_fd = g_dup_fd,
+	.slot = g_slot,
+	.slot_fd = g_slot_fd,
+	.async = g_async,
+	.set_async = g_set_async,
+	.dropped = g_dropped,
+	.map_ring = g_map_ring,
+	.poll = g_poll,
+	.poll_wait = g_poll_wait,
+};

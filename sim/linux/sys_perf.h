@@ -87,11 +87,12 @@ long sys_perf_sched_setaffinity(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_sched_getaffinity(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_getcpu(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_read(struct guest_thread *t, const uint64_t a[6]);
+long sys_perf_readv(struct guest_thread *t, const uint64_t a[6]);  /* and preadv2 */
 long sys_perf_ioctl(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_close(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_close_range(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_write(struct guest_thread *t, const uint64_t a[6]);   /* and writev */
-long sys_perf_pread(struct guest_thread *t, const uint64_t a[6]);   /* and pwrite64 */
+long sys_perf_pread(struct guest_thread *t, const uint64_t a[6]);   /* and pwrite64, p*v */
 long sys_perf_lseek(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_sendmsg(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_sendmmsg(struct guest_thread *t, const uint64_t a[6]);

@@ -8,6 +8,8 @@
 #          execve runs either architecture;
 #   $RUNX  how the row's x86-64 shell runs: natively for the oracle, under
 #          pmusim otherwise;
+#   $RUNR  natively for the oracle, `pmusim run` otherwise: its native
+#          tree execs AArch64 programs, which run emulated (the host cannot);
 #   $SYSROOT  the option naming a sysroot tree: qemu's -L, pmusim's
 #          --sysroot;
 #   $C     Debian's arm64 coreutils (scripts/setup: scripts/arm64_root);
@@ -47,6 +49,7 @@ truncated_text	filemap_fault() past the end of the file: SIGBUS	head -c 4096 $PR
 exit_code	do_group_exit(3)	sh -c '$RUN $PROGS/signals_death exit; echo $?'
 fork_exec	fork/vfork/posix_spawn+execve of AArch64 and x86-64	$RUN $PROGS/a64_exec $PROGS/hello_static
 x86_execs_a64	an x86-64 shell runs AArch64 programs	$RUNX /bin/sh -c "$A64 $PROGS/hello_dynamic x; echo \$?; $A64 $PROGS/a64_threads"
+run_execs_a64	pmusim run: the command, a native shell, system() and subprocess exec AArch64 programs	$RUNR $A64 $PROGS/hello_static y; echo $?; $RUNR /bin/sh -c "$A64 $PROGS/hello_dynamic x; echo \$?"; $RUNR python3 -c "import os, subprocess; print(os.system('$A64 $PROGS/hello_static s')); print(subprocess.run('$A64 $PROGS/signals_death exit'.split()).returncode)"
 sysroot	qemu-user's -L: the loader opens a library only the tree has	mkdir -p t/usr/lib/aarch64-linux-gnu; cp $PROGS/libsysroot_probe.so t/usr/lib/aarch64-linux-gnu/; $RUN $SYSROOT t $PROGS/sysroot_probe; echo $?; $RUN $PROGS/sysroot_probe; echo $?
 sysroot_interp	the ELF interpreter and libc from the tree	mkdir -p t/lib/aarch64-linux-gnu; cp /lib/aarch64-linux-gnu/libc.so.6 $PROGS/libsysroot_probe.so t/lib/aarch64-linux-gnu/; cp -L /lib/ld-linux-aarch64.so.1 t/lib/; $RUN $SYSROOT t $PROGS/sysroot_probe maps > o; echo $?; sort o
 coreutils_seq	coreutils:arm64	$RUN $C/usr/bin/seq -s, 1 3 40
@@ -66,9 +69,10 @@ ROWS
 # architectures itself
 row_env() {
 	if [[ $1 == native ]]; then
-		echo "export RUN=\"$QEMU\" RUNX= A64=\"$QEMU\" SYSROOT=-L PMUSIM_TEST_EXEC_PREFIX=\"$QEMU\";"
+		echo "export RUN=\"$QEMU\" RUNX= RUNR= A64=\"$QEMU\" SYSROOT=-L PMUSIM_TEST_EXEC_PREFIX=\"$QEMU\";"
 	else
-		echo "export RUN=\"$PMUSIM exec\" RUNX=\"$PMUSIM exec\" A64= SYSROOT=--sysroot PMUSIM_TEST_EXEC_PREFIX=;"
+		echo "export RUN=\"$PMUSIM exec\" RUNX=\"$PMUSIM exec\" RUNR=\"$PMUSIM run --model pmuv3 --\"" \
+			"A64= SYSROOT=--sysroot PMUSIM_TEST_EXEC_PREFIX=;"
 	fi
 }
 row_skip() {

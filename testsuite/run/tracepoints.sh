@@ -57,5 +57,29 @@ n=$(grep -c "prev_comm=" "$tmp/script")
 bad=$(awk '{ split($0, a, "prev_pid="); split(a[2], b, " "); if (b[1] != $1) n++ } END { print n + 0 }' "$tmp/script")
 [ "$n" -ge 1 ] && [ "$bad" = 0 ] || fail "sched_switch: $n records ($bad whose prev is not the sampled task), want >= 1"
 
+# perf trace of the workload (raw_syscalls with a ring): its 1000 getpid
+# calls, each returning its pid, and its exit, which never returns (no
+# "[continued]: exit()" line, as natively). Under strace perf is
+# slow enough that its workload's exec pokes it (the write ends taken)
+# while it waits in poll: that poll must go on (perf trace ends at a poll
+# that returns nothing, and printed nothing); then three plain runs
+trace_check() {
+	local n bad
+	n=$(grep -c ' getpid() *= [0-9]' "$tmp/trace")
+	bad=$(awk '/ getpid\(\) *= / { split($0, a, "/"); split(a[2], b, " "); if (b[1] != $NF) n++ } END { print n + 0 }' "$tmp/trace")
+	[ "$n" = 1000 ] && [ "$bad" = 0 ] && grep -q ' exit() *= ?' "$tmp/trace" &&
+		! grep -q 'continued\]: exit' "$tmp/trace" ||
+		fail "perf trace $1: $n getpid lines ($bad not returning the pid), want 1000, and one exit() = ?"
+}
+if command -v strace > /dev/null; then
+	"$PMUSIM" run -- strace -f -o /dev/null $PERF trace -o "$tmp/trace" -- "$LOOP" ||
+		fail "perf trace under strace status $?"
+	trace_check "under strace"
+fi
+for i in 1 2 3; do
+	"$PMUSIM" run -- $PERF trace -o "$tmp/trace" -- "$LOOP" || fail "perf trace status $?"
+	trace_check "run $i"
+done
+
 [ $rc = 0 ] && echo PASS
 exit $rc

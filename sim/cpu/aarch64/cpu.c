@@ -239,5 +239,6 @@ const struct cpu_arch cpu_arch_aarch64 = {
 	.reg_sysarg = { UC_ARM64_REG_X0, UC_ARM64_REG_X1, UC_ARM64_REG_X2,
 			UC_ARM64_REG_X3, UC_ARM64_REG_X4, UC_ARM64_REG_X5 },
 	.reg_sysret = UC_ARM64_REG_X0,
+	.sysno_exit = 93, .sysno_exit_group = 94,
 	.syscall_sleeps = aarch64_syscall_sleeps,
 };

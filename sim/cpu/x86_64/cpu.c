@@ -159,5 +159,6 @@ const struct cpu_arch cpu_arch_x86_64 = {
 	.reg_sysarg = { UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
 			UC_X86_REG_R10, UC_X86_REG_R8, UC_X86_REG_R9 },
 	.reg_sysret = UC_X86_REG_RAX,
+	.sysno_exit = 60, .sysno_exit_group = 231,
 	.syscall_sleeps = x86_64_syscall_sleeps,
 };

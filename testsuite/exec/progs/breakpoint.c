@@ -8,7 +8,10 @@
  * instruction), the same with the user registers sampled (their IP is
  * the sample's), a read-modify-write counting once, and
  * PERF_EVENT_IOC_MODIFY_ATTRIBUTES moving a watchpoint, and O_ASYNC
- * breakpoints raising one SIGIO per hit. Prints what it
+ * breakpoints raising one SIGIO per hit, each found by its handler at the
+ * instruction after the write (also with IOC_REFRESH), or for an X
+ * breakpoint at the instruction, before it ran, and attr.sigtrap's
+ * SIGTRAP (TRAP_PERF) at the instruction after the write. Prints what it
  * saw; the corpus runs it natively and under `pmusim exec` and compares.
  */
 #define _GNU_SOURCE
@@ -24,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,8 +51,11 @@ static __attribute__((noinline)) void rmw_once(void)
 			 : "+m"(watched[2]) : : "memory");
 }
 
+static volatile int entered;     /* target_fn's runs */
+
 static __attribute__((noinline)) int target_fn(int x)
 {
+	entered++;
 	__asm__ volatile("" : : : "memory");
 	return x + 1;
 }
@@ -63,26 +70,32 @@ static int open_bp(uint32_t type, uint64_t addr, uint64_t len, uint64_t period, 
 	return open_bp_on(0, -1, type, addr, len, period, disabled);
 }
 
+static void bp_attr(struct perf_event_attr *a, uint32_t type, uint64_t addr, uint64_t len,
+		    uint64_t period, int disabled)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_BREAKPOINT;
+	a->bp_type = type;
+	a->bp_addr = addr;
+	a->bp_len = len;
+	a->sample_period = period;
+	a->sample_type = PERF_SAMPLE_IP;
+	if (sample_regs) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user = UINT64_C(1) << PERF_REG_X86_IP;
+	}
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->disabled = disabled;
+}
+
 static int open_bp_on(pid_t pid, int cpu, uint32_t type, uint64_t addr, uint64_t len,
 		      uint64_t period, int disabled)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.bp_type = type;
-	a.bp_addr = addr;
-	a.bp_len = len;
-	a.sample_period = period;
-	a.sample_type = PERF_SAMPLE_IP;
-	if (sample_regs) {
-		a.sample_type |= PERF_SAMPLE_REGS_USER;
-		a.sample_regs_user = UINT64_C(1) << PERF_REG_X86_IP;
-	}
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.disabled = disabled;
+	bp_attr(&a, type, addr, len, period, disabled);
 	return (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, 0);
 }
 
@@ -337,6 +350,174 @@ static void signal_run(const char *name, uint32_t type, uint64_t addr, uint64_t 
 	close(fd);
 }
 
+/*
+ * Where an overflow's signal finds the task: a data breakpoint is a trap
+ * after the accessing instruction (arch/x86/kernel/hw_breakpoint.c), and
+ * the signal is taken on the return to user mode, so the handler's
+ * ucontext IP is the instruction after the write (bp_after_write) and the
+ * state is the one after it: watched[0] holds the value just stored, and
+ * watched[1], which the loop writes after store_once(), still holds the
+ * previous round's. The handler counts the signals that find exactly
+ * that; reasons counts POLL_IN and POLL_HUP.
+ */
+static volatile uint64_t cur_i;
+static volatile int at_write, not_at_write, n_in, n_hup;
+
+static void on_sigio_at(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	if ((uint64_t)uc->uc_mcontext.gregs[REG_RIP] == (uint64_t)(uintptr_t)bp_after_write &&
+	    watched[0] == cur_i && watched[1] == cur_i - 1)
+		at_write++;
+	else
+		not_at_write++;
+	n_in += si->si_code == POLL_IN;
+	n_hup += si->si_code == POLL_HUP;
+}
+
+static void run_stores_at(void)
+{
+	watched[1] = (uint64_t)-1;
+	for (int i = 0; i < N; i++) {
+		cur_i = (uint64_t)i;
+		store_once((uint64_t)i);
+		watched[1] = (uint64_t)i;
+	}
+}
+
+/* O_ASYNC before or after ENABLE; refresh: IOC_REFRESH of that many
+ * overflows instead of ENABLE (the last one disables with POLL_HUP). */
+static void signal_at_run(const char *name, int async_after, int refresh)
+{
+	struct sigaction sa = { 0 };
+	int fd = open_bp(HW_BREAKPOINT_W, (uint64_t)(uintptr_t)&watched[0], 8, 1, 1);
+
+	if (fd < 0) {
+		printf("%s: open %s\n", name, err_name(fd));
+		return;
+	}
+	sa.sa_sigaction = on_sigio_at;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGRTMIN + 1, &sa, NULL);
+	at_write = not_at_write = n_in = n_hup = 0;
+	fcntl(fd, F_SETSIG, SIGRTMIN + 1);
+	fcntl(fd, F_SETOWN, getpid());
+	if (!async_after)
+		fcntl(fd, F_SETFL, O_RDWR | O_ASYNC);
+	if (refresh)
+		ioctl(fd, PERF_EVENT_IOC_REFRESH, refresh);
+	else
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	if (async_after)
+		fcntl(fd, F_SETFL, O_RDWR | O_ASYNC);
+	run_stores_at();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	printf("%s: count %llu signals at the write %d elsewhere %d (POLL_IN %d POLL_HUP %d)\n",
+	       name, (unsigned long long)read_count(fd), at_write, not_at_write, n_in, n_hup);
+	close(fd);
+}
+
+/*
+ * attr.sigtrap: a SIGTRAP per hit (send_sig_perf), si_code TRAP_PERF, the
+ * breakpoint's address, the attr's sig_data and type (the kernel's
+ * _sigfault._perf, at bytes 24 and 32 of siginfo_t, which glibc does not
+ * name), found at the instruction after the write as the SIGIO is.
+ */
+#define SIG_DATA UINT64_C(0x5167da7a)
+static volatile int trap_at, trap_not_at;
+
+static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	uint64_t data;
+	uint32_t type, flags;
+
+	(void)sig;
+	memcpy(&data, (char *)si + 24, sizeof(data));
+	memcpy(&type, (char *)si + 32, sizeof(type));
+	memcpy(&flags, (char *)si + 36, sizeof(flags));
+	if (si->si_code == 6 /* TRAP_PERF */ && si->si_addr == (void *)&watched[0] &&
+	    data == SIG_DATA && type == PERF_TYPE_BREAKPOINT && flags == 0 &&
+	    (uint64_t)uc->uc_mcontext.gregs[REG_RIP] == (uint64_t)(uintptr_t)bp_after_write &&
+	    watched[0] == cur_i && watched[1] == cur_i - 1)
+		trap_at++;
+	else
+		trap_not_at++;
+}
+
+static void sigtrap_run(void)
+{
+	struct perf_event_attr a;
+	struct sigaction sa = { 0 };
+	int fd;
+
+	bp_attr(&a, HW_BREAKPOINT_W, (uint64_t)(uintptr_t)&watched[0], 8, 1, 1);
+	a.sigtrap = 1;
+	a.remove_on_exec = 1;
+	a.sig_data = SIG_DATA;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0) {
+		printf("W sigtrap: open %s\n", err_name(fd));
+		return;
+	}
+	sa.sa_sigaction = on_sigtrap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	run_stores_at();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	printf("W sigtrap: count %llu TRAP_PERF at the write %d elsewhere %d\n",
+	       (unsigned long long)read_count(fd), trap_at, trap_not_at);
+	close(fd);
+}
+
+/* An X breakpoint is a fault: the handler finds the ucontext at
+ * target_fn's first instruction, before it ran (entered not yet counted
+ * up for this call); EFLAGS.RF then lets it run once. */
+static volatile int x_at, x_not_at;
+
+static void on_sigio_x(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	(void)si;
+	if ((uint64_t)uc->uc_mcontext.gregs[REG_RIP] == (uint64_t)(uintptr_t)target_fn &&
+	    entered == (int)cur_i)
+		x_at++;
+	else
+		x_not_at++;
+}
+
+static void signal_x_run(void)
+{
+	struct sigaction sa = { 0 };
+	int fd = open_bp(HW_BREAKPOINT_X, (uint64_t)(uintptr_t)target_fn, sizeof(long), 1, 1);
+
+	if (fd < 0) {
+		printf("X signal at: open %s\n", err_name(fd));
+		return;
+	}
+	sa.sa_sigaction = on_sigio_x;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGRTMIN + 1, &sa, NULL);
+	fcntl(fd, F_SETSIG, SIGRTMIN + 1);
+	fcntl(fd, F_SETOWN, getpid());
+	fcntl(fd, F_SETFL, O_RDWR | O_ASYNC);
+	entered = 0;
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < N; i++) {
+		cur_i = (uint64_t)i;
+		sink = target_fn(i);
+	}
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	printf("X signal at: count %llu runs %d signals before the instruction %d elsewhere %d\n",
+	       (unsigned long long)read_count(fd), entered, x_at, x_not_at);
+	close(fd);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -365,5 +546,10 @@ int main(void)
 	signal_run("W signals", HW_BREAKPOINT_W, (uint64_t)(uintptr_t)&watched[0], 8, run_stores);
 	signal_run("X signals", HW_BREAKPOINT_X, (uint64_t)(uintptr_t)target_fn, sizeof(long),
 		   run_calls);
+	signal_at_run("W signal at", 0, 0);
+	signal_at_run("W signal at, O_ASYNC after enable", 1, 0);
+	signal_at_run("W signal at, IOC_REFRESH 3", 0, 3);
+	signal_x_run();
+	sigtrap_run();
 	return 0;
 }

@@ -1,9 +1,11 @@
 /*
  * perf_fileops.c - the calls perf_fops has no entry for, and the ones the
  * VFS answers for every file, on a perf fd (write, pread/pwrite, lseek,
- * a short read, FIONBIO/FIOCLEX/FIONCLEX/FIOASYNC, FIONREAD, mmap with
+ * a short read, readv and the p*v family, negative poll/select timeouts, FIONBIO/FIOCLEX/FIONCLEX/FIOASYNC, FIONREAD, mmap with
  * PROT_EXEC or MAP_PRIVATE), and perf_event_open's attr checks before its
- * group fd. The native run on a software event is the oracle.
+ * group fd. The native run on a software event is the oracle (of the
+ * same program with "hw" under pmusim run too: the shim's answers on a
+ * core event).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,14 +15,22 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/select.h>
+#include <poll.h>
 #include <unistd.h>
 #include <fcntl.h>
 static int peo(struct perf_event_attr *a, int group) { return syscall(SYS_perf_event_open, a, 0, -1, group, 0); }
 #define SHOW(name, expr) do { errno = 0; long r_ = (long)(expr); printf("%s: %ld %s\n", name, r_, r_ < 0 ? strerror(errno) : ""); } while (0)
-int main(void)
+int main(int argc, char **argv)
 {
 	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK,
 		.exclude_kernel = 1, .exclude_hv = 1 };
+	/* "hw": a hardware event, the simulated core's under pmusim run */
+	if (argc > 1 && !strcmp(argv[1], "hw")) {
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	}
 	int fd = peo(&a, -1);
 	char buf[64];
 	printf("fd ok %d\n", fd >= 0);
@@ -34,6 +44,34 @@ int main(void)
 	SHOW("lseek", lseek(fd, 0, SEEK_SET));
 	SHOW("lseek_cur", lseek(fd, 0, SEEK_CUR));
 	SHOW("read4", read(fd, buf, 4));
+	{
+		/* perf_fops has .read only: readv is one perf_read per segment
+		 * (do_loop_readv_writev), a short one ENOSPC; preadv at a
+		 * position ESPIPE; preadv2 at -1 is readv */
+		struct iovec one = { buf, 8 }, two[2] = { { buf, 8 }, { buf + 8, 8 } }, shrt = { buf, 4 };
+
+		SHOW("readv", readv(fd, &one, 1));
+		SHOW("readv_two", readv(fd, two, 2));
+		SHOW("readv_short", readv(fd, &shrt, 1));
+		SHOW("preadv", preadv(fd, &one, 1, 0));
+		SHOW("preadv_negpos", syscall(SYS_preadv, fd, &one, 1, -2L, 0L));
+		SHOW("preadv2_cur", preadv2(fd, &one, 1, -1, 0));
+		SHOW("preadv2_pos", preadv2(fd, &one, 1, 0, 0));
+		SHOW("pwritev", pwritev(fd, &one, 1, 0));
+		SHOW("pwritev2_cur", pwritev2(fd, &one, 1, -1, 0));
+	}
+	{
+		/* poll_select_set_timeout(): a negative timeout is EINVAL */
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct timespec neg = { -1, 0 };
+		struct timeval tneg = { 0, -1 };
+		fd_set rs;
+
+		FD_ZERO(&rs);
+		FD_SET(fd < FD_SETSIZE ? fd : 0, &rs);
+		SHOW("ppoll_negtimeout", ppoll(&pfd, 1, &neg, NULL));
+		SHOW("select_negtimeout", select(fd + 1 < FD_SETSIZE ? fd + 1 : 1, &rs, NULL, NULL, &tneg));
+	}
 	int on = 1;
 	SHOW("fionbio", ioctl(fd, FIONBIO, &on));
 	SHOW("getfl", fcntl(fd, F_GETFL) & O_NONBLOCK);
