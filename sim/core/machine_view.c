@@ -185,14 +185,16 @@ static void counter_read(struct perf_cpu *cpu, struct perf_event *e, int hwidx,
 			 struct perf_rdpmc *out)
 {
 	u64 hw_mask = e->hw_width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << e->hw_width) - 1;
+	/* armv8pmu_event_is_chained(): not on the cycle counter (idx 0) */
+	bool pair = e->chained && e->hw_idx > 0;
 
 	out->value = perf_event_hw_value(e);
 	out->mask = perf_event_counter_mask(e);
 	out->source = e->source;
 	out->user = e->slot >= 0 && cpu->slots[e->slot].mode_mask[SIM_MODE_USER];
-	out->shift = e->chained && hwidx == e->hw_idx ? 32 : 0;
+	out->shift = pair && hwidx == e->hw_idx ? 32 : 0;
 	out->reg_mask = hw_mask;
-	out->upper = e->event_width && e->event_width < e->hw_width && !e->chained ?
+	out->upper = e->event_width && e->event_width < e->hw_width && !pair ?
 		     hw_mask & ~out->mask : 0;
 }
 

@@ -286,12 +286,31 @@ static void long_cycles(int v3p5)
 	close(a);
 }
 
+/* A 64-bit CPU_CYCLES event (config1:0) takes the free cycle counter
+ * unchained (armv8pmu_event_is_chained() is false there): PMCCNTR_EL0
+ * holds its whole 64-bit value, started at -(2^63 - 1) for counting
+ * (armpmu_event_set_period(): half the 64-bit max period), so its upper
+ * half reads 0x80000000 while the count is small. */
+static void long_on_cycle_counter(void)
+{
+	int lead = open_event(0x11, 0x1, 0, -1), ur = open_event(0x08, 0x2, 0, lead);
+	uint64_t v = 0;
+
+	ioctl(lead, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	__asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
+	expect("long cycles: PMCCNTR_EL0 upper half", v >> 32, 0x80000000);
+	expect("long cycles: its lower half is the count", (v & 0xffffffff) < 100000, 1);
+	close(ur);
+	close(lead);
+}
+
 int main(int argc, char **argv)
 {
 	int v3p5 = argc > 1 && !strcmp(argv[1], "pmuv3p5");
 
 	permissions();
 	long_cycles(v3p5);
+	long_on_cycle_counter();
 
 	if (!v3p5)
 		chained();
