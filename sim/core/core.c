@@ -230,6 +230,23 @@ void perf_core_set_user_access(struct perf_core *core, int on)
 	perf_core_unlock(core);
 }
 
+int perf_core_user_access(struct perf_core *core)
+{
+	int on;
+
+	perf_core_lock(core);
+	on = core->cfg.user_access;
+	perf_core_unlock(core);
+	return on;
+}
+
+void perf_core_set_paranoid(struct perf_core *core, int level)
+{
+	perf_core_lock(core);
+	core->cfg.paranoid = level;
+	perf_core_unlock(core);
+}
+
 const struct perf_machine *perf_core_machine(const struct perf_core *core)
 {
 	static const struct perf_machine none;

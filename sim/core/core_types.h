@@ -105,6 +105,7 @@ struct perf_event {
 	int hw_prev_idx;                /* last counter (x86 fast path) */
 	unsigned hw_width;              /* width of the counter it is on */
 	unsigned event_width;           /* width the count wraps at (PMUv3 32/64), 0: hw_width */
+	uint8_t count_modes;            /* bit (1 << enum sim_mode) per mode it counts */
 	u64 hw_value;                   /* the counter register (width bits) */
 
 	/* --- counting and times (perf_event_update_time) --- */
@@ -222,6 +223,7 @@ struct perf_cpu {
 	struct perf_event *counters[PMU_MAX_COUNTERS]; /* occupant of each idx */
 	struct perf_event *bp_regs[PERF_HBP_NUM]; /* bp_per_reg: each debug register's breakpoint */
 	unsigned nr_hw_active;          /* ACTIVE hardware events */
+	u64 userpage_gen;               /* bumped with the lock of a user page of an event here */
 
 	/* Hot path: ACTIVE events fed from sim_delta (hardware, and software
 	 * events the machine reports), and ACTIVE core-fed software events. */

@@ -118,6 +118,10 @@ void perf_core_set_trace(struct perf_core *core, bool on);
 /* Writes kernel.perf_user_access (arm64: EL0 reads of the PMU counters,
  * drivers/perf/arm_pmuv3.c): 0 or 1. */
 void perf_core_set_user_access(struct perf_core *core, int on);
+/* Reads it. */
+int perf_core_user_access(struct perf_core *core);
+/* Writes kernel.perf_event_paranoid. */
+void perf_core_set_paranoid(struct perf_core *core, int level);
 
 /* ---- concurrency (lock.c) ----
  * Every entry point of this header locks the core itself, except
@@ -271,7 +275,19 @@ struct perf_rdpmc {
 	uint64_t mask;
 	enum sim_source source;
 	bool user;              /* counts at user mode */
+	/* The register holds (value & mask) >> shift, within reg_mask, with
+	 * the upper bits set (perf_rdpmc_register) */
+	unsigned shift;
+	uint64_t reg_mask;
+	uint64_t upper;
+	uint64_t userpage_gen;  /* perf_cpu_user_read: changes with the CPU's user pages' locks */
 };
+/* What the counter register reads when the event's value is v (v at the
+ * instruction that reads it: the caller subtracts what has not retired). */
+static inline uint64_t perf_rdpmc_register(const struct perf_rdpmc *rd, uint64_t v)
+{
+	return (((v & rd->mask) >> rd->shift) & rd->reg_mask) | rd->upper;
+}
 int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out);
 /* An EL0 read of counter hwidx on arm64: -EPERM unless perf_user_access
  * is set and the running task has a mapped event that asked for user

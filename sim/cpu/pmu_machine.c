@@ -1571,7 +1571,8 @@ static bool hook_invalid(uc_engine *uc, void *user)
 	}
 	val = rd.value;
 	if (rd.user)
-		val = (val - not_yet_run(pv, rip, rd.source, &idx)) & rd.mask;
+		val -= not_yet_run(pv, rip, rd.source, &idx);
+	val = perf_rdpmc_register(&rd, val);
 	/* the rest of the block runs as a new block from rip+2: its first
 	 * instructions were reported already */
 	(void)not_yet_run(pv, rip, SIM_SRC_INSTRUCTIONS, &idx);
@@ -1593,7 +1594,7 @@ static bool hook_invalid(uc_engine *uc, void *user)
 	return true;
 }
 
-int pmu_user_read(struct pmu_vcpu *pv, int hwidx, uint64_t pc, uint64_t *val)
+int pmu_user_read(struct pmu_vcpu *pv, int hwidx, uint64_t pc, uint64_t *val, uint64_t *gen)
 {
 	struct perf_rdpmc rd;
 	unsigned idx;
@@ -1607,8 +1608,9 @@ int pmu_user_read(struct pmu_vcpu *pv, int hwidx, uint64_t pc, uint64_t *val)
 	if (!r) {
 		/* the block was reported at its entry: its instructions from
 		 * this one on have not retired yet */
-		*val = rd.user ? (rd.value - not_yet_run(pv, pc, rd.source, &idx)) & rd.mask :
-				 rd.value & rd.mask;
+		*val = perf_rdpmc_register(&rd, rd.user ? rd.value - not_yet_run(pv, pc, rd.source, &idx) :
+							  rd.value);
+		*gen = rd.userpage_gen;
 	}
 	pmu_vcpu_release(pv);
 	return r;

@@ -236,6 +236,11 @@ const struct perf_machine *perf_guest_machine(void)
 	return &guest_machine;
 }
 
+struct perf_core *perf_guest_core(void)
+{
+	return S.core;
+}
+
 void perf_guest_set_session(const struct perf_guest_session_hooks *hooks)
 {
 	SH = *hooks;
