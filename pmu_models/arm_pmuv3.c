@@ -4,8 +4,10 @@
  *  - "pmuv3": a Cortex-A72-like core, PMUv3 (v8.0): 6 event counters of
  *    32 bits, the 64-bit cycle counter, 64-bit events on chained pairs
  *    (config1:0 "long"), PMCEID0 0x7fff0f3f / PMCEID1 0 as the A72 has;
+ *    a host kernel at EL1 (no VHE);
  *  - "pmuv3p5": a Neoverse-N2-like core, PMUv3p5: 6 event counters of 64
- *    bits (no chaining), the v8.1+ common events of PMCEID1.
+ *    bits (no chaining), the v8.1+ common events of PMCEID1; a VHE host
+ *    kernel at EL2.
  *
  * Tables copied from the kernel: armv8_pmuv3_perf_map,
  * armv8_pmuv3_perf_cache_map, armv8_pmuv3_event_attrs (names and
@@ -26,16 +28,20 @@
 		    BIT32(0x36) | BIT32(0x37) | BIT32(0x39) | BIT32(0x3a) | BIT32(0x3b) | \
 		    BIT32(0x3c) | BIT32(0x3d) | BIT32(0x3e))
 
+/* The A72 is ARMv8.0: no VHE, the host kernel runs at EL1 */
 static const struct pmuv3_arch_data a72_arch = {
 	.has_evt_count_64 = false,
 	.has_rdpmc_format = true,
 	.pmceid = { PMCEID0_A72, 0 },
+	.kernel_el = PMUV3_HOST_NVHE,
 };
 
+/* The N2 (ARMv9.0) has VHE: the host kernel runs at EL2 */
 static const struct pmuv3_arch_data n2_arch = {
 	.has_evt_count_64 = true,
 	.has_rdpmc_format = true,
 	.pmceid = { PMCEID0_A72, PMCEID1_N2 },
+	.kernel_el = PMUV3_HOST_VHE,
 };
 
 #define CYC (UINT64_C(1) << ARMV8_IDX_CYCLE_COUNTER)

@@ -92,10 +92,24 @@ struct x86_arch_data {
 #define ARMV8_PMU_HW_UNSUPPORTED UINT64_C(0xffff)   /* HW_OP_UNSUPPORTED */
 #define ARMV8_PMU_CACHE_UNSUPPORTED UINT64_C(0xffff) /* CACHE_OP_UNSUPPORTED */
 
+/*
+ * Where the modelled kernel runs (Documentation/arch/arm64/perf.rst, "Perf
+ * Event Attributes"): a host kernel at EL1 with a hypervisor stub at EL2
+ * (no VHE, as before ARMv8.1), a host kernel at EL2 (VHE:
+ * is_kernel_in_hyp_mode()), or a KVM guest's kernel at EL1, where EL2 is
+ * never counted. User code is at EL0 in all three.
+ */
+enum pmuv3_kernel_el {
+	PMUV3_HOST_NVHE = 0,
+	PMUV3_HOST_VHE,
+	PMUV3_GUEST,
+};
+
 struct pmuv3_arch_data {
 	bool has_evt_count_64;            /* PMUv3p5: 64-bit event counters */
 	bool has_rdpmc_format;            /* config1:1 "rdpmc" */
 	uint64_t pmceid[2];               /* common events 0x00-0x3f the PMU implements */
+	enum pmuv3_kernel_el kernel_el;   /* where the modelled kernel's work runs */
 };
 
 /* One events/ row: EV() for events the kernel shows by id (or that only

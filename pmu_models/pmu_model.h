@@ -88,6 +88,10 @@ struct pmu_event_config {
 				    * 0: the counter's width, ops->width() */
 	uint32_t flags;            /* PMU_EVENT_FLAG_*: hw_perf_event::flags the
 				    * driver sets at event_init */
+	bool mode_filter;          /* the PMU's privilege filter decided modes */
+	uint8_t modes;             /* with mode_filter: bit (1 << enum sim_mode)
+				    * for each mode counted; else the core
+				    * counts as exclude_user/exclude_kernel say */
 };
 
 /* pmu_event_config::flags (arch/x86/events/perf_event_flags.h) */

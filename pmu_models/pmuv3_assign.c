@@ -111,18 +111,67 @@ static int64_t armv8_pmuv3_map_event(const struct pmu_model *m,
 	return armpmu_map_event(m, attr, false);
 }
 
+/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0 filter bits (ARMV8_PMU_EXCLUDE_EL1,
+ * ARMV8_PMU_EXCLUDE_EL0, ARMV8_PMU_INCLUDE_EL2) */
+#define PMU_EXCLUDE_EL1 (UINT32_C(1) << 31)
+#define PMU_EXCLUDE_EL0 (UINT32_C(1) << 30)
+#define PMU_INCLUDE_EL2 (UINT32_C(1) << 27)
+
 /*
- * armv8pmu_set_event_filter(): exclude_idle cannot be honoured. The filter
- * says -EPERM, but __hw_perf_event_init() reports any filter failure as
- * -EOPNOTSUPP ("ARM performance counters do not support mode exclusion"),
- * and that is what the caller sees.
+ * armv8pmu_set_event_filter(): the exception levels the counter counts.
+ * exclude_idle cannot be honoured: the filter says -EPERM, but
+ * __hw_perf_event_init() reports any filter failure as -EOPNOTSUPP ("ARM
+ * performance counters do not support mode exclusion"), and that is what
+ * the caller sees. A VHE host kernel is the hypervisor: EL2 is counted
+ * unless exclude_kernel or exclude_host, exclude_hv is ignored,
+ * exclude_guest drops EL1 (a guest's kernel) and exclude_host EL0 too.
+ * Without VHE, EL2 is counted unless exclude_hv or exclude_host. Then
+ * exclude_kernel drops EL1, exclude_user EL0.
  */
-static int armv8pmu_set_event_filter(const struct perf_event_attr *attr)
+static int armv8pmu_set_event_filter(const struct pmuv3_arch_data *d,
+				     const struct perf_event_attr *attr, uint32_t *config_base)
 {
+	uint32_t f = 0;
+
 	if (attr->exclude_idle)
 		return -EOPNOTSUPP;
-	/* exclude_hv/host/guest/kernel/user become EL filter bits */
+	if (d->kernel_el == PMUV3_HOST_VHE) {     /* is_kernel_in_hyp_mode() */
+		if (!attr->exclude_kernel && !attr->exclude_host)
+			f |= PMU_INCLUDE_EL2;
+		if (attr->exclude_guest)
+			f |= PMU_EXCLUDE_EL1;
+		if (attr->exclude_host)
+			f |= PMU_EXCLUDE_EL0;
+	} else if (!attr->exclude_hv && !attr->exclude_host) {
+		f |= PMU_INCLUDE_EL2;
+	}
+	if (attr->exclude_kernel)
+		f |= PMU_EXCLUDE_EL1;
+	if (attr->exclude_user)
+		f |= PMU_EXCLUDE_EL0;
+	*config_base = f;
 	return 0;
+}
+
+/*
+ * The simulated modes an event counts: user code at EL0, the modelled
+ * kernel at the model's EL (EL1, or EL2 on a VHE host; EL2 is never
+ * counted in a guest: the hypervisor does not let its filter reach it).
+ * armv8pmu_enable_event_counter(): without VHE an exclude_host event is
+ * enabled only at guest entry (kvm_pmu_counter_deferred()), so it counts
+ * nothing here, where no guest runs.
+ */
+static uint8_t pmuv3_modes(const struct pmuv3_arch_data *d, const struct perf_event_attr *attr,
+			   uint32_t f)
+{
+	bool kernel;
+
+	if (d->kernel_el != PMUV3_HOST_VHE && attr->exclude_host)
+		return 0;
+	kernel = d->kernel_el == PMUV3_HOST_VHE ? (f & PMU_INCLUDE_EL2) != 0 :
+						  !(f & PMU_EXCLUDE_EL1);
+	return (uint8_t)((f & PMU_EXCLUDE_EL0 ? 0 : 1u << SIM_MODE_USER) |
+			 (kernel ? 1u << SIM_MODE_KERNEL : 0));
 }
 
 /* armv8pmu_event_is_chained() for an event not on the cycle counter */
@@ -156,6 +205,7 @@ static int pmuv3_event_init(const struct pmu_model *m, unsigned nr_gp,
 			    const struct perf_event_attr *attr, struct pmu_event_config *out)
 {
 	const struct pmu_event_desc *e;
+	uint32_t filter = 0;
 	int64_t mapping;
 	int ret;
 
@@ -170,7 +220,7 @@ static int pmuv3_event_init(const struct pmu_model *m, unsigned nr_gp,
 	mapping = armv8_pmuv3_map_event(m, attr);
 	if (mapping < 0)
 		return (int)mapping;
-	ret = armv8pmu_set_event_filter(attr);
+	ret = armv8pmu_set_event_filter(m->arch_data, attr, &filter);
 	if (ret)
 		return ret;
 
@@ -182,6 +232,8 @@ static int pmuv3_event_init(const struct pmu_model *m, unsigned nr_gp,
 	out->chained = pmuv3_chained(m, attr);
 	/* arm_pmu_event_max_period(): ARMPMU_EVT_64BIT from config1:0 */
 	out->event_width = (attr->config1 & 0x1) ? 64 : 32;
+	out->mode_filter = true;
+	out->modes = pmuv3_modes(m->arch_data, attr, filter);
 	return 0;
 }
 

@@ -297,7 +297,7 @@ int vfs_setup(const struct vfs_config *cfg, char *tmpdir, size_t tmplen, char *w
 	put_line(dir, "perf_event_paranoid", "%d\n", cfg->paranoid);
 	put_line(dir, "perf_event_max_sample_rate", "%u\n", cfg->max_sample_rate);
 	put_line(dir, "perf_event_mlock_kb", "%u\n", cfg->mlock_kb);
-	put_line(dir, "perf_user_access", "0\n");
+	put_line(dir, "perf_user_access", "%d\n", cfg->perf_user_access);
 	static const char *const sysctls[] = {
 		"perf_event_paranoid", "perf_event_max_sample_rate", "perf_event_mlock_kb",
 		"perf_user_access",

@@ -16,6 +16,7 @@ struct vfs_config {
 	const struct pmu_model *model;
 	unsigned nr_cpus;
 	int paranoid;
+	int perf_user_access;   /* kernel.perf_user_access (arm64 hosts have the file) */
 	unsigned max_sample_rate;
 	unsigned mlock_kb;
 	unsigned mux_interval_ms;

@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
@@ -29,8 +31,9 @@ extern char **environ;
 static void exec_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmusim exec [--model M] [--cpus N] [--virtual-time] [--no-fast-store]\n"
+		"usage: pmusim exec [--model M] [--cpus N] [--paranoid N] [--virtual-time] [--no-fast-store]\n"
 		"                   [--no-safe-stop] [--no-inline-count] [-v] [--argv0 NAME]\n"
+		"                   [--perf-user-access N] [--sysroot DIR]\n"
 		"                   [--cache-model=cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L]]\n"
 		"                   [--] PROGRAM [ARGS...]\n\n"
 		"Runs an x86-64 or AArch64 Linux program (the ELF header says which) on the\n"
@@ -43,6 +46,8 @@ static void exec_usage(FILE *out)
 		"  --no-fast-store  keep Unicorn's stock store path (slow, for comparison)\n"
 		"  --no-safe-stop   keep Unicorn's stock exit paths: signals to a guest\n"
 		"                   that makes no syscalls wait for a watchdog (comparison)\n"
+		"  --paranoid N     kernel.perf_event_paranoid of the tree's kernel (default:\n"
+		"                   the host's)\n"
 		"  --perf-user-access N  kernel.perf_user_access of the tree's kernel (0 or 1,\n"
 		"                   default 0): EL0 reads of the PMUv3 counters (AArch64)\n"
 		"  --no-inline-count  count events from a call per executed block instead\n"
@@ -52,6 +57,9 @@ static void exec_usage(FILE *out)
 		"                   its --I1/--D1/--LL=size,assoc,line (default: the\n"
 		"                   model's L1D and LLC); cachegrind's totals on stderr\n"
 		"                   at exit\n"
+		"  --sysroot DIR    look absolute paths up in DIR first, as qemu-user's -L:\n"
+		"                   the ELF interpreter and the files the program opens\n"
+		"                   (a missing one is the host's); also PMUSIM_SYSROOT\n"
 		"  --argv0 NAME     argv[0] for the program; PROGRAM is then a path as\n"
 		"                   execve(2) takes it (no PATH search)\n"
 		"  --trace-out FILE the schedule of the emulated tree as Chrome trace-event\n"
@@ -110,11 +118,14 @@ static int exec_option(void *ctx, int c, const char *arg)
 	case 'I':
 		cfg->no_inline_count = true;
 		break;
-	case 'U': {
-		/* kernel.perf_user_access: 0 or 1 (arm_pmuv3.c's sysctl range) */
-		if (strcmp(arg, "0") && strcmp(arg, "1"))
-			return cli_usage_error("--perf-user-access: '%s' is not 0 or 1", arg);
-		cfg->perf_user_access = arg[0] == '1';
+	case 'Y': {
+		/* qemu-user's -L: absolute paths looked up in DIR first */
+		static char root[PATH_MAX];
+		struct stat st;
+
+		if (!realpath(arg, root) || stat(root, &st) || !S_ISDIR(st.st_mode))
+			return cli_usage_error("--sysroot: '%s' is not a directory", arg);
+		cfg->opt.sysroot = root;
 		break;
 	}
 	case '0':
@@ -135,12 +146,12 @@ int cmd_exec(int argc, char **argv)
 		{ "no-fast-store", no_argument, NULL, 'S' },
 		{ "no-safe-stop", no_argument, NULL, 'P' },
 		{ "no-inline-count", no_argument, NULL, 'I' },
-		{ "perf-user-access", required_argument, NULL, 'U' },
 		{ "cache-model", required_argument, NULL, 'C' },
 		{ "I1", required_argument, NULL, '1' },
 		{ "D1", required_argument, NULL, 'd' },
 		{ "LL", required_argument, NULL, 'L' },
 		{ "argv0", required_argument, NULL, '0' },
+		{ "sysroot", required_argument, NULL, 'Y' },
 		{ "attach-arena", required_argument, NULL, 'A' },
 		{ "attach-core", required_argument, NULL, 'K' },
 		{ "trace-root", required_argument, NULL, 'R' },
@@ -161,7 +172,8 @@ int cmd_exec(int argc, char **argv)
 	struct exec_own_ctx own_ctx = { &cfg, &cache };
 	const struct cli_options_spec spec = {
 		.command = "exec",
-		.common = CLI_OPT_MODEL | CLI_OPT_CPUS | CLI_OPT_TRACE_OUT | CLI_OPT_VERBOSE,
+		.common = CLI_OPT_MODEL | CLI_OPT_CPUS | CLI_OPT_PARANOID | CLI_OPT_USER_ACCESS |
+			  CLI_OPT_TRACE_OUT | CLI_OPT_VERBOSE,
 		.shorts = "m:v",
 		.max_cpus = 256,
 		.own = own,
@@ -169,14 +181,23 @@ int cmd_exec(int argc, char **argv)
 		.ctx = &own_ctx,
 		.usage = exec_usage,
 	};
-	struct cli_common_options common = { .model = pmu_model_default() };
+	struct cli_common_options common = {
+		.model = pmu_model_default(),
+		.paranoid = perf_host_paranoid(),
+	};
 	static char cpus[16];
 	bool aarch64, attached;
-	char *pre[24];             /* "exec" and the options, for re-exec */
+	char *pre[28];             /* "exec" and the options, for re-exec */
 	int npre = 0, r;
 
 	r = cli_parse_options(&spec, argc, argv, &common);
 	if (r >= 0)
+		return r;
+	cfg.paranoid = common.paranoid;
+	cfg.perf_user_access = common.perf_user_access;
+	/* `pmusim run --sysroot DIR` hands it to the workloads it emulates */
+	if (!cfg.opt.sysroot && getenv(PMUSIM_ENV_SYSROOT) && *getenv(PMUSIM_ENV_SYSROOT) &&
+	    (r = exec_option(&own_ctx, 'Y', getenv(PMUSIM_ENV_SYSROOT))) >= 0)
 		return r;
 	if (optind >= argc) {
 		exec_usage(stderr);
@@ -250,6 +271,10 @@ int cmd_exec(int argc, char **argv)
 		pre[npre++] = "--no-inline-count";
 	if (cfg.opt.verbose)
 		pre[npre++] = "-v";
+	if (cfg.opt.sysroot) {
+		pre[npre++] = "--sysroot";
+		pre[npre++] = (char *)cfg.opt.sysroot;
+	}
 	if (cache.model) {
 		pre[npre++] = "--cache-model";
 		pre[npre++] = (char *)cache.model;

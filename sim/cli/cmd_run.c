@@ -38,7 +38,8 @@ static void run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pmusim run [--model M] [--counters N] [--mux-interval MS] [--cpus N]\n"
-		"                  [--freq GHZ] [--paranoid N] [--log FILE] [--trace-out FILE]\n"
+		"                  [--freq GHZ] [--paranoid N] [--perf-user-access N] [--log FILE]\n"
+		"                  [--trace-out FILE] [--sysroot DIR]\n"
 		"                  -- COMMAND [ARGS...]\n\n"
 		"Runs a native COMMAND (e.g. perf) whose perf_event_open and perf fds are\n"
 		"served by a simulated kernel with PMU model M (default: %s); tasks it\n"
@@ -48,7 +49,11 @@ static void run_usage(FILE *out)
 		"  --cpus N           simulated CPUs (default 1)\n"
 		"  --freq GHZ         core clock (default: the model's)\n"
 		"  --paranoid N       kernel.perf_event_paranoid (default: the host's)\n"
+		"  --perf-user-access N  kernel.perf_user_access (0 or 1, default 0): EL0\n"
+		"                     reads of the PMUv3 counters by AArch64 workloads\n"
 		"  --log FILE         what the shim and core did, one line each\n"
+		"  --sysroot DIR      the emulated workloads look absolute paths up in DIR\n"
+		"                     first (pmusim exec --sysroot, qemu-user's -L)\n"
 		"  --trace-out FILE   the schedule of every process, as Chrome trace-event\n"
 		"                     JSON (Perfetto UI, chrome://tracing, pmusim timeline)\n"
 		"  --cache-model=cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L]\n"
@@ -183,9 +188,18 @@ static int run_option(void *ctx, int c, const char *arg)
 {
 	struct run_own_ctx *o = ctx;
 
-	if (c == 'l')
+	if (c == 'l') {
 		*o->log = arg;
-	else if (c == 'C' || c == '1' || c == 'd' || c == 'L')
+	} else if (c == 'Y') {
+		char root[PATH_MAX];
+		struct stat st;
+
+		/* exec's --sysroot for every emulated workload */
+		if (!realpath(arg, root) || stat(root, &st) || !S_ISDIR(st.st_mode))
+			return cli_usage_error("--sysroot: '%s' is not a directory", arg);
+		setenv(PMUSIM_ENV_SYSROOT, root, 1);
+	}
+	if (c == 'C' || c == '1' || c == 'd' || c == 'L')
 		*(c == 'C' ? &o->cache->model : c == '1' ? &o->cache->i1 :
 		  c == 'd' ? &o->cache->d1 : &o->cache->ll) = arg;
 	return -1;
@@ -195,6 +209,7 @@ int cmd_run(int argc, char **argv)
 {
 	static const struct option own[] = {
 		{ "log", required_argument, NULL, 'l' },
+		{ "sysroot", required_argument, NULL, 'Y' },
 		{ "cache-model", required_argument, NULL, 'C' },
 		{ "I1", required_argument, NULL, '1' },
 		{ "D1", required_argument, NULL, 'd' },
@@ -208,7 +223,7 @@ int cmd_run(int argc, char **argv)
 	const struct cli_options_spec spec = {
 		.command = "run",
 		.common = CLI_OPT_MODEL | CLI_OPT_COUNTERS | CLI_OPT_MUX_INTERVAL | CLI_OPT_CPUS |
-			  CLI_OPT_FREQ | CLI_OPT_PARANOID | CLI_OPT_TRACE_OUT,
+			  CLI_OPT_FREQ | CLI_OPT_PARANOID | CLI_OPT_USER_ACCESS | CLI_OPT_TRACE_OUT,
 		.shorts = "h",
 		.max_counters = PMU_MAX_COUNTERS,
 		.max_cpus = 64,
@@ -239,6 +254,7 @@ int cmd_run(int argc, char **argv)
 	cfg.nr_cpus = common.nr_cpus;
 	cfg.freq_hz = common.freq_hz;
 	cfg.paranoid = common.paranoid;
+	cfg.user_access = common.perf_user_access;
 	trace_out = common.trace_out;
 	cfg.trace = trace_out != NULL;
 	if (optind >= argc)
@@ -316,6 +332,7 @@ int cmd_run(int argc, char **argv)
 	vc.model = model;
 	vc.nr_cpus = cfg.nr_cpus ? cfg.nr_cpus : 1;
 	vc.paranoid = cfg.paranoid;
+	vc.perf_user_access = cfg.user_access;
 	vc.max_sample_rate = 100000;
 	vc.mlock_kb = 516;
 	vc.mux_interval_ms = cfg.mux_interval_ms;

@@ -17,6 +17,9 @@ struct pmusim_command {
 int cmd_models(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+/* `pmusim run --sysroot DIR` to the `pmusim exec` of its emulated
+ * workloads (exec's --sysroot) */
+#define PMUSIM_ENV_SYSROOT "PMUSIM_SYSROOT"
 int cmd_run(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_explain(int argc, char **argv);

@@ -10,7 +10,7 @@
 #include "sim/cli/options.h"
 
 /* getopt values of the shared options without a short letter */
-enum { OPT_CPUS = 256, OPT_FREQ, OPT_PARANOID };
+enum { OPT_CPUS = 256, OPT_FREQ, OPT_PARANOID, OPT_USER_ACCESS };
 
 static const struct {
 	unsigned bit;                      /* CLI_OPT_*, 0: every command's */
@@ -22,6 +22,7 @@ static const struct {
 	{ CLI_OPT_CPUS, { "cpus", required_argument, NULL, OPT_CPUS } },
 	{ CLI_OPT_FREQ, { "freq", required_argument, NULL, OPT_FREQ } },
 	{ CLI_OPT_PARANOID, { "paranoid", required_argument, NULL, OPT_PARANOID } },
+	{ CLI_OPT_USER_ACCESS, { "perf-user-access", required_argument, NULL, OPT_USER_ACCESS } },
 	{ CLI_OPT_TRACE_OUT, { "trace-out", required_argument, NULL, 'o' } },
 	{ CLI_OPT_VERBOSE, { "verbose", no_argument, NULL, 'v' } },
 	{ 0, { "help", no_argument, NULL, 'h' } },
@@ -81,6 +82,12 @@ static int parse_common(const struct cli_options_spec *spec, int c, const char *
 		if (!cli_parse_long(arg, -1, 4, &v))
 			return cli_usage_error("--paranoid: '%s' is not a number in -1..4", arg);
 		o->paranoid = (int)v;
+		break;
+	case OPT_USER_ACCESS:
+		/* kernel.perf_user_access: 0 or 1 (arm_pmuv3.c's sysctl range) */
+		if (strcmp(arg, "0") && strcmp(arg, "1"))
+			return cli_usage_error("--perf-user-access: '%s' is not 0 or 1", arg);
+		o->perf_user_access = arg[0] == '1';
 		break;
 	case 'o':
 		o->trace_out = arg;

@@ -24,6 +24,7 @@ enum {
 	CLI_OPT_PARANOID     = 1u << 5,
 	CLI_OPT_TRACE_OUT    = 1u << 6,
 	CLI_OPT_VERBOSE      = 1u << 7,
+	CLI_OPT_USER_ACCESS  = 1u << 8,
 };
 
 /* What the shared options said. The caller fills in the defaults; an
@@ -36,6 +37,7 @@ struct cli_common_options {
 	unsigned nr_cpus;                /* --cpus */
 	uint64_t freq_hz;                /* --freq GHZ */
 	int paranoid;                    /* --paranoid */
+	int perf_user_access;            /* --perf-user-access: 0 or 1 */
 	const char *trace_out;           /* --trace-out (-o) */
 	bool verbose;                    /* --verbose (-v) */
 };

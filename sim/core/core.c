@@ -101,6 +101,10 @@ int perf_core_create(const struct perf_core_config *cfg,
 		perf_arena_free(arena, core);
 		return -EINVAL;
 	}
+	if (core->cfg.nr_cpus > PERF_CORE_MAX_CPUS) {
+		perf_arena_free(arena, core);
+		return -EINVAL;
+	}
 	core->nr_cpus = core->cfg.nr_cpus;
 	core->mux_interval_ns = (u64)core->cfg.mux_interval_ms * 1000000;
 	core->tick_ns = NSEC_PER_SEC / SIM_HZ;
@@ -119,6 +123,7 @@ int perf_core_create(const struct perf_core_config *cfg,
 
 		cpu->core = core;
 		cpu->num = i;
+		perf_cpu_lock_init(cpu);
 		perf_ctx_init(&cpu->ctx, core, NULL, cpu);
 		cpu->ctx.is_active = EVENT_ALL | EVENT_TIME;
 		cpu->tick_deadline = core->tick_ns;
@@ -222,6 +227,23 @@ void perf_core_set_user_access(struct perf_core *core, int on)
 {
 	perf_core_lock(core);
 	core->cfg.user_access = !!on;
+	perf_core_unlock(core);
+}
+
+int perf_core_user_access(struct perf_core *core)
+{
+	int on;
+
+	perf_core_lock(core);
+	on = core->cfg.user_access;
+	perf_core_unlock(core);
+	return on;
+}
+
+void perf_core_set_paranoid(struct perf_core *core, int level)
+{
+	perf_core_lock(core);
+	core->cfg.paranoid = level;
 	perf_core_unlock(core);
 }
 

@@ -105,6 +105,7 @@ struct perf_event {
 	int hw_prev_idx;                /* last counter (x86 fast path) */
 	unsigned hw_width;              /* width of the counter it is on */
 	unsigned event_width;           /* width the count wraps at (PMUv3 32/64), 0: hw_width */
+	uint8_t count_modes;            /* bit (1 << enum sim_mode) per mode it counts */
 	u64 hw_value;                   /* the counter register (width bits) */
 
 	/* --- counting and times (perf_event_update_time) --- */
@@ -182,6 +183,16 @@ struct perf_event_context {
 	u64 timestamp;                  /* CPU time of the last time update */
 };
 
+/* lock.c: a recursive, robust, process-shared lock (the core's, a CPU's). */
+struct perf_lock {
+	pthread_mutex_t mu;
+	pid_t owner;                    /* tid holding it, 0: none */
+	unsigned depth;                 /* recursion depth of the holder */
+	unsigned waiters;               /* threads blocked on mu (atomic) */
+	unsigned gen;                   /* acquisitions so far (atomic; a futex word) */
+	unsigned handing;               /* holders waiting for their hand-over (atomic) */
+};
+
 /* One hot-path slot: an ACTIVE event and what it adds. */
 struct perf_count_slot {
 	struct perf_event *event;
@@ -195,6 +206,7 @@ struct perf_count_slot {
 struct perf_cpu {
 	struct perf_core *core;
 	unsigned num;
+	struct perf_lock lock;          /* lock.c: held by the thread that runs this CPU */
 	struct perf_event_context ctx;  /* CPU-bound events */
 	struct perf_task *task;         /* running task, or NULL (idle) */
 	struct perf_event_context *task_ctx; /* its context, while scheduled in */
@@ -211,6 +223,7 @@ struct perf_cpu {
 	struct perf_event *counters[PMU_MAX_COUNTERS]; /* occupant of each idx */
 	struct perf_event *bp_regs[PERF_HBP_NUM]; /* bp_per_reg: each debug register's breakpoint */
 	unsigned nr_hw_active;          /* ACTIVE hardware events */
+	u64 userpage_gen;               /* bumped with the lock of a user page of an event here */
 
 	/* Hot path: ACTIVE events fed from sim_delta (hardware, and software
 	 * events the machine reports), and ACTIVE core-fed software events. */
@@ -260,10 +273,8 @@ struct perf_file {
 
 struct perf_core {
 	struct perf_arena *arena;       /* every allocation of this core comes from here */
-	pthread_mutex_t lock;           /* lock.c: process-shared, robust */
-	pid_t lock_owner;               /* tid holding it, 0: none */
-	unsigned lock_depth;            /* recursion depth of the holder */
-	unsigned lock_waiters;          /* threads waiting (atomic) */
+	struct perf_lock lock;          /* lock.c: the core's, over every CPU's */
+	pthread_mutex_t trace_lock;     /* lock.c: appends to trace from any CPU */
 	struct perf_core_config cfg;    /* with defaults filled in; cfg.model and
 	                                 * cfg.arena are the creator's pointers */
 	int model_index;                /* in the model registry, -1: not registered */
@@ -296,13 +307,26 @@ void perf_kfree(struct perf_core *core, void *p);
 const struct perf_machine *perf_core_machine(const struct perf_core *core);
 
 /* lock.c */
+#define PERF_CORE_MAX_CPUS 256
 void perf_core_lock_init(struct perf_core *core);
+void perf_cpu_lock_init(struct perf_cpu *cpu);
 void perf_core_unlock_cleanup(struct perf_core **core);
+void perf_cpu_unlock_cleanup(struct perf_cpu **cpu);
 /* Holds the core lock until the end of the enclosing block (the kernel's
  * guard()): every syscall-shaped entry point starts with it. */
 #define PERF_CORE_GUARD(core) \
 	struct perf_core *__perf_guard __attribute__((cleanup(perf_core_unlock_cleanup), unused)) = \
 		perf_core_lock(core)
+/* The same for what one CPU does to itself (its task switches, its
+ * tracepoints): that CPU's lock only. */
+#define PERF_CPU_GUARD(cpu) \
+	struct perf_cpu *__perf_cpu_guard __attribute__((cleanup(perf_cpu_unlock_cleanup), unused)) = \
+		(perf_cpu_lock(cpu), (cpu))
+/* Another CPU's lock, if it is free now (what a CPU does to an idle one). */
+bool perf_cpu_trylock(struct perf_cpu *cpu);
+/* The trace's appends, which come from every CPU. */
+void perf_trace_lock(struct perf_core *core);
+void perf_trace_unlock(struct perf_core *core);
 
 /* task.c */
 struct perf_event_context *perf_task_ctx(struct perf_task *task);

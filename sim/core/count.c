@@ -220,23 +220,37 @@ void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode, const struct sim
  * every CPU that is behind and idle (or, when `also` is given, that CPU
  * too, about to run a task) up to it, running the timers that fall due.
  * Time never goes back for a task that moves to another CPU.
+ *
+ * Called with `also`'s lock held (that CPU switches a task in), or with
+ * the core lock (every CPU's). An idle CPU belongs to no one: it is
+ * brought along under its own lock when that is free; one whose lock is
+ * busy is being switched in, and catches up itself. Other CPUs' clocks
+ * are read while they run (an aligned 64-bit load).
  */
 void perf_core_catch_up(struct perf_core *core, struct perf_cpu *also)
 {
 	u64 now = 0;
 	unsigned i;
 
-	for (i = 0; i < core->nr_cpus; i++)
-		if (core->cpus[i].cycles > now)
-			now = core->cpus[i].cycles;
+	for (i = 0; i < core->nr_cpus; i++) {
+		u64 c = __atomic_load_n(&core->cpus[i].cycles, __ATOMIC_RELAXED);
+
+		if (c > now)
+			now = c;
+	}
 	for (i = 0; i < core->nr_cpus; i++) {
 		struct perf_cpu *cpu = &core->cpus[i];
 
-		if (cpu->cycles >= now || (cpu->task && cpu != also))
+		if (cpu != also && __atomic_load_n(&cpu->task, __ATOMIC_RELAXED))
 			continue;
-		cpu->cycles = now;
-		if (cpu->cycles >= cpu->next_timer_cycles)
-			perf_cpu_timers(cpu);
+		if (__atomic_load_n(&cpu->cycles, __ATOMIC_RELAXED) >= now || !perf_cpu_trylock(cpu))
+			continue;
+		if (cpu == also || !cpu->task) {
+			cpu->cycles = now;
+			if (cpu->cycles >= cpu->next_timer_cycles)
+				perf_cpu_timers(cpu);
+		}
+		perf_cpu_unlock(cpu);
 	}
 }
 

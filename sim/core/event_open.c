@@ -269,6 +269,11 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 	event->counter_mask = init.hw.counter_mask;
 	event->chained = init.hw.chained;
 	event->event_width = init.hw.event_width;
+	/* the PMU's privilege filter (armv8pmu_set_event_filter()), or
+	 * exclude_user / exclude_kernel as x86's USR/OS bits say */
+	event->count_modes = init.hw.mode_filter ? init.hw.modes :
+			     (uint8_t)((attr.exclude_user ? 0 : 1u << SIM_MODE_USER) |
+				  (attr.exclude_kernel ? 0 : 1u << SIM_MODE_KERNEL));
 	event->owner = current;
 	if (group_leader) {
 		event->group_leader = group_leader;

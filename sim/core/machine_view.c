@@ -31,6 +31,11 @@ pid_t perf_task_tid(const struct perf_task *task)
 	return task->tid;
 }
 
+int perf_task_cpu(const struct perf_task *task)
+{
+	return task->on_cpu ? (int)task->on_cpu->num : task->last_cpu;
+}
+
 void perf_task_set_runnable(struct perf_task *task, bool runnable)
 {
 	task->runnable = runnable;
@@ -178,13 +183,31 @@ unsigned perf_cpu_breakpoints(const struct perf_cpu *cpu, struct perf_breakpoint
 	return mask;
 }
 
-/* What a read of e's hardware counter gives, and how it counts. */
-static void counter_read(struct perf_cpu *cpu, struct perf_event *e, struct perf_rdpmc *out)
+/*
+ * What a read of counter hwidx, which e occupies, gives, and how it
+ * counts: the event's value at its width. PMUv3: a chained pair's high
+ * half at the event's idx and its low half at idx - 1
+ * (armv8pmu_read_hw_counter()); a 32-bit event on a 64-bit counter (the
+ * cycle counter, PMUv3p5 event counters) was written with its upper 32
+ * bits set (armv8pmu_write_counter() -> armv8pmu_bias_long_counter()), so
+ * that its overflow is the 32-bit one: those bits are what the document
+ * calls UNKNOWN, pmc_width 32 tells the reader to drop them.
+ */
+static void counter_read(struct perf_cpu *cpu, struct perf_event *e, int hwidx,
+			 struct perf_rdpmc *out)
 {
+	u64 hw_mask = e->hw_width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << e->hw_width) - 1;
+	/* armv8pmu_event_is_chained(): not on the cycle counter (idx 0) */
+	bool pair = e->chained && e->hw_idx > 0;
+
 	out->value = perf_event_hw_value(e);
-	out->mask = e->hw_width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << e->hw_width) - 1;
+	out->mask = perf_event_counter_mask(e);
 	out->source = e->source;
 	out->user = e->slot >= 0 && cpu->slots[e->slot].mode_mask[SIM_MODE_USER];
+	out->shift = pair && hwidx == e->hw_idx ? 32 : 0;
+	out->reg_mask = hw_mask;
+	out->upper = e->event_width && e->event_width < e->hw_width && !pair ?
+		     hw_mask & ~out->mask : 0;
 }
 
 int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
@@ -198,40 +221,36 @@ int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
 		e = NULL;
 	if (!e || e->state != PERF_EVENT_STATE_ACTIVE)
 		return -EPERM;
-	counter_read(cpu, e, out);
+	counter_read(cpu, e, hwidx, out);
 	return 0;
-}
-
-/* A mapped event of the running task that asked for user access. */
-static bool user_read_mapped(const struct perf_event *e)
-{
-	return e && e->state == PERF_EVENT_STATE_ACTIVE &&
-	       (e->hw_flags & PERF_EVENT_FLAG_USER_READ_CNT) &&
-	       (e->mmap_count || (e->parent && e->parent->mmap_count));
 }
 
 /*
  * armv8pmu_start(): PMUSERENR_EL0 gets ER|CR (EL0 reads of the counters
- * and PMSELR_EL0) while perf_user_access is set and the running task has
- * a mapped user-read event (ctx->nr_user); armv8pmu_enable_user_access()
- * clears the counters no event uses, so they read 0.
+ * and PMSELR_EL0) while perf_user_access is set and the running task's
+ * context has an event that asked for user access (ctx->nr_user, which
+ * list_add_event() counts for every PERF_EVENT_FLAG_USER_READ_CNT event,
+ * mapped or not, scheduled or not); armv8pmu_enable_user_access() clears
+ * the counters no event uses, so they read 0.
  */
 int perf_cpu_user_read(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out)
 {
 	struct perf_event *e = NULL;
-	bool on = false;
+	unsigned nr_user = 0;
 
-	if (!cpu->core->cfg.user_access)
+	if (!cpu->core->cfg.user_access || !cpu->task_ctx)
 		return -EPERM;
-	for (int i = 0; i < PMU_MAX_COUNTERS && !on; i++)
-		on = user_read_mapped(cpu->counters[i]);
-	if (!on)
+	list_for_each_entry(e, &cpu->task_ctx->event_list, event_entry)
+		nr_user += (e->hw_flags & PERF_EVENT_FLAG_USER_READ_CNT) != 0;
+	if (!nr_user)
 		return -EPERM;
+	e = NULL;
 	memset(out, 0, sizeof(*out));
+	out->userpage_gen = cpu->userpage_gen;
 	if (hwidx >= 0 && hwidx < PMU_MAX_COUNTERS)
 		e = cpu->counters[hwidx];
 	if (e && e->state == PERF_EVENT_STATE_ACTIVE)
-		counter_read(cpu, e, out);
+		counter_read(cpu, e, hwidx, out);
 	return 0;
 }
 

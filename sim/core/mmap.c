@@ -183,12 +183,19 @@ void perf_event_update_userpage(struct perf_event *event)
 
 	up = rb->user_page;
 	__atomic_add_fetch(&up->lock, 1, __ATOMIC_SEQ_CST);
+	/* arm64: "the PMSELR_EL0 register is zeroed each time the sequence
+	 * lock is changed" (Documentation/arch/arm64/perf.rst): the machine
+	 * sees the CPU's generation move (perf_cpu_user_read) */
+	w.cpu->userpage_gen++;
 	index = perf_event_index(event);
 	up->index = index;
 	up->offset = (s64)(event->count + event->child_count);
 	if (index) {
-		/* hw.prev_count: the counter as a sign-extended pmc_width value */
-		unsigned width = event->hw_width ? event->hw_width : 64;
+		/* hw.prev_count: the counter as a sign-extended value of the
+		 * event's width ((u64)-left of armpmu_event_set_period() /
+		 * x86_perf_event_set_period(); PMUv3's pmc_width) */
+		unsigned width = event->event_width ? event->event_width :
+				 event->hw_width ? event->hw_width : 64;
 		u64 v = perf_event_hw_value(event);
 
 		if (width < 64 && (v & (UINT64_C(1) << (width - 1))))

@@ -118,21 +118,32 @@ void perf_core_set_trace(struct perf_core *core, bool on);
 /* Writes kernel.perf_user_access (arm64: EL0 reads of the PMU counters,
  * drivers/perf/arm_pmuv3.c): 0 or 1. */
 void perf_core_set_user_access(struct perf_core *core, int on);
+/* Reads it. */
+int perf_core_user_access(struct perf_core *core);
+/* Writes kernel.perf_event_paranoid. */
+void perf_core_set_paranoid(struct perf_core *core, int level);
 
 /* ---- concurrency (lock.c) ----
  * Every entry point of this header locks the core itself, except
- * perf_cpu_account: a thread that runs a simulated CPU takes the lock
- * with perf_core_lock, keeps it while it executes guest code, calls
- * perf_core_yield when perf_core_should_yield says someone waits (at block
- * boundaries), and drops it around blocking syscalls
- * (perf_core_unlock_all / perf_core_relock). The lock is recursive per
- * thread and robust across processes. */
+ * perf_cpu_account and the machine's view of its CPU: a thread that runs a
+ * simulated CPU takes that CPU's lock with perf_cpu_lock, keeps it while it
+ * executes guest code, calls perf_cpu_yield when perf_cpu_should_yield
+ * says someone waits (at block boundaries), and drops it around blocking
+ * syscalls (perf_cpu_unlock_all / perf_cpu_relock). Threads on other CPUs
+ * run meanwhile; the core lock (the entry points) takes every CPU's lock.
+ * The locks are recursive per thread and robust across processes. */
 struct perf_core *perf_core_lock(struct perf_core *core);
 void perf_core_unlock(struct perf_core *core);
 bool perf_core_should_yield(const struct perf_core *core);
 void perf_core_yield(struct perf_core *core);
-unsigned perf_core_unlock_all(struct perf_core *core);
-void perf_core_relock(struct perf_core *core, unsigned depth);
+void perf_cpu_lock(struct perf_cpu *cpu);
+void perf_cpu_unlock(struct perf_cpu *cpu);
+bool perf_cpu_should_yield(const struct perf_cpu *cpu);
+void perf_cpu_yield(struct perf_cpu *cpu);
+/* Gives this thread's hold of cpu's lock up entirely and says how deep it
+ * was (0: not held), for perf_cpu_relock. */
+unsigned perf_cpu_unlock_all(struct perf_cpu *cpu);
+void perf_cpu_relock(struct perf_cpu *cpu, unsigned depth);
 
 /* ---- tasks (the machine's process model tells the core) ---- */
 struct perf_task *perf_task_create(struct perf_core *core, pid_t pid, pid_t tid,
@@ -187,6 +198,8 @@ struct perf_task *perf_cpu_task(struct perf_cpu *cpu);   /* running task, or NUL
 unsigned perf_cpu_num(const struct perf_cpu *cpu);          /* its number */
 pid_t perf_task_pid(const struct perf_task *task);
 pid_t perf_task_tid(const struct perf_task *task);
+/* The CPU the task is on, or last ran on; -1 if it never ran. */
+int perf_task_cpu(const struct perf_task *task);
 /* A task leaves its CPU blocked (schedule() from a syscall that sleeps):
  * its next switch-out is not a preemption. */
 void perf_task_set_runnable(struct perf_task *task, bool runnable);
@@ -262,7 +275,19 @@ struct perf_rdpmc {
 	uint64_t mask;
 	enum sim_source source;
 	bool user;              /* counts at user mode */
+	/* The register holds (value & mask) >> shift, within reg_mask, with
+	 * the upper bits set (perf_rdpmc_register) */
+	unsigned shift;
+	uint64_t reg_mask;
+	uint64_t upper;
+	uint64_t userpage_gen;  /* perf_cpu_user_read: changes with the CPU's user pages' locks */
 };
+/* What the counter register reads when the event's value is v (v at the
+ * instruction that reads it: the caller subtracts what has not retired). */
+static inline uint64_t perf_rdpmc_register(const struct perf_rdpmc *rd, uint64_t v)
+{
+	return (((v & rd->mask) >> rd->shift) & rd->reg_mask) | rd->upper;
+}
 int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out);
 /* An EL0 read of counter hwidx on arm64: -EPERM unless perf_user_access
  * is set and the running task has a mapped event that asked for user

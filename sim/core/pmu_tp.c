@@ -253,7 +253,7 @@ void perf_tp_sched_switch(struct perf_cpu *cpu, struct perf_task *prev, struct p
  * cpu, made child. */
 void perf_tp_sched_process_fork(struct perf_cpu *cpu, struct perf_task *child)
 {
-	PERF_CORE_GUARD(cpu->core);
+	PERF_CPU_GUARD(cpu);
 	struct tp_record r;
 
 	if (!cpu->nr_tp_slots || !cpu->task)
@@ -273,7 +273,7 @@ void perf_tp_sched_process_fork(struct perf_cpu *cpu, struct perf_task *child)
  * is its pid before de_thread(), the same here. */
 void perf_tp_sched_process_exec(struct perf_cpu *cpu, const char *filename)
 {
-	PERF_CORE_GUARD(cpu->core);
+	PERF_CPU_GUARD(cpu);
 	struct tp_record r;
 
 	if (!cpu->nr_tp_slots || !cpu->task)
@@ -291,7 +291,7 @@ void perf_tp_sched_process_exec(struct perf_cpu *cpu, const char *filename)
  * the task on cpu exits, with its process when group_dead. */
 void perf_tp_sched_process_exit(struct perf_cpu *cpu, bool group_dead)
 {
-	PERF_CORE_GUARD(cpu->core);
+	PERF_CPU_GUARD(cpu);
 	struct tp_record r;
 	char comm[16];
 	int32_t pid, prio;
@@ -345,14 +345,14 @@ static void tp_fire_syscall(struct perf_cpu *cpu, bool exit, long nr, const void
 
 void perf_tp_sys_enter(struct perf_cpu *cpu, long nr, const uint64_t args[6])
 {
-	PERF_CORE_GUARD(cpu->core);
+	PERF_CPU_GUARD(cpu);
 
 	tp_fire_syscall(cpu, false, nr, args);
 }
 
 void perf_tp_sys_exit(struct perf_cpu *cpu, long nr, long ret)
 {
-	PERF_CORE_GUARD(cpu->core);
+	PERF_CPU_GUARD(cpu);
 
 	tp_fire_syscall(cpu, true, nr, &ret);
 }

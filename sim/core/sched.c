@@ -121,8 +121,8 @@ void perf_slot_add(struct perf_cpu *cpu, struct perf_event *event)
 		s = &cpu->slots[cpu->nr_slots];
 		s->event = event;
 		s->source = event->source;
-		s->mode_mask[SIM_MODE_USER] = event->attr.exclude_user ? 0 : ~UINT64_C(0);
-		s->mode_mask[SIM_MODE_KERNEL] = event->attr.exclude_kernel ? 0 : ~UINT64_C(0);
+		for (unsigned mo = 0; mo < SIM_MODE_NR; mo++)
+			s->mode_mask[mo] = event->count_modes & (1u << mo) ? ~UINT64_C(0) : 0;
 		s->sampling = is_sampling_event(event);
 		event->slot = cpu->nr_slots++;
 	} else if (event->sw_source != PERF_SW_SRC_NONE) {
@@ -480,7 +480,7 @@ void perf_cpu_count_sw(struct perf_cpu *cpu, enum perf_sw_source src, u64 n)
  */
 void perf_cpu_switch_to(struct perf_cpu *cpu, struct perf_task *next)
 {
-	PERF_CORE_GUARD(cpu->core);
+	PERF_CPU_GUARD(cpu);
 	struct perf_task *prev = cpu->task;
 
 	if (prev == next)

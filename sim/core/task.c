@@ -108,6 +108,7 @@ static struct perf_event *perf_inherit_event(struct perf_event *parent,
 	child->counter_mask = orig->counter_mask;
 	child->chained = orig->chained;
 	child->event_width = orig->event_width;
+	child->count_modes = orig->count_modes;
 	child->group_pmu = orig->group_leader->group_pmu;
 	child->fasync = false;
 	if (orig->attr.freq) {

@@ -5,7 +5,8 @@
  * Kept when the core was created with cfg.trace (pmusim sched --trace,
  * --trace-out, pmusim explain). The buffer comes from the core's arena, so
  * in a shared arena every process that runs the core appends to it under
- * the core lock, and whoever created the core reads it at the end.
+ * the trace's own lock (CPUs run at once), and whoever created the core
+ * reads it at the end.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +20,15 @@ void perf_trace_record(struct perf_cpu *cpu, enum perf_trace_kind kind,
 	struct perf_core *core = cpu->core;
 	struct perf_trace_entry *e;
 
+	perf_trace_lock(core);
 	if (core->trace_len == core->trace_cap) {
 		size_t cap = core->trace_cap ? core->trace_cap * 2 : 256;
 		struct perf_trace_entry *t = perf_zalloc(core, cap * sizeof(*t));
 
-		if (!t)
+		if (!t) {
+			perf_trace_unlock(core);
 			return; /* the trace is best effort; scheduling goes on */
+		}
 		if (core->trace_len)
 			memcpy(t, core->trace, core->trace_len * sizeof(*t));
 		perf_kfree(core, core->trace);
@@ -41,8 +45,10 @@ void perf_trace_record(struct perf_cpu *cpu, enum perf_trace_kind kind,
 		.hw_idx = -1,
 		.tid = -1,
 	};
-	if (!event)
+	if (!event) {
+		perf_trace_unlock(core);
 		return;
+	}
 	e->event_id = event->id;
 	e->primary_id = perf_primary_event_id(event);
 	e->leader_id = perf_primary_event_id(event->group_leader);
@@ -55,6 +61,7 @@ void perf_trace_record(struct perf_cpu *cpu, enum perf_trace_kind kind,
 	e->exclusive = event->group_leader->attr.exclusive;
 	if (event->ctx)
 		perf_event_times_now(event, &e->enabled_ns, &e->running_ns);
+	perf_trace_unlock(core);
 }
 
 /*

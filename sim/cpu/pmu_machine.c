@@ -44,7 +44,7 @@ static void log_replay(struct pmu_vcpu *pv);
 void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 {
 	if (!pv->locked) {
-		perf_core_lock(pv->core);
+		perf_cpu_lock(pv->cpu);
 		pv->locked = true;
 		pv->lim_valid = false;
 	}
@@ -61,7 +61,7 @@ void pmu_vcpu_release(struct pmu_vcpu *pv)
 	if (pv->jit)
 		jit_count_arm(pv->jit, 0, false, false);
 	if (pv->locked) {
-		perf_core_unlock_all(pv->core);
+		perf_cpu_unlock_all(pv->cpu);
 		pv->locked = false;
 	}
 }
@@ -746,13 +746,14 @@ void pmu_exact_done(struct pmu_vcpu *pv)
 		jit_count_force_next(pv->jit);
 }
 
-/* Another thread waits for the core: it gets it now. */
+/* Another thread waits for this CPU (the core lock, or a task that runs on
+ * the same CPU): it gets it now. */
 static void maybe_yield(struct pmu_vcpu *pv)
 {
-	if (!perf_core_should_yield(pv->core))
+	if (!perf_cpu_should_yield(pv->cpu))
 		return;
 	flush(pv);
-	perf_core_yield(pv->core);
+	perf_cpu_yield(pv->cpu);
 	pv->lim_valid = false;
 	pmu_vcpu_acquire(pv);
 }
@@ -1571,7 +1572,8 @@ static bool hook_invalid(uc_engine *uc, void *user)
 	}
 	val = rd.value;
 	if (rd.user)
-		val = (val - not_yet_run(pv, rip, rd.source, &idx)) & rd.mask;
+		val -= not_yet_run(pv, rip, rd.source, &idx);
+	val = perf_rdpmc_register(&rd, val);
 	/* the rest of the block runs as a new block from rip+2: its first
 	 * instructions were reported already */
 	(void)not_yet_run(pv, rip, SIM_SRC_INSTRUCTIONS, &idx);
@@ -1593,7 +1595,7 @@ static bool hook_invalid(uc_engine *uc, void *user)
 	return true;
 }
 
-int pmu_user_read(struct pmu_vcpu *pv, int hwidx, uint64_t pc, uint64_t *val)
+int pmu_user_read(struct pmu_vcpu *pv, int hwidx, uint64_t pc, uint64_t *val, uint64_t *gen)
 {
 	struct perf_rdpmc rd;
 	unsigned idx;
@@ -1607,8 +1609,9 @@ int pmu_user_read(struct pmu_vcpu *pv, int hwidx, uint64_t pc, uint64_t *val)
 	if (!r) {
 		/* the block was reported at its entry: its instructions from
 		 * this one on have not retired yet */
-		*val = rd.user ? (rd.value - not_yet_run(pv, pc, rd.source, &idx)) & rd.mask :
-				 rd.value & rd.mask;
+		*val = perf_rdpmc_register(&rd, rd.user ? rd.value - not_yet_run(pv, pc, rd.source, &idx) :
+							  rd.value);
+		*gen = rd.userpage_gen;
 	}
 	pmu_vcpu_release(pv);
 	return r;

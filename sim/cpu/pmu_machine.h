@@ -226,9 +226,11 @@ bool pmu_on_breakpoint_step(struct pmu_vcpu *pv, uint64_t addr);
 void pmu_page_fault(struct pmu_vcpu *pv, uint64_t addr, uintptr_t retaddr);
 void pmu_page_fault_bad(struct pmu_vcpu *pv, uint64_t addr);
 /* An EL0 read of PMU counter hwidx by the instruction at pc (arm64 MRS):
- * the counter as it is before that instruction retires, or -EPERM when
- * EL0 access is off (perf_cpu_user_read); hwidx -1 asks only that. */
-int pmu_user_read(struct pmu_vcpu *pv, int hwidx, uint64_t pc, uint64_t *val);
+ * the counter register as it is before that instruction retires, or
+ * -EPERM when EL0 access is off (perf_cpu_user_read); hwidx -1 asks only
+ * that. *gen: the CPU's user-page generation (it moves with the sequence
+ * lock of any of its events' pages). */
+int pmu_user_read(struct pmu_vcpu *pv, int hwidx, uint64_t pc, uint64_t *val, uint64_t *gen);
 
 /*
  * Exact stops. A user-mode overflow whose sample reads the guest's

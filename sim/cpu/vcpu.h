@@ -126,6 +126,7 @@ struct vcpu {
 
 	uint64_t mm_seq;           /* guest_mm seq this engine mirrors */
 	uint64_t pmselr;           /* AArch64 PMSELR_EL0 as EL0 sees it */
+	uint64_t pmselr_gen;       /* the user-page generation it was written in */
 
 	enum vcpu_exit exit;
 	struct vcpu_fault fault;

@@ -6,6 +6,7 @@
  * its first thread at the ELF entry and runs it until the process ends.
  */
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,14 @@ static int report_load_error(const char *path, const struct loader_error *e, boo
 		fprintf(stderr, "pmusim: %s: cannot execute: required file not found\n", path);
 		st = 127;
 		break;
+	case LOAD_FATAL_SEGV:
+		/* no message: the kernel kills the task */
+		if (verbose && e->detail[0])
+			fprintf(stderr, "pmusim: note: %s\n", e->detail);
+		fflush(NULL);
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+		return 128 + SIGSEGV;
 	case LOAD_BAD_SCRIPT_INTERP:
 		/* bash 5.2 words a missing #! interpreter like a missing PT_INTERP */
 		fprintf(stderr, "pmusim: %s: cannot execute: required file not found\n", path);
@@ -196,6 +205,7 @@ static int boot_kernel(const struct guest_boot_config *cfg, char **pre, int *npr
 		return 1;
 	} else {
 		perf_core_set_user_access(*own_core, cfg->perf_user_access);
+		perf_core_set_paranoid(*own_core, cfg->paranoid);
 		snprintf(corearg, sizeof(corearg), "%d", boot_core_fd);
 		pre[(*npre)++] = "--attach-core";
 		pre[(*npre)++] = corearg;

@@ -31,6 +31,7 @@ struct guest_boot_config {
 	struct guest_options opt;          /* virtual time, fast store, verbose */
 	bool no_safe_stop, no_inline_count;
 	int perf_user_access;              /* kernel.perf_user_access of a new core */
+	int paranoid;                      /* its kernel.perf_event_paranoid */
 	const char *argv0;                 /* a guest's execve: argv[0], and argv[0] below is
 					    * the path as execve(2) takes it (no PATH search) */
 	int argc;                          /* PROGRAM ARGS..., argc >= 1 */

@@ -3,6 +3,7 @@
  * vCPU exits (syscalls, faults) into Linux behaviour.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,29 @@ int guest_process_init(struct guest_process *p, const struct pmu_model *m,
 	pthread_mutex_init(&p->lock, NULL);
 	list_init(&p->threads);
 	return 0;
+}
+
+bool guest_sysroot_path(const struct guest_process *p, char *path, size_t size)
+{
+	const char *root = p->opt.sysroot;
+	char full[PATH_MAX];
+	int n;
+
+	if (!root || path[0] != '/')
+		return false;
+	n = snprintf(full, sizeof(full), "%s%s", root, path);
+	if (n < 0 || (size_t)n >= sizeof(full) || (size_t)n >= size || access(full, F_OK))
+		return false;
+	memcpy(path, full, (size_t)n + 1);
+	return true;
+}
+
+bool guest_past_eof(const struct guest_process *p, uint64_t addr)
+{
+	for (unsigned i = 0; i < p->nr_past_eof; i++)
+		if (addr >= p->past_eof[i].lo && addr < p->past_eof[i].hi)
+			return true;
+	return false;
 }
 
 void guest_process_destroy(struct guest_process *p)
@@ -188,6 +212,7 @@ __attribute__((weak)) void guest_signal_pending(struct guest_thread *t)
 /* si_code values of the kernel (uapi/asm-generic/siginfo.h). */
 #define K_SEGV_MAPERR 1
 #define K_SEGV_ACCERR 2
+#define K_BUS_ADRERR 2
 #define K_FPE_INTDIV 1
 #define K_SI_KERNEL 0x80
 
@@ -220,9 +245,12 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 			}
 			if (c->pmu)
 				pmu_page_fault_bad(c->pmu, c->fault.addr);
-			guest_signal_fault(t, SIGSEGV,
-					   c->fault.prot ? K_SEGV_ACCERR : K_SEGV_MAPERR,
-					   c->fault.addr);
+			if (guest_past_eof(t->proc, c->fault.addr))
+				guest_signal_fault(t, SIGBUS, K_BUS_ADRERR, c->fault.addr);
+			else
+				guest_signal_fault(t, SIGSEGV,
+						   c->fault.prot ? K_SEGV_ACCERR : K_SEGV_MAPERR,
+						   c->fault.addr);
 			break;
 		case VCPU_EXIT_ILLEGAL:
 			guest_signal_fault(t, SIGILL, t->proc->arch->sigill_code,

@@ -210,12 +210,32 @@ static int elf_prot(uint32_t f)
 }
 
 /*
+ * The pages of a file mapping at [start, start+len) from file offset off
+ * that lie past the end of a file of fsize bytes (from the page after the
+ * one holding its last byte): the kernel's filemap_fault() gives SIGBUS
+ * there. They are made inaccessible and noted in p->past_eof, so an
+ * access faults and guest_thread_run() sends SIGBUS, BUS_ADRERR.
+ */
+static void past_eof(struct guest_process *p, uint64_t start, uint64_t len, uint64_t off,
+		     uint64_t fsize)
+{
+	uint64_t lo = start + (fsize > off ? PAGE_UP(fsize - off) : 0), hi = start + len;
+
+	if (lo >= hi || p->nr_past_eof >= sizeof(p->past_eof) / sizeof(p->past_eof[0]))
+		return;
+	guest_mprotect(&p->mm, lo, hi - lo, PROT_NONE);
+	p->past_eof[p->nr_past_eof].lo = lo;
+	p->past_eof[p->nr_past_eof++].hi = hi;
+}
+
+/*
  * Maps the PT_LOAD segments of im: ET_EXEC at its addresses, ET_DYN at a
  * host-chosen base aligned to the largest p_align (load_elf_binary's
  * maximum_alignment()). room extra bytes stay reserved after the image (the
  * heap). Segments are file mappings where the file holds them; a segment
- * that runs past the end of a truncated file gets the bytes that exist and
- * zeros (no host SIGBUS). bss is zeroed as padzero() does and extended with
+ * that runs past the end of a truncated file gets the bytes that exist, and
+ * its pages past the end are inaccessible (past_eof(): SIGBUS, with no
+ * host SIGBUS). bss is zeroed as padzero() does and extended with
  * anonymous pages.
  */
 static int image_map(struct guest_process *p, struct elf_image *im, uint64_t room,
@@ -299,9 +319,20 @@ static int image_map(struct guest_process *p, struct elf_image *im, uint64_t roo
 					(void)got;
 				}
 				guest_mprotect(&p->mm, mstart, flen, prot);
+				past_eof(p, mstart, flen, ph->p_offset - pageoff, (uint64_t)im->fsize);
 			}
-			/* padzero(): clear the tail of the last file page */
-			if ((fend & (PAGE - 1)) && ph->p_memsz > ph->p_filesz) {
+			/* elf_load(): padzero() of a page past the end of the
+			 * file faults; on a writable segment that fails the
+			 * exec past its point of no return */
+			if ((fend & (PAGE - 1)) && ph->p_memsz > ph->p_filesz &&
+			    guest_past_eof(p, PAGE_DOWN(fend))) {
+				if (prot & PROT_WRITE) {
+					set_err(e, LOAD_FATAL_SEGV, EFAULT,
+						"%s: padzero() past the end of the file", path);
+					return -EFAULT;
+				}
+			} else if ((fend & (PAGE - 1)) && ph->p_memsz > ph->p_filesz) {
+				/* padzero(): clear the tail of the last file page */
 				if (!(prot & PROT_WRITE))
 					mprotect((void *)(uintptr_t)PAGE_DOWN(fend), PAGE,
 						 PROT_READ | PROT_WRITE);
@@ -689,7 +720,13 @@ int guest_load(struct guest_process *p, const char *path, char *const argv[],
 	if (r)
 		goto out;
 	if (im.interp[0]) {
-		int ifd = open_exec(im.interp, e, true);
+		char ipath[PATH_MAX];
+		int ifd;
+
+		/* load_elf_interp() of qemu-user: the interpreter under -L */
+		snprintf(ipath, sizeof(ipath), "%s", im.interp);
+		guest_sysroot_path(p, ipath, sizeof(ipath));
+		ifd = open_exec(ipath, e, true);
 
 		if (ifd < 0) {
 			if (e->why == LOAD_NOT_FOUND || e->why == LOAD_INTERP_NOT_FOUND)

@@ -22,6 +22,9 @@ enum loader_fail {
 	LOAD_INTERP_NOT_FOUND,     /* PT_INTERP missing: 127 */
 	LOAD_BAD_SCRIPT_INTERP,    /* #! interpreter missing: 126 */
 	LOAD_IO,                   /* other: 126 */
+	LOAD_FATAL_SEGV,           /* failed past the point of no return: the
+				    * task dies by SIGSEGV (bprm_execve()'s
+				    * force_fatal_sig()) */
 };
 
 struct loader_error {

@@ -18,6 +18,8 @@
 #include "sim/linux/guest.h"
 #include "sim/linux/procfs.h"
 #include "sim/linux/sys_handlers.h"
+#include "sim/linux/sys_perf.h"
+#include "sim/linux/sysctl.h"
 
 #define R(...) syscall(__VA_ARGS__)
 static long ret_errno(long r)
@@ -27,9 +29,10 @@ static long ret_errno(long r)
 
 /*
  * Decides what a path argument really names (procfs.h): *out is the guest
- * pointer to pass on, or the guest program's path for the own exe link.
- * Returns the procfs kind, or -EFAULT / -ENAMETOOLONG, or -ENOENT for a
- * /proc entry of pmusim's own.
+ * pointer to pass on, the guest program's path for the own exe link, or
+ * buf rewritten to the sysroot's file (guest_sysroot_path). Returns the
+ * procfs kind, or -EFAULT / -ENAMETOOLONG, or -ENOENT for a /proc entry of
+ * pmusim's own.
  */
 static long fix_path(struct guest_thread *t, uint64_t gp, const char **out, char *buf)
 {
@@ -42,6 +45,8 @@ static long fix_path(struct guest_thread *t, uint64_t gp, const char **out, char
 	k = procfs_classify(t, buf);
 	if (k == PROCFS_EXE)
 		*out = t->proc->exe_path;
+	if (k == PROCFS_HOST && guest_sysroot_path(t->proc, buf, PATH_MAX))
+		*out = buf;
 	return k == PROCFS_HIDDEN ? -ENOENT : (long)k;
 }
 
@@ -67,6 +72,8 @@ long sys_open(struct guest_thread *t, const uint64_t a[6])
 
 	if (r < 0)
 		return r;
+	if (sysctl_owns(t, buf))
+		return sysctl_open(t, buf, (int)a[1]);
 	if (PROCFS_IS_GENERATED(r) && (a[1] & O_ACCMODE) == O_RDONLY)
 		return procfs_open_generated(t, (enum procfs_kind)r, buf, (int)a[1]);
 	return opened(t, r, ret_errno(R(SYS_open, p, a[1], a[2])));
@@ -80,9 +87,20 @@ long sys_openat(struct guest_thread *t, const uint64_t a[6])
 
 	if (r < 0)
 		return r;
+	if (sysctl_owns(t, buf))
+		return sysctl_open(t, buf, (int)a[2]);
 	if (PROCFS_IS_GENERATED(r) && (a[2] & O_ACCMODE) == O_RDONLY)
 		return procfs_open_generated(t, (enum procfs_kind)r, buf, (int)a[2]);
 	return opened(t, r, ret_errno(R(SYS_openat, a[0], p, a[2], a[3])));
+}
+
+/* write: a writable sysctl file of the simulated kernel (sysctl.h), else
+ * as a perf fd or the host's file takes it */
+long sys_write(struct guest_thread *t, const uint64_t a[6])
+{
+	long r = sysctl_write(t, a);
+
+	return r == SYSCTL_NOT_MINE ? sys_perf_write(t, a) : r;
 }
 
 long sys_openat2(struct guest_thread *t, const uint64_t a[6])

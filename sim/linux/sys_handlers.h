@@ -19,6 +19,7 @@ struct guest_thread;
  * The procfs kind, or -EFAULT / -ENAMETOOLONG / -ENOENT. */
 long guest_fix_path(struct guest_thread *t, uint64_t gp, const char **out, char *buf);
 SYSCALL_DECL(open);
+SYSCALL_DECL(write);
 SYSCALL_DECL(openat);
 SYSCALL_DECL(openat2);
 SYSCALL_DECL(close);

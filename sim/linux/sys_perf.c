@@ -236,6 +236,11 @@ const struct perf_machine *perf_guest_machine(void)
 	return &guest_machine;
 }
 
+struct perf_core *perf_guest_core(void)
+{
+	return S.core;
+}
+
 void perf_guest_set_session(const struct perf_guest_session_hooks *hooks)
 {
 	SH = *hooks;
@@ -533,6 +538,14 @@ int perf_guest_start_core(struct guest_process *p, struct guest_thread *t,
 	cur_pv = t->perf;
 	report_mappings(t, 0, 0);     /* the image and interpreter the exec mapped */
 	perf_core_lock(core);
+	{
+		/* an exec keeps the task on its CPU: the one it is current
+		 * on still (the old image's) or last ran on */
+		int was = perf_task_cpu(task);
+
+		if (was >= 0 && (unsigned)was < S.nr_cpus && cpu_allowed(t, (unsigned)was))
+			cur_pv->cpu = perf_core_cpu(core, (unsigned)was);
+	}
 	perf_cpu_switch_to(cur_pv->cpu, task);
 	/* exec_binprm(): trace_sched_process_exec() */
 	perf_tp_sched_process_exec(cur_pv->cpu, path);
@@ -1145,7 +1158,20 @@ static void fork_task(struct guest_thread *t, struct perf_task *parent, pid_t pi
 	(void)t;
 }
 
-static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
+/*
+ * wake_up_new_task(): select_task_rq() with WF_FORK places a new process
+ * on the idlest allowed CPU (find_idlest_cpu()), so a child runs beside
+ * its parent rather than behind it. Here new tasks take the allowed CPUs
+ * in turn, as new threads do; the parent chooses before the fork, so
+ * both sides know.
+ */
+static unsigned place_new_process(const struct guest_thread *t)
+{
+	return S.core && t->perf ? place_new_thread(t) : 0;
+}
+
+static long after_fork(struct guest_thread *t, struct perf_task *parent, unsigned child_cpu,
+		       long r)
 {
 	struct pmu_vcpu *pv = t->perf;
 
@@ -1156,11 +1182,15 @@ static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
 		if (pv && S.core && pv->task == parent) {
 			struct perf_task *child;
 
+			/* the core's lock first: the order is the core's,
+			 * then the CPU's */
+			perf_core_lock(S.core);
 			pmu_vcpu_acquire(pv);
 			child = perf_task_find(S.core, (pid_t)r);
 			if (child)
 				perf_tp_sched_process_fork(pv->cpu, child);
 			pmu_vcpu_release(pv);
+			perf_core_unlock(S.core);
 		}
 	} else if (r == 0 && pv && S.core) {
 		/* the child: its own task, on the CPU from now on */
@@ -1172,6 +1202,7 @@ static long after_fork(struct guest_thread *t, struct perf_task *parent, long r)
 		pv->task = perf_task_find(S.core, me);
 		if (!pv->task)
 			pv->task = parent;
+		pv->cpu = perf_core_cpu(S.core, child_cpu);
 		perf_core_lock(S.core);
 		perf_cpu_switch_to(pv->cpu, pv->task);
 		perf_core_unlock(S.core);
@@ -1184,13 +1215,14 @@ static long fork_process(struct guest_thread *t, const uint64_t a[6],
 			 long (*fork_fn)(struct guest_thread *, const uint64_t *))
 {
 	struct perf_task *parent = cur_task(t);
+	unsigned child_cpu = place_new_process(t);
 	long r;
 
 	fork_files(false);
 	r = fork_fn(t, a);
 	if (r < 0)
 		fork_files(true);
-	return after_fork(t, parent, r);
+	return after_fork(t, parent, child_cpu, r);
 }
 
 long sys_perf_fork(struct guest_thread *t, const uint64_t a[6])
@@ -1209,6 +1241,7 @@ long sys_perf_clone(struct guest_thread *t, const uint64_t a[6])
 	/* a new process with its own copy of the fd table and mappings: what
 	 * sys_clone runs as a host fork (CLONE_VM|CLONE_VFORK too) */
 	bool process = !(a[0] & CLONE_VM) || (a[0] & CLONE_VFORK);
+	unsigned child_cpu = !(a[0] & CLONE_VM) ? place_new_process(t) : 0;
 	long r;
 
 	if (process)
@@ -1221,7 +1254,7 @@ long sys_perf_clone(struct guest_thread *t, const uint64_t a[6])
 			fork_maps();
 		return r;
 	}
-	return after_fork(t, parent, r);
+	return after_fork(t, parent, child_cpu, r);
 }
 
 /*

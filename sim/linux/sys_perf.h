@@ -43,6 +43,8 @@ int perf_guest_arena_create(const struct pmu_model *model, unsigned nr_cpus, voi
 int perf_guest_arena_attach(int fd, void *addr, struct perf_core **core);
 /* The machine hooks of this process's guest (fill_sample, wakeup, fasync). */
 const struct perf_machine *perf_guest_machine(void);
+/* The core this process's guest drives, or NULL before it has one. */
+struct perf_core *perf_guest_core(void);
 
 /* A `pmusim run` session's pieces, which live in the pmusim executable
  * (syscall_shim/session.c): files of native clients are woken and signalled

@@ -31,7 +31,7 @@
 
 const struct guest_syscall_entry guest_syscall_table[GUEST_NR_SYSCALLS] = {
 	/* ---- files, pipes, sockets, poll (sys_file.c or host) ---- */
-	ROW(read, sys_perf_read), ROW(write, sys_perf_write), OWN(open), ROW(close, sys_perf_close), OWN(stat), PASS(fstat),
+	ROW(read, sys_perf_read), OWN(write), OWN(open), ROW(close, sys_perf_close), OWN(stat), PASS(fstat),
 	OWN(lstat), ROW(poll, sys_perf_poll), ROW(lseek, sys_perf_lseek), ROW(ioctl, sys_perf_ioctl), ROW(pread64, sys_perf_pread),
 	ROW(pwrite64, sys_perf_pread), ROW(readv, sys_perf_readv), ROW(writev, sys_perf_write), OWN(access), PASS(pipe),
 	ROW(select, sys_perf_select), ROW(dup, sys_perf_dup), ROW(dup2, sys_perf_dup2), PASS(sendfile), PASS(socket),

@@ -5,13 +5,15 @@
 # a64_sample checks the IP, registers and callchain of samples of one;
 # a64_cache checks L1D and DTLB events of a hand-written loop, fed by the
 # memory hook (the access log serves x86-64 engines only);
-# a64_user_read reads counters from EL0 with perf_user_access 1;
+# a64_user_read reads counters from EL0 with perf_user_access 1,
+# a64_counter_regs what the counter registers hold (a64_counter_regs.c);
 # a64_pmu_el0 checks the SIGILL of an EL0 access to the PMU registers
-# while perf_user_access is 0 (do_el0_undef()). The counts and samples
-# are checked with inline counting (the interposed A64 translator) and
-# with the block hook (--no-inline-count); bench_compute counting itself
-# gives the same counts both ways, with inline counting taking the slow
-# path rarely (`pmusim exec -v`).
+# while perf_user_access is 0 (do_el0_undef()); a64_exclude the
+# exclude_* attributes by exception level (a64_exclude.c). The counts and
+# samples are checked with inline counting (the interposed A64
+# translator) and with the block hook (--no-inline-count); bench_compute
+# counting itself gives the same counts both ways, with inline counting
+# taking the slow path rarely (`pmusim exec -v`).
 # Usage: run_aarch64_counting.sh PMUSIM PROGS_DIR
 set -u
 PMUSIM=$1
@@ -61,11 +63,63 @@ for model in pmuv3 pmuv3p5; do
 		echo "FAIL a64_pmu_el0 on $model"
 		fail=1
 	fi
-	# EL0 reads of the counters with kernel.perf_user_access = 1
-	if "$PMUSIM" exec --model "$model" --perf-user-access 1 "$PROGS/a64_user_read" "$model"; then
-		echo "ok   a64_user_read on $model"
+	# EL0 reads of the counters with kernel.perf_user_access = 1; the
+	# counter registers themselves (chained halves, the upper half of a
+	# 32-bit event, PMSELR_EL0 across a lock change)
+	for prog in a64_user_read a64_counter_regs; do
+		if "$PMUSIM" exec --model "$model" --perf-user-access 1 "$PROGS/$prog" "$model"; then
+			echo "ok   $prog on $model"
+		else
+			echo "FAIL $prog on $model"
+			fail=1
+		fi
+	done
+done
+# /proc/sys/kernel/perf_user_access of the simulated arm64 kernel
+# (a64_sysctl.c: read, and written as root), from exec and from a
+# `pmusim run` session started with --perf-user-access 1
+for model in pmuv3 pmuv3p5; do
+	for ua in 0 1; do
+		if "$PMUSIM" exec --model "$model" --perf-user-access "$ua" "$PROGS/a64_sysctl" "$ua"; then
+			echo "ok   a64_sysctl on $model, perf_user_access $ua"
+		else
+			echo "FAIL a64_sysctl on $model, perf_user_access $ua"
+			fail=1
+		fi
+	done
+done
+if "$PMUSIM" run --model pmuv3 --perf-user-access 1 -- perf stat -x, -e instructions:u -- \
+	"$PROGS/a64_sysctl" 1 2>/dev/null; then
+	echo "ok   a64_sysctl under pmusim run --perf-user-access 1"
+else
+	echo "FAIL a64_sysctl under pmusim run --perf-user-access 1"
+	fail=1
+fi
+# `pmusim run --sysroot DIR`: the emulated workload's loader finds a
+# library only the tree has
+tree=$(mktemp -d)
+mkdir -p "$tree/usr/lib/aarch64-linux-gnu"
+cp "$PROGS/libsysroot_probe.so" "$tree/usr/lib/aarch64-linux-gnu/"
+got=$("$PMUSIM" run --model pmuv3 --sysroot "$tree" -- perf stat -x, -e instructions:u -- \
+	"$PROGS/sysroot_probe" 2>/dev/null)
+rm -rf "$tree"
+if [[ $got == "found in the sysroot" ]]; then
+	echo "ok   sysroot_probe under pmusim run --sysroot"
+else
+	echo "FAIL sysroot_probe under pmusim run --sysroot: '$got'"
+	fail=1
+fi
+# exclude_* by exception level: a loop of getpid SVCs, the modelled
+# kernel's instructions per syscall (entry and exit paths) from the
+# machine's cost table; kernel counting needs perf_event_paranoid <= 1
+here=$(cd "$(dirname "$0")" && pwd)
+kpath=$(awk '/#define PMU_SYSCALL_(ENTRY|EXIT)_INSNS/ { n += $3 } END { print n }' \
+	"$here/../../sim/cpu/pmu_machine.h")
+for model in pmuv3 pmuv3p5; do
+	if "$PMUSIM" exec --model "$model" --paranoid 1 "$PROGS/a64_exclude" "$kpath"; then
+		echo "ok   a64_exclude on $model"
 	else
-		echo "FAIL a64_user_read on $model"
+		echo "FAIL a64_exclude on $model"
 		fail=1
 	fi
 done

@@ -1,8 +1,9 @@
 /*
  * test_arena.c - the arena the core lives in: allocation, alignment,
  * coalescing, exhaustion; and a core in a shared arena read by another
- * process that attached to it at the same address.
+ * process that attached to it at the same address, with the CPUs' locks.
  */
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -174,12 +175,87 @@ static void test_shared_lock(void **state)
 	shared_fini(&s);
 }
 
+/* Two processes run two simulated CPUs of one core at once: the parent
+ * holds CPU 0's lock while it runs, and the child takes CPU 1's without
+ * waiting for it (the kernel's CPUs run their own contexts). The child's
+ * read, a cross-CPU operation (the core lock), gets in at the parent's
+ * next check (perf_cpu_should_yield) and sees exactly what its CPU ran. */
+static void test_cpu_locks(void **state)
+{
+	struct perf_core_config cfg = { .model = pmu_model_find("skylake"), .nr_cpus = 2 };
+	struct perf_event_attr attr = raw_attr(0x00c4);
+	volatile int *flags;
+	struct shared s;
+	struct perf_task *t2;
+	uint64_t v[3];
+	int status, h2;
+	pid_t pid;
+
+	(void)state;
+	flags = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(flags != MAP_FAILED);
+	s.sm = (struct synthetic_machine){ .profile = synthetic_default_profile };
+	s.machine = synthetic_machine_ops(&s.sm);
+	assert_int_equal(perf_arena_create(8 << 20, ARENA_ADDR, &s.arena), 0);
+	cfg.arena = s.arena;
+	assert_int_equal(perf_core_create(&cfg, &s.machine, &s.core), 0);
+	s.sm.core = s.core;
+	s.memfd = perf_arena_memfd(s.arena);
+	{
+		struct perf_task *t1 = perf_task_create(s.core, 1, 1, (struct perf_cred){ .cap_perfmon = true });
+
+		perf_cpu_switch_to(perf_core_cpu(s.core, 0), t1);
+		s.h = perf_sys_event_open(s.core, t1, &perf_uaccess_direct, (uint64_t)(uintptr_t)&attr,
+					  0, -1, -1, 0);
+		assert_true(s.h >= 0);
+	}
+	t2 = perf_task_create(s.core, 2, 2, (struct perf_cred){ .cap_perfmon = true });
+	perf_cpu_switch_to(perf_core_cpu(s.core, 1), t2);
+	h2 = perf_sys_event_open(s.core, t2, &perf_uaccess_direct, (uint64_t)(uintptr_t)&attr,
+				 0, -1, -1, 0);
+	assert_true(h2 >= 0);
+	pid = fork();
+	if (pid == 0) {
+		struct perf_core *c = perf_core_attach(child_attach(&s), &s.machine);
+		struct perf_cpu *cpu1 = perf_core_cpu(c, 1);
+
+		alarm(20);                  /* a single lock: CPU 1 never comes */
+		perf_cpu_lock(cpu1);
+		flags[0] = 1;               /* CPU 1 is mine ... */
+		while (!flags[1])           /* ... while the parent runs CPU 0 */
+			sched_yield();
+		s.sm.core = c;
+		synthetic_run_blocks(&s.sm, 1, 50);
+		perf_cpu_unlock(cpu1);
+		if (perf_sys_read(c, h2, v, sizeof(v)) != 24 || v[0] != 50 * 160)
+			_exit(11);
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	perf_cpu_lock(perf_core_cpu(s.core, 0));
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		synthetic_run_blocks(&s.sm, 0, 10);
+		if (flags[0])
+			flags[1] = 1;       /* both CPUs held at once */
+		if (perf_cpu_should_yield(perf_core_cpu(s.core, 0)))
+			perf_cpu_yield(perf_core_cpu(s.core, 0));
+	}
+	perf_cpu_unlock(perf_core_cpu(s.core, 0));
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(perf_sys_read(s.core, s.h, v, sizeof(v)), 24);
+	assert_true(v[0] > 0 && v[0] % 160 == 0);
+	munmap((void *)flags, 4096);
+	shared_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alloc_free),
 		cmocka_unit_test(test_shared_core),
 		cmocka_unit_test(test_shared_lock),
+		cmocka_unit_test(test_cpu_locks),
 	};
 	return cmocka_run_group_tests_name("core_arena", tests, NULL, NULL);
 }

@@ -43,27 +43,17 @@ bash_pipeline_subshell	fork+pipe+execve+wait4	$RUN /bin/bash -c 'echo a b c | tr
 python3_subprocess	vfork+execve+waitid	$RUN /usr/bin/python3 -c 'import subprocess,sys; r=subprocess.run(["echo","hi"],capture_output=True,text=True); print(r.stdout.strip(), r.returncode); print(subprocess.call([sys.executable,"-c","import sys; sys.exit(4)"])); print(subprocess.run(["sh","-c","kill -TERM $$"]).returncode)'
 ROWS
 
-fail=0
-ran=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-while IFS=$'\t' read -r name what snippet; do
-	[[ -z "$name" ]] && continue
-	if [[ $# -gt 0 ]] && [[ " $* " != *" $name "* ]]; then continue; fi
-	if [[ $name == *_core ]] && ldd "$PMUSIM" | grep -q libasan; then
+# the row's $RUN: nothing natively, pmusim otherwise
+row_env() {
+	if [[ $1 == native ]]; then echo 'export RUN="";'; else echo "export RUN=\"$PMUSIM exec\";"; fi
+}
+row_skip() {
+	if [[ $1 == *_core ]] && ldd "$PMUSIM" | grep -q libasan; then
 		# ASan's runtime sets RLIMIT_CORE to 0 (disable_coredump): its
 		# shadow mappings would make a core of terabytes
-		echo "skip $name (AddressSanitizer build)"
-		continue
+		echo "skip $1 (AddressSanitizer build)"
+		return 0
 	fi
-	for mode in native emu; do
-		d="$tmp/$name.$mode"
-		mkdir -p "$d"
-		if [[ $mode == native ]]; then RUN=""; else RUN="$PMUSIM exec"; fi
-		(cd "$d" && timeout 60 bash -c "export RUN=\"$RUN\"; $snippet" > "$tmp/$name.$mode.out" 2> "$tmp/$name.$mode.err"; echo $? > "$tmp/$name.$mode.st")
-	done
-	ran=$((ran + 1))
-	same_as_native "$tmp" "$name" "$name ($what)" || fail=$((fail + 1))
-done <<< "$ROWS"
-echo "signals_threads: $ran rows, $fail failed"
-[[ $fail == 0 ]]
+	return 1
+}
+run_rows signals_threads "$ROWS" "$@"

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "pmu_models/model_internal.h"
 #include "pmu_models/pmu_model.h"
 
 #define CYC UINT64_C(0x1)
@@ -223,12 +224,76 @@ static void test_pmuv3_widths(void **state)
 	assert_int_equal(a->ops->constraint(a, 3, 0x08), 0xe);
 }
 
+/* ---- armv8pmu_set_event_filter(): the modes counted, by where the kernel runs ---- */
+
+#define U (1u << SIM_MODE_USER)
+#define K (1u << SIM_MODE_KERNEL)
+
+struct filter_row {
+	int line;
+	struct perf_event_attr attr;
+	/* modes counted with the kernel at EL1 (no VHE), at EL2 (VHE), in a guest */
+	unsigned nvhe, vhe, guest;
+};
+
+/*
+ * Documentation/arch/arm64/perf.rst: exclude_user drops EL0; exclude_kernel
+ * EL1 (and EL2 on a VHE host); exclude_hv is ignored on a VHE host and
+ * drops EL2 without VHE (not the kernel's EL1), nothing in a guest, where
+ * EL2 is never counted; exclude_host drops the host (EL0 and EL2 on VHE;
+ * without VHE the counter is only enabled at guest entry: nothing, as a
+ * guest's kernel is non-VHE too); exclude_guest drops EL1 on VHE (the
+ * guests' kernels), nothing of the host without.
+ */
+static const struct filter_row filter_rows[] = {
+	{ __LINE__, { RAW(0x08) }, U | K, U | K, U | K },
+	{ __LINE__, { RAW(0x08), .exclude_user = 1 }, K, K, K },
+	{ __LINE__, { RAW(0x08), .exclude_kernel = 1 }, U, U, U },
+	{ __LINE__, { RAW(0x08), .exclude_hv = 1 }, U | K, U | K, U | K },
+	{ __LINE__, { RAW(0x08), .exclude_kernel = 1, .exclude_hv = 1 }, U, U, U },
+	{ __LINE__, { RAW(0x08), .exclude_host = 1 }, 0, 0, 0 },
+	{ __LINE__, { RAW(0x08), .exclude_guest = 1 }, U | K, U | K, U | K },
+	{ __LINE__, { RAW(0x08), .exclude_user = 1, .exclude_guest = 1 }, K, K, K },
+	{ __LINE__, { RAW(0x08), .exclude_user = 1, .exclude_kernel = 1 }, 0, 0, 0 },
+};
+
+static void test_pmuv3_filter(void **state)
+{
+	const struct pmu_model *base = pmu_model_find("pmuv3");
+	const struct pmuv3_arch_data *bd = base->arch_data;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(filter_rows) / sizeof(filter_rows[0]); i++) {
+		const struct filter_row *r = &filter_rows[i];
+		const unsigned want[3] = { r->nvhe, r->vhe, r->guest };
+		const enum pmuv3_kernel_el el[3] = { PMUV3_HOST_NVHE, PMUV3_HOST_VHE, PMUV3_GUEST };
+
+		for (unsigned k = 0; k < 3; k++) {
+			struct pmuv3_arch_data d = *bd;
+			struct pmu_model m = *base;
+			struct pmu_event_config out;
+
+			d.kernel_el = el[k];
+			m.arch_data = &d;
+			assert_int_equal(m.ops->event_init(&m, 0, &r->attr, &out), 0);
+			if (!out.mode_filter || out.modes != want[k])
+				fail_msg("line %d, kernel_el %u: modes %#x, want %#x", r->line,
+					 (unsigned)el[k], out.modes, want[k]);
+		}
+	}
+	/* the models' choice: the A72 has no VHE, the N2 has */
+	assert_int_equal(bd->kernel_el, PMUV3_HOST_NVHE);
+	assert_int_equal(((const struct pmuv3_arch_data *)pmu_model_find("pmuv3p5")->arch_data)
+				 ->kernel_el, PMUV3_HOST_VHE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pmuv3_event_init),
 		cmocka_unit_test(test_pmuv3_assign),
 		cmocka_unit_test(test_pmuv3_widths),
+		cmocka_unit_test(test_pmuv3_filter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,14 +67,21 @@ static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_r
 {
 	struct vcpu *c = user;
 	int which;
-	uint64_t v = 0, pc;
+	uint64_t v = 0, pc, gen = 0;
 	bool on;
 
 	if (!pmu_el0_register(r))
 		return 0;                  /* Unicorn's own */
-	which = el0_counter(c, r->crn, r->crm, r->op2, read);
 	pc = vcpu_pc(c);
-	on = c->pmu && pmu_user_read(c->pmu, -1, pc, &v) == 0;
+	on = c->pmu && pmu_user_read(c->pmu, -1, pc, &v, &gen) == 0;
+	/* "the PMSELR_EL0 register is zeroed each time the sequence lock is
+	 * changed" (the arm64 perf document): a user page's lock moved on
+	 * this CPU since it was written */
+	if (on && gen != c->pmselr_gen) {
+		c->pmselr = 0;
+		c->pmselr_gen = gen;
+	}
+	which = el0_counter(c, r->crn, r->crm, r->op2, read);
 	if (which == -3) {             /* PMUSERENR_EL0 */
 		v = on ? PMUSERENR_ER_CR : 0;
 		uc_reg_write(uc, reg, &v);
@@ -89,7 +96,7 @@ static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_r
 		}
 		return 1;
 	}
-	if (on && which >= 0 && pmu_user_read(c->pmu, which, pc, &v) == 0) {
+	if (on && which >= 0 && pmu_user_read(c->pmu, which, pc, &v, &gen) == 0) {
 		uc_reg_write(uc, reg, &v);
 		return 1;
 	}

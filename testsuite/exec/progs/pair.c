@@ -9,6 +9,8 @@
  *   pair fork MS      the syscall side in the parent, the compute side in a
  *                     forked child, both for MS
  *   pair thread MS    the compute side in a second thread
+ *   pair idle MS      the syscall side beside a second thread that sleeps
+ *                     (what two threads cost the syscall side by itself)
  *
  * Prints "sys N" and/or "cpu N": iterations per wall second of each side.
  * The syscall side keeps the time (CLOCK_MONOTONIC every 64 calls) and
@@ -79,6 +81,14 @@ static void *compute_thread(void *arg)
 	return NULL;
 }
 
+static void *sleeping_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "sys";
@@ -107,8 +117,16 @@ int main(int argc, char **argv)
 		pthread_create(&th, NULL, compute_thread, NULL);
 		sys_rate = syscalls(ms);
 		pthread_join(th, NULL);
+	} else if (!strcmp(mode, "idle")) {
+		pthread_t th;
+
+		pthread_create(&th, NULL, sleeping_thread, NULL);
+		sys_rate = syscalls(ms);
+		printf("sys %.0f\n", sys_rate);
+		fflush(stdout);
+		_exit(0);
 	} else {
-		fprintf(stderr, "usage: pair sys|cpu|fork|thread MS\n");
+		fprintf(stderr, "usage: pair sys|cpu|fork|thread|idle MS\n");
 		return 2;
 	}
 	if (sys_rate >= 0)
