@@ -23,6 +23,11 @@ struct bd_cache {
 	uint8_t *reg_key;             /* capstone register -> key (BD_REG_KEYS) */
 };
 
+const struct cpu_arch *bd_cache_arch(const struct bd_cache *bc)
+{
+	return bc->arch;
+}
+
 struct bd_cache *bd_cache_new(const struct cpu_arch *arch, const struct pmu_pipeline *p,
 			      unsigned load_latency)
 {

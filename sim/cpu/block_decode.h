@@ -100,6 +100,8 @@ struct bd_cache *bd_cache_new(const struct cpu_arch *arch, const struct pmu_pipe
 unsigned bd_class_uops(const struct pmu_pipeline *p, uint8_t cls, unsigned uops);
 /* The issue width the cache schedules with. */
 unsigned bd_issue_width(const struct bd_cache *bc);
+/* The architecture a cache decodes. */
+const struct cpu_arch *bd_cache_arch(const struct bd_cache *bc);
 void bd_cache_free(struct bd_cache *bc);
 /* The decode of [addr, addr+size) (host readable), cached; NULL on
  * allocation failure. */

@@ -33,8 +33,13 @@ struct cpu_arch {
 	/* the syscall instruction's length: a restarted call backs up by it */
 	unsigned syscall_insn_len;
 	/* whether the interposed translator (inline counting, tcg_emit.h)
-	 * serves this engine; otherwise counting uses the block hook */
+	 * serves this engine (jit_count_serves: its copy's probe passed);
+	 * otherwise counting uses the block hook */
 	bool translator_interposed;
+	/* whether the interposed translator also logs this copy's guest data
+	 * accesses (the access log, tcg_emit.c: x86-64's tcg_gen_qemu_ld/st
+	 * only); otherwise memory events use the memory hook */
+	bool access_log;
 	/* the engine is AArch64's copy of QEMU in libunicorn: the interposed
 	 * exit test (safe stops, safe_stop.h) has its own symbols there */
 	bool safe_stop_aarch64;
@@ -76,6 +81,11 @@ struct cpu_arch {
 	/* The direct target of a conditional branch decoded by capstone,
 	 * or 0. */
 	uint64_t (*cond_target)(const cs_insn *in);
+	/* Whether the instruction (its len bytes) reads or sets a PMU
+	 * counter from user mode (RDPMC, MRS/MSR of the EL0 PMU registers):
+	 * the counting machine emulates it with the block's decode, so its
+	 * block takes inline counting's slow path. */
+	bool (*reads_counter)(const uint8_t *insn, unsigned len);
 
 	/*
 	 * The pipeline model's view of an instruction (block_decode.c's

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "sim/cpu/block_decode.h"
+#include "sim/cpu/cpu_arch.h"
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/safe_stop.h"
@@ -191,6 +192,17 @@ bool jit_count_init(bool disable, const char **why)
 bool jit_count_enabled(void)
 {
 	return enabled;
+}
+
+/* The AArch64 copy of the translator has its own probe, and its engines
+ * their own safe stops (safe_stop_on_engine). */
+bool jit_count_serves(const struct cpu_arch *arch)
+{
+	if (!enabled || !arch->translator_interposed)
+		return false;
+	if (!arch->safe_stop_aarch64)
+		return true;
+	return safe_stop_on_engine(true) && tcg_emit_available_aarch64();
 }
 
 void jit_count_stats(unsigned long long *translated, unsigned long long *slow)
@@ -865,25 +877,22 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 		emit_predicted_exit(j, e, cls, insn_pc, insn_pc + len);
 }
 
-/* RDPMC (0f 33) after optional prefixes: not_yet_run() needs pv->cur. */
-static bool has_rdpmc(const struct bdesc *b)
+/* RDPMC, an EL0 PMU register access: not_yet_run() needs pv->cur. */
+static bool reads_counter(const struct jit_count *j, const struct bdesc *b)
 {
-	for (unsigned i = 0; i < b->n; i++) {
-		const uint8_t *p = (const uint8_t *)(uintptr_t)(b->addr + b->ins[i].off);
-		unsigned n = b->ins[i].len, k = 0;
+	const struct cpu_arch *arch = bd_cache_arch(j->bc);
 
-		while (k < n && (p[k] == 0x66 || p[k] == 0x67 || p[k] == 0xf2 || p[k] == 0xf3 ||
-				 (p[k] & 0xf0) == 0x40))
-			k++;
-		if (k + 1 < n && p[k] == 0x0f && p[k + 1] == 0x33)
+	for (unsigned i = 0; i < b->n; i++)
+		if (arch->reads_counter((const uint8_t *)(uintptr_t)(b->addr + b->ins[i].off),
+					b->ins[i].len))
 			return true;
-	}
 	return false;
 }
 
 /* The block's k[]: its cycles and the counts of the sources with fields;
  * a block starting with a REP instruction may continue it (counted by
- * pmu_on_block from the previous block), and RDPMC needs pv->cur: those
+ * pmu_on_block from the previous block), and RDPMC or an EL0 PMU register
+ * access needs pv->cur: those
  * always take the slow path. */
 static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_t size)
 {
@@ -900,7 +909,7 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 	j->cur = NULL;
 	s->pc = pc;
 	s->size = size;
-	if (!b || !b->n || (b->ins[0].cls & BD_REP) || has_rdpmc(b)) {
+	if (!b || !b->n || (b->ins[0].cls & BD_REP) || reads_counter(j, b)) {
 		s->k[0] = JIT_FORCE << HEAD_SHIFT;
 	} else {
 		int64_t k[3] = { (int64_t)b->t[BDT_CYCLES] << HEAD_SHIFT, 0, 0 };

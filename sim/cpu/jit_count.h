@@ -68,6 +68,10 @@ struct jit_slot {
 /* Whether inline counting can be used at all (probe; off by option). */
 bool jit_count_init(bool disable, const char **why);
 bool jit_count_enabled(void);
+/* Whether it serves an engine of the architecture (its translator's copy
+ * interposed and probed, cpu_arch.h). */
+struct cpu_arch;
+bool jit_count_serves(const struct cpu_arch *arch);
 /* Blocks translated with inline counting, and slow-path calls, so far
  * (this process, all vCPUs). */
 void jit_count_stats(unsigned long long *translated, unsigned long long *slow);

@@ -148,7 +148,8 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	 * at the access itself, and an exact stop's prefix run (any source)
 	 * runs without the log's inline ops */
 	c->mem_want = sources_need_mem(sources);
-	c->mem_log_want = c->mem_want && pv->jit && !perf_cpu_schedulable_sampled_sources(cpu);
+	c->mem_log_want = c->mem_want && pv->jit && c->arch->access_log &&
+			  !perf_cpu_schedulable_sampled_sources(cpu);
 	c->mem_toggle_pending = c->mem_on != c->mem_want ||
 				(c->mem_on && c->mem_log != c->mem_log_want);
 	if (c->mem_toggle_pending && !pv->cm) {
@@ -1838,7 +1839,7 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 	memset(pv->bimodal, PMU_BIMODAL_STEP, sizeof(pv->bimodal));   /* weakly not taken */
 	pv->freq_hz = c->model && c->model->freq_hz ? c->model->freq_hz : 3000000000ull;
 	pv->tsc_hz = c->model && c->model->tsc_hz ? c->model->tsc_hz : pv->freq_hz;
-	if (jit_count_enabled() && c->arch->translator_interposed) {
+	if (jit_count_serves(c->arch)) {
 		pv->jit = jit_count_new(&(struct jit_predictors){ pv->bimodal, pv->ras, &pv->ras_top, pv->btb,
 								  pv->pipe->mispredict_cycles },
 					pv->bc, c);

@@ -1,11 +1,13 @@
 /*
- * tcg_emit.c - interposition of Unicorn 2.0.1's x86-64 translator at block
- * start, block exits and block completion, and a minimal TCG op emitter
- * for the observer of the translating thread (tcg_emit.h).
+ * tcg_emit.c - interposition of Unicorn 2.0.1's translator (its x86-64 and
+ * AArch64 copies) at block start, block exits and block completion, and a
+ * minimal TCG op emitter for the observer of the translating thread
+ * (tcg_emit.h).
  */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unicorn/unicorn.h>
@@ -25,23 +27,11 @@ enum { TCG_COND_LT = 2, TCG_COND_GE = 3, TCG_COND_NE = 9 };
 struct qemu_tb_head { uint64_t pc, cs_base; uint32_t flags; uint16_t size, icount; };
 
 typedef uintptr_t tcg_arg;
-void *tcg_temp_new_internal_x86_64(struct tcg_emit *s, int type, bool local);
-void tcg_temp_free_internal_x86_64(struct tcg_emit *s, void *temp);
-tcg_val tcg_const_i64_x86_64(struct tcg_emit *s, int64_t v);
-tcg_val tcg_const_i32_x86_64(struct tcg_emit *s, int32_t v);
-void tcg_gen_op1_x86_64(struct tcg_emit *s, int opc, tcg_arg a1);
-void tcg_gen_op3_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
-void tcg_gen_addi_i64_x86_64(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
-void tcg_gen_andi_i64_x86_64(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
-void tcg_gen_ori_i64_x86_64(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
-void tcg_gen_brcondi_i64_x86_64(struct tcg_emit *s, int cond, tcg_val a, int64_t imm,
-				struct tcg_label *l);
-struct tcg_label *gen_new_label_x86_64(struct tcg_emit *s);
-
 typedef void (*add_inline_hook_fn)(void *uc, void *hook, void **args, int nargs);
 typedef void (*brcondi_i32_fn)(struct tcg_emit *s, int cond, tcg_val a, int32_t imm,
 			       struct tcg_label *l);
 typedef void (*op2_fn)(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2);
+typedef void (*op3_fn)(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
 typedef void (*goto_tb_fn)(struct tcg_emit *s, unsigned idx);
 typedef void (*goto_ptr_fn)(struct tcg_emit *s);
 typedef void (*exit_tb_fn)(struct tcg_emit *s, const void *tb, unsigned idx);
@@ -51,20 +41,50 @@ typedef int (*gen_code_fn)(struct tcg_emit *s, const struct qemu_tb_head *tb);
 typedef void (*qemu_ldst_fn)(struct tcg_emit *s, tcg_val val, tcg_val addr, tcg_arg idx, int memop);
 enum { MO_SIZE = 3 };
 
-static add_inline_hook_fn real_add_inline_hook;
-static brcondi_i32_fn real_brcondi_i32;
-static op2_fn real_op2;
-static goto_tb_fn real_goto_tb;
-static goto_ptr_fn real_goto_ptr;
-static exit_tb_fn real_exit_tb;
-static gen_code_fn real_gen_code;
+/*
+ * One guest architecture's copy of the translator in libunicorn (QEMU's
+ * sources compiled once per target, every symbol suffixed): the functions
+ * the emitter calls, and the real ones behind the interposed definitions,
+ * all found by dlsym (resolve_all).
+ */
+struct tcg_arch {
+	const char *suffix;
+	void *(*temp_new)(struct tcg_emit *s, int type, bool local);
+	void (*temp_free)(struct tcg_emit *s, void *temp);
+	tcg_val (*const_i64)(struct tcg_emit *s, int64_t v);
+	tcg_val (*const_i32)(struct tcg_emit *s, int32_t v);
+	void (*op1)(struct tcg_emit *s, int opc, tcg_arg a1);
+	void (*op3)(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
+	void (*addi)(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
+	void (*andi)(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
+	void (*ori)(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
+	void (*brcondi_i64)(struct tcg_emit *s, int cond, tcg_val a, int64_t imm,
+			    struct tcg_label *l);
+	struct tcg_label *(*new_label)(struct tcg_emit *s);
+	/* resolve_all(): the real functions our definitions stand for */
+	add_inline_hook_fn real_add_inline_hook;
+	brcondi_i32_fn real_brcondi_i32;
+	op2_fn real_op2;
+	op3_fn real_op3;
+	goto_tb_fn real_goto_tb;
+	goto_ptr_fn real_goto_ptr;
+	exit_tb_fn real_exit_tb;
+	gen_code_fn real_gen_code;
+	bool resolved;
+};
+
+static struct tcg_arch arch_x86_64 = { .suffix = "x86_64" };
+static struct tcg_arch arch_aarch64 = { .suffix = "aarch64" };
+/* the access log's guest data accesses: x86-64's copy only */
 static qemu_ldst_fn real_ld_i32, real_ld_i64, real_st_i32, real_st_i64;
+static bool access_log_resolved;
 
 /* ---- the translating thread's observer ----------------------------------- */
 
 struct emit_thread {
 	const struct tcg_observer *o;
 	void *opaque;
+	const struct tcg_arch *arch;  /* the copy translating (its interposers set it) */
 	bool start_pending;      /* the block hook's call was asked for: next
 				  * comes gen_tb_start's exit-request test */
 	void *uc, *hook;
@@ -75,28 +95,61 @@ struct emit_thread {
 static __thread struct emit_thread tl;
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
-static bool resolved_all;
+
+static void *sym(const struct tcg_arch *a, const char *name)
+{
+	char full[64];
+
+	snprintf(full, sizeof(full), "%s_%s", name, a->suffix);
+	return dlsym(RTLD_NEXT, full);
+}
+
+/* Resolved by name rather than linked: a libunicorn without one of the
+ * architectures still serves the other (its probe then fails). */
+static void resolve_arch(struct tcg_arch *a)
+{
+	a->temp_new = (void *(*)(struct tcg_emit *, int, bool))sym(a, "tcg_temp_new_internal");
+	a->temp_free = (void (*)(struct tcg_emit *, void *))sym(a, "tcg_temp_free_internal");
+	a->const_i64 = (tcg_val (*)(struct tcg_emit *, int64_t))sym(a, "tcg_const_i64");
+	a->const_i32 = (tcg_val (*)(struct tcg_emit *, int32_t))sym(a, "tcg_const_i32");
+	a->op1 = (void (*)(struct tcg_emit *, int, tcg_arg))sym(a, "tcg_gen_op1");
+	a->op3 = (op3_fn)sym(a, "tcg_gen_op3");
+	a->addi = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_addi_i64");
+	a->andi = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_andi_i64");
+	a->ori = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_ori_i64");
+	a->brcondi_i64 = (void (*)(struct tcg_emit *, int, tcg_val, int64_t, struct tcg_label *))
+		sym(a, "tcg_gen_brcondi_i64");
+	a->new_label = (struct tcg_label *(*)(struct tcg_emit *))sym(a, "gen_new_label");
+	a->real_add_inline_hook = (add_inline_hook_fn)sym(a, "uc_add_inline_hook");
+	a->real_brcondi_i32 = (brcondi_i32_fn)sym(a, "tcg_gen_brcondi_i32");
+	a->real_op2 = (op2_fn)sym(a, "tcg_gen_op2");
+	a->real_op3 = (op3_fn)sym(a, "tcg_gen_op3");
+	a->real_goto_tb = (goto_tb_fn)sym(a, "tcg_gen_goto_tb");
+	a->real_goto_ptr = (goto_ptr_fn)sym(a, "tcg_gen_lookup_and_goto_ptr");
+	a->real_exit_tb = (exit_tb_fn)sym(a, "tcg_gen_exit_tb");
+	a->real_gen_code = (gen_code_fn)sym(a, "tcg_gen_code");
+	a->resolved = a->temp_new && a->temp_free && a->const_i64 && a->const_i32 && a->op1 &&
+		      a->op3 && a->addi && a->andi && a->ori && a->brcondi_i64 && a->new_label &&
+		      a->real_add_inline_hook && a->real_brcondi_i32 && a->real_op2 &&
+		      a->real_op3 && a->real_goto_tb && a->real_goto_ptr && a->real_exit_tb &&
+		      a->real_gen_code;
+}
 
 static void resolve_all(void)
 {
-	real_add_inline_hook = (add_inline_hook_fn)dlsym(RTLD_NEXT, "uc_add_inline_hook_x86_64");
-	real_brcondi_i32 = (brcondi_i32_fn)dlsym(RTLD_NEXT, "tcg_gen_brcondi_i32_x86_64");
-	real_op2 = (op2_fn)dlsym(RTLD_NEXT, "tcg_gen_op2_x86_64");
-	real_goto_tb = (goto_tb_fn)dlsym(RTLD_NEXT, "tcg_gen_goto_tb_x86_64");
-	real_goto_ptr = (goto_ptr_fn)dlsym(RTLD_NEXT, "tcg_gen_lookup_and_goto_ptr_x86_64");
-	real_exit_tb = (exit_tb_fn)dlsym(RTLD_NEXT, "tcg_gen_exit_tb_x86_64");
-	real_gen_code = (gen_code_fn)dlsym(RTLD_NEXT, "tcg_gen_code_x86_64");
+	resolve_arch(&arch_x86_64);
+	resolve_arch(&arch_aarch64);
 	real_ld_i32 = (qemu_ldst_fn)dlsym(RTLD_NEXT, "tcg_gen_qemu_ld_i32_x86_64");
 	real_ld_i64 = (qemu_ldst_fn)dlsym(RTLD_NEXT, "tcg_gen_qemu_ld_i64_x86_64");
 	real_st_i32 = (qemu_ldst_fn)dlsym(RTLD_NEXT, "tcg_gen_qemu_st_i32_x86_64");
 	real_st_i64 = (qemu_ldst_fn)dlsym(RTLD_NEXT, "tcg_gen_qemu_st_i64_x86_64");
-	resolved_all = real_add_inline_hook && real_brcondi_i32 && real_op2 && real_goto_tb &&
-		       real_goto_ptr && real_exit_tb && real_gen_code && real_ld_i32 &&
-		       real_ld_i64 && real_st_i32 && real_st_i64;
+	access_log_resolved = real_ld_i32 && real_ld_i64 && real_st_i32 && real_st_i64;
 }
 
 /* The real function, for a call libunicorn made to our definition. */
-#define REAL(fn) (pthread_once(&resolve_once, resolve_all), (fn) ? (fn) : (abort(), (fn)))
+#define REAL(a, fn) \
+	(pthread_once(&resolve_once, resolve_all), (a)->fn ? (a)->fn : (abort(), (a)->fn))
+#define REAL_FN(fn) (pthread_once(&resolve_once, resolve_all), (fn) ? (fn) : (abort(), (fn)))
 
 void tcg_emit_observe(const struct tcg_observer *o, void *opaque)
 {
@@ -109,92 +162,154 @@ void tcg_emit_observe(const struct tcg_observer *o, void *opaque)
 /* ---- interposed translator functions ------------------------------------ */
 
 /*
+ * Each is defined for both copies (x86_64, aarch64) with one body here.
+ *
  * gen_uc_tracecode() with exactly one hook of the type: emits a direct
  * call of its callback. For the observed thread's block hook nothing is
  * emitted here; the observer emits its code (and its own call, if it
  * wants one) after the exit-request test that follows.
  */
-void uc_add_inline_hook_x86_64(void *uc, void *hook, void **args, int nargs);
-void uc_add_inline_hook_x86_64(void *uc, void *hook, void **args, int nargs)
+static void add_inline_hook(const struct tcg_arch *a, void *uc, void *hook, void **args, int nargs)
 {
 	if (tl.o && *(const int *)hook == UC_HOOK_BLOCK) {
+		tl.arch = a;
 		tl.start_pending = true;
 		tl.uc = uc;
 		tl.hook = hook;
 		tl.in_insn = false;
 		return;
 	}
-	REAL(real_add_inline_hook)(uc, hook, args, nargs);
+	REAL(a, real_add_inline_hook)(uc, hook, args, nargs);
 }
 
 /* gen_tb_start(): "if (icount_decr < 0) goto exitreq" is the first
  * brcondi_i32 after the block hook's call. */
-void tcg_gen_brcondi_i32_x86_64(struct tcg_emit *s, int cond, tcg_val a, int32_t imm,
-				struct tcg_label *l);
-void tcg_gen_brcondi_i32_x86_64(struct tcg_emit *s, int cond, tcg_val a, int32_t imm,
-				struct tcg_label *l)
+static void brcondi_i32(const struct tcg_arch *a, struct tcg_emit *s, int cond, tcg_val v,
+			int32_t imm, struct tcg_label *l)
 {
-	REAL(real_brcondi_i32)(s, cond, a, imm, l);
+	REAL(a, real_brcondi_i32)(s, cond, v, imm, l);
 	if (tl.start_pending && cond == TCG_COND_LT && imm == 0) {
 		tl.start_pending = false;
 		tl.exitreq = l;
+		tl.arch = a;
 		tl.o->block_start(tl.opaque, s, tl.uc, tl.hook);
 	}
 }
 
-/* tcg_gen_insn_start(pc, cc_op) of target/i386: the instruction's address. */
-void tcg_gen_op2_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2);
-void tcg_gen_op2_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2)
+/* tcg_gen_insn_start(): the instruction's address, its first word (with
+ * cc_op on x86-64: op2; with two more words on AArch64: op3). */
+static void insn_start(uint64_t pc)
 {
-	if (opc == OP_INSN_START && tl.o) {
-		tl.insn_pc = a1;
+	if (tl.o) {
+		tl.insn_pc = pc;
 		tl.in_insn = true;
 	}
-	REAL(real_op2)(s, opc, a1, a2);
 }
 
-void tcg_gen_goto_tb_x86_64(struct tcg_emit *s, unsigned idx);
-void tcg_gen_goto_tb_x86_64(struct tcg_emit *s, unsigned idx)
+static void goto_tb(const struct tcg_arch *a, struct tcg_emit *s, unsigned idx)
 {
-	if (tl.o && tl.in_insn)
+	if (tl.o && tl.in_insn) {
+		tl.arch = a;
 		tl.o->block_exit(tl.opaque, s, TCG_EXIT_DIRECT, idx, tl.insn_pc);
-	REAL(real_goto_tb)(s, idx);
+	}
+	REAL(a, real_goto_tb)(s, idx);
 }
 
-void tcg_gen_lookup_and_goto_ptr_x86_64(struct tcg_emit *s);
-void tcg_gen_lookup_and_goto_ptr_x86_64(struct tcg_emit *s)
+static void goto_ptr(const struct tcg_arch *a, struct tcg_emit *s)
 {
-	if (tl.o && tl.in_insn)
+	if (tl.o && tl.in_insn) {
+		tl.arch = a;
 		tl.o->block_exit(tl.opaque, s, TCG_EXIT_LOOKUP, 0, tl.insn_pc);
-	REAL(real_goto_ptr)(s);
+	}
+	REAL(a, real_goto_ptr)(s);
 }
 
 /* exit_tb(NULL, 0) ends a block whose next address is in env->eip
- * (gen_eob); exit_tb(tb, n) follows goto_tb n or is the exit request. */
-void tcg_gen_exit_tb_x86_64(struct tcg_emit *s, const void *tb, unsigned idx);
-void tcg_gen_exit_tb_x86_64(struct tcg_emit *s, const void *tb, unsigned idx)
+ * (x86-64's gen_eob); exit_tb(tb, n) follows goto_tb n or is the exit
+ * request. AArch64's exit_tb(NULL) ends no branch (every A64 branch
+ * leaves by goto_tb or lookup_and_goto_ptr, aarch64_tr_tb_stop): it
+ * follows a system instruction, or is the "run until" address's stop,
+ * whose instruction does not run. */
+static void exit_tb(const struct tcg_arch *a, struct tcg_emit *s, const void *tb, unsigned idx)
 {
-	if (tl.o && tl.in_insn && !tb)
+	if (tl.o && tl.in_insn && !tb && a == &arch_x86_64) {
+		tl.arch = a;
 		tl.o->block_exit(tl.opaque, s, TCG_EXIT_DYNAMIC, idx, tl.insn_pc);
-	REAL(real_exit_tb)(s, tb, idx);
+	}
+	REAL(a, real_exit_tb)(s, tb, idx);
 }
 
-int tcg_gen_code_x86_64(struct tcg_emit *s, const struct qemu_tb_head *tb);
-int tcg_gen_code_x86_64(struct tcg_emit *s, const struct qemu_tb_head *tb)
+static int gen_code(const struct tcg_arch *a, struct tcg_emit *s, const struct qemu_tb_head *tb)
 {
 	if (tl.o) {
+		tl.arch = a;
 		tl.o->block_done(tl.opaque, s, tb->pc, tb->size);
 		tl.in_insn = false;
 		tl.start_pending = false;
 	}
-	return REAL(real_gen_code)(s, tb);
+	return REAL(a, real_gen_code)(s, tb);
+}
+
+#define INTERPOSE(A)                                                                       \
+	void uc_add_inline_hook_##A(void *uc, void *hook, void **args, int nargs);         \
+	void uc_add_inline_hook_##A(void *uc, void *hook, void **args, int nargs)          \
+	{                                                                                  \
+		add_inline_hook(&arch_##A, uc, hook, args, nargs);                         \
+	}                                                                                  \
+	void tcg_gen_brcondi_i32_##A(struct tcg_emit *s, int cond, tcg_val v, int32_t imm, \
+				     struct tcg_label *l);                                 \
+	void tcg_gen_brcondi_i32_##A(struct tcg_emit *s, int cond, tcg_val v, int32_t imm, \
+				     struct tcg_label *l)                                  \
+	{                                                                                  \
+		brcondi_i32(&arch_##A, s, cond, v, imm, l);                                \
+	}                                                                                  \
+	void tcg_gen_goto_tb_##A(struct tcg_emit *s, unsigned idx);                        \
+	void tcg_gen_goto_tb_##A(struct tcg_emit *s, unsigned idx)                         \
+	{                                                                                  \
+		goto_tb(&arch_##A, s, idx);                                                \
+	}                                                                                  \
+	void tcg_gen_lookup_and_goto_ptr_##A(struct tcg_emit *s);                          \
+	void tcg_gen_lookup_and_goto_ptr_##A(struct tcg_emit *s)                           \
+	{                                                                                  \
+		goto_ptr(&arch_##A, s);                                                    \
+	}                                                                                  \
+	void tcg_gen_exit_tb_##A(struct tcg_emit *s, const void *tb, unsigned idx);        \
+	void tcg_gen_exit_tb_##A(struct tcg_emit *s, const void *tb, unsigned idx)         \
+	{                                                                                  \
+		exit_tb(&arch_##A, s, tb, idx);                                            \
+	}                                                                                  \
+	int tcg_gen_code_##A(struct tcg_emit *s, const struct qemu_tb_head *tb);           \
+	int tcg_gen_code_##A(struct tcg_emit *s, const struct qemu_tb_head *tb)            \
+	{                                                                                  \
+		return gen_code(&arch_##A, s, tb);                                         \
+	}
+
+INTERPOSE(x86_64)
+INTERPOSE(aarch64)
+
+void tcg_gen_op2_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2);
+void tcg_gen_op2_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2)
+{
+	if (opc == OP_INSN_START)
+		insn_start(a1);
+	REAL(&arch_x86_64, real_op2)(s, opc, a1, a2);
+}
+
+void tcg_gen_op3_aarch64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
+void tcg_gen_op3_aarch64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3)
+{
+	if (opc == OP_INSN_START)
+		insn_start(a1);
+	REAL(&arch_aarch64, real_op3)(s, opc, a1, a2, a3);
 }
 
 /* The guest's data accesses: the observer's code first, then the access. */
 static void mem_access(struct tcg_emit *s, tcg_val addr, int memop, bool write)
 {
-	if (tl.o && tl.o->mem_access && tl.in_insn)
+	if (tl.o && tl.o->mem_access && tl.in_insn) {
+		tl.arch = &arch_x86_64;      /* the interposers below are its copy's */
 		tl.o->mem_access(tl.opaque, s, addr, (unsigned)memop & MO_SIZE, write);
+	}
 }
 
 /*
@@ -281,7 +396,7 @@ HELPER_ST(cpu_stq, 3)
 	void name(struct tcg_emit *s, tcg_val val, tcg_val addr, tcg_arg idx, int memop) \
 	{ \
 		mem_access(s, addr, memop, write); \
-		REAL(real)(s, val, addr, idx, memop); \
+		REAL_FN(real)(s, val, addr, idx, memop); \
 	}
 QEMU_LDST(tcg_gen_qemu_ld_i32_x86_64, real_ld_i32, false)
 QEMU_LDST(tcg_gen_qemu_ld_i64_x86_64, real_ld_i64, false)
@@ -297,84 +412,84 @@ static tcg_arg arg_of(struct tcg_emit *e, tcg_val v)
 
 tcg_val tcg_e_const(struct tcg_emit *e, uint64_t v)
 {
-	return tcg_const_i64_x86_64(e, (int64_t)v);
+	return tl.arch->const_i64(e, (int64_t)v);
 }
 
 tcg_val tcg_e_temp(struct tcg_emit *e)
 {
-	return (tcg_val)((char *)tcg_temp_new_internal_x86_64(e, TCG_TYPE_I64, false) - (char *)e);
+	return (tcg_val)((char *)tl.arch->temp_new(e, TCG_TYPE_I64, false) - (char *)e);
 }
 
 void tcg_e_free(struct tcg_emit *e, tcg_val v)
 {
-	tcg_temp_free_internal_x86_64(e, (char *)e + v);
+	tl.arch->temp_free(e, (char *)e + v);
 }
 
 void tcg_e_ld64(struct tcg_emit *e, tcg_val dst, tcg_val base, intptr_t off)
 {
-	tcg_gen_op3_x86_64(e, OP_LD_I64, arg_of(e, dst), arg_of(e, base), (tcg_arg)off);
+	tl.arch->op3(e, OP_LD_I64, arg_of(e, dst), arg_of(e, base), (tcg_arg)off);
 }
 
 void tcg_e_ld8(struct tcg_emit *e, tcg_val dst, tcg_val base, intptr_t off)
 {
-	tcg_gen_op3_x86_64(e, OP_LD8U_I64, arg_of(e, dst), arg_of(e, base), (tcg_arg)off);
+	tl.arch->op3(e, OP_LD8U_I64, arg_of(e, dst), arg_of(e, base), (tcg_arg)off);
 }
 
 void tcg_e_st64(struct tcg_emit *e, tcg_val v, tcg_val base, intptr_t off)
 {
-	tcg_gen_op3_x86_64(e, OP_ST_I64, arg_of(e, v), arg_of(e, base), (tcg_arg)off);
+	tl.arch->op3(e, OP_ST_I64, arg_of(e, v), arg_of(e, base), (tcg_arg)off);
 }
 
 void tcg_e_st8(struct tcg_emit *e, tcg_val v, tcg_val base, intptr_t off)
 {
-	tcg_gen_op3_x86_64(e, OP_ST8_I64, arg_of(e, v), arg_of(e, base), (tcg_arg)off);
+	tl.arch->op3(e, OP_ST8_I64, arg_of(e, v), arg_of(e, base), (tcg_arg)off);
 }
 
 void tcg_e_add(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b)
 {
-	tcg_gen_op3_x86_64(e, OP_ADD_I64, arg_of(e, dst), arg_of(e, a), arg_of(e, b));
+	tl.arch->op3(e, OP_ADD_I64, arg_of(e, dst), arg_of(e, a), arg_of(e, b));
 }
 
 void tcg_e_sub(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b)
 {
-	tcg_gen_op3_x86_64(e, OP_SUB_I64, arg_of(e, dst), arg_of(e, a), arg_of(e, b));
+	tl.arch->op3(e, OP_SUB_I64, arg_of(e, dst), arg_of(e, a), arg_of(e, b));
 }
 
 void tcg_e_addi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
 {
-	tcg_gen_addi_i64_x86_64(e, dst, a, imm);
+	tl.arch->addi(e, dst, a, imm);
 }
 
 void tcg_e_andi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
 {
-	tcg_gen_andi_i64_x86_64(e, dst, a, imm);
+	tl.arch->andi(e, dst, a, imm);
 }
 
 void tcg_e_ori(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
 {
-	tcg_gen_ori_i64_x86_64(e, dst, a, imm);
+	tl.arch->ori(e, dst, a, imm);
 }
 
 struct tcg_label *tcg_e_label(struct tcg_emit *e)
 {
-	return gen_new_label_x86_64(e);
+	return tl.arch->new_label(e);
 }
 
 /* gen_set_label(): struct TCGLabel starts with the bit field "present : 1" */
 void tcg_e_set_label(struct tcg_emit *e, struct tcg_label *l)
 {
 	*(unsigned *)l |= 1u;
-	tcg_gen_op1_x86_64(e, OP_SET_LABEL, (tcg_arg)l);
+	tl.arch->op1(e, OP_SET_LABEL, (tcg_arg)l);
 }
 
 void tcg_e_br_if_nonneg(struct tcg_emit *e, tcg_val v, struct tcg_label *l)
 {
-	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_GE, v, 0, l);
+	tl.arch->brcondi_i64(e, TCG_COND_GE, v, 0, l);
 }
 
 void tcg_e_br_if_neg(struct tcg_emit *e, tcg_val v, struct tcg_label *l)
 {
-	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_LT, v, 0, l);
+	tl.arch->brcondi_i64(e, TCG_COND_LT, v, 0, l);
 }
 
 /* tcg_gen_br(): the label's reference count (bits 16..31 of the first
@@ -382,19 +497,19 @@ void tcg_e_br_if_neg(struct tcg_emit *e, tcg_val v, struct tcg_label *l)
 void tcg_e_br(struct tcg_emit *e, struct tcg_label *l)
 {
 	*(unsigned *)l += 1u << 16;
-	tcg_gen_op1_x86_64(e, OP_BR, (tcg_arg)l);
+	tl.arch->op1(e, OP_BR, (tcg_arg)l);
 }
 
 void tcg_e_br_if_ne(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label *l)
 {
-	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_NE, v, imm, l);
+	tl.arch->brcondi_i64(e, TCG_COND_NE, v, imm, l);
 }
 
 /* gen_tb_end() puts exit_tb(tb, TB_EXIT_REQUESTED) at that label:
  * cpu_tb_exec() then sets the PC back to the block's start. */
 void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v)
 {
-	tcg_gen_brcondi_i64_x86_64(e, TCG_COND_NE, v, 0, tl.exitreq);
+	tl.arch->brcondi_i64(e, TCG_COND_NE, v, 0, tl.exitreq);
 }
 
 void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint32_t size,
@@ -402,13 +517,13 @@ void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint3
 {
 	tcg_val v[4] = {
 		tcg_e_const(e, (uintptr_t)uc), tcg_e_const(e, a),
-		tcg_const_i32_x86_64(e, (int32_t)size), tcg_e_const(e, (uintptr_t)user),
+		tl.arch->const_i32(e, (int32_t)size), tcg_e_const(e, (uintptr_t)user),
 	};
 	void *args[4];
 
 	for (unsigned i = 0; i < 4; i++)
 		args[i] = (char *)e + v[i];
-	REAL(real_add_inline_hook)(uc, hook, args, 4);
+	REAL(tl.arch, real_add_inline_hook)(uc, hook, args, 4);
 	for (unsigned i = 0; i < 4; i++)
 		tcg_e_free(e, v[i]);
 }
@@ -416,7 +531,8 @@ void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint3
 /* ---- the probe ---------------------------------------------------------------- */
 
 /*
- * A scratch engine runs "mov ecx, 10; L: dec ecx; jnz L" with a block hook
+ * A scratch engine runs "mov ecx, 10; L: dec ecx; jnz L" (for the AArch64
+ * copy: "mov w1, #10; L: subs w1, w1, #1; b.ne L") with a block hook
  * and an observer that emits, at each block start, a counter increment
  * (and the count's low two bits, by an AND, into another word) and
  * a branch, when a flag is negative, to a call of the hook placed after the
@@ -511,9 +627,6 @@ static const struct tcg_observer probe_observer = {
 	.block_exit = probe_block_exit,
 	.block_done = probe_block_done,
 };
-
-static const char *probe_reason;
-static bool probe_ok;
 
 /*
  * The data-access probe: "mov [rdi], rax; mov ebx, [rdi+12]; fxsave
@@ -621,64 +734,119 @@ out:
 	return why;
 }
 
-static void run_probe(void)
+/* A scratch engine of one architecture, the loop in its code. */
+struct probe_arch {
+	struct tcg_arch *arch;
+	uc_arch uc_arch;
+	uc_mode uc_mode;
+	int reg_pc;
+	const uint8_t *code;
+	size_t size;
+	uint64_t loop;           /* the address of the loop's block */
+	uint64_t until;          /* the nop's */
+	const char *reason;      /* why not */
+	bool ok;
+	pthread_once_t once;
+};
+
+static void run_probe_arch(struct probe_arch *pa)
 {
-	static const uint8_t code[] = {
-		0xb9, 0x0a, 0x00, 0x00, 0x00,   /* mov ecx, 10 */
-		0xff, 0xc9,                     /* dec ecx */
-		0x75, 0xfc,                     /* jnz -4 */
-		0x90,                           /* nop (until) */
-	};
 	struct probe p = { .flag = (uint64_t)-1 };
-	uint64_t rip = 0;
+	uint64_t pc = 0, until = pa->until;
 	uc_engine *uc;
 	uc_hook h;
 
 	pthread_once(&resolve_once, resolve_all);
-	if (!resolved_all) {
-		probe_reason = "libunicorn does not export its x86-64 translator internals";
+	if (!pa->arch->resolved || (pa->arch == &arch_x86_64 && !access_log_resolved)) {
+		pa->reason = "libunicorn does not export this architecture's translator internals";
 		return;
 	}
-	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK) {
-		probe_reason = "no scratch engine";
+	if (uc_open(pa->uc_arch, pa->uc_mode, &uc) != UC_ERR_OK) {
+		pa->reason = "no scratch engine";
 		return;
 	}
 	if (uc_mem_map(uc, 0x10000, 0x1000, UC_PROT_ALL) != UC_ERR_OK ||
-	    uc_mem_write(uc, 0x10000, code, sizeof(code)) != UC_ERR_OK ||
+	    uc_mem_write(uc, 0x10000, pa->code, pa->size) != UC_ERR_OK ||
 	    uc_hook_add(uc, &h, UC_HOOK_BLOCK, probe_hook, &p, 1, 0) != UC_ERR_OK) {
-		probe_reason = "scratch engine set-up failed";
+		pa->reason = "scratch engine set-up failed";
 		goto out;
 	}
 	tcg_emit_observe(&probe_observer, &p);
-	if (uc_emu_start(uc, 0x10000, 0x10000 + sizeof(code) - 1, 0, 0) != UC_ERR_OK ||
-	    uc_reg_read(uc, UC_X86_REG_RIP, &rip) != UC_ERR_OK || p.calls_marked != 5 ||
-	    rip != 0x10005 || p.exits[1] != 4)
-		probe_reason = "leaving a block before its first instruction did not work";
-	else if (uc_emu_start(uc, rip, 0x10000 + sizeof(code) - 1, 0, 0) != UC_ERR_OK)
-		probe_reason = "the probe's code did not run";
+	if (uc_emu_start(uc, 0x10000, until, 0, 0) != UC_ERR_OK ||
+	    uc_reg_read(uc, pa->reg_pc, &pc) != UC_ERR_OK || p.calls_marked != 5 ||
+	    pc != pa->loop || p.exits[1] != 4)
+		pa->reason = "leaving a block before its first instruction did not work";
+	else if (uc_emu_start(uc, pc, until, 0, 0) != UC_ERR_OK)
+		pa->reason = "the probe's code did not run";
 	tcg_emit_observe(NULL, NULL);
-	if (probe_reason)
+	if (pa->reason)
 		goto out;
 	/* the block left before it ran starts again: 11 starts and calls */
 	if (p.starts != 11 || p.starts_mod4 != (11 & 3) || p.exits[1] != 9 || p.exits[0] != 1 || p.calls_marked != 11 ||
 	    p.calls_other || !p.done)
-		probe_reason = "code emitted into a block did not run as expected";
-	else if (!(probe_reason = run_mem_probe()))
-		probe_ok = true;
+		pa->reason = "code emitted into a block did not run as expected";
+	else if (pa->arch != &arch_x86_64 || !(pa->reason = run_mem_probe()))
+		pa->ok = true;
 out:
 	uc_close(uc);
 }
 
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static const uint8_t probe_x86_64[] = {
+	0xb9, 0x0a, 0x00, 0x00, 0x00,   /* mov ecx, 10 */
+	0xff, 0xc9,                     /* dec ecx */
+	0x75, 0xfc,                     /* jnz -4 */
+	0x90,                           /* nop (until) */
+};
+
+/* the same loop in A64 */
+static const uint8_t probe_aarch64[] = {
+	0x41, 0x01, 0x80, 0x52,         /* mov w1, #10 */
+	0x21, 0x04, 0x00, 0x71,         /* subs w1, w1, #1 */
+	0xe1, 0xff, 0xff, 0x54,         /* b.ne -4 */
+	0x1f, 0x20, 0x03, 0xd5,         /* nop (until) */
+};
+
+static struct probe_arch probes[2] = {
+	{ &arch_x86_64, UC_ARCH_X86, UC_MODE_64, UC_X86_REG_RIP, probe_x86_64,
+	  sizeof(probe_x86_64), 0x10005, 0x10009, NULL, false, PTHREAD_ONCE_INIT },
+	{ &arch_aarch64, UC_ARCH_ARM64, UC_MODE_ARM, UC_ARM64_REG_PC, probe_aarch64,
+	  sizeof(probe_aarch64), 0x10004, 0x1000c, NULL, false, PTHREAD_ONCE_INIT },
+};
+
+static void probe_x86(void)
+{
+	run_probe_arch(&probes[0]);
+}
+
+static void probe_a64(void)
+{
+	run_probe_arch(&probes[1]);
+}
+
+static struct probe_arch *probed(bool aarch64)
+{
+	struct probe_arch *pa = &probes[aarch64];
+
+	pthread_once(&pa->once, aarch64 ? probe_a64 : probe_x86);
+	return pa;
+}
 
 bool tcg_emit_available(void)
 {
-	pthread_once(&probe_once, run_probe);
-	return probe_ok;
+	return probed(false)->ok;
 }
 
 const char *tcg_emit_unavailable_reason(void)
 {
-	pthread_once(&probe_once, run_probe);
-	return probe_reason;
+	return probed(false)->reason;
+}
+
+bool tcg_emit_available_aarch64(void)
+{
+	return probed(true)->ok;
+}
+
+const char *tcg_emit_unavailable_reason_aarch64(void)
+{
+	return probed(true)->reason;
 }

@@ -4,13 +4,16 @@
  * Unicorn 2.0.1 (QEMU 5.0's TCG) exports its translator internals, and
  * libunicorn calls them through its PLT, so the executable (linked
  * -rdynamic) can interpose them, as safe_stop.c and tlb_fast.c do. This
- * file interposes the points of x86-64 translation where a block starts
+ * file interposes, in the x86-64 and the AArch64 copy of the translator
+ * (libunicorn holds one per guest architecture, every symbol suffixed
+ * _x86_64, _aarch64), the points of translation where a block starts
  * (after the exit-request test of gen_tb_start), where it leaves
  * (tcg_gen_goto_tb, tcg_gen_lookup_and_goto_ptr, tcg_gen_exit_tb with no
  * block) and where it is finished (tcg_gen_code), tracks the guest address
  * of the instruction being translated (INDEX_op_insn_start), where a guest
  * memory access is emitted (tcg_gen_qemu_ld/st_i32/i64, which the atomic
- * operations use too when a block runs on one thread), and gives an
+ * operations use too when a block runs on one thread: the x86-64 copy's
+ * only), and gives an
  * observer a minimal TCG op emitter: 64-bit loads, stores, adds,
  * subtracts and ANDs on host addresses, labels, a conditional branch, and a call
  * into the block hook's callback. It is what QEMU's TCG plugins call
@@ -70,10 +73,13 @@ struct tcg_observer {
 	void (*helper_access)(void *opaque, uint64_t addr, unsigned size_log2, bool write);
 };
 
-/* Whether the interposition works with this libunicorn (probed once). */
+/* Whether the interposition works with this libunicorn (probed once per
+ * architecture: x86-64, AArch64). */
 bool tcg_emit_available(void);
+bool tcg_emit_available_aarch64(void);
 /* Why not, when it does not. */
 const char *tcg_emit_unavailable_reason(void);
+const char *tcg_emit_unavailable_reason_aarch64(void);
 
 /* Sets (or with NULL clears) the observer of the calling thread. */
 void tcg_emit_observe(const struct tcg_observer *o, void *opaque);

@@ -9,7 +9,11 @@
 # a64_counter_regs what the counter registers hold (a64_counter_regs.c);
 # a64_pmu_el0 checks the SIGILL of an EL0 access to the PMU registers
 # while perf_user_access is 0 (do_el0_undef()); a64_exclude the
-# exclude_* attributes by exception level (a64_exclude.c).
+# exclude_* attributes by exception level (a64_exclude.c). The counts and
+# samples are checked with inline counting (the interposed A64
+# translator) and with the block hook (--no-inline-count); bench_compute
+# counting itself gives the same counts both ways, with inline counting
+# taking the slow path rarely (`pmusim exec -v`).
 # Usage: run_aarch64_counting.sh PMUSIM PROGS_DIR
 set -u
 PMUSIM=$1
@@ -17,14 +21,32 @@ PROGS=$2
 fail=0
 for model in pmuv3 pmuv3p5; do
 	for prog in a64_count a64_sample; do
-		if "$PMUSIM" exec --model "$model" "$PROGS/$prog" "$model"; then
-			echo "ok   $prog on $model"
-		else
-			echo "FAIL $prog on $model"
-			fail=1
-		fi
+		for way in "" --no-inline-count; do
+			if "$PMUSIM" exec $way --model "$model" "$PROGS/$prog" "$model"; then
+				echo "ok   $prog on $model $way"
+			else
+				echo "FAIL $prog on $model $way"
+				fail=1
+			fi
+		done
 	done
 done
+# inline counting is used: bench_compute (1 round, about 70M instructions)
+# counting instructions, branches and cycles itself takes the slow path
+# less than once per 10,000 instructions (a call per block would be one
+# per ~6), and counts the same as with a call per block
+inl=$("$PMUSIM" exec -v --model pmuv3p5 "$PROGS/bench_compute_counting" 1 2>&1 >/dev/null)
+blk=$("$PMUSIM" exec --no-inline-count --model pmuv3p5 "$PROGS/bench_compute_counting" 1 2>&1 >/dev/null)
+counts=$(grep '^perf_self:' <<< "$inl")
+insns=$(sed -n 's/^perf_self: instructions \([0-9]*\) .*/\1/p' <<< "$inl")
+slow=$(sed -n 's/.*inline counting: [0-9]* blocks translated, \([0-9]*\) slow-path calls/\1/p' <<< "$inl")
+if [[ -n $counts && $counts == "$(grep '^perf_self:' <<< "$blk")" && -n $slow && -n $insns &&
+      $((slow * 10000)) -lt $insns ]]; then
+	echo "ok   inline counting on AArch64: $counts, $slow slow-path calls"
+else
+	echo "FAIL inline counting on AArch64: '$counts' vs '$(grep '^perf_self:' <<< "$blk")', slow-path calls '$slow'"
+	fail=1
+fi
 for model in pmuv3 pmuv3p5; do
 	# the loop's 4096 loads reach the cache model through the memory hook
 	out=$("$PMUSIM" exec -v --model "$model" "$PROGS/a64_cache" 2>&1)

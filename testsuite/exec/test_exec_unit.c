@@ -235,6 +235,14 @@ static void test_tcg_emit_probe(void **state)
 		fail_msg("tcg_emit probe: %s", tcg_emit_unavailable_reason());
 }
 
+/* The same for libunicorn's AArch64 copy of the translator (a B.NE loop). */
+static void test_tcg_emit_probe_aarch64(void **state)
+{
+	(void)state;
+	if (!tcg_emit_available_aarch64())
+		fail_msg("tcg_emit AArch64 probe: %s", tcg_emit_unavailable_reason_aarch64());
+}
+
 /* Stores on a data page take the fast path: the fill is marked dirty. */
 static void test_fast_path_used(void **state)
 {
@@ -558,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_jit_cycle),
 		cmocka_unit_test(test_fast_path_used),
 		cmocka_unit_test(test_tcg_emit_probe),
+		cmocka_unit_test(test_tcg_emit_probe_aarch64),
 		cmocka_unit_test(test_rdtsc_virtual),
 		cmocka_unit_test(test_unknown_syscall),
 		cmocka_unit_test(test_fd_rules),

@@ -235,3 +235,20 @@ void aarch64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline
 	*uops = bd_class_uops(p, cls, *uops);
 	*lat = (cls & BD_LOAD) ? load_latency : op;
 }
+
+/* MRS/MSR (register) of the PMU's EL0 registers: op0 3, op1 3, CRn 9 CRm
+ * 12-14 or CRn 14 CRm 8-15 (cpu.c's hook answers them). The encoding:
+ * 1101 0101 00 L 1 o0 op1 CRn CRm op2 Rt, op0 = 2 + o0. */
+bool aarch64_reads_counter(const uint8_t *p, unsigned n)
+{
+	uint32_t w, crn, crm;
+
+	if (n != 4)
+		return false;
+	w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	if ((w & 0xffd00000u) != 0xd5100000u || !(w >> 19 & 1) || (w >> 16 & 7) != 3)
+		return false;
+	crn = w >> 12 & 15;
+	crm = w >> 8 & 15;
+	return (crn == 9 && crm >= 12 && crm <= 14) || (crn == 14 && crm >= 8);
+}

@@ -187,3 +187,14 @@ void x86_64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline 
 	if (cls & BD_LOAD)
 		*lat = load_latency + (plain_load(in) ? 0 : op);
 }
+
+/* RDPMC (0f 33) after optional prefixes. */
+bool x86_64_reads_counter(const uint8_t *p, unsigned n)
+{
+	unsigned k = 0;
+
+	while (k < n && (p[k] == 0x66 || p[k] == 0x67 || p[k] == 0xf2 || p[k] == 0xf3 ||
+			 (p[k] & 0xf0) == 0x40))
+		k++;
+	return k + 1 < n && p[k] == 0x0f && p[k + 1] == 0x33;
+}
