@@ -29,8 +29,9 @@ static long ret_errno(long r)
 
 /*
  * Decides what a path argument really names (procfs.h): *out is the guest
- * pointer to pass on, the guest program's path for the own exe link, or
- * buf rewritten to the sysroot's file (guest_sysroot_path). Returns the
+ * pointer to pass on, the guest program's path for the own exe link, buf
+ * rewritten to the sysroot's file (guest_sysroot_path), or the host file
+ * a sysctl of the simulated kernel is stat'ed as. Returns the
  * procfs kind, or -EFAULT / -ENAMETOOLONG, or -ENOENT for a /proc entry of
  * pmusim's own.
  */
@@ -47,6 +48,10 @@ static long fix_path(struct guest_thread *t, uint64_t gp, const char **out, char
 		*out = t->proc->exe_path;
 	if (k == PROCFS_HOST && guest_sysroot_path(t->proc, buf, PATH_MAX))
 		*out = buf;
+	/* stat and access of a sysctl file of the simulated kernel (open
+	 * checks sysctl_owns itself first) */
+	if (k == PROCFS_HOST && sysctl_owns(t, buf))
+		*out = sysctl_stat_twin(buf);
 	return k == PROCFS_HIDDEN ? -ENOENT : (long)k;
 }
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "sim/linux/aarch64/aarch64.h"
 #include "sim/linux/guest.h"
+#include "sim/linux/procfs.h"
 #include "sim/linux/sys_handlers.h"
 
 /* The x86-64 row's handler of the current call. */
@@ -83,7 +84,7 @@ static long a64_newfstatat(struct guest_thread *t, const uint64_t a[6])
 	if (r < 0)
 		return r;
 	/* lstat of the /proc/self/exe link: the link, not the program */
-	if (a[3] & AT_SYMLINK_NOFOLLOW)
+	if ((a[3] & AT_SYMLINK_NOFOLLOW) && r == PROCFS_EXE)
 		p = buf;
 	if (!guest_access_ok(t, a[2], sizeof(struct a64_stat), PROT_WRITE))
 		return -EFAULT;

@@ -6,7 +6,8 @@
  * but root is refused a write open (EACCES). As root: "1" turns EL0
  * access on (a user-read event's page gets its counter's index and an mrs
  * of it through PMSELR_EL0 and PMXEVCNTR_EL0 reads), "2" and "x" are EINVAL and change nothing, "0" turns it
- * off again (the mrs is SIGILL, ILL_ILLOPC). Exits 1 on a difference.
+ * off again (the mrs is SIGILL, ILL_ILLOPC). stat and access see a
+ * 0644 file of root's. Exits 1 on a difference.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -88,6 +90,17 @@ int main(int argc, char **argv)
 	sigaction(SIGILL, &sa, NULL);
 
 	expect("reads the kernel's value", read_value(), start);
+	{
+		struct stat st;
+
+		/* proc_sys_getattr(): the table's 0644, root's, size 0 */
+		expect("stat", stat(PATH, &st), 0);
+		expect("its mode", st.st_mode, S_IFREG | 0644);
+		expect("its owner", st.st_uid, 0);
+		expect("its size", st.st_size, 0);
+		expect("access(R_OK)", access(PATH, R_OK), 0);
+		expect("access(W_OK)", access(PATH, W_OK) ? -errno : 0, geteuid() ? -EACCES : 0);
+	}
 	if (geteuid() != 0) {
 		expect("write open by a user", write_value("1"), -EACCES);
 		expect("value unchanged", read_value(), start);
