@@ -119,7 +119,14 @@ static const struct pmu_pipeline skl_pipeline = {
 };
 
 static const struct pmu_event_desc skl_events[] = {
-	/* the generic events x86 exposes in events/ (events_attr) */
+	/*
+	 * events/ as intel_pmu_init() builds it for Skylake: events_attr of
+	 * arch/x86/events/core.c where intel_perfmon_event_map has an entry
+	 * (is_visible(): not the stalled-cycles pair), then td_attr =
+	 * hsw_events_attrs, mem_attr = hsw_mem_events_attrs (pebs_is_visible)
+	 * and tsx_attr = hsw_tsx_events_attrs (tsx_is_visible(): the model
+	 * has RTM) of arch/x86/events/intel/core.c.
+	 */
 	EV("cpu-cycles", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "core cycles (CPU_CLK_UNHALTED.THREAD)"),
 	EV("instructions", 0x00c0, SIM_SRC_INSTRUCTIONS, GP4 | FIXED(0), "retired instructions (INST_RETIRED.ANY)"),
 	EV("cache-references", 0x4f2e, SIM_SRC_LLC_ACCESS, 0, "last-level cache references (LONGEST_LAT_CACHE.REFERENCE)"),
@@ -151,7 +158,11 @@ static const struct pmu_event_desc skl_events[] = {
 	EVS("el-conflict", 0x0154, SIM_SRC_NONE, 0, "elisions aborted for conflict", "event=0x54,umask=0x1"),
 	EVS("cycles-t", UINT64_C(0x10000003c), SIM_SRC_NONE, GP4, "cycles inside transactions", "event=0x3c,in_tx=1"),
 	EVS("cycles-ct", UINT64_C(0x30000003c), SIM_SRC_NONE, 0x4, "cycles in committed transactions (counter 2 only)", "event=0x3c,in_tx=1,in_tx_cp=1"),
-	/* Skylake raw events (Intel SDM / perfmon event list) */
+	/* Skylake raw events (Intel SDM / perfmon event list): no events/
+	 * file, perf resolves them from its skylake pmu-events table, except
+	 * mem_trans_retired.load_latency and frontend_retired (libpfm4's
+	 * names; perf's are the mem-loads attribute and the qualified
+	 * mem_trans_retired.load_latency_gt_* and frontend_retired.*) */
 	EVL("inst_retired.any", 0x00c0, SIM_SRC_INSTRUCTIONS, GP4 | FIXED(0), "retired instructions"),
 	EVL("inst_retired.prec_dist", 0x01c0, SIM_SRC_INSTRUCTIONS, 0x2, "retired instructions, precise distribution (counter 1 only)"),
 	EVL("cpu_clk_unhalted.thread", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "core cycles"),
