@@ -76,7 +76,12 @@ static const struct pmu_pipeline zen_pipeline = {
 };
 
 static const struct pmu_event_desc zen_events[] = {
-	/* the generic events x86 exposes in events/ */
+	/*
+	 * events/: events_attr of arch/x86/events/core.c, shown by is_visible()
+	 * where amd_zen1_perfmon_event_map has an entry (no bus-cycles, no
+	 * ref-cycles); amd_pmu_init() adds no other events/ group for family
+	 * 17h model 1 (branch-brs needs BRS, Zen 3 on).
+	 */
 	EV("cpu-cycles", 0x0076, SIM_SRC_CYCLES, 0, "core cycles not halted (LS_NOT_HALTED_CYC)"),
 	EV("instructions", 0x00c0, SIM_SRC_INSTRUCTIONS, 0, "retired instructions (EX_RET_INSTR)"),
 	EV("cache-references", 0xff60, SIM_SRC_L2_ACCESS, 0, "L2 cache requests (L2_REQUEST_G1.ALL)"),
@@ -85,29 +90,37 @@ static const struct pmu_event_desc zen_events[] = {
 	EV("branch-misses", 0x00c3, SIM_SRC_BRANCH_MISSES, 0, "retired mispredicted branches (EX_RET_BRN_MISP)"),
 	EV("stalled-cycles-frontend", 0x0287, SIM_SRC_STALLED_FRONTEND, 0, "instruction fetch stall cycles (IC_FETCH_STALL.IC_STALL_DQ_EMPTY)"),
 	EV("stalled-cycles-backend", 0x0187, SIM_SRC_STALLED_BACKEND, 0, "fetch stall cycles from back pressure (IC_FETCH_STALL.IC_STALL_BACK_PRESSURE)"),
-	/* Zen raw events (AMD PPR for family 17h model 01h) */
-	EV("ls_not_halted_cyc", 0x0076, SIM_SRC_CYCLES, 0, "core cycles not halted"),
-	EV("ex_ret_instr", 0x00c0, SIM_SRC_INSTRUCTIONS, 0, "retired instructions"),
-	EV("ex_ret_brn", 0x00c2, SIM_SRC_BRANCHES, 0, "retired branches"),
-	EV("ex_ret_brn_misp", 0x00c3, SIM_SRC_BRANCH_MISSES, 0, "retired mispredicted branches"),
-	EV("ex_ret_cops", 0x00c1, SIM_SRC_UOPS_RETIRED, 0, "retired macro-ops"),
-	EV("ex_ret_brn_tkn", 0x00c4, SIM_SRC_TAKEN_BRANCHES, 0, "retired taken branches"),
-	EV("ex_ret_near_ret", 0x00c8, SIM_SRC_RETURNS, 0, "retired near returns"),
-	EV("ex_ret_cond", 0x00d1, SIM_SRC_COND_BRANCHES, 0, "retired conditional branches"),
-	EV("ls_dispatch.ld_dispatch", 0x0129, SIM_SRC_LOADS, 0, "load operations dispatched (no speculation: retired loads)"),
-	EV("ls_dispatch.store_dispatch", 0x0229, SIM_SRC_STORES, 0, "store operations dispatched (no speculation: retired stores)"),
-	EV("ls_dc_accesses", 0x0040, SIM_SRC_L1D_ACCESS, 0, "data cache accesses"),
-	EV("l2_cache_req_stat.ls_rd_blk", 0xc860, SIM_SRC_L1D_MISS, 0, "L2 accesses from data cache misses"),
-	EV("ls_refills_from_sys.hw_pf", 0xff5a, SIM_SRC_NONE, 0, "data cache fills by hardware prefetch"),
-	EV("ic_fw32", 0x0080, SIM_SRC_L1I_ACCESS, 0, "instruction cache fetches (32 bytes)"),
-	EV("ic_fw32_miss", 0x0081, SIM_SRC_L1I_MISS, 0, "instruction cache misses"),
-	EV("l2_request_g1.all", 0xff60, SIM_SRC_L2_ACCESS, 0, "L2 cache requests"),
-	EV("l2_cache_req_stat.ic_dc_miss_in_l2", 0x0964, SIM_SRC_L2_MISS, 0, "L2 cache misses"),
-	EV("ls_l1_d_tlb_miss.all", 0xff45, SIM_SRC_DTLB_L1_MISS, 0, "L1 dTLB misses (L2 dTLB accesses)"),
-	EV("ls_l1_d_tlb_miss.all_l2_miss", 0xf045, SIM_SRC_DTLB_MISS, 0, "L2 dTLB misses (page walks)"),
-	EV("bp_l1_tlb_miss_l2_hit", 0x0084, SIM_SRC_ITLB_L2_HIT, 0, "L1 iTLB misses that hit the L2 iTLB"),
-	EV("bp_l1_tlb_miss_l2_miss", 0xff85, SIM_SRC_ITLB_MISS, 0, "iTLB misses in both levels"),
-	EV("fp_ret_sse_avx_ops.all", 0xff03, SIM_SRC_NONE, EVEN6, "retired SSE/AVX FLOPs (even counter pair only)"),
+	/* Zen raw events (AMD PPR for family 17h model 01h): no events/ file,
+	 * perf resolves them from its amdzen1 pmu-events table, whose names
+	 * these are */
+	EVL("ls_not_halted_cyc", 0x0076, SIM_SRC_CYCLES, 0, "core cycles not halted"),
+	EVL("ex_ret_instr", 0x00c0, SIM_SRC_INSTRUCTIONS, 0, "retired instructions"),
+	EVL("ex_ret_brn", 0x00c2, SIM_SRC_BRANCHES, 0, "retired branches"),
+	EVL("ex_ret_brn_misp", 0x00c3, SIM_SRC_BRANCH_MISSES, 0, "retired mispredicted branches"),
+	EVL("ex_ret_cops", 0x00c1, SIM_SRC_UOPS_RETIRED, 0, "retired macro-ops"),
+	EVL("ex_ret_brn_tkn", 0x00c4, SIM_SRC_TAKEN_BRANCHES, 0, "retired taken branches"),
+	EVL("ex_ret_near_ret", 0x00c8, SIM_SRC_RETURNS, 0, "retired near returns"),
+	EVL("ex_ret_cond", 0x00d1, SIM_SRC_COND_BRANCHES, 0, "retired conditional branches"),
+	EVL("ls_dispatch.ld_dispatch", 0x0129, SIM_SRC_LOADS, 0, "load operations dispatched (no speculation: retired loads)"),
+	EVL("ls_dispatch.store_dispatch", 0x0229, SIM_SRC_STORES, 0, "store operations dispatched (no speculation: retired stores)"),
+	EVL("ls_dc_accesses", 0x0040, SIM_SRC_L1D_ACCESS, 0, "data cache accesses"),
+	EVL("l2_cache_accesses_from_dc_misses", 0xc860, SIM_SRC_L1D_MISS, 0, "L2 accesses from data cache misses"),
+	/* amd_hw_cache_event_ids_f17h's L1D prefetch access; no name in perf's
+	 * amdzen1 table (reach it as cpu/event=0x5a,umask=0xff/ or
+	 * L1-dcache-prefetches) */
+	EVL("ls_refills_from_sys.hw_pf", 0xff5a, SIM_SRC_NONE, 0, "data cache fills by hardware prefetch"),
+	EVL("ic_fw32", 0x0080, SIM_SRC_L1I_ACCESS, 0, "instruction cache fetches (32 bytes)"),
+	EVL("ic_fw32_miss", 0x0081, SIM_SRC_L1I_MISS, 0, "instruction cache misses"),
+	EVL("l2_cache_req_stat.ic_dc_miss_in_l2", 0x0964, SIM_SRC_L2_MISS, 0, "L2 cache misses"),
+	EVL("ls_l1_d_tlb_miss.all", 0xff45, SIM_SRC_DTLB_L1_MISS, 0, "L1 dTLB misses (L2 dTLB accesses)"),
+	EVL("l2_dtlb_misses", 0xf045, SIM_SRC_DTLB_MISS, 0, "L2 dTLB misses (page walks)"),
+	EVL("bp_l1_tlb_miss_l2_hit", 0x0084, SIM_SRC_ITLB_L2_HIT, 0, "L1 iTLB misses that hit the L2 iTLB"),
+	/* 0xff85 is amd_hw_cache_event_ids_f17h's iTLB miss; perf's amdzen1
+	 * table names event 0x85 with no unit mask (no page size selected:
+	 * counts nothing here) bp_l1_tlb_miss_l2_miss, 0x0785 l2_itlb_misses */
+	EVL("bp_l1_tlb_miss_l2_miss", 0xff85, SIM_SRC_ITLB_MISS, 0, "iTLB misses in both levels"),
+	EVL("l2_itlb_misses", 0x0785, SIM_SRC_ITLB_MISS, 0, "iTLB misses in both levels, 4K, 2M and 1G pages"),
+	EVL("fp_ret_sse_avx_ops.all", 0xff03, SIM_SRC_NONE, EVEN6, "retired SSE/AVX FLOPs (even counter pair only)"),
 };
 
 /* amd_format_attr */

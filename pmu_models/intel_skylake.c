@@ -119,7 +119,14 @@ static const struct pmu_pipeline skl_pipeline = {
 };
 
 static const struct pmu_event_desc skl_events[] = {
-	/* the generic events x86 exposes in events/ (events_attr) */
+	/*
+	 * events/ as intel_pmu_init() builds it for Skylake: events_attr of
+	 * arch/x86/events/core.c where intel_perfmon_event_map has an entry
+	 * (is_visible(): not the stalled-cycles pair), then td_attr =
+	 * hsw_events_attrs, mem_attr = hsw_mem_events_attrs (pebs_is_visible)
+	 * and tsx_attr = hsw_tsx_events_attrs (tsx_is_visible(): the model
+	 * has RTM) of arch/x86/events/intel/core.c.
+	 */
 	EV("cpu-cycles", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "core cycles (CPU_CLK_UNHALTED.THREAD)"),
 	EV("instructions", 0x00c0, SIM_SRC_INSTRUCTIONS, GP4 | FIXED(0), "retired instructions (INST_RETIRED.ANY)"),
 	EV("cache-references", 0x4f2e, SIM_SRC_LLC_ACCESS, 0, "last-level cache references (LONGEST_LAT_CACHE.REFERENCE)"),
@@ -151,52 +158,56 @@ static const struct pmu_event_desc skl_events[] = {
 	EVS("el-conflict", 0x0154, SIM_SRC_NONE, 0, "elisions aborted for conflict", "event=0x54,umask=0x1"),
 	EVS("cycles-t", UINT64_C(0x10000003c), SIM_SRC_NONE, GP4, "cycles inside transactions", "event=0x3c,in_tx=1"),
 	EVS("cycles-ct", UINT64_C(0x30000003c), SIM_SRC_NONE, 0x4, "cycles in committed transactions (counter 2 only)", "event=0x3c,in_tx=1,in_tx_cp=1"),
-	/* Skylake raw events (Intel SDM / perfmon event list) */
-	EV("inst_retired.any", 0x00c0, SIM_SRC_INSTRUCTIONS, GP4 | FIXED(0), "retired instructions"),
-	EV("inst_retired.prec_dist", 0x01c0, SIM_SRC_INSTRUCTIONS, 0x2, "retired instructions, precise distribution (counter 1 only)"),
-	EV("cpu_clk_unhalted.thread", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "core cycles"),
-	EV("cpu_clk_unhalted.ref_tsc", 0x0300, SIM_SRC_REF_CYCLES, FIXED(2), "reference cycles at TSC rate"),
-	EV("cpu_clk_thread_unhalted.ref_xclk", 0x013c, SIM_SRC_BUS_CYCLES, 0, "reference clock (bus) cycles"),
-	EV("cpu_clk_thread_unhalted.one_thread_active", 0x023c, SIM_SRC_BUS_CYCLES, 0,
+	/* Skylake raw events (Intel SDM / perfmon event list): no events/
+	 * file, perf resolves them from its skylake pmu-events table, except
+	 * mem_trans_retired.load_latency and frontend_retired (libpfm4's
+	 * names; perf's are the mem-loads attribute and the qualified
+	 * mem_trans_retired.load_latency_gt_* and frontend_retired.*) */
+	EVL("inst_retired.any", 0x00c0, SIM_SRC_INSTRUCTIONS, GP4 | FIXED(0), "retired instructions"),
+	EVL("inst_retired.prec_dist", 0x01c0, SIM_SRC_INSTRUCTIONS, 0x2, "retired instructions, precise distribution (counter 1 only)"),
+	EVL("cpu_clk_unhalted.thread", 0x003c, SIM_SRC_CYCLES, GP4 | FIXED(1), "core cycles"),
+	EVL("cpu_clk_unhalted.ref_tsc", 0x0300, SIM_SRC_REF_CYCLES, FIXED(2), "reference cycles at TSC rate"),
+	EVL("cpu_clk_thread_unhalted.ref_xclk", 0x013c, SIM_SRC_BUS_CYCLES, 0, "reference clock (bus) cycles"),
+	EVL("cpu_clk_thread_unhalted.one_thread_active", 0x023c, SIM_SRC_BUS_CYCLES, 0,
 	   "reference clock cycles with one thread of the core active (no SMT: all of them)"),
-	EV("br_inst_retired.all_branches", 0x00c4, SIM_SRC_BRANCHES, 0, "retired branches"),
-	EV("br_inst_retired.conditional", 0x01c4, SIM_SRC_COND_BRANCHES, 0, "retired conditional branches"),
-	EV("br_inst_retired.near_call", 0x02c4, SIM_SRC_CALLS, 0, "retired near calls"),
-	EV("br_inst_retired.near_return", 0x08c4, SIM_SRC_RETURNS, 0, "retired near returns"),
-	EV("br_inst_retired.near_taken", 0x20c4, SIM_SRC_TAKEN_BRANCHES, 0, "retired taken branches"),
-	EV("br_inst_retired.not_taken", 0x10c4, SIM_SRC_COND_NOT_TAKEN, 0, "retired conditional branches not taken"),
-	EV("br_misp_retired.all_branches", 0x00c5, SIM_SRC_BRANCH_MISSES, 0, "mispredicted retired branches"),
-	EV("mem_inst_retired.all_loads", 0x81d0, SIM_SRC_LOADS, GP4, "retired load instructions"),
-	EV("mem_inst_retired.all_stores", 0x82d0, SIM_SRC_STORES, GP4, "retired store instructions"),
+	EVL("br_inst_retired.all_branches", 0x00c4, SIM_SRC_BRANCHES, 0, "retired branches"),
+	EVL("br_inst_retired.conditional", 0x01c4, SIM_SRC_COND_BRANCHES, 0, "retired conditional branches"),
+	EVL("br_inst_retired.near_call", 0x02c4, SIM_SRC_CALLS, 0, "retired near calls"),
+	EVL("br_inst_retired.near_return", 0x08c4, SIM_SRC_RETURNS, 0, "retired near returns"),
+	EVL("br_inst_retired.near_taken", 0x20c4, SIM_SRC_TAKEN_BRANCHES, 0, "retired taken branches"),
+	EVL("br_inst_retired.not_taken", 0x10c4, SIM_SRC_COND_NOT_TAKEN, 0, "retired conditional branches not taken"),
+	EVL("br_misp_retired.all_branches", 0x00c5, SIM_SRC_BRANCH_MISSES, 0, "mispredicted retired branches"),
+	EVL("mem_inst_retired.all_loads", 0x81d0, SIM_SRC_LOADS, GP4, "retired load instructions"),
+	EVL("mem_inst_retired.all_stores", 0x82d0, SIM_SRC_STORES, GP4, "retired store instructions"),
 	/* MEM_LOAD_RETIRED.*: per load access, by the level that served it */
-	EV("mem_load_retired.l1_hit", 0x01d1, SIM_SRC_LOAD_L1_HIT, GP4, "retired loads that hit L1D"),
-	EV("mem_load_retired.l2_hit", 0x02d1, SIM_SRC_LOAD_L2_HIT, GP4, "retired loads that hit L2"),
-	EV("mem_load_retired.l3_hit", 0x04d1, SIM_SRC_LOAD_L3_HIT, GP4, "retired loads that hit L3"),
-	EV("mem_load_retired.l1_miss", 0x08d1, SIM_SRC_LOAD_L1_MISS, GP4, "retired loads that missed L1D"),
-	EV("mem_load_retired.l2_miss", 0x10d1, SIM_SRC_LOAD_L2_MISS, GP4, "retired loads that missed L2"),
-	EV("mem_load_retired.l3_miss", 0x20d1, SIM_SRC_LOAD_L3_MISS, GP4, "retired loads that missed L3"),
-	EV("l1d.replacement", 0x0151, SIM_SRC_L1D_MISS, 0, "L1D lines replaced (L1D misses)"),
-	EV("icache_64b.iftag_miss", 0x0283, SIM_SRC_L1I_MISS, 0, "instruction fetch tag misses (L1I misses)"),
-	EV("l2_rqsts.references", 0xff24, SIM_SRC_L2_ACCESS, 0, "L2 requests (data lines that missed L1D)"),
-	EV("l2_rqsts.miss", 0x3f24, SIM_SRC_L2_MISS, 0, "L2 misses (data lines)"),
-	EV("longest_lat_cache.reference", 0x4f2e, SIM_SRC_LLC_ACCESS, 0, "last-level cache references"),
-	EV("longest_lat_cache.miss", 0x412e, SIM_SRC_LLC_MISS, 0, "last-level cache misses"),
-	EV("dtlb_load_misses.walk_completed", 0x0e08, SIM_SRC_DTLB_MISS, 0, "dTLB misses that completed a walk (all data accesses)"),
-	EV("dtlb_store_misses.walk_completed", 0x0e49, SIM_SRC_NONE, 0, "store dTLB misses (counted in the load event)"),
-	EV("itlb_misses.walk_completed", 0x0e85, SIM_SRC_ITLB_MISS, 0, "iTLB misses that completed a walk"),
-	EV("itlb_misses.stlb_hit", 0x2085, SIM_SRC_ITLB_L2_HIT, 0, "iTLB misses that hit the STLB"),
-	EV("itlb_misses.walk_pending", 0x1085, SIM_SRC_ITLB_WALK_CYCLES, 0, "cycles of iTLB page walks"),
-	EV("dtlb_load_misses.stlb_hit", 0x2008, SIM_SRC_DTLB_L2_HIT, 0, "dTLB misses that hit the STLB (all data accesses)"),
-	EV("dtlb_load_misses.walk_pending", 0x1008, SIM_SRC_DTLB_WALK_CYCLES, 0, "cycles of dTLB page walks (all data accesses)"),
-	EV("uops_issued.any", 0x010e, SIM_SRC_UOPS_ISSUED, 0, "uops issued"),
-	EV("uops_retired.retire_slots", 0x02c2, SIM_SRC_UOPS_RETIRED, 0, "retirement slots used"),
-	EV("idq_uops_not_delivered.core", 0x019c, SIM_SRC_FE_BUBBLES, 0, "uops not delivered to the back end"),
-	EV("int_misc.recovery_cycles", 0x0100010d, SIM_SRC_RECOVERY_CYCLES, 0, "cycles the allocator waited for a mispredict's recovery"),
-	EV("idq_uops_not_delivered.cycles_0_uops_deliv.core", 0x0400019c, SIM_SRC_STALLED_FRONTEND, 0, "cycles the front end delivered nothing"),
-	EV("resource_stalls.any", 0x01a2, SIM_SRC_STALLED_BACKEND, 0, "back-end resource stall cycles"),
-	EV("offcore_response", 0x01b7, SIM_SRC_NONE, 0, "offcore response (config1: request/response)"),
-	EV("mem_trans_retired.load_latency", 0x01cd, SIM_SRC_NONE, GP4, "loads above ldlat cycles (config1)"),
-	EV("frontend_retired", 0x01c6, SIM_SRC_NONE, GP4, "front-end retired events (config1)"),
+	EVL("mem_load_retired.l1_hit", 0x01d1, SIM_SRC_LOAD_L1_HIT, GP4, "retired loads that hit L1D"),
+	EVL("mem_load_retired.l2_hit", 0x02d1, SIM_SRC_LOAD_L2_HIT, GP4, "retired loads that hit L2"),
+	EVL("mem_load_retired.l3_hit", 0x04d1, SIM_SRC_LOAD_L3_HIT, GP4, "retired loads that hit L3"),
+	EVL("mem_load_retired.l1_miss", 0x08d1, SIM_SRC_LOAD_L1_MISS, GP4, "retired loads that missed L1D"),
+	EVL("mem_load_retired.l2_miss", 0x10d1, SIM_SRC_LOAD_L2_MISS, GP4, "retired loads that missed L2"),
+	EVL("mem_load_retired.l3_miss", 0x20d1, SIM_SRC_LOAD_L3_MISS, GP4, "retired loads that missed L3"),
+	EVL("l1d.replacement", 0x0151, SIM_SRC_L1D_MISS, 0, "L1D lines replaced (L1D misses)"),
+	EVL("icache_64b.iftag_miss", 0x0283, SIM_SRC_L1I_MISS, 0, "instruction fetch tag misses (L1I misses)"),
+	EVL("l2_rqsts.references", 0xff24, SIM_SRC_L2_ACCESS, 0, "L2 requests (data lines that missed L1D)"),
+	EVL("l2_rqsts.miss", 0x3f24, SIM_SRC_L2_MISS, 0, "L2 misses (data lines)"),
+	EVL("longest_lat_cache.reference", 0x4f2e, SIM_SRC_LLC_ACCESS, 0, "last-level cache references"),
+	EVL("longest_lat_cache.miss", 0x412e, SIM_SRC_LLC_MISS, 0, "last-level cache misses"),
+	EVL("dtlb_load_misses.walk_completed", 0x0e08, SIM_SRC_DTLB_MISS, 0, "dTLB misses that completed a walk (all data accesses)"),
+	EVL("dtlb_store_misses.walk_completed", 0x0e49, SIM_SRC_NONE, 0, "store dTLB misses (counted in the load event)"),
+	EVL("itlb_misses.walk_completed", 0x0e85, SIM_SRC_ITLB_MISS, 0, "iTLB misses that completed a walk"),
+	EVL("itlb_misses.stlb_hit", 0x2085, SIM_SRC_ITLB_L2_HIT, 0, "iTLB misses that hit the STLB"),
+	EVL("itlb_misses.walk_pending", 0x1085, SIM_SRC_ITLB_WALK_CYCLES, 0, "cycles of iTLB page walks"),
+	EVL("dtlb_load_misses.stlb_hit", 0x2008, SIM_SRC_DTLB_L2_HIT, 0, "dTLB misses that hit the STLB (all data accesses)"),
+	EVL("dtlb_load_misses.walk_pending", 0x1008, SIM_SRC_DTLB_WALK_CYCLES, 0, "cycles of dTLB page walks (all data accesses)"),
+	EVL("uops_issued.any", 0x010e, SIM_SRC_UOPS_ISSUED, 0, "uops issued"),
+	EVL("uops_retired.retire_slots", 0x02c2, SIM_SRC_UOPS_RETIRED, 0, "retirement slots used"),
+	EVL("idq_uops_not_delivered.core", 0x019c, SIM_SRC_FE_BUBBLES, 0, "uops not delivered to the back end"),
+	EVL("int_misc.recovery_cycles", 0x0100010d, SIM_SRC_RECOVERY_CYCLES, 0, "cycles the allocator waited for a mispredict's recovery"),
+	EVL("idq_uops_not_delivered.cycles_0_uops_deliv.core", 0x0400019c, SIM_SRC_STALLED_FRONTEND, 0, "cycles the front end delivered nothing"),
+	EVL("resource_stalls.any", 0x01a2, SIM_SRC_STALLED_BACKEND, 0, "back-end resource stall cycles"),
+	EVL("offcore_response", 0x01b7, SIM_SRC_NONE, 0, "offcore response (config1: request/response)"),
+	EVL("mem_trans_retired.load_latency", 0x01cd, SIM_SRC_NONE, GP4, "loads above ldlat cycles (config1)"),
+	EVL("frontend_retired", 0x01c6, SIM_SRC_NONE, GP4, "front-end retired events (config1)"),
 };
 
 /* PMU_FORMAT_ATTR()s of intel_arch3_formats_attr, hsw_format_attr (RTM)

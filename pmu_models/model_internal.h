@@ -112,12 +112,15 @@ struct pmuv3_arch_data {
 	enum pmuv3_kernel_el kernel_el;   /* where the modelled kernel's work runs */
 };
 
-/* One events/ row: EV() for events the kernel shows by id (or that only
- * perf's event lists name), EVS() with the kernel's EVENT_ATTR_STR text. */
+/* One event row: EV() for events the kernel shows in events/ by id, EVS()
+ * with the kernel's EVENT_ATTR_STR text, EVL() for a vendor event-list name
+ * the kernel has no events/ attribute for (only perf's event lists name it). */
 #define EV(n, c, s, m, d) { .name = (n), .config = (c), .source = (s), \
 			    .counter_mask = (m), .desc = (d) }
 #define EVS(n, c, s, m, d, str) { .name = (n), .config = (c), .source = (s), \
 				  .counter_mask = (m), .desc = (d), .sysfs = (str) }
+#define EVL(n, c, s, m, d) { .name = (n), .config = (c), .source = (s), \
+			     .counter_mask = (m), .desc = (d), .vendor_list = true }
 /* EVS() with the kernel's events/<name>.scale text (EVENT_ATTR_STR) */
 #define EVSC(n, c, s, m, d, str, sc) { .name = (n), .config = (c), .source = (s), \
 				       .counter_mask = (m), .desc = (d), .sysfs = (str), \

@@ -50,6 +50,11 @@ struct pmu_event_desc {
 				    * or NULL: formatted from config, see
 				    * pmu_model_event_sysfs() */
 	const char *scale;         /* the kernel's events/<name>.scale text, or NULL */
+	bool vendor_list;          /* a name of the vendor's event list (Intel
+				    * perfmon, AMD PPR) with no events/ attribute
+				    * in the kernel: perf resolves it from its
+				    * pmu-events tables (chosen by PERF_CPUID);
+				    * lookups and `pmusim models` still use it */
 };
 
 /* A sysfs format/ entry: name and "config:0-7" style spec. */

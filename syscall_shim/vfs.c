@@ -101,9 +101,14 @@ int vfs_write_pmu_dir(const struct vfs_config *cfg, const char *dir)
 			return err;
 	if ((err = sub_dir(dir, "events", sub, sizeof(sub))))
 		return err;
+	/* only the kernel's event attributes: a vendor event-list name has no
+	 * file (perf finds those in its pmu-events tables) */
 	for (unsigned i = 0; i < m->nr_events; i++) {
-		int n = pmu_model_event_sysfs(m, &m->events[i], buf, sizeof(buf));
+		int n;
 
+		if (m->events[i].vendor_list)
+			continue;
+		n = pmu_model_event_sysfs(m, &m->events[i], buf, sizeof(buf));
 		if (n < 0 || (size_t)n >= sizeof(buf) || strchr(m->events[i].name, '/'))
 			continue;
 		if ((err = put_file(sub, m->events[i].name, buf, (size_t)n)))

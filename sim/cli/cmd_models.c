@@ -130,10 +130,37 @@ static void print_generic(const struct pmu_model *m)
 	}
 }
 
+
+/* One table of the model's events: the kernel's events/ attributes, or the
+ * vendor event-list names the model also knows. */
+static void print_events(const struct pmu_model *m, bool vendor_list, const char *title)
+{
+	unsigned n = 0;
+	char buf[128];
+
+	for (unsigned i = 0; i < m->nr_events; i++)
+		n += m->events[i].vendor_list == vendor_list;
+	if (!n)
+		return;
+	printf("\n%s (%u)\n", title, n);
+	printf("  %-46s %-12s %-16s %-14s %s\n", "NAME", "ENCODING", "COUNTS", "COUNTERS",
+	       "DESCRIPTION");
+	for (unsigned i = 0; i < m->nr_events; i++) {
+		const struct pmu_event_desc *e = &m->events[i];
+		uint64_t mask = e->counter_mask ? e->counter_mask :
+				m->ops->constraint(m, m->nr_gp_counters, e->config);
+
+		if (e->vendor_list != vendor_list)
+			continue;
+		mask_string(m, mask, buf, sizeof(buf));
+		printf("  %-46s 0x%-10" PRIx64 " %-16s %-14s %s\n", e->name, e->config,
+		       e->source == SIM_SRC_NONE ? "(not driven)" : sim_source_name(e->source),
+		       buf, e->desc);
+	}
+}
 static void print_model(const struct pmu_model *m)
 {
 	const struct pmu_cpu_identity *id = &m->cpu;
-	char buf[128];
 
 	printf("%s: %s%s\n", m->name, m->summary,
 	       m == pmu_model_default() ? " (default)" : "");
@@ -180,19 +207,8 @@ static void print_model(const struct pmu_model *m)
 
 	print_generic(m);
 
-	printf("\nevents/ (%u)\n", m->nr_events);
-	printf("  %-46s %-12s %-16s %-14s %s\n", "NAME", "ENCODING", "COUNTS", "COUNTERS",
-	       "DESCRIPTION");
-	for (unsigned i = 0; i < m->nr_events; i++) {
-		const struct pmu_event_desc *e = &m->events[i];
-		uint64_t mask = e->counter_mask ? e->counter_mask :
-				m->ops->constraint(m, m->nr_gp_counters, e->config);
-
-		mask_string(m, mask, buf, sizeof(buf));
-		printf("  %-46s 0x%-10" PRIx64 " %-16s %-14s %s\n", e->name, e->config,
-		       e->source == SIM_SRC_NONE ? "(not driven)" : sim_source_name(e->source),
-		       buf, e->desc);
-	}
+	print_events(m, false, "events/");
+	print_events(m, true, "vendor event list (no events/ file: perf's pmu-events name them)");
 }
 
 static int known_list(char *buf, size_t len)
