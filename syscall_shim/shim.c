@@ -593,7 +593,7 @@ static long fd_syscall(long nr, int h, long *a)
 	case SYS_fcntl:
 		return sys_fcntl(h, a);
 	case SYS_close:
-		return perf_fd_close(&PF, NULL, a[0], h);
+		return perf_fd_close(&PF, NULL, a[0]);
 	case SYS_dup:
 		return perf_fd_dup(&PF, NULL, a[0], h, SHIM_FD_BASE, false);
 	case SYS_mmap:

@@ -941,7 +941,7 @@ long sys_perf_close(struct guest_thread *t, const uint64_t a[6])
 	long r;
 
 	if (h >= 0)
-		return perf_fd_close(&PF, t, (long)a[0], h);
+		return perf_fd_close(&PF, t, (long)a[0]);
 	r = sys_close(t, a);
 	if (r == 0)
 		perf_fd_ep_forget(&PF, (int)a[0]);     /* an epoll fd: ep_free() */
