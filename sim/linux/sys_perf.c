@@ -951,7 +951,7 @@ long sys_perf_close(struct guest_thread *t, const uint64_t a[6])
 /* close_range(): the perf fds it closed drop their files. */
 long sys_perf_close_range(struct guest_thread *t, const uint64_t a[6])
 {
-	static int hs[PERF_FD_MAX];
+	static __thread int hs[PERF_FD_MAX];   /* guest threads run at once */
 	long r;
 
 	if (!S.core)
