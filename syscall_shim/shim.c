@@ -593,7 +593,7 @@ static long fd_syscall(long nr, int h, long *a)
 	case SYS_fcntl:
 		return sys_fcntl(h, a);
 	case SYS_close:
-		return perf_fd_close(&PF, NULL, a[0], h);
+		return perf_fd_close(&PF, NULL, a[0]);
 	case SYS_dup:
 		return perf_fd_dup(&PF, NULL, a[0], h, SHIM_FD_BASE, false);
 	case SYS_mmap:
@@ -1200,8 +1200,6 @@ static long sys_poll(long nr, long *a)
  * fd that is not open is EBADF. select updates its timeval with the time
  * left (poll_select_finish), pselect6 its timespec.
  */
-#define BITS_BYTES(n) PERF_FD_BITS_BYTES(n)
-
 static long sys_select(long nr, long *a)
 {
 	static __thread struct pollfd fds[SHIM_FD_END];
@@ -1228,9 +1226,9 @@ static long sys_select(long nr, long *a)
 	    (a[4] && nr == SYS_pselect6 && shim_copy_from(&ts, (uint64_t)a[4], sizeof(ts))) ||
 	    (a[5] && nr == SYS_pselect6 && shim_copy_from(&sm, (uint64_t)a[5], sizeof(sm))) ||
 	    (sm.ss && (sm.len != 8 || shim_copy_from(&umask, sm.ss, 8))) ||
-	    (rs && shim_copy_from(rs, (uint64_t)a[1], BITS_BYTES(nfds))) ||
-	    (ws && shim_copy_from(ws, (uint64_t)a[2], BITS_BYTES(nfds))) ||
-	    (es && shim_copy_from(es, (uint64_t)a[3], BITS_BYTES(nfds))))
+	    (rs && shim_copy_from(rs, (uint64_t)a[1], PERF_FD_BITS_BYTES(nfds))) ||
+	    (ws && shim_copy_from(ws, (uint64_t)a[2], PERF_FD_BITS_BYTES(nfds))) ||
+	    (es && shim_copy_from(es, (uint64_t)a[3], PERF_FD_BITS_BYTES(nfds))))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (!perf_fd_select_any(&PF, NULL, nfds, user))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
@@ -1256,9 +1254,9 @@ static long sys_select(long nr, long *a)
 	if (r < 0)
 		return r;
 	/* set_fd_set(): the sets go back, EFAULT */
-	if ((rs && shim_copy_to((uint64_t)a[1], rs, BITS_BYTES(nfds))) ||
-	    (ws && shim_copy_to((uint64_t)a[2], ws, BITS_BYTES(nfds))) ||
-	    (es && shim_copy_to((uint64_t)a[3], es, BITS_BYTES(nfds))))
+	if ((rs && shim_copy_to((uint64_t)a[1], rs, PERF_FD_BITS_BYTES(nfds))) ||
+	    (ws && shim_copy_to((uint64_t)a[2], ws, PERF_FD_BITS_BYTES(nfds))) ||
+	    (es && shim_copy_to((uint64_t)a[3], es, PERF_FD_BITS_BYTES(nfds))))
 		return -EFAULT;
 	perf_fd_select_finish(&PF, NULL, nr, (uint64_t)a[4], timeout, start);
 	return r;

@@ -941,7 +941,7 @@ long sys_perf_close(struct guest_thread *t, const uint64_t a[6])
 	long r;
 
 	if (h >= 0)
-		return perf_fd_close(&PF, t, (long)a[0], h);
+		return perf_fd_close(&PF, t, (long)a[0]);
 	r = sys_close(t, a);
 	if (r == 0)
 		perf_fd_ep_forget(&PF, (int)a[0]);     /* an epoll fd: ep_free() */
@@ -951,7 +951,7 @@ long sys_perf_close(struct guest_thread *t, const uint64_t a[6])
 /* close_range(): the perf fds it closed drop their files. */
 long sys_perf_close_range(struct guest_thread *t, const uint64_t a[6])
 {
-	static int hs[PERF_FD_MAX];
+	static __thread int hs[PERF_FD_MAX];   /* guest threads run at once */
 	long r;
 
 	if (!S.core)

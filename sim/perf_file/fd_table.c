@@ -95,11 +95,10 @@ void perf_fd_drop(struct perf_files *pf, void *ctx, long fd)
 	perf_fd_put(pf, ctx, h);
 }
 
-long perf_fd_close(struct perf_files *pf, void *ctx, long fd, int h)
+long perf_fd_close(struct perf_files *pf, void *ctx, long fd)
 {
 	long a[6] = { fd, 0, 0, 0, 0, 0 };
 
-	(void)h;
 	perf_fd_drop(pf, ctx, fd);
 	return pf->host->pass(ctx, SYS_close, a);
 }

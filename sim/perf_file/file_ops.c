@@ -45,7 +45,11 @@ long perf_fd_read(struct perf_files *pf, void *ctx, int h, uint64_t buf, size_t 
 /* import_iovec() copies the vector first (EINVAL past UIO_MAXIOV or for
  * a negative length, EFAULT); perf_fops has .read only, so
  * do_loop_readv_writev() then reads segment after segment, empty ones
- * included, until one fails or comes back short. */
+ * included, until one fails or comes back short. Unlike the kernel, which
+ * reads the vector once into its own copy, the second pass reads each
+ * entry from the caller again: a vector of UIO_MAXIOV entries is 16 KiB,
+ * too much for the shim's signal stack, and no malloc there. A caller that
+ * changes its vector during the call may see the new lengths. */
 long perf_fd_readv(struct perf_files *pf, void *ctx, int h, uint64_t uiov, long nr_segs)
 {
 	struct iovec iov;

@@ -131,9 +131,9 @@ long perf_fd_install(struct perf_files *pf, void *ctx, int h, unsigned long flag
 void perf_fd_drop(struct perf_files *pf, void *ctx, long fd);
 /* A reference of h goes (perf_file_put, then host->put). */
 void perf_fd_put(struct perf_files *pf, void *ctx, int h);
-/* close(fd) of perf file h: the reference goes first (a release that
+/* close(fd) of a perf fd: its reference goes first (a release that
  * wakes the file still finds it open), then the host's close. */
-long perf_fd_close(struct perf_files *pf, void *ctx, long fd, int h);
+long perf_fd_close(struct perf_files *pf, void *ctx, long fd);
 /* dup(2) of perf file h at fd. */
 long perf_fd_dup(struct perf_files *pf, void *ctx, long fd, int h, long min, bool cloexec);
 /* dup2/dup3 done by the host with result r: newfd's old file goes, and it

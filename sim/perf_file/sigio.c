@@ -15,13 +15,9 @@ static const long band_table[] = {
 
 int perf_fd_sigio_info(int fsig, int fd, int reason, siginfo_t *si)
 {
+	if (!fsig)
+		return perf_fd_sigio_fallback(si);   /* case 0: SEND_SIG_PRIV */
 	memset(si, 0, sizeof(*si));
-	if (!fsig) {
-		/* case 0: SEND_SIG_PRIV */
-		si->si_signo = SIGIO;
-		si->si_code = SI_KERNEL;
-		return SIGIO;
-	}
 	si->si_signo = fsig;
 	si->si_code = reason;
 	/* a signal with codes of its own (sig_specific_sicodes) other than

@@ -332,7 +332,7 @@ static void test_references(void **state)
 	d = perf_fd_dup(&pf, NULL, fd, h, 0, false);
 	assert_true(d >= 0);
 	assert_int_equal(perf_fd_handle(&pf, NULL, d), h);
-	assert_int_equal(perf_fd_close(&pf, NULL, fd, h), 0);
+	assert_int_equal(perf_fd_close(&pf, NULL, fd), 0);
 	assert_int_equal(perf_fd_handle(&pf, NULL, fd), -1);
 	assert_true(alive(h));                  /* the dup holds it */
 	/* dup2 of a plain pipe over the dup: do_dup2() closes the file */
@@ -355,7 +355,7 @@ static void test_fork_close_range(void **state)
 
 	(void)state;
 	perf_fd_fork(&pf, NULL, false);         /* dup_fd(): the child's copy */
-	assert_int_equal(perf_fd_close(&pf, NULL, fd, h), 0);
+	assert_int_equal(perf_fd_close(&pf, NULL, fd), 0);
 	assert_true(alive(h));
 	fd = open_fd(&h);
 	perf_fd_fork(&pf, NULL, false);
@@ -390,7 +390,7 @@ static void test_ring(void **state)
 	a[5] = 0;
 	addr = perf_fd_mmap(&pf, NULL, task, h, a);
 	assert_true(addr > 0);
-	assert_int_equal(perf_fd_close(&pf, NULL, fd, h), 0);
+	assert_int_equal(perf_fd_close(&pf, NULL, fd), 0);
 	assert_true(alive(h));
 	assert_int_equal(perf_fd_munmap(&pf, NULL, (uint64_t)addr, 4096), -EINVAL);
 	assert_true(alive(h));
@@ -425,7 +425,7 @@ static void test_async(void **state)
 	a[1] = PERF_EVENT_IOC_SET_OUTPUT;
 	a[2] = 0;
 	assert_int_equal(perf_fd_ioctl(&pf, NULL, task, &perf_uaccess_direct, h, a, NULL), -EBADF);
-	assert_int_equal(perf_fd_close(&pf, NULL, fd, h), 0);
+	assert_int_equal(perf_fd_close(&pf, NULL, fd), 0);
 }
 
 int main(void)
