@@ -417,9 +417,12 @@ static void sum_range(const struct pmu_vcpu *pv, const struct bdesc *b, unsigned
 {
 	for (unsigned i = from; i < to; i++) {
 		const struct bd_insn *in = &b->ins[i];
+		/* retired and issued alike: a mispredict's wrong path is in
+		 * the resolution (pmu_mispredict) */
+		unsigned uops = insn_value(pv, in, SIM_SRC_UOPS_RETIRED, !rep_cont);
 
-		d->v[SIM_SRC_UOPS_RETIRED] += insn_value(pv, in, SIM_SRC_UOPS_RETIRED, !rep_cont);
-		d->v[SIM_SRC_UOPS_ISSUED] += insn_value(pv, in, SIM_SRC_UOPS_RETIRED, !rep_cont);
+		d->v[SIM_SRC_UOPS_RETIRED] += uops;
+		d->v[SIM_SRC_UOPS_ISSUED] += uops;
 		if (rep_cont) {
 			d->v[SIM_SRC_CYCLES] += BD_CYC_REP;
 			continue;
