@@ -773,6 +773,12 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 	on_decoded_block(pv, addr, block_of(pv, addr, size));
 }
 
+/* The 4 KiB pages block b's code spans (first-level ITLB lookups). */
+static uint64_t block_pages(const struct bdesc *b)
+{
+	return ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
+}
+
 /* The code of block b through the instruction side of the cache model (an
  * event counts a memory source, so every block comes here): its lines
  * through L1I, L2 and the LLC, its pages through the ITLB side, into the
@@ -785,7 +791,7 @@ static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
 	cache_model_fetch(pv->cm, b->addr, b->size, &o);
 	pv->fetch_n[0] += o.lines;
 	pv->fetch_n[1] += o.miss[CACHE_L1];
-	pv->tlb_n[0][0] += ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
+	pv->tlb_n[0][0] += block_pages(b);
 	pv->tlb_n[0][1] += o.tlb_miss;
 	pv->tlb_n[0][2] += o.tlb_walk;
 	pv->mem_dirty = true;
@@ -1132,7 +1138,7 @@ static void log_replay(struct pmu_vcpu *pv)
 				unsigned ls = (unsigned)__builtin_ctz(pv->c->model->caches->l1i.line);
 
 				pv->fetch_n[0] += ((b->addr + b->size - 1) >> ls) - (b->addr >> ls) + 1;
-				pv->tlb_n[0][0] += ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
+				pv->tlb_n[0][0] += block_pages(b);
 				pv->mem_dirty = pv->acc_dirty = true;
 				continue;
 			}
