@@ -417,9 +417,12 @@ static void sum_range(const struct pmu_vcpu *pv, const struct bdesc *b, unsigned
 {
 	for (unsigned i = from; i < to; i++) {
 		const struct bd_insn *in = &b->ins[i];
+		/* retired and issued alike: a mispredict's wrong path is in
+		 * the resolution (pmu_mispredict) */
+		unsigned uops = insn_value(pv, in, SIM_SRC_UOPS_RETIRED, !rep_cont);
 
-		d->v[SIM_SRC_UOPS_RETIRED] += insn_value(pv, in, SIM_SRC_UOPS_RETIRED, !rep_cont);
-		d->v[SIM_SRC_UOPS_ISSUED] += insn_value(pv, in, SIM_SRC_UOPS_RETIRED, !rep_cont);
+		d->v[SIM_SRC_UOPS_RETIRED] += uops;
+		d->v[SIM_SRC_UOPS_ISSUED] += uops;
 		if (rep_cont) {
 			d->v[SIM_SRC_CYCLES] += BD_CYC_REP;
 			continue;
@@ -770,6 +773,12 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 	on_decoded_block(pv, addr, block_of(pv, addr, size));
 }
 
+/* The 4 KiB pages block b's code spans (first-level ITLB lookups). */
+static uint64_t block_pages(const struct bdesc *b)
+{
+	return ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
+}
+
 /* The code of block b through the instruction side of the cache model (an
  * event counts a memory source, so every block comes here): its lines
  * through L1I, L2 and the LLC, its pages through the ITLB side, into the
@@ -782,7 +791,7 @@ static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
 	cache_model_fetch(pv->cm, b->addr, b->size, &o);
 	pv->fetch_n[0] += o.lines;
 	pv->fetch_n[1] += o.miss[CACHE_L1];
-	pv->tlb_n[0][0] += ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
+	pv->tlb_n[0][0] += block_pages(b);
 	pv->tlb_n[0][1] += o.tlb_miss;
 	pv->tlb_n[0][2] += o.tlb_walk;
 	pv->mem_dirty = true;
@@ -1129,7 +1138,7 @@ static void log_replay(struct pmu_vcpu *pv)
 				unsigned ls = (unsigned)__builtin_ctz(pv->c->model->caches->l1i.line);
 
 				pv->fetch_n[0] += ((b->addr + b->size - 1) >> ls) - (b->addr >> ls) + 1;
-				pv->tlb_n[0][0] += ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
+				pv->tlb_n[0][0] += block_pages(b);
 				pv->mem_dirty = pv->acc_dirty = true;
 				continue;
 			}
