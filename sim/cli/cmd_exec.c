@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
@@ -121,10 +120,10 @@ static int exec_option(void *ctx, int c, const char *arg)
 	case 'Y': {
 		/* qemu-user's -L: absolute paths looked up in DIR first */
 		static char root[PATH_MAX];
-		struct stat st;
+		int r = cli_sysroot_dir(arg, root);
 
-		if (!realpath(arg, root) || stat(root, &st) || !S_ISDIR(st.st_mode))
-			return cli_usage_error("--sysroot: '%s' is not a directory", arg);
+		if (r >= 0)
+			return r;
 		cfg->opt.sysroot = root;
 		break;
 	}

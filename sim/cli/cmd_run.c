@@ -192,11 +192,11 @@ static int run_option(void *ctx, int c, const char *arg)
 		*o->log = arg;
 	} else if (c == 'Y') {
 		char root[PATH_MAX];
-		struct stat st;
+		int r = cli_sysroot_dir(arg, root);
 
 		/* exec's --sysroot for every emulated workload */
-		if (!realpath(arg, root) || stat(root, &st) || !S_ISDIR(st.st_mode))
-			return cli_usage_error("--sysroot: '%s' is not a directory", arg);
+		if (r >= 0)
+			return r;
 		setenv(PMUSIM_ENV_SYSROOT, root, 1);
 	}
 	if (c == 'C' || c == '1' || c == 'd' || c == 'L')

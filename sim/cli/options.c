@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
@@ -138,5 +139,14 @@ int cli_parse_options(const struct cli_options_spec *spec, int argc, char **argv
 		return cli_usage_error("--counters: model %s has %u general-purpose counters, not %u",
 				       common->model->name, common->model->nr_gp_counters,
 				       common->nr_gp_counters);
+	return -1;
+}
+
+int cli_sysroot_dir(const char *arg, char *root)
+{
+	struct stat st;
+
+	if (!realpath(arg, root) || stat(root, &st) || !S_ISDIR(st.st_mode))
+		return cli_usage_error("--sysroot: '%s' is not a directory", arg);
 	return -1;
 }

@@ -69,4 +69,8 @@ struct cli_options_spec {
 int cli_parse_options(const struct cli_options_spec *spec, int argc, char **argv,
 		      struct cli_common_options *common);
 
+/* --sysroot DIR (exec and run): DIR's real path into root (PATH_MAX bytes).
+ * -1 when DIR is a directory, else 2 after a usage error. */
+int cli_sysroot_dir(const char *arg, char *root);
+
 #endif

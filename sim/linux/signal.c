@@ -56,7 +56,7 @@ struct sig_thread {
 	struct sig_altstack as;
 	volatile sig_atomic_t nq;         /* entries in q */
 	siginfo_t q[SIGQ_CAP];            /* caught host signals, arrival order */
-	uint64_t trapno, err, cr2;        /* thread.trap_nr/error_code/cr2 */
+	struct guest_fault_info fault;    /* thread.trap_nr/error_code/cr2 */
 	bool restore_mask;                /* sigsuspend: saved_mask goes in the frame */
 	uint64_t saved_mask;
 	bool in_syscall;                  /* in the SYSCALL hook: RIP is the insn's */
@@ -683,11 +683,9 @@ static void q_flush(struct sig_thread *st, int sig)
 void signal_regs_read(struct guest_thread *t, struct guest_regs *r)
 {
 	struct sig_thread *st = st_of(t);
-	struct guest_fault_info fi = { 0 };
+	static const struct guest_fault_info none;
 
-	if (st)
-		fi = (struct guest_fault_info){ st->trapno, st->err, st->cr2 };
-	t->proc->arch->regs_read(t, r, st && st->in_syscall, &fi);
+	t->proc->arch->regs_read(t, r, st && st->in_syscall, st ? &st->fault : &none);
 }
 
 void signal_regs_write(struct guest_thread *t, const struct guest_regs *r)
@@ -708,12 +706,11 @@ static int setup_frame(struct guest_thread *t, const siginfo_t *info,
 		       const struct guest_kernel_sigaction *ka)
 {
 	struct sig_thread *st = st_of(t);
-	const struct guest_fault_info fi = { st->trapno, st->err, st->cr2 };
 	uint64_t oldmask = st->restore_mask ? st->saved_mask : st->blocked;
 	int sig = info->si_signo;
 	int err;
 
-	err = t->proc->arch->setup_frame(t, info, ka, oldmask, &st->as, st->in_syscall, &fi);
+	err = t->proc->arch->setup_frame(t, info, ka, oldmask, &st->as, st->in_syscall, &st->fault);
 	if (err)
 		return err;
 
@@ -867,27 +864,27 @@ void guest_signal_fault(struct guest_thread *t, int sig, int code, uint64_t addr
 		if (code == SI_KERNEL) {
 			/* gp_user_force_sig_segv(): X86_TRAP_GP, error code 0,
 			 * cr2 left as the last page fault set it */
-			st->trapno = 13;
-			st->err = 0;
+			st->fault.trapno = 13;
+			st->fault.err = 0;
 			break;
 		}
 		/* set_signal_archinfo(): X86_TRAP_PF, error code with X86_PF_USER */
-		st->trapno = 14;
-		st->err = 4 | (t->cpu->fault.prot && page_present(addr) ? 1 : 0) |
-			  (t->cpu->fault.write ? 2 : 0) | (t->cpu->fault.exec ? 0x10 : 0);
-		st->cr2 = addr;
+		st->fault.trapno = 14;
+		st->fault.err = 4 | (t->cpu->fault.prot && page_present(addr) ? 1 : 0) |
+				(t->cpu->fault.write ? 2 : 0) | (t->cpu->fault.exec ? 0x10 : 0);
+		st->fault.addr = addr;
 		break;
 	case SIGILL:
-		st->trapno = 6;  /* X86_TRAP_UD */
-		st->err = 0;
+		st->fault.trapno = 6;  /* X86_TRAP_UD */
+		st->fault.err = 0;
 		break;
 	case SIGFPE:
-		st->trapno = 0;  /* X86_TRAP_DE */
-		st->err = 0;
+		st->fault.trapno = 0;  /* X86_TRAP_DE */
+		st->fault.err = 0;
 		break;
 	case SIGTRAP:
-		st->trapno = 3;  /* X86_TRAP_BP */
-		st->err = 0;
+		st->fault.trapno = 3;  /* X86_TRAP_BP */
+		st->fault.err = 0;
 		break;
 	default:
 		break;

@@ -35,7 +35,7 @@ static long ret_errno(long r)
  * procfs kind, or -EFAULT / -ENAMETOOLONG, or -ENOENT for a /proc entry of
  * pmusim's own.
  */
-static long fix_path(struct guest_thread *t, uint64_t gp, const char **out, char *buf)
+long guest_fix_path(struct guest_thread *t, uint64_t gp, const char **out, char *buf)
 {
 	long r = guest_copy_str(t, gp, buf, PATH_MAX);
 	enum procfs_kind k;
@@ -55,11 +55,6 @@ static long fix_path(struct guest_thread *t, uint64_t gp, const char **out, char
 	return k == PROCFS_HIDDEN ? -ENOENT : (long)k;
 }
 
-long guest_fix_path(struct guest_thread *t, uint64_t gp, const char **out, char *buf)
-{
-	return fix_path(t, gp, out, buf);
-}
-
 /* fd is the host's open of a path of kind k: a directory whose entries
  * are filtered is noted. Returns fd. */
 static long opened(struct guest_thread *t, long k, long fd)
@@ -73,7 +68,7 @@ long sys_open(struct guest_thread *t, const uint64_t a[6])
 {
 	char buf[PATH_MAX];
 	const char *p;
-	long r = fix_path(t, a[0], &p, buf);
+	long r = guest_fix_path(t, a[0], &p, buf);
 
 	if (r < 0)
 		return r;
@@ -88,7 +83,7 @@ long sys_openat(struct guest_thread *t, const uint64_t a[6])
 {
 	char buf[PATH_MAX];
 	const char *p;
-	long r = fix_path(t, a[1], &p, buf);
+	long r = guest_fix_path(t, a[1], &p, buf);
 
 	if (r < 0)
 		return r;
@@ -112,7 +107,7 @@ long sys_openat2(struct guest_thread *t, const uint64_t a[6])
 {
 	char buf[PATH_MAX];
 	const char *p;
-	long r = fix_path(t, a[1], &p, buf);
+	long r = guest_fix_path(t, a[1], &p, buf);
 
 	if (r < 0)
 		return r;
@@ -188,7 +183,7 @@ static long readlink_common(struct guest_thread *t, const uint64_t a[6], long di
 {
 	char buf[PATH_MAX];
 	const char *p;
-	long r = fix_path(t, path, &p, buf);
+	long r = guest_fix_path(t, path, &p, buf);
 
 	if (r < 0)
 		return r;
@@ -227,7 +222,7 @@ long sys_##name(struct guest_thread *t, const uint64_t a[6]) \
 { \
 	char buf[PATH_MAX]; \
 	const char *p; \
-	long r = fix_path(t, a[idx], &p, buf); \
+	long r = guest_fix_path(t, a[idx], &p, buf); \
 	if (r < 0) \
 		return r; \
 	r = guest_uptr_check(t, a); \

@@ -19,10 +19,13 @@
 
 static void aarch64_syscall_args(struct vcpu *c, unsigned long *nr, uint64_t a[6])
 {
-	uint64_t x8 = vcpu_reg(c, UC_ARM64_REG_X8);
-	long n = aarch64_syscall_to_x86_64(x8);
+	/* do_el0_svc() passes x8 as an int and invoke_syscall() compares it
+	 * unsigned: the high half is ignored, and a number past the table is
+	 * ENOSYS (kept past the layer's table, never wrapped back into it) */
+	uint32_t scno = (uint32_t)vcpu_reg(c, UC_ARM64_REG_X8);
+	long n = aarch64_syscall_to_x86_64(scno);
 
-	*nr = n >= 0 ? (unsigned long)n : GUEST_NR_SYSCALLS + x8;
+	*nr = n >= 0 ? (unsigned long)n : GUEST_NR_SYSCALLS + (unsigned long)scno;
 	for (int i = 0; i < 6; i++)
 		a[i] = vcpu_reg(c, UC_ARM64_REG_X0 + i);
 	if (n == SYS_clone) {

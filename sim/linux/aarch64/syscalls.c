@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -76,7 +77,7 @@ static long a64_fstat(struct guest_thread *t, const uint64_t a[6])
  * sees it (/proc/self/exe...) */
 static long a64_newfstatat(struct guest_thread *t, const uint64_t a[6])
 {
-	char buf[4096];
+	char buf[PATH_MAX];
 	const char *p;
 	struct stat st;
 	long r = guest_fix_path(t, a[1], &p, buf);

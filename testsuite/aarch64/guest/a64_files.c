@@ -2,7 +2,8 @@
  * a64_files.c - guest program: the calls whose arm64 layouts differ from
  * x86-64's: struct stat (fstat, fstatat), open flags (O_DIRECTORY,
  * O_NOFOLLOW through F_GETFL), struct epoll_event (its 64-bit data after
- * padding), uname's machine, a directory listing.
+ * padding), uname's machine, a directory listing; and the syscall
+ * number as do_el0_svc() reads it: only x8's low 32 bits, unsigned.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,6 +14,16 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+/* svc with x8 = nr (glibc's syscall() zero-extends w0, so written here) */
+static long svc0(unsigned long nr)
+{
+	register unsigned long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0");
+
+	__asm__ volatile("svc #0" : "=r"(x0) : "r"(x8) : "memory");
+	return x0;
+}
 
 static int cmp(const void *a, const void *b)
 {
@@ -83,5 +94,8 @@ int main(void)
 	for (int i = 0; i < nn; i++)
 		printf("%s ", names[i]);
 	printf("\n");
+
+	/* getpid (172) with x8's high half set: still getpid */
+	printf("svc high-half getpid %s\n", svc0(0x1000000acul) == getpid() ? "pid" : "other");
 	return 0;
 }
