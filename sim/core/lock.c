@@ -125,20 +125,6 @@ static bool mutex_trylock_robust(pthread_mutex_t *mu)
 	return r == 0 || r == EOWNERDEAD;
 }
 
-static void lock_take(struct perf_lock *l, pid_t me)
-{
-	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == me) {
-		l->depth++;
-		return;
-	}
-	if (!mutex_trylock_robust(&l->mu)) {
-		__atomic_add_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
-		mutex_lock_robust(&l->mu);
-		__atomic_sub_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
-	}
-	lock_got(l, me);
-}
-
 static bool lock_trytake(struct perf_lock *l, pid_t me)
 {
 	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == me) {
@@ -149,6 +135,17 @@ static bool lock_trytake(struct perf_lock *l, pid_t me)
 		return false;
 	lock_got(l, me);
 	return true;
+}
+
+/* As lock_trytake, then waits as a counted waiter (perf_*_should_yield). */
+static void lock_take(struct perf_lock *l, pid_t me)
+{
+	if (lock_trytake(l, me))
+		return;
+	__atomic_add_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
+	mutex_lock_robust(&l->mu);
+	__atomic_sub_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
+	lock_got(l, me);
 }
 
 static void lock_put(struct perf_lock *l)
