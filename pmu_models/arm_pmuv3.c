@@ -155,18 +155,6 @@ static const struct pmu_cap pmuv3_caps[] = {
 }
 
 /*
- * Caches and TLBs of the Cortex-A72-like core: Arm Cortex-A72 MPCore
- * Processor Technical Reference Manual (100095), "Level 1 memory system"
- * (L1I 48 KiB 3-way, L1D 32 KiB 2-way, 64-byte lines; a 48-entry fully
- * associative L1 instruction TLB, a 32-entry fully associative L1 data
- * TLB), "Level 2 memory system" (L2 512 KiB to 4 MiB, 16-way, 64-byte
- * lines: 1 MiB here) and "L2 TLB" (1024 entries 4-way, unified). The A72
- * has no L3: its L2 is the last level, so the LLC is the same cache (the
- * model's LLC level repeats L2's outcome). Latencies are model values
- * (the TRM gives none): L1D 4, L2 21 cycles, memory 100 ns (200 cycles at
- * 2 GHz); a page walk 20 cycles.
- */
-/*
  * The pipelines: Cortex-A72 TRM (100095), "About the processor": a 3-wide
  * decode and dispatch of up to 5 micro-ops a cycle (3 here: the decode
  * width bounds the sustained rate); Neoverse N2 TRM (102099): a 5-wide
@@ -200,6 +188,18 @@ static const struct pmu_pipeline n2_pipeline = {
 	.rmw_uops = 2,
 };
 
+/*
+ * Caches and TLBs of the Cortex-A72-like core: Arm Cortex-A72 MPCore
+ * Processor Technical Reference Manual (100095), "Level 1 memory system"
+ * (L1I 48 KiB 3-way, L1D 32 KiB 2-way, 64-byte lines; a 48-entry fully
+ * associative L1 instruction TLB, a 32-entry fully associative L1 data
+ * TLB), "Level 2 memory system" (L2 512 KiB to 4 MiB, 16-way, 64-byte
+ * lines: 1 MiB here) and "L2 TLB" (1024 entries 4-way, unified). The A72
+ * has no L3: its L2 is the last level, so the LLC is the same cache (the
+ * model's LLC level repeats L2's outcome). Latencies are model values
+ * (the TRM gives none): L1D 4, L2 21 cycles, memory 100 ns (200 cycles at
+ * 2 GHz); a page walk 20 cycles.
+ */
 static const struct pmu_cache_geometry a72_caches = {
 	.l1i = { .size = 48 << 10, .ways = 3, .line = 64, .latency = 4 },
 	.l1d = { .size = 32 << 10, .ways = 2, .line = 64, .latency = 4 },

@@ -125,20 +125,6 @@ static bool mutex_trylock_robust(pthread_mutex_t *mu)
 	return r == 0 || r == EOWNERDEAD;
 }
 
-static void lock_take(struct perf_lock *l, pid_t me)
-{
-	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == me) {
-		l->depth++;
-		return;
-	}
-	if (!mutex_trylock_robust(&l->mu)) {
-		__atomic_add_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
-		mutex_lock_robust(&l->mu);
-		__atomic_sub_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
-	}
-	lock_got(l, me);
-}
-
 static bool lock_trytake(struct perf_lock *l, pid_t me)
 {
 	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == me) {
@@ -149,6 +135,17 @@ static bool lock_trytake(struct perf_lock *l, pid_t me)
 		return false;
 	lock_got(l, me);
 	return true;
+}
+
+/* As lock_trytake, then waits as a counted waiter (perf_*_should_yield). */
+static void lock_take(struct perf_lock *l, pid_t me)
+{
+	if (lock_trytake(l, me))
+		return;
+	__atomic_add_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
+	mutex_lock_robust(&l->mu);
+	__atomic_sub_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
+	lock_got(l, me);
 }
 
 static void lock_put(struct perf_lock *l)
@@ -328,22 +325,22 @@ void perf_cpu_yield(struct perf_cpu *cpu)
 	cpu_handover(cpu);
 }
 
+/* Gives the core's lock (and with it every CPU's) up to its waiters and
+ * takes it back at the same depth; as cpu_handover, the generation is read
+ * and the hand-over announced while the lock is still held, so a waiter
+ * that takes it at once is seen and wakes the yielder. */
 void perf_core_yield(struct perf_core *core)
 {
-	unsigned depth = core->lock.depth;
+	struct perf_lock *l = &core->lock;
+	unsigned depth = l->depth, g = __atomic_load_n(&l->gen, __ATOMIC_ACQUIRE);
 
-	core->lock.depth = 1;
+	__atomic_add_fetch(&l->handing, 1, __ATOMIC_ACQ_REL);
+	l->depth = 1;
 	perf_core_unlock(core);
-	/* the CPUs' locks are free now: hand the core's over */
-	{
-		unsigned g = __atomic_load_n(&core->lock.gen, __ATOMIC_ACQUIRE);
-
-		__atomic_add_fetch(&core->lock.handing, 1, __ATOMIC_ACQ_REL);
-		wait_handover(&core->lock, g);
-		__atomic_sub_fetch(&core->lock.handing, 1, __ATOMIC_ACQ_REL);
-	}
+	wait_handover(l, g);
+	__atomic_sub_fetch(&l->handing, 1, __ATOMIC_ACQ_REL);
 	perf_core_lock(core);
-	core->lock.depth = depth;
+	l->depth = depth;
 }
 
 unsigned perf_cpu_unlock_all(struct perf_cpu *cpu)

@@ -99,10 +99,11 @@ static void arch_perf_update_userpage(struct perf_event *event,
 		up->cap_user_time_zero = 0;
 		up->cap_user_time_short = 0;
 		/* armv8pmu_event_has_user_read(), and the counter's width:
-		 * ARMPMU_EVT_64BIT from config1:0 */
+		 * ARMPMU_EVT_64BIT (config1:0), the event's width the model
+		 * derived from it */
 		up->cap_user_rdpmc = !!(event->hw_flags & PERF_EVENT_FLAG_USER_READ_CNT);
 		if (up->cap_user_rdpmc)
-			up->pmc_width = event->attr.config1 & 0x1 ? 64 : 32;
+			up->pmc_width = (u16)event->event_width;
 		/* read_sched_clock != arch_timer_read_counter */
 		if (event->rb->no_user_time)
 			return;
