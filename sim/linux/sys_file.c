@@ -100,7 +100,7 @@ long sys_write(struct guest_thread *t, const uint64_t a[6])
 {
 	long r = sysctl_write(t, a);
 
-	return r == SYSCTL_NOT_MINE ? sys_perf_write(t, a) : r;
+	return r == SYSCTL_NOT_MINE ? sys_perf_no_op(t, a) : r;
 }
 
 long sys_openat2(struct guest_thread *t, const uint64_t a[6])

@@ -907,22 +907,12 @@ long sys_perf_readv(struct guest_thread *t, const uint64_t a[6])
 }
 
 /* The calls perf_fops has no entry for, on a perf fd: perf_fd_no_op()'s
- * errnos (write and writev; pread64, pwrite64 and their vectors; lseek).
- * Other fds pass. */
-long sys_perf_write(struct guest_thread *t, const uint64_t a[6])
+ * errnos (write and writev; pread64, pwrite64 and their vectors; lseek;
+ * fsync, fdatasync and ftruncate). Other fds pass. */
+long sys_perf_no_op(struct guest_thread *t, const uint64_t a[6])
 {
 	return fd_handle((long)a[0]) < 0 ? sys_pass(t, a)
 					 : perf_fd_no_op((long)t->syscall_nr, (const long *)a);
-}
-
-long sys_perf_pread(struct guest_thread *t, const uint64_t a[6])
-{
-	return sys_perf_write(t, a);
-}
-
-long sys_perf_lseek(struct guest_thread *t, const uint64_t a[6])
-{
-	return sys_perf_write(t, a);
 }
 
 long sys_perf_ioctl(struct guest_thread *t, const uint64_t a[6])

@@ -91,9 +91,9 @@ long sys_perf_readv(struct guest_thread *t, const uint64_t a[6]);  /* and preadv
 long sys_perf_ioctl(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_close(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_close_range(struct guest_thread *t, const uint64_t a[6]);
-long sys_perf_write(struct guest_thread *t, const uint64_t a[6]);   /* and writev */
-long sys_perf_pread(struct guest_thread *t, const uint64_t a[6]);   /* and pwrite64, p*v */
-long sys_perf_lseek(struct guest_thread *t, const uint64_t a[6]);
+/* write, writev, pread64, pwrite64, preadv, pwritev, pwritev2, lseek,
+ * fsync, fdatasync, ftruncate */
+long sys_perf_no_op(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_sendmsg(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_sendmmsg(struct guest_thread *t, const uint64_t a[6]);
 long sys_perf_recvmsg(struct guest_thread *t, const uint64_t a[6]);

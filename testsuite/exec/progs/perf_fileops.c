@@ -1,6 +1,7 @@
 /*
  * perf_fileops.c - the calls perf_fops has no entry for, and the ones the
  * VFS answers for every file, on a perf fd (write, pread/pwrite, lseek,
+ * fsync/fdatasync/ftruncate,
  * a short read, readv and the p*v family, negative poll/select timeouts, FIONBIO/FIOCLEX/FIONCLEX/FIOASYNC, FIONREAD, mmap with
  * PROT_EXEC or MAP_PRIVATE), and perf_event_open's attr checks before its
  * group fd. The native run on a software event is the oracle (of the
@@ -43,6 +44,11 @@ int main(int argc, char **argv)
 	SHOW("pwrite", pwrite(fd, buf, 8, 0));
 	SHOW("lseek", lseek(fd, 0, SEEK_SET));
 	SHOW("lseek_cur", lseek(fd, 0, SEEK_CUR));
+	/* perf_fops has no .fsync (vfs_fsync_range), and an anon inode is no
+	 * regular file (do_sys_ftruncate): EINVAL */
+	SHOW("fsync", fsync(fd));
+	SHOW("fdatasync", fdatasync(fd));
+	SHOW("ftruncate", ftruncate(fd, 0));
 	SHOW("read4", read(fd, buf, 4));
 	{
 		/* perf_fops has .read only: readv is one perf_read per segment
