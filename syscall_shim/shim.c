@@ -46,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/ucontext.h>
@@ -1150,10 +1151,9 @@ static long poll_wait(void *ctx, struct pollfd *fds, unsigned long n, int64_t ti
 	return r;
 }
 
-static long sys_poll(long nr, long *a)
+/* poll/ppoll with arrays for a[1] entries (sys_poll). */
+static long poll_set(long nr, long *a, struct pollfd *fds, int *hs)
 {
-	static __thread struct pollfd fds[POLL_MAX];
-	static __thread int hs[POLL_MAX];
 	unsigned long n = (unsigned long)a[1];
 	const sigset_t *mask = NULL;
 	int64_t timeout = -1;
@@ -1164,7 +1164,7 @@ static long sys_poll(long nr, long *a)
 
 	/* the caller's arrays and arguments are copied first; what cannot
 	 * be read is the host's to answer (EFAULT, EINVAL, in its order) */
-	if (n > POLL_MAX || shim_copy_from(fds, (uint64_t)a[0], n * sizeof(*fds)) ||
+	if (shim_copy_from(fds, (uint64_t)a[0], n * sizeof(*fds)) ||
 	    (nr == SYS_ppoll && a[2] && shim_copy_from(&ts, (uint64_t)a[2], sizeof(ts))) ||
 	    (nr == SYS_ppoll && a[3] && (a[4] != 8 || shim_copy_from(&umask, (uint64_t)a[3], 8))))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
@@ -1190,6 +1190,37 @@ static long sys_poll(long nr, long *a)
 	/* do_sys_poll(): each revents goes back with unsafe_put_user */
 	if (r >= 0 && shim_copy_to((uint64_t)a[0], fds, n * sizeof(*fds)))
 		return -EFAULT;
+	return r;
+}
+
+static long sys_poll(long nr, long *a)
+{
+	static __thread struct pollfd small_fds[POLL_MAX];
+	static __thread int small_hs[POLL_MAX];
+	struct pollfd *fds = small_fds;
+	int *hs = small_hs;
+	unsigned long n = (unsigned long)a[1];
+	size_t big = 0;
+	long r;
+
+	/* a set longer than POLL_MAX but within RLIMIT_NOFILE (beyond, the
+	 * host's EINVAL) gets arrays of its own, mapped for the call */
+	if (n > POLL_MAX) {
+		struct rlimit rl;
+		void *m;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) || n > rl.rlim_cur)
+			return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		big = n * (sizeof(*fds) + sizeof(*hs));
+		m = (void *)TSYS6(SYS_mmap, 0, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if ((unsigned long)m > -4096ul)
+			return (long)m;
+		fds = m;
+		hs = (int *)(fds + n);
+	}
+	r = poll_set(nr, a, fds, hs);
+	if (big)
+		TSYS6(SYS_munmap, (long)fds, big, 0, 0, 0, 0);
 	return r;
 }
 

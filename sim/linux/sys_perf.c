@@ -35,6 +35,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -1062,25 +1063,34 @@ static long wait_step(struct guest_thread *t, int fd, int64_t ns)
  * the core (perf_poll), others from the host; without an answer the call
  * sleeps in 1 ms steps (wait_step) until the timeout (ns, -1: none; the
  * simulated CPUs of other threads run meanwhile) or a signal. Returns
- * -ENOSYS when no fd is a perf fd (the host's call).
+ * -ENOSYS when no fd is a perf fd (the host's call). As do_sys_poll(),
+ * a set longer than the soft RLIMIT_NOFILE (the guest's: getrlimit is the
+ * host's) is EINVAL, checked before the set is read.
  */
 static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, int64_t timeout_ns)
 {
 	struct pollfd *pfd = (struct pollfd *)(uintptr_t)ufds;
-	static __thread int hs[4096];
+	static __thread int small[256];
+	int *hs = small;
+	struct rlimit rl;
 	bool any = false;
+	long r = -ENOSYS;
 
-	if (nfds > 4096)
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && nfds > rl.rlim_cur)
 		return -EINVAL;
 	if (nfds && !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
 		return -EFAULT;
+	if (nfds > sizeof(small) / sizeof(small[0]) && !(hs = malloc(nfds * sizeof(*hs))))
+		return -ENOMEM;
 	for (uint64_t i = 0; i < nfds; i++) {
 		hs[i] = pfd[i].fd < 0 ? -1 : fd_handle(pfd[i].fd);
 		any |= hs[i] >= 0;
 	}
-	if (!any)
-		return -ENOSYS;
-	return perf_fd_poll_fds(&PF, t, pfd, nfds, hs, timeout_ns);
+	if (any)
+		r = perf_fd_poll_fds(&PF, t, pfd, nfds, hs, timeout_ns);
+	if (hs != small)
+		free(hs);
+	return r;
 }
 
 long sys_perf_poll(struct guest_thread *t, const uint64_t a[6])

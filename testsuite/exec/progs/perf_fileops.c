@@ -2,7 +2,8 @@
  * perf_fileops.c - the calls perf_fops has no entry for, and the ones the
  * VFS answers for every file, on a perf fd (write, pread/pwrite, lseek,
  * fsync/fdatasync/ftruncate,
- * a short read, readv and the p*v family, negative poll/select timeouts, FIONBIO/FIOCLEX/FIONCLEX/FIOASYNC, FIONREAD, mmap with
+ * a short read, readv and the p*v family, negative poll/select timeouts, poll
+ * sets up to and past RLIMIT_NOFILE, FIONBIO/FIOCLEX/FIONCLEX/FIOASYNC, FIONREAD, mmap with
  * PROT_EXEC or MAP_PRIVATE), and perf_event_open's attr checks before its
  * group fd. The native run on a software event is the oracle (of the
  * same program with "hw" under pmusim run too: the shim's answers on a
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/select.h>
@@ -77,6 +79,29 @@ int main(int argc, char **argv)
 		FD_SET(fd < FD_SETSIZE ? fd : 0, &rs);
 		SHOW("ppoll_negtimeout", ppoll(&pfd, 1, &neg, NULL));
 		SHOW("select_negtimeout", select(fd + 1 < FD_SETSIZE ? fd + 1 : 1, &rs, NULL, NULL, &tneg));
+	}
+	{
+		/* do_sys_poll(): a set up to RLIMIT_NOFILE is polled, one
+		 * entry longer is EINVAL (the soft limit set to 5000 where the
+		 * hard one allows) */
+		enum { N = 5000 };
+		static struct pollfd set[N + 1];
+		struct rlimit rl;
+
+		for (int i = 0; i <= N; i++)
+			set[i] = (struct pollfd){ .fd = -1 };
+		set[N - 1] = (struct pollfd){ .fd = fd, .events = POLLIN | POLLOUT };
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max >= N) {
+			struct rlimit lim = { N, rl.rlim_max };
+
+			setrlimit(RLIMIT_NOFILE, &lim);
+			SHOW("poll_rlimit", poll(set, N, 0));
+			printf("poll_rlimit_revents: %#x\n", set[N - 1].revents);
+			SHOW("poll_over_rlimit", poll(set, N + 1, 0));
+			setrlimit(RLIMIT_NOFILE, &rl);
+		} else {
+			printf("poll_rlimit: hard limit below %d\n", N);
+		}
 	}
 	int on = 1;
 	SHOW("fionbio", ioctl(fd, FIONBIO, &on));
