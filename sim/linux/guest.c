@@ -225,6 +225,7 @@ __attribute__((weak)) void guest_signal_pending(struct guest_thread *t)
 enum guest_run_state guest_thread_run(struct guest_thread *t)
 {
 	struct vcpu *c = t->cpu;
+	bool past_eof;
 
 	perf_guest_thread_start(t);       /* perf area: the thread's core task */
 	while (t->state == GUEST_RUNNING) {
@@ -243,9 +244,18 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 				guest_signal_fault(t, SIGSEGV, K_SI_KERNEL, 0);
 				break;
 			}
+			past_eof = guest_past_eof(t->proc, c->fault.addr);
+			if (!past_eof && c->fault.prot) {
+				enum guest_eof e = guest_mm_past_eof(&t->proc->mm, c->fault.addr,
+					c->fault.write ? 1 : c->fault.exec ? 2 : 0);
+
+				if (e == GUEST_EOF_GREW)
+					break;   /* the file holds the page now: again */
+				past_eof = e == GUEST_EOF_PAST;
+			}
 			if (c->pmu)
 				pmu_page_fault_bad(c->pmu, c->fault.addr);
-			if (guest_past_eof(t->proc, c->fault.addr))
+			if (past_eof)
 				guest_signal_fault(t, SIGBUS, K_BUS_ADRERR, c->fault.addr);
 			else
 				guest_signal_fault(t, SIGSEGV,

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
@@ -43,6 +44,34 @@ static int host_prot(int prot)
 	if (prot & PROT_EXEC)
 		p |= PROT_READ;
 	return p;
+}
+
+/*
+ * The end of v's pages that the file holds: from the page after the one
+ * with the file's last byte (as far as pmusim knows it: the size at mmap,
+ * or later, guest_mm_past_eof()) an access is filemap_fault()'s SIGBUS.
+ * v->end for anonymous memory.
+ */
+static uint64_t vma_file_end(const struct guest_vma *v)
+{
+	uint64_t fend;
+
+	if (!v->file)
+		return v->end;
+	fend = v->fsize > v->off ? v->start + PAGE_UP(v->fsize - v->off) : v->start;
+	return fend < v->end ? fend : v->end;
+}
+
+/* Sets v's protection in engine uc: perms up to vma_file_end(), none past
+ * it (so an access there stops the engine before the host's SIGBUS). */
+static void engine_protect(uc_engine *uc, const struct guest_vma *v, uint32_t perms)
+{
+	uint64_t fend = vma_file_end(v);
+
+	if (fend > v->start)
+		uc_mem_protect(uc, v->start, fend - v->start, perms);
+	if (fend < v->end)
+		uc_mem_protect(uc, fend, v->end - fend, UC_PROT_NONE);
 }
 
 /* Every change ends with this (under mm->lock): readers that cached a VMA
@@ -150,6 +179,8 @@ static void engines_map(struct guest_mm *mm, const struct guest_vma *v)
 			fprintf(stderr, "pmusim: internal: uc_mem_map_ptr %#llx-%#llx: %s\n",
 				(unsigned long long)v->start, (unsigned long long)v->end,
 				uc_strerror(e));
+		else if (vma_file_end(v) < v->end)
+			engine_protect(mm->engines[i]->uc, v, uc_perms(v->prot));
 		if (v->prot & PROT_EXEC)
 			vcpu_scan_rdtsc(mm->engines[i], v->start, v->end);
 	}
@@ -215,6 +246,8 @@ int guest_mm_add_engine(struct guest_mm *mm, struct vcpu *c)
 				continue;
 			uc_mem_map_ptr(c->uc, v->start, v->end - v->start, uc_perms(v->prot),
 				       (void *)(uintptr_t)v->start);
+			if (vma_file_end(v) < v->end)
+				engine_protect(c->uc, v, uc_perms(v->prot));
 			if (v->prot & PROT_EXEC)
 				vcpu_scan_rdtsc(c, v->start, v->end);
 		}
@@ -739,7 +772,7 @@ long guest_mprotect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
 				 * flushes TLB entries filled without NOTDIRTY */
 				uc_mem_protect(uc, v->start, v->end - v->start, UC_PROT_READ);
 			}
-			uc_mem_protect(uc, v->start, v->end - v->start, uc_perms(prot));
+			engine_protect(uc, v, uc_perms(prot));
 			if (add_exec) {
 				/* code written since the range was last executable
 				 * (by the host, or through another mapping) */
@@ -956,7 +989,7 @@ static void fault_around(struct guest_mm *mm, const struct guest_vma *v, uint64_
 {
 	uint64_t lo = page & ~(FAULT_AROUND_PAGES * PAGE - 1), hi;
 	uint64_t pmd_end = (page | ((2ull << 20) - 1)) + 1;
-	uint64_t fend = v->fsize > v->off ? v->start + PAGE_UP(v->fsize - v->off) : v->start;
+	uint64_t fend = vma_file_end(v);
 
 	if (lo < v->start)
 		lo = v->start;
@@ -1017,6 +1050,36 @@ bool guest_mm_touch(struct guest_mm *mm, uint64_t page, int access, bool *fault)
 	}
 	pthread_mutex_unlock(&mm->lock);
 	return ((f | nf) & TOUCHED_W) != 0;
+}
+
+enum guest_eof guest_mm_past_eof(struct guest_mm *mm, uint64_t addr, int access)
+{
+	uint64_t page = addr & ~(PAGE - 1), fend;
+	int need = access == 1 ? PROT_WRITE : access == 2 ? PROT_EXEC : PROT_READ;
+	enum guest_eof r = GUEST_EOF_NO;
+	struct guest_vma *v;
+
+	pthread_mutex_lock(&mm->lock);
+	v = vma_find(mm, page);
+	if (v && (v->prot & need) && (fend = vma_file_end(v)) <= page) {
+		/* does the file hold the page now? A read through the host
+		 * mapping by the kernel (GUP) answers EFAULT, not SIGBUS */
+		char byte;
+		struct iovec local = { &byte, 1 }, remote = { (void *)(uintptr_t)page, 1 };
+
+		r = GUEST_EOF_PAST;
+		if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1) {
+			/* it grew: its pages up to this one are the guest's */
+			v->fsize = v->off + (page + PAGE - v->start);
+			for (unsigned k = 0; k < mm->nr_engines; k++)
+				uc_mem_protect(mm->engines[k]->uc, fend, page + PAGE - fend,
+					       uc_perms(v->prot));
+			mm_bump(mm);
+			r = GUEST_EOF_GREW;
+		}
+	}
+	pthread_mutex_unlock(&mm->lock);
+	return r;
 }
 
 void guest_mm_populate(struct guest_mm *mm, uint64_t s, uint64_t e, bool write)

@@ -129,6 +129,16 @@ uint64_t guest_mm_total(struct guest_mm *mm);
  * fault here: the engine stops with a memory fault (counted there).
  */
 bool guest_mm_touch(struct guest_mm *mm, uint64_t page, int access, bool *fault);
+/*
+ * A memory fault of access (0 load, 1 store, 2 fetch) at addr: the pages
+ * of a file mapping past the file's end are inaccessible in the engines.
+ * GUEST_EOF_PAST when the VMA allows the access and the file does not hold
+ * that page (filemap_fault()'s SIGBUS); GUEST_EOF_GREW when the file has
+ * grown to hold it since (its pages up to it are accessible now: the
+ * access is to be made again); else GUEST_EOF_NO.
+ */
+enum guest_eof { GUEST_EOF_NO, GUEST_EOF_PAST, GUEST_EOF_GREW };
+enum guest_eof guest_mm_past_eof(struct guest_mm *mm, uint64_t addr, int access);
 /* Pages made present without a fault counted at the task (the kernel's
  * get_user_pages: the initial stack, MADV_POPULATE_*): writable or not. */
 void guest_mm_populate(struct guest_mm *mm, uint64_t s, uint64_t e, bool write);

@@ -874,6 +874,13 @@ void guest_signal_fault(struct guest_thread *t, int sig, int code, uint64_t addr
 				(t->cpu->fault.write ? 2 : 0) | (t->cpu->fault.exec ? 0x10 : 0);
 		st->fault.addr = addr;
 		break;
+	case SIGBUS:
+		/* do_sigbus(): set_signal_archinfo() of a fault on a page that
+		 * was not present (filemap_fault found no page past the end) */
+		st->fault.trapno = 14;
+		st->fault.err = 4 | (t->cpu->fault.write ? 2 : 0) | (t->cpu->fault.exec ? 0x10 : 0);
+		st->fault.addr = addr;
+		break;
 	case SIGILL:
 		st->fault.trapno = 6;  /* X86_TRAP_UD */
 		st->fault.err = 0;

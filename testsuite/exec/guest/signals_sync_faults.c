@@ -4,8 +4,11 @@
  * error code 4, cr2), on a write to a read-only page (SEGV_ACCERR, error
  * code 7), on a read of a non-canonical address (#GP: SI_KERNEL, no address,
  * trap 13), SIGILL on ud2 (ILL_ILLOPN at the instruction), SIGFPE on an
- * integer division by zero (FPE_INTDIV); a handler that fixes RIP through
- * the ucontext and returns.
+ * integer division by zero (FPE_INTDIV); SIGBUS on a load and a store past
+ * the end of a mapped file (BUS_ADRERR, error code 4 and 6: the page was
+ * not present), none once the file has grown to hold the page, SIGSEGV for
+ * a store past the end of a read-only mapping; a handler that fixes RIP
+ * through the ucontext and returns.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <ucontext.h>
 #include "fault_catch.h"
 
@@ -99,6 +103,44 @@ int main(void)
 		do_div(0);
 	printf("div0: sig %d code %d (FPE_INTDIV %d) addr ok %d trapno %lld\n",
 	       got.si_signo, got.si_code, FPE_INTDIV, got.si_addr == (void *)div_site, trapno);
+
+	/* a file of 5 bytes mapped over 3 pages: filemap_fault() has no page
+	 * past the first; ftruncate gives it a second */
+	{
+		FILE *f = tmpfile();
+		char *m, *r;
+
+		sigaction(SIGBUS, &sa, NULL);
+		fputs("hello", f);
+		fflush(f);
+		m = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
+		r = mmap(NULL, 2 * 4096, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (sigsetjmp(jb, 1) == 0)
+			(void)*(volatile char *)(m + 4096 + 8);
+		printf("load past eof: sig %d code %d (ADRERR %d) addr ok %d trapno %lld err %lld cr2 ok %d\n",
+		       got.si_signo, got.si_code, BUS_ADRERR, got.si_addr == m + 4104, trapno, err,
+		       cr2 == (unsigned long long)(uintptr_t)(m + 4104));
+		if (sigsetjmp(jb, 1) == 0)
+			*(volatile char *)(m + 2 * 4096 + 16) = 1;
+		printf("store past eof: sig %d code %d addr ok %d err %lld\n",
+		       got.si_signo, got.si_code, got.si_addr == m + 2 * 4096 + 16, err);
+		got.si_signo = 0;
+		if (sigsetjmp(jb, 1) == 0)
+			*(volatile char *)(r + 4096) = 1;
+		printf("store past eof, read-only: sig %d code %d err %lld\n", got.si_signo,
+		       got.si_code, err);
+		got.si_signo = 0;
+		if (ftruncate(fileno(f), 4096 + 100) == 0 && sigsetjmp(jb, 1) == 0) {
+			m[4096 + 8] = 'x';
+			printf("after growing: %c%c, signal %d\n", m[0], m[4096 + 8], got.si_signo);
+		}
+		if (sigsetjmp(jb, 1) == 0)
+			(void)*(volatile char *)(m + 2 * 4096);
+		printf("still past eof: sig %d code %d\n", got.si_signo, got.si_code);
+		munmap(m, 3 * 4096);
+		munmap(r, 2 * 4096);
+		fclose(f);
+	}
 
 	/* the same faults again: the handler is still installed, mask restored */
 	if (sigsetjmp(jb, 1) == 0)
