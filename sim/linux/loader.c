@@ -124,9 +124,9 @@ static int image_open(struct elf_image *im, int fd, const char *path, struct loa
 	im->fsize = st.st_size;
 	/*
 	 * load_elf_binary() reads the header as struct elf64_hdr whatever
-	 * EI_CLASS/EI_DATA say and checks only the magic, e_type and e_machine.
-	 * libelf honours EI_CLASS, so it reads a private copy-on-write view in
-	 * which those two bytes say what the kernel assumes.
+	 * EI_CLASS/EI_DATA/EI_VERSION say and checks only the magic, e_type and
+	 * e_machine. libelf honours those bytes, so it reads a private
+	 * copy-on-write view in which they say what the kernel assumes.
 	 */
 	if (im->fsize >= (off_t)sizeof(Elf64_Ehdr)) {
 		im->map = mmap(NULL, (size_t)im->fsize, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
@@ -140,6 +140,7 @@ static int image_open(struct elf_image *im, int fd, const char *path, struct loa
 		if (linux_arch_by_elf(mach)) {
 			((unsigned char *)im->map)[EI_CLASS] = ELFCLASS64;
 			((unsigned char *)im->map)[EI_DATA] = ELFDATA2LSB;
+			((unsigned char *)im->map)[EI_VERSION] = EV_CURRENT;
 		}
 		im->elf = elf_memory(im->map, (size_t)im->fsize);
 	}
@@ -161,7 +162,8 @@ static int image_open(struct elf_image *im, int fd, const char *path, struct loa
 		set_err(e, LOAD_EXEC_FORMAT, ENOEXEC, "%s: ELF file is not an executable", path);
 		return -ENOEXEC;
 	}
-	/* load_elf_phdrs(): size checks */
+	/* load_elf_phdrs(): size checks and the read (a short one is NULL:
+	 * ENOEXEC, the read's EIO is not passed on) */
 	if (im->eh.e_phentsize != sizeof(Elf64_Phdr) || elf_getphdrnum(im->elf, &n) ||
 	    n < 1 || n > 65536 / sizeof(Elf64_Phdr) ||
 	    im->eh.e_phoff + n * sizeof(Elf64_Phdr) > (uint64_t)im->fsize)
@@ -173,18 +175,9 @@ static int image_open(struct elf_image *im, int fd, const char *path, struct loa
 	for (size_t i = 0; i < n; i++)
 		if (!gelf_getphdr(im->elf, (int)i, &im->ph[i]))
 			goto bad;
-	bool have_load = false;
-
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr *p = &im->ph[i];
 
-		if (p->p_type == PT_LOAD) {
-			have_load = true;
-			/* elf_map()/total_mapping_size() sanity */
-			if (p->p_memsz < p->p_filesz || p->p_vaddr + p->p_memsz < p->p_vaddr ||
-			    ((p->p_vaddr - p->p_offset) & (PAGE - 1)))
-				goto bad;
-		}
 		if (p->p_type == PT_INTERP && !im->interp[0]) {
 			/* load_elf_binary(): NUL-terminated, 2..PATH_MAX */
 			if (p->p_filesz > PATH_MAX || p->p_filesz < 2 ||
@@ -195,8 +188,6 @@ static int image_open(struct elf_image *im, int fd, const char *path, struct loa
 				goto bad;
 		}
 	}
-	if (!have_load)
-		goto bad;
 	return 0;
 bad:
 	set_err(e, LOAD_EXEC_FORMAT, ENOEXEC, "%s: malformed or truncated ELF file", path);
@@ -249,6 +240,20 @@ static int image_map(struct guest_process *p, struct elf_image *im, uint64_t roo
 
 		if (ph->p_type != PT_LOAD)
 			continue;
+		/* load_elf_binary()'s checks of each PT_LOAD past the point
+		 * of no return: p_filesz over p_memsz or a segment past
+		 * TASK_SIZE is -EINVAL, and elf_map()'s vm_mmap() refuses a
+		 * file offset not congruent to the address, or one past
+		 * MAX_LFS_FILESIZE (file_mmap_ok(): -EOVERFLOW) */
+		uint64_t flen = PAGE_UP((ph->p_vaddr & (PAGE - 1)) + ph->p_filesz);
+
+		if (ph->p_memsz < ph->p_filesz || ph->p_vaddr + ph->p_memsz < ph->p_vaddr ||
+		    ph->p_memsz > 0x7ffffffff000ull || ((ph->p_vaddr - ph->p_offset) & (PAGE - 1)) ||
+		    (ph->p_filesz && (flen > (uint64_t)INT64_MAX ||
+				      ph->p_offset / PAGE > ((uint64_t)INT64_MAX - flen) / PAGE))) {
+			set_err(e, LOAD_FATAL_SEGV, EINVAL, "%s: a PT_LOAD that cannot be mapped", path);
+			return -EINVAL;
+		}
 		if (PAGE_DOWN(ph->p_vaddr) < lo)
 			lo = PAGE_DOWN(ph->p_vaddr);
 		if (PAGE_UP(ph->p_vaddr + ph->p_memsz) > hi)
@@ -256,6 +261,12 @@ static int image_map(struct guest_process *p, struct elf_image *im, uint64_t roo
 		if (ph->p_align > align && !(ph->p_align & (ph->p_align - 1)) &&
 		    ph->p_align <= (1ull << 30))
 			align = ph->p_align;
+	}
+	if (lo > hi) {
+		/* no PT_LOAD: nothing is mapped, the entry faults (ET_DYN:
+		 * total_mapping_size() 0 is -EINVAL) */
+		set_err(e, LOAD_FATAL_SEGV, EINVAL, "%s: no PT_LOAD", path);
+		return -EINVAL;
 	}
 	span = hi - lo;
 	if (im->eh.e_type == ET_EXEC) {
@@ -348,18 +359,25 @@ static int image_map(struct guest_process *p, struct elf_image *im, uint64_t roo
 			mstart = PAGE_UP(fend);
 		}
 		if (mend > mstart) {
-			r = guest_mmap(&p->mm, mstart, mend - mstart, prot,
+			/* elf_load()'s vm_brk_flags() is accounted memory
+			 * whatever the segment's protection: mapped writable
+			 * first, the host's overcommit policy refuses a bss
+			 * it would refuse natively */
+			r = guest_mmap(&p->mm, mstart, mend - mstart, prot | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | GUEST_MAP_TRUSTED,
 				       -1, 0);
 			if (r < 0)
 				goto nomem;
+			if (!(prot & PROT_WRITE))
+				guest_mprotect(&p->mm, mstart, mend - mstart, prot);
 		}
 		if (va + ph->p_memsz > im->end)
 			im->end = va + ph->p_memsz;
 	}
 	return 0;
 nomem:
-	set_err(e, LOAD_IO, ENOMEM, "%s: cannot map the ELF segments", path);
+	/* past the point of no return: bprm_execve()'s SIGSEGV */
+	set_err(e, LOAD_FATAL_SEGV, ENOMEM, "%s: cannot map the ELF segments", path);
 	return -ENOMEM;
 }
 
@@ -482,7 +500,7 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 		    p->arch->sigtramp_code ? map_sigtramp(p) : 0;
 
 	if (vdso < 0) {
-		set_err(e, LOAD_IO, ENOMEM, "%s: cannot map the vDSO", execfn);
+		set_err(e, LOAD_FATAL_SEGV, ENOMEM, "%s: cannot map the vDSO", execfn);
 		return -ENOMEM;
 	}
 	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
@@ -491,7 +509,7 @@ static int build_stack(struct guest_process *p, const struct elf_image *im,
 	r = guest_mmap(&p->mm, 0, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (r < 0) {
-		set_err(e, LOAD_IO, ENOMEM, "%s: cannot map the stack", execfn);
+		set_err(e, LOAD_FATAL_SEGV, ENOMEM, "%s: cannot map the stack", execfn);
 		return -ENOMEM;
 	}
 	argp = calloc(argc + 1, sizeof(*argp));

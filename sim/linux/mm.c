@@ -704,7 +704,9 @@ long guest_mprotect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
 	if (!len)
 		return 0;
 	pthread_mutex_lock(&mm->lock);
-	/* do_mprotect_pkey(): the whole range must be mapped, else -ENOMEM */
+	/* do_mprotect_pkey(): a start outside every VMA is -ENOMEM; else the
+	 * VMAs are changed one after the other up to the first hole, which
+	 * is -ENOMEM with what came before it changed */
 	{
 		uint64_t cur = addr;
 
@@ -715,9 +717,14 @@ long guest_mprotect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
 				break;
 			cur = mm->vma[i].end;
 		}
-		if (cur < e) {
+		if (cur == addr) {
 			ret = -ENOMEM;
 			goto out;
+		}
+		if (cur < e) {
+			ret = -ENOMEM;
+			e = cur;
+			len = e - addr;
 		}
 	}
 	if (mprotect((void *)(uintptr_t)addr, len, host_prot(prot))) {

@@ -248,16 +248,15 @@ static int open_exec(const char *path)
 	return fd;
 }
 
-/* binfmt_elf's checks up to opening PT_INTERP: ELF64 LSB of an architecture
- * linux_arch.h knows, ET_EXEC
- * or ET_DYN, and an interpreter that opens. */
+/* load_elf_binary()'s checks before the point of no return, up to opening
+ * PT_INTERP: ET_EXEC or ET_DYN, an architecture linux_arch.h knows (the
+ * header is read as 64-bit whatever EI_CLASS and EI_DATA say), the program
+ * headers' size, and an interpreter that opens. */
 static int elf_check(int fd, const unsigned char *buf, size_t n)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
 
 	if (n < sizeof(*eh))
-		return -ENOEXEC;
-	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
 		return -ENOEXEC;
 	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
 		return -ENOEXEC;
@@ -270,8 +269,9 @@ static int elf_check(int fd, const unsigned char *buf, size_t n)
 		char interp[PATH_MAX];
 		int ifd;
 
+		/* load_elf_phdrs() gives NULL for a short read: ENOEXEC */
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh->e_phoff + i * sizeof(ph))) != sizeof(ph))
-			return -EIO;
+			return -ENOEXEC;
 		if (ph.p_type != PT_INTERP)
 			continue;
 		if (ph.p_filesz > PATH_MAX || ph.p_filesz < 2)

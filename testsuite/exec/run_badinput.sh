@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # run_badinput.sh - programs that cannot start: for each row a file ./f is
-# made by the row's recipe; `bash -c ./f` (the oracle: the shell over the real
+# made by the row's recipe (elf_patch.py changes one field of an ELF
+# program); `bash -c ./f` (the oracle: the shell over the real
 # kernel's execve) and `pmusim exec ./f` must give the same exit status and
 # the same one-line message after the program name. Usage:
 # run_badinput.sh PMUSIM PROGS_DIR
 set -u
 PMUSIM=$(realpath "$1")
 PROGS=$(realpath "$2")
+PATCH=$(realpath "$(dirname "$0")/elf_patch.py")
 
 # name<TAB>check (msg: status and message; status: status only)<TAB>recipe
 read -r -d '' TABLE <<'ROWS'
@@ -25,6 +27,11 @@ missing_script_interpreter	msg	printf '#!/nonexistent/interp\necho hi\n' > f && 
 truncated_segments	status	head -c 3000 /bin/true > f && chmod +x f
 empty_file	status	: > f && chmod +x f
 script_ok	msg	printf '#!/bin/sh\necho script ran "$0"\nexit 5\n' > f && chmod +x f
+load_offset_misaligned	status	$PATCH $PROGS/hello_static f 1 p_offset 'v + 0x10'
+load_filesz_over_memsz	status	$PATCH $PROGS/hello_static f 3 p_filesz 'v + 0x100000'
+load_offset_past_lfs	status	$PATCH $PROGS/hello_static f 1 p_offset 'v | 0xf5 << 56'
+readonly_bss_too_big	status	$PATCH $PROGS/hello_static f 2 p_memsz 'v + (0x53 << 40)'
+ei_version_ignored	msg	$PATCH $PROGS/hello_static f ident 6 '53'
 ROWS
 
 fail=0
@@ -35,7 +42,11 @@ while IFS=$'\t' read -r name check recipe; do
 	[[ -z "$name" ]] && continue
 	d="$tmp/$name"
 	mkdir -p "$d"
-	(cd "$d" && PROGS="$PROGS" bash -c "$recipe")
+	if ! (cd "$d" && PROGS="$PROGS" PATCH="$PATCH" bash -c "$recipe"); then
+		echo "FAIL $name: the recipe failed"
+		fail=$((fail + 1))
+		continue
+	fi
 	(cd "$d" && bash -c ./f > native.out 2> native.err; echo $? > native.st)
 	(cd "$d" && "$PMUSIM" exec ./f > emu.out 2> emu.err; echo $? > emu.st)
 	n=$((n + 1))

@@ -7,8 +7,9 @@
  * integer division by zero (FPE_INTDIV); SIGBUS on a load and a store past
  * the end of a mapped file (BUS_ADRERR, error code 4 and 6: the page was
  * not present), none once the file has grown to hold the page, SIGSEGV for
- * a store past the end of a read-only mapping; a handler that fixes RIP
- * through the ucontext and returns.
+ * a store past the end of a read-only mapping; an mprotect over a hole,
+ * which changes the pages before it; a handler that fixes RIP through the
+ * ucontext and returns.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <errno.h>
 #include <ucontext.h>
 #include "fault_catch.h"
 
@@ -140,6 +142,31 @@ int main(void)
 		munmap(m, 3 * 4096);
 		munmap(r, 2 * 4096);
 		fclose(f);
+	}
+
+	/* mprotect over a hole: the pages before it change, then ENOMEM
+	 * (do_mprotect_pkey()); from a hole: ENOMEM, nothing changes */
+	{
+		char *m = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int r1, e1, r2, e2;
+
+		munmap(m + 4096, 4096);
+		errno = 0;
+		r1 = mprotect(m, 3 * 4096, PROT_READ);
+		e1 = errno;
+		errno = 0;
+		r2 = mprotect(m + 4096, 2 * 4096, PROT_NONE);
+		e2 = errno;
+		got.si_signo = 0;
+		if (sigsetjmp(jb, 1) == 0)
+			m[8] = 1;
+		printf("mprotect over a hole: %d %s, first page: sig %d code %d; ", r1,
+		       strerror(e1), got.si_signo, got.si_code);
+		got.si_signo = 0;
+		if (sigsetjmp(jb, 1) == 0)
+			m[2 * 4096 + 8] = 1;
+		printf("page after the hole: sig %d; from the hole: %d %s\n", got.si_signo, r2,
+		       strerror(e2));
 	}
 
 	/* the same faults again: the handler is still installed, mask restored */
