@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unicorn/unicorn.h>
 #include "pmu_models/pmu_model.h"
+#include "sim/cpu/scratch_engine.h"
 #include "sim/cpu/vcpu.h"
 
 #define NR_STD 0x20
@@ -62,6 +63,7 @@ static void probe_native(void)
 	uint32_t *in, (*out)[4];
 	uint64_t code, rsi, rdi, r8 = NR_PROBES;
 	unsigned n = 0;
+	bool ran;
 
 	_Static_assert(PROBE_IN + NR_PROBES * 8 <= PROBE_OUT, "probe pairs overlap the answers");
 	_Static_assert(PROBE_OUT + NR_PROBES * 16 <= PROBE_LEN, "probe answers overrun the page");
@@ -83,17 +85,20 @@ static void probe_native(void)
 	code = (uint64_t)(uintptr_t)mem;
 	rsi = code + PROBE_IN;
 	rdi = code + PROBE_OUT;
-	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK)
-		goto out;
-	if (uc_mem_map_ptr(uc, code, PROBE_LEN, UC_PROT_ALL, mem) != UC_ERR_OK ||
-	    uc_reg_write(uc, UC_X86_REG_RSI, &rsi) != UC_ERR_OK ||
-	    uc_reg_write(uc, UC_X86_REG_RDI, &rdi) != UC_ERR_OK ||
-	    uc_reg_write(uc, UC_X86_REG_R8, &r8) != UC_ERR_OK ||
-	    uc_emu_start(uc, code, code + sizeof(probe_code) - 1, 0, 0) != UC_ERR_OK) {
-		uc_close(uc);
+	scratch_engine_begin();
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK) {
+		scratch_engine_end();
 		goto out;
 	}
+	ran = uc_mem_map_ptr(uc, code, PROBE_LEN, UC_PROT_ALL, mem) == UC_ERR_OK &&
+	      uc_reg_write(uc, UC_X86_REG_RSI, &rsi) == UC_ERR_OK &&
+	      uc_reg_write(uc, UC_X86_REG_RDI, &rdi) == UC_ERR_OK &&
+	      uc_reg_write(uc, UC_X86_REG_R8, &r8) == UC_ERR_OK &&
+	      uc_emu_start(uc, code, code + sizeof(probe_code) - 1, 0, 0) == UC_ERR_OK;
 	uc_close(uc);
+	scratch_engine_end();
+	if (!ran)
+		goto out;
 	n = 0;
 	for (uint32_t l = 0; l < NR_STD; l++)
 		for (uint32_t s = 0; s < NR_SUB; s++, n++)
