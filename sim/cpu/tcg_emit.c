@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unicorn/unicorn.h>
+#include "sim/cpu/tb_chain.h"
 #include "sim/cpu/tcg_emit.h"
 
 /* ---- Unicorn 2.0.1 internals (qemu/include/tcg/tcg.h, tcg-opc.h,
@@ -232,9 +233,22 @@ static void goto_ptr(const struct tcg_arch *a, struct tcg_emit *s)
  * whose instruction does not run. */
 static void exit_tb(const struct tcg_arch *a, struct tcg_emit *s, const void *tb, unsigned idx)
 {
+	const void *chain_tb;
+	bool direct;
+
 	if (tl.o && tl.in_insn && !tb && a == &arch_x86_64) {
 		tl.arch = a;
 		tl.o->block_exit(tl.opaque, s, TCG_EXIT_DYNAMIC, idx, tl.insn_pc);
+	}
+	/* a block ended for its length: to the next block, not the loop */
+	if (!tb && a == &arch_x86_64 && tb_chain_take(&chain_tb, &direct)) {
+		if (direct) {
+			REAL(a, real_goto_tb)(s, 0);
+			REAL(a, real_exit_tb)(s, chain_tb, 0);
+		} else {
+			REAL(a, real_goto_ptr)(s);
+		}
+		return;
 	}
 	REAL(a, real_exit_tb)(s, tb, idx);
 }

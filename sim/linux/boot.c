@@ -18,6 +18,7 @@
 #include "sim/core/perf_core.h"
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/safe_stop.h"
+#include "sim/cpu/scratch_engine.h"
 #include "sim/cpu/tlb_fast.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/boot.h"
@@ -132,6 +133,8 @@ static void boot_engine_paths(const struct guest_boot_config *cfg)
 	const struct guest_options *opt = &cfg->opt;
 	const char *why = NULL;
 
+	/* their probes' engines are thrown away: no huge pages for them */
+	scratch_engine_begin();
 	if (!tlb_fast_init(opt->no_fast_store, &why) && !opt->no_fast_store)
 		fprintf(stderr, "pmusim: note: fast store path off (%s); stores are slow\n", why);
 	else if (opt->verbose)
@@ -143,6 +146,7 @@ static void boot_engine_paths(const struct guest_boot_config *cfg)
 	if (!jit_count_init(cfg->no_inline_count, &why) && !cfg->no_inline_count &&
 	    !cfg->no_safe_stop)
 		fprintf(stderr, "pmusim: note: inline counting off (%s); counting is slower\n", why);
+	scratch_engine_end();
 }
 
 /* --trace-out and --trace-root on the re-exec line, when tracing */
