@@ -14,19 +14,6 @@
 
 #define PAGE_SHIFT 12
 
-/* The TLB levels: first-level ITLB and DTLB, second-level ITLB and DTLB
- * (the same array when the model has one unified STLB). */
-enum { TLB_I1, TLB_D1, TLB_I2, TLB_D2, TLB_NR };
-
-struct cache_model {
-	struct lru_sets l1i;
-	struct lru_sets lvl[CACHE_MEM];   /* L1D, L2, LLC */
-	struct lru_sets tlb[TLB_NR];
-	struct lru_sets *tlb2[2];         /* second level of [fetch, data] */
-	unsigned latency[CACHE_NR_LEVELS];
-	unsigned line_shift;
-};
-
 static bool pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -65,7 +52,7 @@ void cache_model_free(struct cache_model *cm)
 	lru_sets_free(&cm->l1i);
 	for (unsigned i = 0; i < CACHE_MEM; i++)
 		lru_sets_free(&cm->lvl[i]);
-	for (unsigned i = 0; i < TLB_NR; i++)
+	for (unsigned i = 0; i < CACHE_TLB_NR; i++)
 		lru_sets_free(&cm->tlb[i]);
 	free(cm);
 }
@@ -85,12 +72,12 @@ struct cache_model *cache_model_new(const struct pmu_cache_geometry *g)
 			goto err;
 		cm->latency[i] = lv[i]->latency;
 	}
-	if (tlb_init(&cm->tlb[TLB_I1], &g->itlb) || tlb_init(&cm->tlb[TLB_D1], &g->dtlb) ||
-	    tlb_init(&cm->tlb[TLB_D2], &g->dtlb2) ||
-	    (!g->l2tlb_unified && tlb_init(&cm->tlb[TLB_I2], &g->itlb2)))
+	if (tlb_init(&cm->tlb[CACHE_TLB_I1], &g->itlb) || tlb_init(&cm->tlb[CACHE_TLB_D1], &g->dtlb) ||
+	    tlb_init(&cm->tlb[CACHE_TLB_D2], &g->dtlb2) ||
+	    (!g->l2tlb_unified && tlb_init(&cm->tlb[CACHE_TLB_I2], &g->itlb2)))
 		goto err;
-	cm->tlb2[0] = g->l2tlb_unified ? &cm->tlb[TLB_D2] : &cm->tlb[TLB_I2];
-	cm->tlb2[1] = &cm->tlb[TLB_D2];
+	cm->tlb2[0] = g->l2tlb_unified ? &cm->tlb[CACHE_TLB_D2] : &cm->tlb[CACHE_TLB_I2];
+	cm->tlb2[1] = &cm->tlb[CACHE_TLB_D2];
 	cm->latency[CACHE_MEM] = g->mem_latency;
 	cm->line_shift = (unsigned)__builtin_ctz(g->l1d.line);
 	return cm;
@@ -215,9 +202,9 @@ static bool mru_hit(const struct cache_model *cm, const struct lru_sets *l1,
 void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 			struct cache_outcome *out)
 {
-	if (mru_hit(cm, &cm->lvl[CACHE_L1], &cm->tlb[TLB_D1], addr, size, out))
+	if (mru_hit(cm, &cm->lvl[CACHE_L1], &cm->tlb[CACHE_TLB_D1], addr, size, out))
 		return;
-	tlb_lookup(&cm->tlb[TLB_D1], cm->tlb2[1], addr, size, out);
+	tlb_lookup(&cm->tlb[CACHE_TLB_D1], cm->tlb2[1], addr, size, out);
 	lines_lookup(cm, &cm->lvl[CACHE_L1], addr, size, out);
 	out->moved = true;
 }
@@ -225,9 +212,9 @@ void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
 		       struct cache_outcome *out)
 {
-	if (mru_hit(cm, &cm->l1i, &cm->tlb[TLB_I1], addr, size, out))
+	if (mru_hit(cm, &cm->l1i, &cm->tlb[CACHE_TLB_I1], addr, size, out))
 		return;
-	tlb_lookup(&cm->tlb[TLB_I1], cm->tlb2[0], addr, size, out);
+	tlb_lookup(&cm->tlb[CACHE_TLB_I1], cm->tlb2[0], addr, size, out);
 	lines_lookup(cm, &cm->l1i, addr, size, out);
 	out->moved = true;
 }

@@ -76,7 +76,20 @@ static inline bool lru_sets_touch(struct lru_sets *a, uint64_t line)
 	return lru_sets_mru(a, line) || lru_sets_touch_slow(a, line);
 }
 
-struct cache_model;
+/* The TLB levels: first-level ITLB and DTLB, second-level ITLB and DTLB
+ * (the same array when the model has one unified STLB). */
+enum { CACHE_TLB_I1, CACHE_TLB_D1, CACHE_TLB_I2, CACHE_TLB_D2, CACHE_TLB_NR };
+
+/* In the header so that a caller can inline cache_model_data_mru(); only
+ * cache_model.c changes it. */
+struct cache_model {
+	struct lru_sets l1i;
+	struct lru_sets lvl[CACHE_MEM];   /* L1D, L2, LLC */
+	struct lru_sets tlb[CACHE_TLB_NR];
+	struct lru_sets *tlb2[2];         /* second level of [fetch, data] */
+	unsigned latency[CACHE_NR_LEVELS];
+	unsigned line_shift;
+};
 
 /* A cold model of geometry g (every level's sets and ways powers of two,
  * a common line size). NULL on allocation failure or a bad geometry. */
@@ -87,6 +100,19 @@ void cache_model_free(struct cache_model *cm);
  * the data side (L1D, L2, LLC, DTLB and its second level) and fills *out. */
 void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 			struct cache_outcome *out);
+/* Whether a data access of size bytes at addr lies in one line and one
+ * page that are the most recent of their L1D and first-level DTLB sets: an
+ * L1D and DTLB hit that changes no state, which cache_model_access() would
+ * report as level CACHE_L1, one line, no TLB miss, nothing moved. */
+static inline bool cache_model_data_mru(const struct cache_model *cm, uint64_t addr,
+					unsigned size)
+{
+	uint64_t end = addr + size - 1;
+
+	return !((addr ^ end) >> cm->line_shift) && !((addr ^ end) >> 12) &&
+	       lru_sets_mru(&cm->lvl[CACHE_L1], addr >> cm->line_shift) &&
+	       lru_sets_mru(&cm->tlb[CACHE_TLB_D1], addr >> 12);
+}
 /* One instruction fetch of size bytes (> 0) at addr (a block's code): the
  * same through L1I, L2, LLC and the ITLB side. */
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,

@@ -61,8 +61,13 @@ struct jit_slot {
 	const void *decoded;
 	/* the access log's replay: the fetch version (+1) at which all of
 	 * the block's lines and pages were the most recent of their L1I and
-	 * ITLB sets (0: never) */
+	 * ITLB sets (0: never), and what such a fetch counts, taken from the
+	 * decode of generation decoded_gen: the block's lines and pages, and
+	 * its last instruction's address + 1 if that is a REP string
+	 * instruction (0: not) */
 	uint64_t fetch_version;
+	uint32_t fetch_lines, fetch_pages;
+	uint64_t fetch_rep_end;
 };
 
 /* Whether inline counting can be used at all (probe; off by option). */
