@@ -209,6 +209,33 @@ void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 	out->moved = true;
 }
 
+void cache_model_access_tally(struct cache_model *cm, bool write, uint64_t addr,
+			      unsigned size, struct cache_tally *t)
+{
+	uint64_t end = addr + size - 1, line = addr >> cm->line_shift, page = addr >> PAGE_SHIFT;
+	enum cache_level served = CACHE_L1;
+	struct cache_outcome o;
+
+	if (((addr ^ end) >> cm->line_shift) | ((addr ^ end) >> PAGE_SHIFT)) {
+		/* more than one line or page */
+		cache_model_access(cm, addr, size, &o);
+		t->served[write][o.level]++;
+		for (unsigned i = 0; i < CACHE_MEM; i++)
+			t->miss[i] += o.miss[i];
+		t->tlb_miss += o.tlb_miss;
+		t->tlb_walk += o.tlb_walk;
+		return;
+	}
+	/* tlb_lookup() and lines_lookup() of one page and one line */
+	if (!lru_sets_touch(&cm->tlb[CACHE_TLB_D1], page)) {
+		t->tlb_miss++;
+		t->tlb_walk += !lru_sets_touch(cm->tlb2[1], page);
+	}
+	while (served < CACHE_MEM && !lru_sets_touch(&cm->lvl[served], line))
+		t->miss[served++]++;
+	t->served[write][served]++;
+}
+
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
 		       struct cache_outcome *out)
 {

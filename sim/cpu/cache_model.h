@@ -113,6 +113,17 @@ static inline bool cache_model_data_mru(const struct cache_model *cm, uint64_t a
 	       lru_sets_mru(&cm->lvl[CACHE_L1], addr >> cm->line_shift) &&
 	       lru_sets_mru(&cm->tlb[CACHE_TLB_D1], addr >> 12);
 }
+/* Data accesses counted in bulk: by kind and the level that served them,
+ * the lines that missed each level, and the pages that missed the
+ * first-level DTLB and those walked (struct cache_outcome's sums). */
+struct cache_tally {
+	uint64_t served[2][CACHE_NR_LEVELS];  /* accesses [write][level that served] */
+	uint64_t miss[CACHE_MEM];             /* lines that missed L1D, L2, LLC */
+	uint64_t tlb_miss, tlb_walk;
+};
+/* cache_model_access() of a write or read, its outcome added to *t. */
+void cache_model_access_tally(struct cache_model *cm, bool write, uint64_t addr,
+			      unsigned size, struct cache_tally *t);
 /* One instruction fetch of size bytes (> 0) at addr (a block's code): the
  * same through L1I, L2, LLC and the ITLB side. */
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,

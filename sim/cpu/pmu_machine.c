@@ -1146,9 +1146,9 @@ static void log_replay(struct pmu_vcpu *pv)
 {
 	const uint64_t *r, *end = jit_count_log_take(pv->jit, &r);
 	struct cache_model *cm = pv->cm;
-	uint64_t lines = 0, pages = 0, l1_hits[2] = { 0, 0 }, accesses[2] = { 0, 0 };
+	uint64_t lines = 0, pages = 0, accesses[2] = { 0, 0 };
 	uint64_t rep = pv->log_rep;
-	struct cache_outcome o;
+	struct cache_tally t = { 0 };
 
 	if (!r || r == end || !cm)
 		return;
@@ -1188,17 +1188,22 @@ static void log_replay(struct pmu_vcpu *pv)
 
 			accesses[write]++;
 			if (cache_model_data_mru(cm, addr, size))
-				l1_hits[write]++;
+				t.served[write][CACHE_L1]++;
 			else
-				mem_count(pv, write, addr, size, &o);
+				cache_model_access_tally(cm, write, addr, size, &t);
 		}
 	}
 	pv->log_rep = rep;
 	pv->fetch_n[0] += lines;
 	pv->tlb_n[0][0] += pages;
-	pv->mem_n[0][CACHE_L1] += l1_hits[0];
-	pv->mem_n[1][CACHE_L1] += l1_hits[1];
-	pv->tlb_n[1][0] += l1_hits[0] + l1_hits[1];
+	for (unsigned w = 0; w < 2; w++)
+		for (unsigned l = 0; l < CACHE_NR_LEVELS; l++)
+			pv->mem_n[w][l] += t.served[w][l];
+	for (unsigned l = 0; l < CACHE_MEM; l++)
+		pv->mem_miss[l] += t.miss[l];
+	pv->tlb_n[1][0] += accesses[0] + accesses[1];
+	pv->tlb_n[1][1] += t.tlb_miss;
+	pv->tlb_n[1][2] += t.tlb_walk;
 	pv->c->mem_reads += accesses[0];
 	pv->c->mem_writes += accesses[1];
 	pv->mem_dirty = pv->acc_dirty = true;
