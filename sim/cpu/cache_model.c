@@ -92,31 +92,69 @@ void lru_sets_free(struct lru_sets *a)
 	a->tags = NULL;
 }
 
-bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
+/* lru_sets_touch_slow() of a set of a way count known where it is inlined
+ * (a constant): the loops unroll into compares and selects, without a
+ * branch per way or a variable-length move. The way that holds tag (or the
+ * last, least recently used one, on a miss) is found; the ways before it
+ * each take their predecessor's tag and tag goes in front. */
+static inline __attribute__((always_inline)) bool set_touch_fixed(uint64_t *set, uint64_t tag,
+								   unsigned ways)
 {
-	uint64_t *set = &a->tags[(line & a->set_mask) * a->ways];
-	uint64_t tag = line + 1;
+	uint64_t prev = tag;
+	unsigned w = ways - 1;
+
+#pragma GCC unroll 16
+	for (unsigned i = ways - 1; i-- > 0;)
+		w = set[i] == tag ? i : w;
+	bool hit = set[w] == tag;
+#pragma GCC unroll 16
+	for (unsigned i = 0; i < ways; i++) {
+		uint64_t cur = set[i];
+
+		set[i] = i <= w ? prev : cur;
+		prev = cur;
+	}
+	return hit;
+}
+
+/* Any way count: the way found by a scan, the ones before it moved back. */
+static bool set_touch_any(uint64_t *set, uint64_t tag, unsigned ways)
+{
 	unsigned w;
 
 	if (set[0] == tag)
 		return true;         /* already the most recent */
-	if (a->ways <= 64) {
+	if (ways <= 64) {
 		/* the way that holds it, found without a branch per way */
 		uint64_t m = 0;
 
-		for (w = 1; w < a->ways; w++)
+		for (w = 1; w < ways; w++)
 			m |= (uint64_t)(set[w] == tag) << w;
-		w = m ? (unsigned)__builtin_ctzll(m) : a->ways - 1;
+		w = m ? (unsigned)__builtin_ctzll(m) : ways - 1;
 	} else {
-		for (w = 1; w < a->ways && set[w] != tag; w++)
+		for (w = 1; w < ways && set[w] != tag; w++)
 			;
-		if (w == a->ways)
-			w = a->ways - 1;     /* miss: the LRU way makes room */
+		if (w == ways)
+			w = ways - 1;        /* miss: the LRU way makes room */
 	}
 	bool hit = set[w] == tag;
 	memmove(set + 1, set, w * sizeof(*set));
 	set[0] = tag;
 	return hit;
+}
+
+bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
+{
+	uint64_t *set = &a->tags[(line & a->set_mask) * a->ways];
+	uint64_t tag = line + 1;
+
+	/* the way counts of the models' caches and of most TLBs */
+	switch (a->ways) {
+	case 4: return set_touch_fixed(set, tag, 4);
+	case 8: return set_touch_fixed(set, tag, 8);
+	case 16: return set_touch_fixed(set, tag, 16);
+	default: return set_touch_any(set, tag, a->ways);
+	}
 }
 
 /* The pages of [addr, addr+size) through the first-level TLB tlb1 and the
