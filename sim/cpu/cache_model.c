@@ -143,11 +143,14 @@ static bool set_touch_any(uint64_t *set, uint64_t tag, unsigned ways)
 	return hit;
 }
 
-bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
+/* lru_sets_touch(), inlined where it is used here */
+static inline __attribute__((always_inline)) bool touch(struct lru_sets *a, uint64_t line)
 {
 	uint64_t *set = &a->tags[(line & a->set_mask) * a->ways];
 	uint64_t tag = line + 1;
 
+	if (set[0] == tag)
+		return true;         /* already the most recent */
 	/* the way counts of the models' caches and of most TLBs */
 	switch (a->ways) {
 	case 4: return set_touch_fixed(set, tag, 4);
@@ -155,6 +158,11 @@ bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
 	case 16: return set_touch_fixed(set, tag, 16);
 	default: return set_touch_any(set, tag, a->ways);
 	}
+}
+
+bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
+{
+	return touch(a, line);
 }
 
 /* The pages of [addr, addr+size) through the first-level TLB tlb1 and the
@@ -265,11 +273,11 @@ void cache_model_access_tally(struct cache_model *cm, bool write, uint64_t addr,
 		return;
 	}
 	/* tlb_lookup() and lines_lookup() of one page and one line */
-	if (!lru_sets_touch(&cm->tlb[CACHE_TLB_D1], page)) {
+	if (!touch(&cm->tlb[CACHE_TLB_D1], page)) {
 		t->tlb_miss++;
-		t->tlb_walk += !lru_sets_touch(cm->tlb2[1], page);
+		t->tlb_walk += !touch(cm->tlb2[1], page);
 	}
-	while (served < CACHE_MEM && !lru_sets_touch(&cm->lvl[served], line))
+	while (served < CACHE_MEM && !touch(&cm->lvl[served], line))
 		t->miss[served++]++;
 	t->served[write][served]++;
 }
