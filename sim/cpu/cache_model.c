@@ -229,17 +229,10 @@ static bool mru_hit(const struct cache_model *cm, const struct lru_sets *l1,
 		    const struct lru_sets *tlb1, uint64_t addr, unsigned size,
 		    struct cache_outcome *out)
 {
-	uint64_t first = addr >> cm->line_shift, end = addr + size - 1;
-	uint64_t last = end >> cm->line_shift;
+	uint64_t first = addr >> cm->line_shift, last = (addr + size - 1) >> cm->line_shift;
 
-	if (last - first > l1->set_mask || (end >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) > tlb1->set_mask)
-		return false;        /* two lines of one set: not both the most recent */
-	for (uint64_t l = first; l <= last; l++)
-		if (!lru_sets_mru(l1, l))
-			return false;
-	for (uint64_t p = addr >> PAGE_SHIFT; p <= end >> PAGE_SHIFT; p++)
-		if (!lru_sets_mru(tlb1, p))
-			return false;
+	if (!cache_model_span_mru(l1, tlb1, cm->line_shift, addr, size))
+		return false;
 	*out = (struct cache_outcome){ .level = CACHE_L1, .latency = cm->latency[CACHE_L1],
 				       .lines = (unsigned)(last - first + 1), .moved = false };
 	return true;

@@ -1178,8 +1178,15 @@ static void log_replay(struct pmu_vcpu *pv)
 				rep = rep_end(b);
 				continue;
 			}
-			fetch_block(pv, b);
-			slot_fetch_cache(pv, s, b);
+			if (cache_model_fetch_mru(cm, b->addr, b->size)) {
+				/* fetch_block's counts when all hit and nothing moves */
+				slot_fetch_cache(pv, s, b);
+				lines += s->fetch_lines;
+				pages += s->fetch_pages;
+			} else {
+				fetch_block(pv, b);
+				slot_fetch_cache(pv, s, b);
+			}
 			rep = s->fetch_rep_end;
 		} else {
 			bool write = v & JIT_LOG_WRITE;
