@@ -657,6 +657,7 @@ static const struct bdesc *slot_block(struct pmu_vcpu *pv, const struct jit_slot
 	if (!s->decoded || s->decoded_gen != pv->decode_gen) {
 		s->decoded = block_of(pv, s->pc, s->size);
 		s->decoded_gen = pv->decode_gen;
+		s->fetch_lines = 0;       /* slot_fetch_cache recomputes */
 	}
 	return s->decoded;
 }
@@ -1118,12 +1119,14 @@ static uint64_t rep_end(const struct bdesc *b)
 
 /* What a replayed block start of s fetches, cached in s (jit_slot)
  * when the fetch left all of b's lines and pages the most recent of their
- * sets. */
+ * sets; b is s's decode (slot_block), whose change clears fetch_lines. */
 static void slot_fetch_cache(struct pmu_vcpu *pv, struct jit_slot *s, const struct bdesc *b)
 {
 	unsigned ls = pv->cm->line_shift;
 
 	s->fetch_version = pv->fetch_version + 1;
+	if (s->fetch_lines)
+		return;
 	s->fetch_lines = (uint32_t)(((b->addr + b->size - 1) >> ls) - (b->addr >> ls) + 1);
 	s->fetch_pages = (uint32_t)block_pages(b);
 	s->fetch_rep_end = rep_end(b);
