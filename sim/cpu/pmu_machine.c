@@ -1125,11 +1125,15 @@ static void slot_fetch_cache(struct pmu_vcpu *pv, struct jit_slot *s, const stru
 	unsigned ls = pv->cm->line_shift;
 
 	s->fetch_version = pv->fetch_version + 1;
-	if (s->fetch_lines)
-		return;
-	s->fetch_lines = (uint32_t)(((b->addr + b->size - 1) >> ls) - (b->addr >> ls) + 1);
-	s->fetch_pages = (uint32_t)block_pages(b);
-	s->fetch_rep_end = rep_end(b);
+	if (!s->fetch_lines) {
+		s->fetch_lines = (uint32_t)(((b->addr + b->size - 1) >> ls) - (b->addr >> ls) + 1);
+		s->fetch_pages = (uint32_t)block_pages(b);
+		s->fetch_rep_end = rep_end(b);
+		s->fetch_counts = s->fetch_lines | (uint64_t)s->fetch_pages << 32;
+	}
+	/* a block that starts or ends with a REP instruction keeps recording
+	 * its starts: the replay tells a REP's further iterations apart */
+	s->fetch_inline = s->fetch_rep_end || (b->ins[0].cls & BD_REP) ? 0 : s->fetch_version;
 }
 
 /*
@@ -1149,19 +1153,24 @@ static void log_replay(struct pmu_vcpu *pv)
 {
 	const uint64_t *r, *end = jit_count_log_take(pv->jit, &r);
 	struct cache_model *cm = pv->cm;
-	uint64_t lines = 0, pages = 0, accesses[2] = { 0, 0 };
+	uint64_t lines, pages, accesses[2] = { 0, 0 };
 	uint64_t rep = pv->log_rep;
 	struct cache_tally t = { 0 };
 
-	if (!r || r == end || !cm)
+	if (!r || !cm)
 		return;
+	/* the starts counted inline (jit_count_fetch_hits) */
+	jit_count_fetch_take(pv->jit, &lines, &pages);
 	for (; r < end; r++) {
 		uint64_t v = *r;
 
 		if (v & JIT_LOG_FETCH) {
-			struct jit_slot *s = (struct jit_slot *)(uintptr_t)(v & ~JIT_LOG_FETCH);
+			struct jit_slot *s = (struct jit_slot *)(uintptr_t)
+					     (v & ~(JIT_LOG_FETCH | JIT_LOG_AFTER_HITS));
 			const struct bdesc *b;
 
+			if (v & JIT_LOG_AFTER_HITS)
+				rep = 0;     /* its predecessor ended with no REP */
 			if (s->fetch_version == pv->fetch_version + 1 &&
 			    s->decoded_gen == pv->decode_gen && s->decoded) {
 				if (rep != s->pc + 1) {
@@ -1204,6 +1213,10 @@ static void log_replay(struct pmu_vcpu *pv)
 		}
 	}
 	pv->log_rep = rep;
+	/* the log is replayed: a slot whose lines and pages are the most recent
+	 * of their sets at this version (fetch_inline) hits them until a block
+	 * start records again */
+	jit_count_fetch_hits(pv->jit, pv->fetch_version + 1);
 	pv->fetch_n[0] += lines;
 	pv->tlb_n[0][0] += pages;
 	for (unsigned w = 0; w < 2; w++)
@@ -1540,6 +1553,7 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
 	memset(pv->front, 0, sizeof(pv->front));
 	bd_invalidate(pv->bc, start, end);
 	pv->decode_gen++;         /* the slots' cached decodes may be freed */
+	pv->fetch_version++;      /* and what they say of REP instructions */
 	pv->prev = NULL;
 	pv->cur = NULL;
 	pv->rest_of = NULL;
