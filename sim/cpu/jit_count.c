@@ -512,6 +512,16 @@ void jit_count_force_next(struct jit_count *j)
 
 /* ---- what translated blocks carry ------------------------------------------- */
 
+/* j's field at off = v */
+static void emit_store_imm(struct jit_count *j, struct tcg_emit *e, intptr_t off, uint64_t v)
+{
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), u = tcg_e_const(e, v);
+
+	tcg_e_st64(e, u, S, off);
+	tcg_e_free(e, u);
+	tcg_e_free(e, S);
+}
+
 /*
  * A block start while logging:
  *   if (slot->fetch_inline == fetch_ok) {       (a hit that moves nothing)
@@ -545,12 +555,10 @@ static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_s
 	tcg_e_add(e, u, u, t);
 	tcg_e_st64(e, u, S, OFF(fetch_sum));
 	tcg_e_free(e, u);
-	u = tcg_e_const(e, JIT_LOG_AFTER_HITS);
-	tcg_e_st64(e, u, S, OFF(fetch_after));
-	tcg_e_free(e, u);
 	tcg_e_free(e, t);
 	tcg_e_free(e, B);
 	tcg_e_free(e, S);
+	emit_store_imm(j, e, OFF(fetch_after), JIT_LOG_AFTER_HITS);
 	tcg_e_br(e, done);
 	tcg_e_set_label(e, record);
 	S = tcg_e_const(e, (uintptr_t)j);
@@ -562,14 +570,8 @@ static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_s
 	emit_log_append(j, e, t);
 	tcg_e_free(e, u);
 	tcg_e_free(e, t);
-	S = tcg_e_const(e, (uintptr_t)j);
-	u = tcg_e_const(e, 0);
-	tcg_e_st64(e, u, S, OFF(fetch_after));
-	tcg_e_free(e, u);
-	u = tcg_e_const(e, UINT64_MAX);
-	tcg_e_st64(e, u, S, OFF(fetch_ok));
-	tcg_e_free(e, u);
-	tcg_e_free(e, S);
+	emit_store_imm(j, e, OFF(fetch_after), 0);
+	emit_store_imm(j, e, OFF(fetch_ok), UINT64_MAX);
 	tcg_e_set_label(e, done);
 }
 
