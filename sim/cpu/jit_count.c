@@ -73,7 +73,9 @@ struct jit_count {
 	uint64_t rep_pc;             /* a REP that looped back (with dyn's bias) */
 	uint64_t *log_pos;           /* the access log's next record */
 	uint64_t fetch_ok;           /* jit_count_fetch_hits' version, ~0: none */
-	uint64_t fetch_sum;          /* lines | pages << 32 counted inline */
+	uint64_t fetch_sum;          /* lines | pages << 32 counted inline (the
+				      * head bounds the starts between two takes,
+				      * JIT_LOG_HEAD: neither half overflows) */
 	uint64_t fetch_after;        /* JIT_LOG_AFTER_HITS once one was, else 0 */
 
 	/* --- C only --- */
