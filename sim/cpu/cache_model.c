@@ -14,19 +14,6 @@
 
 #define PAGE_SHIFT 12
 
-/* The TLB levels: first-level ITLB and DTLB, second-level ITLB and DTLB
- * (the same array when the model has one unified STLB). */
-enum { TLB_I1, TLB_D1, TLB_I2, TLB_D2, TLB_NR };
-
-struct cache_model {
-	struct lru_sets l1i;
-	struct lru_sets lvl[CACHE_MEM];   /* L1D, L2, LLC */
-	struct lru_sets tlb[TLB_NR];
-	struct lru_sets *tlb2[2];         /* second level of [fetch, data] */
-	unsigned latency[CACHE_NR_LEVELS];
-	unsigned line_shift;
-};
-
 static bool pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -65,7 +52,7 @@ void cache_model_free(struct cache_model *cm)
 	lru_sets_free(&cm->l1i);
 	for (unsigned i = 0; i < CACHE_MEM; i++)
 		lru_sets_free(&cm->lvl[i]);
-	for (unsigned i = 0; i < TLB_NR; i++)
+	for (unsigned i = 0; i < CACHE_TLB_NR; i++)
 		lru_sets_free(&cm->tlb[i]);
 	free(cm);
 }
@@ -85,12 +72,12 @@ struct cache_model *cache_model_new(const struct pmu_cache_geometry *g)
 			goto err;
 		cm->latency[i] = lv[i]->latency;
 	}
-	if (tlb_init(&cm->tlb[TLB_I1], &g->itlb) || tlb_init(&cm->tlb[TLB_D1], &g->dtlb) ||
-	    tlb_init(&cm->tlb[TLB_D2], &g->dtlb2) ||
-	    (!g->l2tlb_unified && tlb_init(&cm->tlb[TLB_I2], &g->itlb2)))
+	if (tlb_init(&cm->tlb[CACHE_TLB_I1], &g->itlb) || tlb_init(&cm->tlb[CACHE_TLB_D1], &g->dtlb) ||
+	    tlb_init(&cm->tlb[CACHE_TLB_D2], &g->dtlb2) ||
+	    (!g->l2tlb_unified && tlb_init(&cm->tlb[CACHE_TLB_I2], &g->itlb2)))
 		goto err;
-	cm->tlb2[0] = g->l2tlb_unified ? &cm->tlb[TLB_D2] : &cm->tlb[TLB_I2];
-	cm->tlb2[1] = &cm->tlb[TLB_D2];
+	cm->tlb2[0] = g->l2tlb_unified ? &cm->tlb[CACHE_TLB_D2] : &cm->tlb[CACHE_TLB_I2];
+	cm->tlb2[1] = &cm->tlb[CACHE_TLB_D2];
 	cm->latency[CACHE_MEM] = g->mem_latency;
 	cm->line_shift = (unsigned)__builtin_ctz(g->l1d.line);
 	return cm;
@@ -105,31 +92,77 @@ void lru_sets_free(struct lru_sets *a)
 	a->tags = NULL;
 }
 
-bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
+/* lru_sets_touch_slow() of a set of a way count known where it is inlined
+ * (a constant): the loops unroll into compares and selects, without a
+ * branch per way or a variable-length move. The way that holds tag (or the
+ * last, least recently used one, on a miss) is found; the ways before it
+ * each take their predecessor's tag and tag goes in front. */
+static inline __attribute__((always_inline)) bool set_touch_fixed(uint64_t *set, uint64_t tag,
+								   unsigned ways)
 {
-	uint64_t *set = &a->tags[(line & a->set_mask) * a->ways];
-	uint64_t tag = line + 1;
+	uint64_t prev = tag;
+	unsigned w = ways - 1;
+
+#pragma GCC unroll 16
+	for (unsigned i = ways - 1; i-- > 0;)
+		w = set[i] == tag ? i : w;
+	bool hit = set[w] == tag;
+#pragma GCC unroll 16
+	for (unsigned i = 0; i < ways; i++) {
+		uint64_t cur = set[i];
+
+		set[i] = i <= w ? prev : cur;
+		prev = cur;
+	}
+	return hit;
+}
+
+/* Any way count: the way found by a scan, the ones before it moved back. */
+static bool set_touch_any(uint64_t *set, uint64_t tag, unsigned ways)
+{
 	unsigned w;
 
 	if (set[0] == tag)
 		return true;         /* already the most recent */
-	if (a->ways <= 64) {
+	if (ways <= 64) {
 		/* the way that holds it, found without a branch per way */
 		uint64_t m = 0;
 
-		for (w = 1; w < a->ways; w++)
+		for (w = 1; w < ways; w++)
 			m |= (uint64_t)(set[w] == tag) << w;
-		w = m ? (unsigned)__builtin_ctzll(m) : a->ways - 1;
+		w = m ? (unsigned)__builtin_ctzll(m) : ways - 1;
 	} else {
-		for (w = 1; w < a->ways && set[w] != tag; w++)
+		for (w = 1; w < ways && set[w] != tag; w++)
 			;
-		if (w == a->ways)
-			w = a->ways - 1;     /* miss: the LRU way makes room */
+		if (w == ways)
+			w = ways - 1;        /* miss: the LRU way makes room */
 	}
 	bool hit = set[w] == tag;
 	memmove(set + 1, set, w * sizeof(*set));
 	set[0] = tag;
 	return hit;
+}
+
+/* lru_sets_touch(), inlined where it is used here */
+static inline __attribute__((always_inline)) bool touch(struct lru_sets *a, uint64_t line)
+{
+	uint64_t *set = &a->tags[(line & a->set_mask) * a->ways];
+	uint64_t tag = line + 1;
+
+	if (set[0] == tag)
+		return true;         /* already the most recent */
+	/* the way counts of the models' caches and of most TLBs */
+	switch (a->ways) {
+	case 4: return set_touch_fixed(set, tag, 4);
+	case 8: return set_touch_fixed(set, tag, 8);
+	case 16: return set_touch_fixed(set, tag, 16);
+	default: return set_touch_any(set, tag, a->ways);
+	}
+}
+
+bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
+{
+	return touch(a, line);
 }
 
 /* The pages of [addr, addr+size) through the first-level TLB tlb1 and the
@@ -196,17 +229,10 @@ static bool mru_hit(const struct cache_model *cm, const struct lru_sets *l1,
 		    const struct lru_sets *tlb1, uint64_t addr, unsigned size,
 		    struct cache_outcome *out)
 {
-	uint64_t first = addr >> cm->line_shift, end = addr + size - 1;
-	uint64_t last = end >> cm->line_shift;
+	uint64_t first = addr >> cm->line_shift, last = (addr + size - 1) >> cm->line_shift;
 
-	if (last - first > l1->set_mask || (end >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) > tlb1->set_mask)
-		return false;        /* two lines of one set: not both the most recent */
-	for (uint64_t l = first; l <= last; l++)
-		if (!lru_sets_mru(l1, l))
-			return false;
-	for (uint64_t p = addr >> PAGE_SHIFT; p <= end >> PAGE_SHIFT; p++)
-		if (!lru_sets_mru(tlb1, p))
-			return false;
+	if (!cache_model_span_mru(l1, tlb1, cm->line_shift, addr, size))
+		return false;
 	*out = (struct cache_outcome){ .level = CACHE_L1, .latency = cm->latency[CACHE_L1],
 				       .lines = (unsigned)(last - first + 1), .moved = false };
 	return true;
@@ -215,19 +241,46 @@ static bool mru_hit(const struct cache_model *cm, const struct lru_sets *l1,
 void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 			struct cache_outcome *out)
 {
-	if (mru_hit(cm, &cm->lvl[CACHE_L1], &cm->tlb[TLB_D1], addr, size, out))
+	if (mru_hit(cm, &cm->lvl[CACHE_L1], &cm->tlb[CACHE_TLB_D1], addr, size, out))
 		return;
-	tlb_lookup(&cm->tlb[TLB_D1], cm->tlb2[1], addr, size, out);
+	tlb_lookup(&cm->tlb[CACHE_TLB_D1], cm->tlb2[1], addr, size, out);
 	lines_lookup(cm, &cm->lvl[CACHE_L1], addr, size, out);
 	out->moved = true;
+}
+
+void cache_model_access_tally(struct cache_model *cm, bool write, uint64_t addr,
+			      unsigned size, struct cache_tally *t)
+{
+	uint64_t end = addr + size - 1, line = addr >> cm->line_shift, page = addr >> PAGE_SHIFT;
+	enum cache_level served = CACHE_L1;
+	struct cache_outcome o;
+
+	if (((addr ^ end) >> cm->line_shift) | ((addr ^ end) >> PAGE_SHIFT)) {
+		/* more than one line or page */
+		cache_model_access(cm, addr, size, &o);
+		t->served[write][o.level]++;
+		for (unsigned i = 0; i < CACHE_MEM; i++)
+			t->miss[i] += o.miss[i];
+		t->tlb_miss += o.tlb_miss;
+		t->tlb_walk += o.tlb_walk;
+		return;
+	}
+	/* tlb_lookup() and lines_lookup() of one page and one line */
+	if (!touch(&cm->tlb[CACHE_TLB_D1], page)) {
+		t->tlb_miss++;
+		t->tlb_walk += !touch(cm->tlb2[1], page);
+	}
+	while (served < CACHE_MEM && !touch(&cm->lvl[served], line))
+		t->miss[served++]++;
+	t->served[write][served]++;
 }
 
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
 		       struct cache_outcome *out)
 {
-	if (mru_hit(cm, &cm->l1i, &cm->tlb[TLB_I1], addr, size, out))
+	if (mru_hit(cm, &cm->l1i, &cm->tlb[CACHE_TLB_I1], addr, size, out))
 		return;
-	tlb_lookup(&cm->tlb[TLB_I1], cm->tlb2[0], addr, size, out);
+	tlb_lookup(&cm->tlb[CACHE_TLB_I1], cm->tlb2[0], addr, size, out);
 	lines_lookup(cm, &cm->l1i, addr, size, out);
 	out->moved = true;
 }

@@ -76,7 +76,20 @@ static inline bool lru_sets_touch(struct lru_sets *a, uint64_t line)
 	return lru_sets_mru(a, line) || lru_sets_touch_slow(a, line);
 }
 
-struct cache_model;
+/* The TLB levels: first-level ITLB and DTLB, second-level ITLB and DTLB
+ * (the same array when the model has one unified STLB). */
+enum { CACHE_TLB_I1, CACHE_TLB_D1, CACHE_TLB_I2, CACHE_TLB_D2, CACHE_TLB_NR };
+
+/* In the header so that a caller can inline cache_model_data_mru(); only
+ * cache_model.c changes it. */
+struct cache_model {
+	struct lru_sets l1i;
+	struct lru_sets lvl[CACHE_MEM];   /* L1D, L2, LLC */
+	struct lru_sets tlb[CACHE_TLB_NR];
+	struct lru_sets *tlb2[2];         /* second level of [fetch, data] */
+	unsigned latency[CACHE_NR_LEVELS];
+	unsigned line_shift;
+};
 
 /* A cold model of geometry g (every level's sets and ways powers of two,
  * a common line size). NULL on allocation failure or a bad geometry. */
@@ -87,6 +100,58 @@ void cache_model_free(struct cache_model *cm);
  * the data side (L1D, L2, LLC, DTLB and its second level) and fills *out. */
 void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 			struct cache_outcome *out);
+/* Whether a data access of size bytes at addr lies in one line and one
+ * page that are the most recent of their L1D and first-level DTLB sets: an
+ * L1D and DTLB hit that changes no state, which cache_model_access() would
+ * report as level CACHE_L1, one line, no TLB miss, nothing moved. */
+static inline bool cache_model_data_mru(const struct cache_model *cm, uint64_t addr,
+					unsigned size)
+{
+	uint64_t end = addr + size - 1;
+
+	return !((addr ^ end) >> cm->line_shift) && !((addr ^ end) >> 12) &&
+	       lru_sets_mru(&cm->lvl[CACHE_L1], addr >> cm->line_shift) &&
+	       lru_sets_mru(&cm->tlb[CACHE_TLB_D1], addr >> 12);
+}
+/* Whether every line of [addr, addr+size) is the most recent of its set
+ * of l1 and every page the most recent of its set of tlb1 (an access
+ * spans a few of each, fewer than the sets: two of one set cannot both be
+ * the most recent): a lookup of them all would hit and move nothing. */
+static inline bool cache_model_span_mru(const struct lru_sets *l1, const struct lru_sets *tlb1,
+					unsigned line_shift, uint64_t addr, unsigned size)
+{
+	uint64_t first = addr >> line_shift, end = addr + size - 1;
+	uint64_t last = end >> line_shift;
+
+	if (last - first > l1->set_mask || (end >> 12) - (addr >> 12) > tlb1->set_mask)
+		return false;
+	for (uint64_t l = first; l <= last; l++)
+		if (!lru_sets_mru(l1, l))
+			return false;
+	for (uint64_t p = addr >> 12; p <= end >> 12; p++)
+		if (!lru_sets_mru(tlb1, p))
+			return false;
+	return true;
+}
+/* The same for an instruction fetch of [addr, addr+size) through L1I
+ * and the first-level ITLB: cache_model_fetch() would count its lines and
+ * pages as hits and move nothing. */
+static inline bool cache_model_fetch_mru(const struct cache_model *cm, uint64_t addr,
+					 unsigned size)
+{
+	return cache_model_span_mru(&cm->l1i, &cm->tlb[CACHE_TLB_I1], cm->line_shift, addr, size);
+}
+/* Data accesses counted in bulk: by kind and the level that served them,
+ * the lines that missed each level, and the pages that missed the
+ * first-level DTLB and those walked (struct cache_outcome's sums). */
+struct cache_tally {
+	uint64_t served[2][CACHE_NR_LEVELS];  /* accesses [write][level that served] */
+	uint64_t miss[CACHE_MEM];             /* lines that missed L1D, L2, LLC */
+	uint64_t tlb_miss, tlb_walk;
+};
+/* cache_model_access() of a write or read, its outcome added to *t. */
+void cache_model_access_tally(struct cache_model *cm, bool write, uint64_t addr,
+			      unsigned size, struct cache_tally *t);
 /* One instruction fetch of size bytes (> 0) at addr (a block's code): the
  * same through L1I, L2, LLC and the ITLB side. */
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,

@@ -72,6 +72,11 @@ struct jit_count {
 	uint64_t scratch;            /* a return's miss_store */
 	uint64_t rep_pc;             /* a REP that looped back (with dyn's bias) */
 	uint64_t *log_pos;           /* the access log's next record */
+	uint64_t fetch_ok;           /* jit_count_fetch_hits' version, ~0: none */
+	uint64_t fetch_sum;          /* lines | pages << 32 counted inline (the
+				      * head bounds the starts between two takes,
+				      * JIT_LOG_HEAD: neither half overflows) */
+	uint64_t fetch_after;        /* JIT_LOG_AFTER_HITS once one was, else 0 */
 
 	/* --- C only --- */
 	int64_t head0;               /* head when nothing ran inline since the sync */
@@ -273,7 +278,20 @@ int jit_count_log(struct jit_count *j, bool on)
 		j->log_pos = j->log;
 	}
 	j->log_on = on;
+	j->fetch_ok = UINT64_MAX;    /* fetches went elsewhere meanwhile */
 	return 0;
+}
+
+void jit_count_fetch_hits(struct jit_count *j, uint64_t version)
+{
+	j->fetch_ok = version ? version : UINT64_MAX;
+}
+
+void jit_count_fetch_take(struct jit_count *j, uint64_t *lines, uint64_t *pages)
+{
+	*lines = (uint32_t)j->fetch_sum;
+	*pages = j->fetch_sum >> 32;
+	j->fetch_sum = 0;
 }
 
 bool jit_count_logging(const struct jit_count *j)
@@ -496,6 +514,69 @@ void jit_count_force_next(struct jit_count *j)
 
 /* ---- what translated blocks carry ------------------------------------------- */
 
+/* j's field at off = v */
+static void emit_store_imm(struct jit_count *j, struct tcg_emit *e, intptr_t off, uint64_t v)
+{
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), u = tcg_e_const(e, v);
+
+	tcg_e_st64(e, u, S, off);
+	tcg_e_free(e, u);
+	tcg_e_free(e, S);
+}
+
+/*
+ * A block start while logging:
+ *   if (slot->fetch_inline == fetch_ok) {       (a hit that moves nothing)
+ *       fetch_sum += slot->fetch_counts; fetch_after = JIT_LOG_AFTER_HITS;
+ *   } else {
+ *       record FETCH | slot | fetch_after; fetch_after = 0;
+ *       fetch_ok = ~0;     (the replay may move L1I: none counts inline)
+ *   }
+ */
+static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_slot *s)
+{
+	struct tcg_label *record = tcg_e_label(e), *done = tcg_e_label(e);
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), B = tcg_e_const(e, (uintptr_t)s);
+	tcg_val t = tcg_e_temp(e), u = tcg_e_temp(e);
+
+	tcg_e_ld64(e, t, B, (intptr_t)offsetof(struct jit_slot, fetch_inline));
+	tcg_e_ld64(e, u, S, OFF(fetch_ok));
+	tcg_e_sub(e, t, t, u);
+	tcg_e_br_if_ne(e, t, 0, record);
+	tcg_e_free(e, u);
+	tcg_e_free(e, t);
+	tcg_e_free(e, B);
+	tcg_e_free(e, S);
+	/* temporaries do not live across a branch: new ones after each */
+	S = tcg_e_const(e, (uintptr_t)j);
+	B = tcg_e_const(e, (uintptr_t)s);
+	t = tcg_e_temp(e);
+	u = tcg_e_temp(e);
+	tcg_e_ld64(e, t, B, (intptr_t)offsetof(struct jit_slot, fetch_counts));
+	tcg_e_ld64(e, u, S, OFF(fetch_sum));
+	tcg_e_add(e, u, u, t);
+	tcg_e_st64(e, u, S, OFF(fetch_sum));
+	tcg_e_free(e, u);
+	tcg_e_free(e, t);
+	tcg_e_free(e, B);
+	tcg_e_free(e, S);
+	emit_store_imm(j, e, OFF(fetch_after), JIT_LOG_AFTER_HITS);
+	tcg_e_br(e, done);
+	tcg_e_set_label(e, record);
+	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_temp(e);
+	u = tcg_e_const(e, (uintptr_t)s | JIT_LOG_FETCH);
+	tcg_e_ld64(e, t, S, OFF(fetch_after));
+	tcg_e_add(e, t, t, u);
+	tcg_e_free(e, S);
+	emit_log_append(j, e, t);
+	tcg_e_free(e, u);
+	tcg_e_free(e, t);
+	emit_store_imm(j, e, OFF(fetch_after), 0);
+	emit_store_imm(j, e, OFF(fetch_ok), UINT64_MAX);
+	tcg_e_set_label(e, done);
+}
+
 /*
  * At each block start, after its exit-request test:
  *   w[0] -= slot->k[0]; w[1] += slot->k[1]; w[2] += slot->k[2] (the words
@@ -540,11 +621,8 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_set_label(e, j->cur_back);
 	tcg_e_free(e, u);
 	tcg_e_free(e, t);
-	if (j->log_on) {     /* the block runs: its start into the access log */
-		t = tcg_e_const(e, (uintptr_t)s | JIT_LOG_FETCH);
-		emit_log_append(j, e, t);
-		tcg_e_free(e, t);
-	}
+	if (j->log_on)       /* the block runs: its start into the access log */
+		emit_log_fetch(j, e, s);
 	tcg_e_free(e, B);
 	tcg_e_free(e, S);
 }

@@ -61,8 +61,19 @@ struct jit_slot {
 	const void *decoded;
 	/* the access log's replay: the fetch version (+1) at which all of
 	 * the block's lines and pages were the most recent of their L1I and
-	 * ITLB sets (0: never) */
+	 * ITLB sets (0: never), and what such a fetch counts, taken from the
+	 * decode of generation decoded_gen: the block's lines and pages, and
+	 * its last instruction's address + 1 if that is a REP string
+	 * instruction (0: not) */
 	uint64_t fetch_version;
+	uint32_t fetch_lines, fetch_pages;
+	uint64_t fetch_rep_end;
+	/* what the block's start does inline instead of a record: while
+	 * fetch_inline is the log's jit_count_fetch_hits() version, it adds
+	 * fetch_counts (lines | pages << 32) to the log's sums (0: it
+	 * records; a block that starts or ends with a REP instruction always
+	 * records, whose replay tells its iterations apart) */
+	uint64_t fetch_inline, fetch_counts;
 };
 
 /* Whether inline counting can be used at all (probe; off by option). */
@@ -152,6 +163,8 @@ void jit_count_force_next(struct jit_count *j);
  * before the blocks run inline can fill it (jit_count_log_head).
  */
 #define JIT_LOG_FETCH      (UINT64_C(1) << 63)
+#define JIT_LOG_AFTER_HITS (UINT64_C(1) << 62)   /* with FETCH: blocks counted
+						  * inline ran since the record before */
 #define JIT_LOG_WRITE      (UINT64_C(1) << 58)
 #define JIT_LOG_SIZE_SHIFT 56
 #define JIT_LOG_ADDR_MASK  ((UINT64_C(1) << JIT_LOG_SIZE_SHIFT) - 1)
@@ -163,6 +176,14 @@ bool jit_count_logging(const struct jit_count *j);
 /* The records since the last take, [*begin, return); the log is empty
  * after. */
 const uint64_t *jit_count_log_take(struct jit_count *j, const uint64_t **begin);
+/* From now until a block start records, a start of a block whose slot has
+ * fetch_inline == version counts inline (the caller's promise: such a
+ * fetch hits and moves nothing while no other fetch is replayed); 0: none
+ * does. */
+void jit_count_fetch_hits(struct jit_count *j, uint64_t version);
+/* The sums of the starts counted inline since the last take (lines,
+ * pages); zero after. */
+void jit_count_fetch_take(struct jit_count *j, uint64_t *lines, uint64_t *pages);
 /* The most cycles blocks may run inline between two takes: at most 64
  * records a cycle (8 uops a cycle, 8 accesses an instruction, one record
  * a block start). */

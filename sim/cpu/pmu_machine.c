@@ -657,6 +657,7 @@ static const struct bdesc *slot_block(struct pmu_vcpu *pv, const struct jit_slot
 	if (!s->decoded || s->decoded_gen != pv->decode_gen) {
 		s->decoded = block_of(pv, s->pc, s->size);
 		s->decoded_gen = pv->decode_gen;
+		s->fetch_lines = 0;       /* slot_fetch_cache recomputes */
 	}
 	return s->decoded;
 }
@@ -1109,52 +1110,126 @@ static void mem_count(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned s
 	pv->acc_dirty = true;
 }
 
+/* The address + 1 of block b's last instruction if that is a REP string
+ * instruction, whose further iterations fetch nothing; else 0. */
+static uint64_t rep_end(const struct bdesc *b)
+{
+	return (b->last_cls & BD_REP) ? b->addr + b->last_off + 1 : 0;
+}
+
+/* What a replayed block start of s fetches, cached in s (jit_slot)
+ * when the fetch left all of b's lines and pages the most recent of their
+ * sets; b is s's decode (slot_block), whose change clears fetch_lines. */
+static void slot_fetch_cache(struct pmu_vcpu *pv, struct jit_slot *s, const struct bdesc *b)
+{
+	unsigned ls = pv->cm->line_shift;
+
+	s->fetch_version = pv->fetch_version + 1;
+	if (!s->fetch_lines) {
+		s->fetch_lines = (uint32_t)(((b->addr + b->size - 1) >> ls) - (b->addr >> ls) + 1);
+		s->fetch_pages = (uint32_t)block_pages(b);
+		s->fetch_rep_end = rep_end(b);
+		s->fetch_counts = s->fetch_lines | (uint64_t)s->fetch_pages << 32;
+	}
+	/* a block that starts or ends with a REP instruction keeps recording
+	 * its starts: the replay tells a REP's further iterations apart */
+	s->fetch_inline = s->fetch_rep_end || (b->ins[0].cls & BD_REP) ? 0 : s->fetch_version;
+}
+
 /*
  * The access log (jit_count.h) through the cache model, in program order:
  * each block start fetches the block's code as fetch_block does for the
  * memory hook (a REP instruction's further iterations fetch nothing), each
  * access is mem_count's. Only counting events count memory sources then
  * (hooks_decide), so no overflow falls between two records.
+ * Two cases change no model state and only count, into locals added to
+ * the batch at the end: a block start whose lines and pages are still
+ * the most recent of their sets (only fetches move L1I and the
+ * first-level ITLB: if none moved them since the slot's fetch_version,
+ * the fetch hits them all), and a data access to the most recent line
+ * and page of its L1D and DTLB sets (cache_model_data_mru).
  */
 static void log_replay(struct pmu_vcpu *pv)
 {
 	const uint64_t *r, *end = jit_count_log_take(pv->jit, &r);
-	struct cache_outcome o;
+	struct cache_model *cm = pv->cm;
+	uint64_t lines, pages, accesses[2] = { 0, 0 };
+	uint64_t rep = pv->log_rep;
+	struct cache_tally t = { 0 };
 
-	for (; r && r < end; r++) {
-		if (*r & JIT_LOG_FETCH) {
-			const struct jit_slot *s = (const struct jit_slot *)(uintptr_t)(*r & ~JIT_LOG_FETCH);
-			const struct bdesc *b = slot_block(pv, s), *p = pv->log_prev;
+	if (!r || !cm)
+		return;
+	/* the starts counted inline (jit_count_fetch_hits) */
+	jit_count_fetch_take(pv->jit, &lines, &pages);
+	for (; r < end; r++) {
+		uint64_t v = *r;
 
-			pv->log_prev = b;
-			if (!b || !b->n || !pv->cm ||
-			    (p && (p->last_cls & BD_REP) && p->addr + p->last_off == b->addr))
-				continue;
-			/* only fetches move L1I and the first-level ITLB: if
-			 * none moved them since this block's lines and pages
-			 * were all the most recent of their sets, they still
-			 * are, and this fetch hits them all (fetch_block) */
-			if (s->fetch_version == pv->fetch_version + 1) {
-				unsigned ls = (unsigned)__builtin_ctz(pv->c->model->caches->l1i.line);
+		if (v & JIT_LOG_FETCH) {
+			struct jit_slot *s = (struct jit_slot *)(uintptr_t)
+					     (v & ~(JIT_LOG_FETCH | JIT_LOG_AFTER_HITS));
+			const struct bdesc *b;
 
-				pv->fetch_n[0] += ((b->addr + b->size - 1) >> ls) - (b->addr >> ls) + 1;
-				pv->tlb_n[0][0] += block_pages(b);
-				pv->mem_dirty = pv->acc_dirty = true;
+			if (v & JIT_LOG_AFTER_HITS)
+				rep = 0;     /* its predecessor ended with no REP */
+			if (s->fetch_version == pv->fetch_version + 1 &&
+			    s->decoded_gen == pv->decode_gen && s->decoded) {
+				if (rep != s->pc + 1) {
+					lines += s->fetch_lines;
+					pages += s->fetch_pages;
+				}
+				rep = s->fetch_rep_end;
 				continue;
 			}
-			fetch_block(pv, b);
-			((struct jit_slot *)s)->fetch_version = pv->fetch_version + 1;
-		} else if (pv->cm) {
-			bool write = *r & JIT_LOG_WRITE;
+			b = slot_block(pv, s);
+			if (!b || !b->n) {
+				rep = 0;
+				continue;
+			}
+			if (rep == b->addr + 1) {
+				/* a REP instruction's further iteration */
+				rep = rep_end(b);
+				continue;
+			}
+			if (cache_model_fetch_mru(cm, b->addr, b->size)) {
+				/* fetch_block's counts when all hit and nothing moves */
+				slot_fetch_cache(pv, s, b);
+				lines += s->fetch_lines;
+				pages += s->fetch_pages;
+			} else {
+				fetch_block(pv, b);
+				slot_fetch_cache(pv, s, b);
+			}
+			rep = s->fetch_rep_end;
+		} else {
+			bool write = v & JIT_LOG_WRITE;
+			uint64_t addr = v & JIT_LOG_ADDR_MASK;
+			unsigned size = 1u << ((v >> JIT_LOG_SIZE_SHIFT) & 3);
 
-			mem_count(pv, write, *r & JIT_LOG_ADDR_MASK,
-				  1u << ((*r >> JIT_LOG_SIZE_SHIFT) & 3), &o);
-			if (write)
-				pv->c->mem_writes++;
+			accesses[write]++;
+			if (cache_model_data_mru(cm, addr, size))
+				t.served[write][CACHE_L1]++;
 			else
-				pv->c->mem_reads++;
+				cache_model_access_tally(cm, write, addr, size, &t);
 		}
 	}
+	pv->log_rep = rep;
+	/* the log is replayed: a slot whose lines and pages are the most recent
+	 * of their sets at this version (fetch_inline) hits them until a block
+	 * start records again */
+	jit_count_fetch_hits(pv->jit, pv->fetch_version + 1);
+	pv->fetch_n[0] += lines;
+	pv->tlb_n[0][0] += pages;
+	for (unsigned w = 0; w < 2; w++)
+		for (unsigned l = 0; l < CACHE_NR_LEVELS; l++)
+			pv->mem_n[w][l] += t.served[w][l];
+	for (unsigned l = 0; l < CACHE_MEM; l++)
+		pv->mem_miss[l] += t.miss[l];
+	pv->tlb_n[1][0] += accesses[0] + accesses[1];
+	pv->tlb_n[1][1] += t.tlb_miss;
+	pv->tlb_n[1][2] += t.tlb_walk;
+	pv->c->mem_reads += accesses[0];
+	pv->c->mem_writes += accesses[1];
+	pv->mem_dirty = pv->acc_dirty = true;
 }
 
 void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
@@ -1478,6 +1553,7 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
 	memset(pv->front, 0, sizeof(pv->front));
 	bd_invalidate(pv->bc, start, end);
 	pv->decode_gen++;         /* the slots' cached decodes may be freed */
+	pv->fetch_version++;      /* and what they say of REP instructions */
 	pv->prev = NULL;
 	pv->cur = NULL;
 	pv->rest_of = NULL;

@@ -166,8 +166,11 @@ struct pmu_vcpu {
 	uint64_t tlb_n[2][3];        /* [fetch, data]: pages looked up, first-level
 				      * misses, walks */
 	struct pmu_mem_access ma;
-	const struct bdesc *log_prev; /* the access log's last block start */
-	uint64_t fetch_version;      /* fetches that moved L1I or ITLB LRU order */
+	uint64_t log_rep;            /* the access log's last block start ended
+				      * with a REP instruction at log_rep - 1
+				      * (0: it did not) */
+	uint64_t fetch_version;      /* fetches that moved L1I or ITLB LRU order,
+				      * and code changes (slots' cached decodes) */
 	/* the cachegrind-compatible configuration (cg_machine.h), or NULL:
 	 * its model, the block whose fetches are being made, and the next
 	 * instruction to fetch */
