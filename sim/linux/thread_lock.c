@@ -141,12 +141,6 @@ static void spin_until(uint64_t ns)
 	pthread_mutex_lock(&bql_mu);
 }
 
-/* Another thread holds a ticket (bql_mu held). */
-static bool others_wait(void)
-{
-	return next_ticket - atomic_load(&now_serving) > (holder ? 1 : 0);
-}
-
 /* The turn goes to the next ticket (bql_mu held); a lent turn's lend ends. */
 static void pass_turn(void)
 {
@@ -317,16 +311,16 @@ void thread_lock_release(struct guest_thread *t)
 	pthread_mutex_unlock(&bql_mu);
 }
 
+/*
+ * Only a slice that is over goes (resched): a kick the holder got late,
+ * after it gave that slice up at a take-back, would otherwise cost it its
+ * next slice at once.
+ */
 void thread_lock_yield(struct guest_thread *t)
 {
-	bool waiters;
-
 	if (!bql_held)
 		return;
-	pthread_mutex_lock(&bql_mu);
-	waiters = others_wait();
-	pthread_mutex_unlock(&bql_mu);
-	if (waiters) {
+	if (atomic_load(&resched)) {
 		perf_guest_thread_yield(t);
 		thread_lock_release(t);
 		thread_lock_acquire(t);
