@@ -141,13 +141,33 @@ static void spin_until(uint64_t ns)
 	pthread_mutex_lock(&bql_mu);
 }
 
-/* The turn goes to the next ticket (bql_mu held); a lent turn's lend ends. */
+/*
+ * The holder's slice (bql_mu held): THREAD_SLICE_NS less what its earlier
+ * turns ran over. A waiter that wakes late (a loaded host) lets the holder
+ * run on; without the lag, which thread's waiter woke later would decide
+ * the shares, as CFS's vruntime keeps them exact over ticks of any length.
+ */
+static uint64_t slice_end(void)
+{
+	return turn_since + THREAD_SLICE_NS - holder->turn_lag_ns;
+}
+
+/* The turn goes to the next ticket (bql_mu held); a lent turn's lend ends.
+ * The lag only counts a slice run over, at most 3/4 of one: a turn that
+ * ended early (the thread slept) earns no longer one later. */
 static void pass_turn(void)
 {
 	uint64_t s = atomic_load(&lend_seq);
 
 	if (s & 1)
 		atomic_compare_exchange_strong(&lend_seq, &s, s + 1);
+	if (holder) {
+		int64_t lag = (int64_t)holder->turn_lag_ns +
+			      (int64_t)(now_ns() - turn_since) - (int64_t)THREAD_SLICE_NS;
+
+		holder->turn_lag_ns = lag < 0 ? 0 :
+			lag > (int64_t)(THREAD_SLICE_NS * 3 / 4) ? THREAD_SLICE_NS * 3 / 4 : (uint64_t)lag;
+	}
 	holder = NULL;
 	atomic_fetch_add(&now_serving, 1);
 	if (sleepers)
@@ -194,8 +214,8 @@ static void wait_turn(unsigned long my)
 				continue;
 			}
 			deadline = away_since + THREAD_GRACE_NS;
-		} else if (now < turn_since + THREAD_SLICE_NS) {
-			deadline = turn_since + THREAD_SLICE_NS;
+		} else if (now < slice_end()) {
+			deadline = slice_end();
 		} else {
 			if (!atomic_load(&resched)) {
 				atomic_store(&resched, true);   /* need_resched */
