@@ -27,7 +27,11 @@
  *    start and gives the lock up in the run loop (thread_lock_yield), as
  *    the scheduler tick preempts a task that spins. Without safe stops a
  *    stop may re-run half a block, so turns change only at syscalls and a
- *    thread that spins without syscalls keeps the CPU.
+ *    thread that spins without syscalls keeps the CPU;
+ *  - the waiter times the holder's slice (the holder reads no clock), and
+ *    a slice run over comes off the thread's next one (turn_lag_ns);
+ *  - lending and taking back a turn for a call that cannot sleep is one
+ *    atomic operation each; waiters spin through a hand-over they expect.
  * See docs/machine-signals-threads.md.
  *
  * A process with one thread never takes the lock (enabled at the first
