@@ -200,8 +200,8 @@ int thread_lock_enable(void)
  * the holder's slice is over: resched (it gives the turn at its next
  * take-back); running, it is kicked (the tick), again every slice until it
  * yields; lent for one call that cannot sleep a whole slice more, the turn
- * is taken. Deadlines are slept to within THREAD_SPIN_NS, then spun, and
- * so is the hand-over asked for.
+ * is taken. The next in line sleeps to within THREAD_SPIN_NS of a
+ * deadline, then spins, and spins for the hand-over it asked for.
  */
 static void wait_turn(unsigned long my)
 {
@@ -248,7 +248,11 @@ static void wait_turn(unsigned long my)
 				deadline = next_kick ? next_kick : now + THREAD_SLICE_NS;
 			}
 		}
-		if (now < spin_end)
+		/* only the next in line spins: more spinners than host CPUs
+		 * would take the holder's */
+		if (my != atomic_load(&now_serving) + 1)
+			sleep_until(deadline);
+		else if (now < spin_end)
 			spin_until(deadline && deadline < spin_end ? deadline : spin_end);
 		else if (deadline && deadline <= now + THREAD_SPIN_NS)
 			spin_until(deadline);
