@@ -79,6 +79,10 @@ static __thread uint64_t bql_lent_seq;        /* ... in call lend_seq == bql_len
 
 /* a time slice: a 4 ms scheduler tick */
 #define THREAD_SLICE_NS 4000000ull
+/* what a thread's turns ran over is paid back up to this much a turn (a
+ * slice stays 1 ms at least), and remembered up to 4 slices */
+#define THREAD_LAG_STEP_NS (THREAD_SLICE_NS * 3 / 4)
+#define THREAD_LAG_MAX_NS (THREAD_SLICE_NS * 4)
 /* a lent turn unused this long while another thread waits: the call sleeps
  * (a call that cannot sleep has a slice: the host may preempt it) */
 #define THREAD_GRACE_NS 100000ull
@@ -147,18 +151,21 @@ static void spin_until(uint64_t ns)
 
 /*
  * The holder's slice (bql_mu held): THREAD_SLICE_NS less what its earlier
- * turns ran over. A waiter that wakes late (a loaded host) lets the holder
- * run on; without the lag, which thread's waiter woke later would decide
- * the shares, as CFS's vruntime keeps them exact over ticks of any length.
+ * turns ran over, up to THREAD_LAG_STEP_NS. A waiter that wakes late (a
+ * loaded host) lets the holder run on; without the lag, which thread's
+ * waiter woke later would decide the shares, as CFS's vruntime keeps them
+ * exact over ticks of any length.
  */
 static uint64_t slice_end(void)
 {
-	return turn_since + THREAD_SLICE_NS - holder->turn_lag_ns;
+	uint64_t lag = holder->turn_lag_ns;
+
+	return turn_since + THREAD_SLICE_NS - (lag < THREAD_LAG_STEP_NS ? lag : THREAD_LAG_STEP_NS);
 }
 
 /* The turn goes to the next ticket (bql_mu held); a lent turn's lend ends.
- * The lag only counts a slice run over, at most 3/4 of one: a turn that
- * ended early (the thread slept) earns no longer one later. */
+ * The lag only counts slices run over (up to THREAD_LAG_MAX_NS): a turn
+ * that ended early (the thread slept) earns no longer one later. */
 static void pass_turn(void)
 {
 	uint64_t s = atomic_load(&lend_seq);
@@ -170,7 +177,7 @@ static void pass_turn(void)
 			      (int64_t)(now_ns() - turn_since) - (int64_t)THREAD_SLICE_NS;
 
 		holder->turn_lag_ns = lag < 0 ? 0 :
-			lag > (int64_t)(THREAD_SLICE_NS * 3 / 4) ? THREAD_SLICE_NS * 3 / 4 : (uint64_t)lag;
+			lag > (int64_t)THREAD_LAG_MAX_NS ? THREAD_LAG_MAX_NS : (uint64_t)lag;
 	}
 	holder = NULL;
 	atomic_fetch_add(&now_serving, 1);
