@@ -136,14 +136,16 @@ static void sleep_until(uint64_t ns)
 	sleepers--;
 }
 
-/* Spins until the turn moves or ns passes (bql_mu held, released
+/* Spins until the turn moves or ns passes, or (lent: a call that may
+ * sleep) the holder is back from that call (bql_mu held, released
  * meanwhile): a host wake-up would take longer than the hand-over. */
-static void spin_until(uint64_t ns)
+static void spin_until(uint64_t ns, uint64_t lent)
 {
 	unsigned long serving = atomic_load(&now_serving);
 
 	pthread_mutex_unlock(&bql_mu);
 	while (atomic_load_explicit(&now_serving, memory_order_relaxed) == serving &&
+	       (!lent || atomic_load_explicit(&lend_seq, memory_order_relaxed) == lent) &&
 	       now_ns() < ns)
 		cpu_relax();
 	pthread_mutex_lock(&bql_mu);
@@ -215,7 +217,7 @@ static void wait_turn(unsigned long my)
 	uint64_t next_kick = 0, seen_seq = 0, seen_at = 0, spin_end = 0;
 
 	while (my != atomic_load(&now_serving)) {
-		uint64_t now = now_ns(), deadline = 0, s = atomic_load(&lend_seq);
+		uint64_t now = now_ns(), deadline = 0, s = atomic_load(&lend_seq), lent = 0;
 
 		if (!holder) {
 			/* the turn is on its way to an earlier ticket */
@@ -225,6 +227,7 @@ static void wait_turn(unsigned long my)
 				continue;
 			}
 			deadline = away_since + THREAD_GRACE_NS;
+			lent = s;
 		} else if (now < slice_end()) {
 			deadline = slice_end();
 		} else {
@@ -260,9 +263,9 @@ static void wait_turn(unsigned long my)
 		if (my != atomic_load(&now_serving) + 1)
 			sleep_until(deadline);
 		else if (now < spin_end)
-			spin_until(deadline && deadline < spin_end ? deadline : spin_end);
+			spin_until(deadline && deadline < spin_end ? deadline : spin_end, lent);
 		else if (deadline && deadline <= now + THREAD_SPIN_NS)
-			spin_until(deadline);
+			spin_until(deadline, lent);
 		else
 			sleep_until(deadline ? deadline - THREAD_SPIN_NS : 0);
 	}
