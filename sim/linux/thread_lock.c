@@ -65,10 +65,12 @@
 static pthread_mutex_t bql_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t bql_cv;                 /* on CLOCK_MONOTONIC */
 static unsigned long next_ticket;
-static _Atomic unsigned long now_serving;
+/* on a cache line of its own: a spinning waiter reads it while the holder
+ * writes lend_seq at every call */
+static _Alignas(64) _Atomic unsigned long now_serving;
 static struct guest_thread *holder;           /* whose turn it is (ticket now_serving) */
 static uint64_t turn_since;                   /* CLOCK_MONOTONIC ns */
-static _Atomic uint64_t lend_seq;             /* odd: the turn is lent */
+static _Alignas(64) _Atomic uint64_t lend_seq;   /* odd: the turn is lent */
 static uint64_t sleep_seq, away_since;        /* the lent call that may sleep, since */
 static _Atomic bool resched;
 static unsigned sleepers;                     /* waiters in pthread_cond_*wait */
