@@ -70,6 +70,9 @@ struct guest_thread {
 	struct list_node node;             /* in proc->threads */
 
 	unsigned long syscall_nr;          /* the syscall being dispatched */
+	/* the emulator lock (thread_lock.c, under its mutex): how much its
+	 * turns ran over their slice, taken off its next one */
+	uint64_t turn_lag_ns;
 
 	struct pmu_vcpu *perf;             /* the vCPU's counting state (sys_perf.c) */
 	/* sched_setaffinity: the simulated CPUs it may run on (sys_perf.c);

@@ -19,8 +19,8 @@ void thread_lock_release(struct guest_thread *t);
 /* Around a syscall: the turn is kept for the caller's return unless the call
  * sleeps (then a waiting thread takes it); may_sleep: the call can block. */
 void thread_lock_lend(struct guest_thread *t, bool may_sleep);
-/* After an engine stop: the holder goes to the back of the queue if another
- * thread waits (a preempted time slice). */
+/* After an engine stop: the holder goes to the back of the queue if its
+ * slice is over and another thread waits (a preempted time slice). */
 void thread_lock_yield(struct guest_thread *t);
 void thread_lock_after_fork_child(void);
 
