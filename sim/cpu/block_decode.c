@@ -21,6 +21,13 @@ struct bd_cache {
 	const struct pmu_pipeline *pipe;
 	unsigned load_latency;
 	uint8_t *reg_key;             /* capstone register -> key (BD_REG_KEYS) */
+	cs_insn *in;                  /* the decodes' instruction (cs_malloc'd once) */
+	/* bd_class_at's last answer: a translator asks for the instruction
+	 * of each of a block's exits (a Jcc has two) */
+	uint64_t class_addr;
+	unsigned class_len;
+	uint8_t class_cls;
+	bool class_valid;
 };
 
 const struct cpu_arch *bd_cache_arch(const struct bd_cache *bc)
@@ -53,6 +60,11 @@ struct bd_cache *bd_cache_new(const struct cpu_arch *arch, const struct pmu_pipe
 	if (cs_open(arch->cs_arch, arch->cs_mode, &bc->cs) != CS_ERR_OK)
 		goto err_free;
 	cs_option(bc->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	bc->in = cs_malloc(bc->cs);
+	if (!bc->in) {
+		cs_close(&bc->cs);
+		goto err_free;
+	}
 	for (unsigned r = 1; r < arch->cs_reg_count; r++) {
 		const char *n = cs_reg_name(bc->cs, r);
 
@@ -73,6 +85,7 @@ void bd_cache_free(struct bd_cache *bc)
 		return;
 	for (size_t i = 0; i <= bc->mask; i++)
 		free(bc->e[i]);
+	cs_free(bc->in, 1);
 	cs_close(&bc->cs);
 	free(bc->reg_key);
 	free(bc->e);
@@ -149,17 +162,12 @@ struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
 	uint64_t pc = addr;
 	unsigned cap = size ? size : 1;    /* at most one instruction per byte */
 	struct bdesc *b = calloc(1, sizeof(*b) + cap * sizeof(struct bd_insn));
-	cs_insn *in;
+	cs_insn *in = bc->in;
 
 	if (!b)
 		return NULL;
 	b->addr = addr;
 	b->size = size;
-	in = cs_malloc(cs);
-	if (!in) {
-		free(b);
-		return NULL;
-	}
 	while (left) {
 		uint64_t at = pc;
 		struct bd_insn *bi = &b->ins[b->n];
@@ -185,7 +193,6 @@ struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
 			b->cond_target = bc->arch->cond_target(in);
 		b->n++;
 	}
-	cs_free(in, 1);
 	if (b->n) {
 		b->last_cls = b->ins[b->n - 1].cls;
 		b->last_off = b->ins[b->n - 1].off;
@@ -268,6 +275,9 @@ void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end)
 {
 	bool any = false;
 
+	if (bc->class_valid && bc->class_addr < end && bc->class_addr + 15 > start)
+		bc->class_valid = false;
+
 	for (size_t i = 0; i <= bc->mask; i++) {
 		struct bdesc *b = bc->e[i];
 
@@ -313,11 +323,13 @@ uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr, unsigned *len)
 	const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
 	uint64_t pc = addr;
 	struct bd_insn bi = { 0 };
-	cs_insn *in = cs_malloc(bc->cs);
+	cs_insn *in = bc->in;
 
+	if (bc->class_valid && bc->class_addr == addr) {
+		*len = bc->class_len;
+		return bc->class_cls;
+	}
 	*len = 0;
-	if (!in)
-		return 0;
 	if (!cs_disasm_iter(bc->cs, &code, &left, &pc, in) && in_page < 15) {
 		code = (const uint8_t *)(uintptr_t)addr;
 		left = 15;
@@ -330,6 +342,9 @@ uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr, unsigned *len)
 	bc->arch->classify(in, &bi);
 	*len = (unsigned)(pc - addr);
 out:
-	cs_free(in, 1);
+	bc->class_addr = addr;
+	bc->class_len = *len;
+	bc->class_cls = bi.cls;
+	bc->class_valid = true;
 	return bi.cls;
 }
