@@ -409,6 +409,22 @@ bool jit_count_covers(const struct jit_count *j, uint64_t src_mask)
 
 /* ---- the slow path's steps ----------------------------------------------------- */
 
+bool jit_count_check_pending(struct jit_count *j, const struct jit_slot *s)
+{
+	if (!j->dyn_check)
+		return false;
+	/* emit_slow_call's check, its mispredict: the BTB entry (or a
+	 * return's scratch word) learns the target, w[0] loses miss_delta */
+	j->dyn_check = 0;
+	j->dyn = NULL;
+	if (j->expect != s->pc) {
+		*j->miss_store = s->pc;
+		j->w[0] -= j->miss_delta;
+	}
+	j->w[0] += JIT_BIAS << HEAD_SHIFT;
+	return j->w[0] >= 0;
+}
+
 const struct jit_slot *jit_count_enter(struct jit_count *j, const struct jit_slot *s,
 				       bool *was_on)
 {
@@ -604,15 +620,16 @@ static void emit_rep_continue(struct jit_count *j, struct tcg_emit *e, uint64_t 
 /*
  * The slow path of the block at pc being finished, after its end. First
  * the check a return or an indirect branch left to it (emit_predicted_exit),
- * as resolve_prev() does it: a mispredict when pc is not the predicted
- * target (expect); then the BTB entry (miss_store) learns pc, w[0] loses
- * miss_delta. dyn's bias goes back; the call follows only if the head is
- * still negative (a limit, or the force of a slot).
+ * as resolve_prev() does it: when pc is the predicted target (expect),
+ * dyn_check and dyn clear, dyn's bias goes back, and the block runs on
+ * unless the head is still negative (a limit, or the force of a slot). A
+ * mispredict, and everything else, is the call's: the C slow path resolves
+ * a pending check first (jit_count_check_pending), as it was done here.
  */
 static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc, bool rep_start)
 {
-	struct tcg_label *call = tcg_e_label(e), *miss = tcg_e_label(e), *hit = tcg_e_label(e);
-	tcg_val S, t, x;
+	struct tcg_label *call = tcg_e_label(e);
+	tcg_val S, t;
 
 	tcg_e_set_label(e, j->cur_slow);
 	if (rep_start)
@@ -624,33 +641,21 @@ static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc,
 	tcg_e_free(e, t);
 	tcg_e_free(e, S);
 	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_temp(e);
+	tcg_e_ld64(e, t, S, OFF(expect));
+	tcg_e_br_if_ne(e, t, (int64_t)pc, call);
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+	S = tcg_e_const(e, (uintptr_t)j);
 	t = tcg_e_const(e, 0);
-	x = tcg_e_temp(e);
 	tcg_e_st64(e, t, S, OFF(dyn_check));
 	tcg_e_st64(e, t, S, OFF(dyn));
-	tcg_e_ld64(e, x, S, OFF(expect));
-	tcg_e_br_if_ne(e, x, (int64_t)pc, miss);
-	tcg_e_br(e, hit);
-	tcg_e_free(e, x);
-	tcg_e_free(e, t);
-	tcg_e_free(e, S);
-
-	tcg_e_set_label(e, miss);
-	S = tcg_e_const(e, (uintptr_t)j);
-	t = tcg_e_temp(e);
-	x = tcg_e_const(e, pc);
-	tcg_e_ld64(e, t, S, OFF(miss_store));
-	tcg_e_st64(e, x, t, 0);
 	tcg_e_ld64(e, t, S, OFF(w));
-	tcg_e_ld64(e, x, S, OFF(miss_delta));
-	tcg_e_sub(e, t, t, x);
+	tcg_e_addi(e, t, t, JIT_BIAS << HEAD_SHIFT);
 	tcg_e_st64(e, t, S, OFF(w));
-	tcg_e_free(e, x);
+	tcg_e_br_if_nonneg(e, t, j->cur_back);
 	tcg_e_free(e, t);
 	tcg_e_free(e, S);
-
-	tcg_e_set_label(e, hit);
-	emit_w0_addi(j, e, JIT_BIAS << HEAD_SHIFT, j->cur_back);
 
 	tcg_e_set_label(e, call);
 	tcg_e_call_hook(e, j->cur_uc, j->cur_hook, (uintptr_t)j->cur, JIT_SLOW_MARK, j->user);

@@ -113,6 +113,12 @@ bool jit_count_want(struct jit_count *j, uint64_t src_mask);
 /* Whether every source in src_mask is counted inline. */
 bool jit_count_covers(const struct jit_count *j, uint64_t src_mask);
 
+/* Before anything else at the slow path of block s: a return's or
+ * indirect branch's prediction check the previous block left to it
+ * (emit_slow_call does the hits inline) resolved, as inline. Returns true
+ * when the block then has nothing to do in C (the head is not negative):
+ * the slow path returns at once, it was never taken. */
+bool jit_count_check_pending(struct jit_count *j, const struct jit_slot *s);
 /* The slow path's first step for block s: takes back what its inline ops
  * added. Returns the block whose branch is still to be resolved (its
  * slot), or NULL, and whether the inline tables were on (the previous
