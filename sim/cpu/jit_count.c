@@ -43,6 +43,8 @@
 #define JIT_BIAS   (INT64_C(1) << 18)
 #define JIT_OFF    (-(INT64_C(1) << 18))
 #define SLOTS_PER_CHUNK 1024
+/* No block starts there (not a canonical address, nor odd for AArch64). */
+#define EXPECT_NONE (UINT64_C(1) << 63 | 1)
 
 struct slot_chunk {
 	struct slot_chunk *next;
@@ -65,8 +67,9 @@ struct jit_count {
 	const struct jit_slot *dyn;  /* a block whose branch the next block resolves */
 	uint64_t abort;              /* the slow path's block leaves before it runs */
 	uint64_t on;                 /* 1: the inline tables are on (the exits read it) */
-	uint64_t dyn_check;          /* 1: the next block compares its address ... */
-	uint64_t expect;             /* ... with this predicted target; */
+	uint64_t expect;             /* the next block compares its address with
+				      * this predicted target (EXPECT_NONE: no
+				      * check is pending); */
 	uint64_t *miss_store;        /* a mispredict stores it here (BTB entry) */
 	int64_t miss_delta;          /* and takes this from w[0] */
 	uint64_t scratch;            /* a return's miss_store */
@@ -233,6 +236,7 @@ struct jit_count *jit_count_new(const struct jit_predictors *p, struct bd_cache 
 		return NULL;
 	j->pred = *p;
 	j->miss_store = &j->scratch;
+	j->expect = EXPECT_NONE;
 	j->bc = bc;
 	j->user = engine_user;
 	for (unsigned i = 0; i < JIT_NR_SRC; i++)
@@ -411,16 +415,16 @@ bool jit_count_covers(const struct jit_count *j, uint64_t src_mask)
 
 bool jit_count_check_pending(struct jit_count *j, const struct jit_slot *s)
 {
-	if (!j->dyn_check)
+	if (j->expect == EXPECT_NONE)
 		return false;
 	/* emit_slow_call's check, its mispredict: the BTB entry (or a
 	 * return's scratch word) learns the target, w[0] loses miss_delta */
-	j->dyn_check = 0;
 	j->dyn = NULL;
 	if (j->expect != s->pc) {
 		*j->miss_store = s->pc;
 		j->w[0] -= j->miss_delta;
 	}
+	j->expect = EXPECT_NONE;
 	j->w[0] += JIT_BIAS << HEAD_SHIFT;
 	return j->w[0] >= 0;
 }
@@ -517,7 +521,7 @@ void jit_count_force_next(struct jit_count *j)
  *   w[0] -= slot->k[0]; w[1] += slot->k[1]; w[2] += slot->k[2] (the words
  *   with fields);  if (w[0] < 0) goto slow;  back:
  * and after the block's end (on_block_done), out of the straight path:
- *   slow: if a return or indirect branch left to this block (dyn_check,
+ *   slow: if a return or indirect branch left to this block (expect,
  *   with dyn's bias): resolve it (emit_slow_call); if (w[0] >= 0) goto back;
  *   call the slow path (hook_block with JIT_SLOW_MARK); leave by the exit
  *   request if it said so (jit_count_abort_block); goto back.
@@ -621,7 +625,7 @@ static void emit_rep_continue(struct jit_count *j, struct tcg_emit *e, uint64_t 
  * The slow path of the block at pc being finished, after its end. First
  * the check a return or an indirect branch left to it (emit_predicted_exit),
  * as resolve_prev() does it: when pc is the predicted target (expect),
- * dyn_check and dyn clear, dyn's bias goes back, and the block runs on
+ * expect and dyn clear, dyn's bias goes back, and the block runs on
  * unless the head is still negative (a limit, or the force of a slot). A
  * mispredict, and everything else, is the call's: the C slow path resolves
  * a pending check first (jit_count_check_pending), as it was done here.
@@ -636,19 +640,15 @@ static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc,
 		emit_rep_continue(j, e, pc, call);
 	S = tcg_e_const(e, (uintptr_t)j);
 	t = tcg_e_temp(e);
-	tcg_e_ld64(e, t, S, OFF(dyn_check));
-	tcg_e_br_if_ne(e, t, 1, call);
-	tcg_e_free(e, t);
-	tcg_e_free(e, S);
-	S = tcg_e_const(e, (uintptr_t)j);
-	t = tcg_e_temp(e);
 	tcg_e_ld64(e, t, S, OFF(expect));
 	tcg_e_br_if_ne(e, t, (int64_t)pc, call);
 	tcg_e_free(e, t);
 	tcg_e_free(e, S);
 	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_const(e, (int64_t)EXPECT_NONE);
+	tcg_e_st64(e, t, S, OFF(expect));
+	tcg_e_free(e, t);
 	t = tcg_e_const(e, 0);
-	tcg_e_st64(e, t, S, OFF(dyn_check));
 	tcg_e_st64(e, t, S, OFF(dyn));
 	tcg_e_ld64(e, t, S, OFF(w));
 	tcg_e_addi(e, t, t, JIT_BIAS << HEAD_SHIFT);
@@ -737,9 +737,11 @@ static void emit_dyn_exit(struct jit_count *j, struct tcg_emit *e)
 	tcg_val S = tcg_e_const(e, (uintptr_t)j), B = tcg_e_const(e, (uintptr_t)j->cur);
 
 	tcg_e_st64(e, B, S, OFF(dyn));
+	tcg_e_ld64(e, B, S, OFF(w));
+	tcg_e_addi(e, B, B, -(JIT_BIAS << HEAD_SHIFT));
+	tcg_e_st64(e, B, S, OFF(w));
 	tcg_e_free(e, B);
 	tcg_e_free(e, S);
-	emit_w0_addi(j, e, -(JIT_BIAS << HEAD_SHIFT), NULL);
 }
 
 /* A call's return-stack push, as resolve_prev's: ras[top / 8] = ret;
@@ -786,13 +788,14 @@ static void emit_ras_pop(struct jit_count *j, struct tcg_emit *e)
  * it. With the inline tables on (on), its predictors work here, as
  * resolve_prev() would at the next block: a call pushes ret; a return
  * pops the prediction, an indirect branch reads its BTB entry, and the
- * next block start checks it (dyn_check, with dyn's bias so it takes its
- * out-of-line path). Off, the next block's slow path resolves it all.
+ * next block start checks it (expect, with dyn's bias so it takes its
+ * out-of-line path). Off, the next block's slow path resolves it all. A
+ * return or indirect branch ends in dyn's bias either way: one tail.
  */
 static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t cls, uint64_t from,
 				uint64_t ret)
 {
-	struct tcg_label *off = tcg_e_label(e), *done = tcg_e_label(e);
+	struct tcg_label *off = tcg_e_label(e), *done = NULL;
 	uint64_t *btb = &j->pred.btb[from & (PMU_BTB_ENTRIES - 1)];
 	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e), B;
 
@@ -806,29 +809,28 @@ static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t
 		if (cls & BD_RET)
 			emit_ras_pop(j, e);
 		S = tcg_e_const(e, (uintptr_t)j);
-		t = tcg_e_temp(e);
 		if (!(cls & BD_RET)) {
+			t = tcg_e_temp(e);
 			B = tcg_e_const(e, (uintptr_t)btb);
 			tcg_e_ld64(e, t, B, 0);
 			tcg_e_st64(e, t, S, OFF(expect));
 			tcg_e_st64(e, B, S, OFF(miss_store));
 			tcg_e_free(e, B);
+			tcg_e_free(e, t);
 		} else {
 			B = tcg_e_const(e, (uintptr_t)&j->scratch);
 			tcg_e_st64(e, B, S, OFF(miss_store));
 			tcg_e_free(e, B);
 		}
-		B = tcg_e_const(e, 1);
-		tcg_e_st64(e, B, S, OFF(dyn_check));
-		tcg_e_free(e, B);
-		tcg_e_free(e, t);
 		tcg_e_free(e, S);
-		emit_dyn_exit(j, e);
+	} else {
+		done = tcg_e_label(e);
+		tcg_e_br(e, done);
 	}
-	tcg_e_br(e, done);
 	tcg_e_set_label(e, off);
 	emit_dyn_exit(j, e);
-	tcg_e_set_label(e, done);
+	if (done)
+		tcg_e_set_label(e, done);
 }
 
 /*
