@@ -638,24 +638,26 @@ static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc,
 	tcg_e_set_label(e, j->cur_slow);
 	if (rep_start)
 		emit_rep_continue(j, e, pc, call);
-	S = tcg_e_const(e, (uintptr_t)j);
-	t = tcg_e_temp(e);
-	tcg_e_ld64(e, t, S, OFF(expect));
-	tcg_e_br_if_ne(e, t, (int64_t)pc, call);
-	tcg_e_free(e, t);
-	tcg_e_free(e, S);
-	S = tcg_e_const(e, (uintptr_t)j);
-	t = tcg_e_const(e, (int64_t)EXPECT_NONE);
-	tcg_e_st64(e, t, S, OFF(expect));
-	tcg_e_free(e, t);
-	t = tcg_e_const(e, 0);
-	tcg_e_st64(e, t, S, OFF(dyn));
-	tcg_e_ld64(e, t, S, OFF(w));
-	tcg_e_addi(e, t, t, JIT_BIAS << HEAD_SHIFT);
-	tcg_e_st64(e, t, S, OFF(w));
-	tcg_e_br_if_nonneg(e, t, j->cur_back);
-	tcg_e_free(e, t);
-	tcg_e_free(e, S);
+	if (!tcg_e_has_exit_targets(e)) {     /* x86-64: no check is left to a block */
+		S = tcg_e_const(e, (uintptr_t)j);
+		t = tcg_e_temp(e);
+		tcg_e_ld64(e, t, S, OFF(expect));
+		tcg_e_br_if_ne(e, t, (int64_t)pc, call);
+		tcg_e_free(e, t);
+		tcg_e_free(e, S);
+		S = tcg_e_const(e, (uintptr_t)j);
+		t = tcg_e_const(e, (int64_t)EXPECT_NONE);
+		tcg_e_st64(e, t, S, OFF(expect));
+		tcg_e_free(e, t);
+		t = tcg_e_const(e, 0);
+		tcg_e_st64(e, t, S, OFF(dyn));
+		tcg_e_ld64(e, t, S, OFF(w));
+		tcg_e_addi(e, t, t, JIT_BIAS << HEAD_SHIFT);
+		tcg_e_st64(e, t, S, OFF(w));
+		tcg_e_br_if_nonneg(e, t, j->cur_back);
+		tcg_e_free(e, t);
+		tcg_e_free(e, S);
+	}
 
 	tcg_e_set_label(e, call);
 	tcg_e_call_hook(e, j->cur_uc, j->cur_hook, (uintptr_t)j->cur, JIT_SLOW_MARK, j->user);
@@ -764,11 +766,11 @@ static void emit_ras_push(struct jit_count *j, struct tcg_emit *e, uint64_t ret)
 }
 
 /* A return's pop, as resolve_prev's: top = (top - 8) mod (PMU_RAS_DEPTH *
- * 8); expect = ras[top / 8]. */
-static void emit_ras_pop(struct jit_count *j, struct tcg_emit *e)
+ * 8); the prediction ras[top / 8] in a new value (the caller frees it). */
+static tcg_val emit_ras_pop(struct jit_count *j, struct tcg_emit *e)
 {
 	tcg_val T = tcg_e_const(e, (uintptr_t)j->pred.ras_top), R = tcg_e_const(e, (uintptr_t)j->pred.ras);
-	tcg_val S = tcg_e_const(e, (uintptr_t)j), o = tcg_e_temp(e);
+	tcg_val o = tcg_e_temp(e);
 
 	tcg_e_ld64(e, o, T, 0);
 	tcg_e_addi(e, o, o, -8);
@@ -776,38 +778,95 @@ static void emit_ras_pop(struct jit_count *j, struct tcg_emit *e)
 	tcg_e_st64(e, o, T, 0);
 	tcg_e_add(e, R, R, o);
 	tcg_e_ld64(e, o, R, 0);
-	tcg_e_st64(e, o, S, OFF(expect));
-	tcg_e_free(e, o);
-	tcg_e_free(e, S);
 	tcg_e_free(e, R);
 	tcg_e_free(e, T);
+	return o;
+}
+
+/*
+ * A return's or indirect branch's prediction checked at its exit, where
+ * the translator has its target (tcg_e_exit_target), as resolve_prev()
+ * checks it at the next block: the prediction (a return's pop, an indirect
+ * branch's BTB entry) against the target; a mispredict teaches the BTB
+ * entry the target and takes miss_delta from w[0]. Nothing is left to the
+ * next block.
+ */
+static void emit_exit_check(struct jit_count *j, struct tcg_emit *e, uint8_t cls, uint64_t *btb,
+			    struct tcg_label *done)
+{
+	tcg_val p, x, S, B;
+
+	if (cls & BD_RET) {
+		p = emit_ras_pop(j, e);
+	} else {
+		B = tcg_e_const(e, (uintptr_t)btb);
+		p = tcg_e_temp(e);
+		tcg_e_ld64(e, p, B, 0);
+		tcg_e_free(e, B);
+	}
+	(void)tcg_e_exit_target(e, &x);
+	tcg_e_br_if_eq(e, x, p, done);
+	tcg_e_free(e, x);
+	tcg_e_free(e, p);
+	if (!(cls & BD_RET)) {
+		(void)tcg_e_exit_target(e, &x);
+		B = tcg_e_const(e, (uintptr_t)btb);
+		tcg_e_st64(e, x, B, 0);
+		tcg_e_free(e, B);
+		tcg_e_free(e, x);
+	}
+	S = tcg_e_const(e, (uintptr_t)j);
+	x = tcg_e_temp(e);
+	p = tcg_e_temp(e);
+	tcg_e_ld64(e, x, S, OFF(w));
+	tcg_e_ld64(e, p, S, OFF(miss_delta));
+	tcg_e_sub(e, x, x, p);
+	tcg_e_st64(e, x, S, OFF(w));
+	tcg_e_free(e, p);
+	tcg_e_free(e, x);
+	tcg_e_free(e, S);
+	tcg_e_br(e, done);
 }
 
 /*
  * A call, return or indirect branch (cls) at from, ret the address after
  * it. With the inline tables on (on), its predictors work here, as
  * resolve_prev() would at the next block: a call pushes ret; a return
- * pops the prediction, an indirect branch reads its BTB entry, and the
- * next block start checks it (expect, with dyn's bias so it takes its
- * out-of-line path). Off, the next block's slow path resolves it all. A
- * return or indirect branch ends in dyn's bias either way: one tail.
+ * pops the prediction, an indirect branch reads its BTB entry, and where
+ * the translator gives the target, the check is made here
+ * (emit_exit_check); elsewhere the next block start checks it (expect,
+ * with dyn's bias so it takes its out-of-line path). Off, or with no
+ * target where others have them (x86-64: every check is at an exit), the
+ * next block's slow path resolves it all (dyn's bias).
  */
 static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t cls, uint64_t from,
 				uint64_t ret)
 {
-	struct tcg_label *off = tcg_e_label(e), *done = NULL;
+	struct tcg_label *off, *done = NULL;
 	uint64_t *btb = &j->pred.btb[from & (PMU_BTB_ENTRIES - 1)];
-	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e), B;
+	bool dynamic = cls & (BD_RET | BD_INDIRECT), at_exit = false;
+	tcg_val S, t, B;
 
+	if (dynamic && tcg_e_has_exit_targets(e)) {
+		if (!tcg_e_exit_target(e, NULL)) {
+			emit_dyn_exit(j, e);     /* all of it for the slow path */
+			return;
+		}
+		at_exit = true;
+	}
+	off = tcg_e_label(e);
+	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_temp(e);
 	tcg_e_ld64(e, t, S, OFF(on));
 	tcg_e_br_if_ne(e, t, 1, off);
 	tcg_e_free(e, t);
 	tcg_e_free(e, S);
 	if (cls & BD_CALL)
 		emit_ras_push(j, e, ret);
-	if (cls & (BD_RET | BD_INDIRECT)) {
-		if (cls & BD_RET)
-			emit_ras_pop(j, e);
+	if (at_exit) {
+		done = tcg_e_label(e);
+		emit_exit_check(j, e, cls, btb, done);
+	} else if (cls & (BD_RET | BD_INDIRECT)) {
 		S = tcg_e_const(e, (uintptr_t)j);
 		if (!(cls & BD_RET)) {
 			t = tcg_e_temp(e);
@@ -818,12 +877,15 @@ static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t
 			tcg_e_free(e, B);
 			tcg_e_free(e, t);
 		} else {
+			t = emit_ras_pop(j, e);
+			tcg_e_st64(e, t, S, OFF(expect));
+			tcg_e_free(e, t);
 			B = tcg_e_const(e, (uintptr_t)&j->scratch);
 			tcg_e_st64(e, B, S, OFF(miss_store));
 			tcg_e_free(e, B);
 		}
 		tcg_e_free(e, S);
-	} else {
+	} else if (!dynamic) {
 		done = tcg_e_label(e);
 		tcg_e_br(e, done);
 	}
