@@ -152,7 +152,12 @@ static unsigned schedule_insn(const struct bd_cache *bc, struct schedule *s, con
 	return s->end - prev;
 }
 
-struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
+/*
+ * The decode of [addr, addr+size), or with last (not UINT64_MAX) of the
+ * instructions from addr through the one that starts at last, size then a
+ * bound on where it ends: NULL when they do not decode up to it exactly.
+ */
+static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, uint64_t last)
 {
 	csh cs = bc->cs;
 	struct schedule sched = { 0 };
@@ -173,6 +178,10 @@ struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
 		struct bd_insn *bi = &b->ins[b->n];
 
 		if (!cs_disasm_iter(cs, &code, &left, &pc, in)) {
+			if (last != UINT64_MAX) {
+				free(b);
+				return NULL;
+			}
 			/* undecodable tail: one instruction of no class */
 			bi->off = (uint16_t)(at - addr);
 			bi->len = (uint8_t)left;
@@ -189,9 +198,21 @@ struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
 		assert(uops <= UINT8_MAX && lat <= UINT8_MAX);
 		bi->uops = (uint8_t)uops;
 		bi->cycles = (uint8_t)lat;
-		if ((bi->cls & BD_COND) && left == 0)
+		if ((bi->cls & BD_COND) && (last == UINT64_MAX ? left == 0 : at == last))
 			b->cond_target = bc->arch->cond_target(in);
 		b->n++;
+		if (last != UINT64_MAX && at >= last) {
+			if (at != last) {
+				free(b);
+				return NULL;
+			}
+			b->size = (uint32_t)(pc - addr);
+			break;
+		}
+	}
+	if (last != UINT64_MAX && (!b->n || b->ins[b->n - 1].off != last - addr)) {
+		free(b);
+		return NULL;
 	}
 	if (b->n) {
 		b->last_cls = b->ins[b->n - 1].cls;
@@ -219,6 +240,11 @@ struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
 	return b;
 }
 
+struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
+{
+	return decode(bc, addr, size, UINT64_MAX);
+}
+
 static int bd_grow(struct bd_cache *bc)
 {
 	size_t ncap = (bc->mask + 1) * 2;
@@ -243,7 +269,7 @@ static int bd_grow(struct bd_cache *bc)
 	return 0;
 }
 
-const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size)
+static struct bdesc *bd_find(const struct bd_cache *bc, uint64_t addr, uint32_t size)
 {
 	size_t i = bd_hash(addr, size) & bc->mask;
 	struct bdesc *b;
@@ -253,21 +279,63 @@ const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size)
 			return b;
 		i = (i + 1) & bc->mask;
 	}
-	b = bd_decode(bc, addr, size);
-	if (!b)
-		return NULL;
+	return NULL;
+}
+
+/* Puts decode b into the cache (not there yet); NULL (b freed) when the
+ * table cannot grow. */
+static const struct bdesc *bd_insert(struct bd_cache *bc, struct bdesc *b)
+{
+	size_t i;
+
 	if ((bc->used + 1) * 2 > bc->mask + 1) {
 		if (bd_grow(bc)) {
 			free(b);
 			return NULL;
 		}
-		i = bd_hash(addr, size) & bc->mask;
-		while (bc->e[i])
-			i = (i + 1) & bc->mask;
 	}
+	i = bd_hash(b->addr, b->size) & bc->mask;
+	while (bc->e[i])
+		i = (i + 1) & bc->mask;
 	bc->e[i] = b;
 	bc->used++;
 	return b;
+}
+
+const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size)
+{
+	struct bdesc *b = bd_find(bc, addr, size);
+
+	if (b)
+		return b;
+	b = bd_decode(bc, addr, size);
+	return b ? bd_insert(bc, b) : NULL;
+}
+
+/*
+ * The instruction bytes read stop at the end of last's page unless its
+ * instruction needs more (then it crosses into the next page, which the
+ * translator fetched), as bd_class_at's.
+ */
+const struct bdesc *bd_get_through(struct bd_cache *bc, uint64_t addr, uint64_t last)
+{
+	uint64_t page_end = (last | 4095) + 1;
+	struct bdesc *b, *old;
+
+	if (last < addr || last - addr > UINT16_MAX)
+		return NULL;
+	b = decode(bc, addr, (uint32_t)(page_end - addr < last - addr + 15 ? page_end - addr : last - addr + 15),
+		   last);
+	if (!b && page_end - last < 15)
+		b = decode(bc, addr, (uint32_t)(last - addr + 15), last);
+	if (!b)
+		return NULL;
+	old = bd_find(bc, addr, b->size);
+	if (old) {
+		free(b);
+		return old;
+	}
+	return bd_insert(bc, b);
 }
 
 /* Open addressing: removing entries means rebuilding the table. */

@@ -92,7 +92,9 @@ struct jit_count {
 	} cur_jcc[2];
 	unsigned cur_njcc;
 	uint64_t cur_exit_pc;        /* the instruction of the last exit seen, */
-	unsigned cur_exit_n;         /* and how many it has had */
+	unsigned cur_exit_n;         /* how many it has had, */
+	unsigned cur_exit_len;       /* its length and class */
+	uint8_t cur_exit_cls;
 	struct jit_predictors pred;
 	struct bd_cache *bc;
 	void *user;
@@ -913,13 +915,26 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 {
 	struct jit_count *j = opaque;
 	unsigned len, nth = j->cur_exit_pc == insn_pc ? j->cur_exit_n : 0;
+	const struct bdesc *b;
 	uint8_t cls;
 
 	if (!j->cur)
 		return;
 	j->cur_exit_pc = insn_pc;
 	j->cur_exit_n = nth + 1;
-	cls = bd_class_at(j->bc, insn_pc, &len);
+	if (nth) {           /* another exit of the same instruction */
+		cls = j->cur_exit_cls;
+		len = j->cur_exit_len;
+	} else if ((b = bd_get_through(j->bc, tcg_e_block_pc(e), insn_pc))) {
+		/* the block decoded through this instruction (block_done
+		 * finds it cached): each instruction decoded once */
+		cls = b->ins[b->n - 1].cls;
+		len = b->ins[b->n - 1].len;
+	} else {
+		cls = bd_class_at(j->bc, insn_pc, &len);
+	}
+	j->cur_exit_cls = cls;
+	j->cur_exit_len = len;
 	if (cls & BD_REP) {
 		if (kind != TCG_EXIT_DIRECT || idx == 0) {
 			tcg_val S = tcg_e_const(e, (uintptr_t)j), P = tcg_e_const(e, insn_pc);

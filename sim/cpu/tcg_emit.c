@@ -97,6 +97,8 @@ struct emit_thread {
 	struct tcg_label *exitreq;   /* the block's exit-request label */
 	uint64_t insn_pc;
 	bool in_insn;
+	uint64_t block_pc;       /* the first instruction's address */
+	bool first_pending;      /* block_start was seen, not yet its first insn */
 	/* the instruction's last store of a 64-bit word into the CPU state
 	 * (st_i64), once the probe knows the PC's offset: of the PC only */
 	bool st_seen;
@@ -205,6 +207,7 @@ static void brcondi_i32(const struct tcg_arch *a, struct tcg_emit *s, int cond, 
 		tl.start_pending = false;
 		tl.exitreq = l;
 		tl.arch = a;
+		tl.first_pending = true;
 		tl.o->block_start(tl.opaque, s, tl.uc, tl.hook);
 	}
 }
@@ -217,6 +220,10 @@ static void insn_start(uint64_t pc)
 		tl.insn_pc = pc;
 		tl.in_insn = true;
 		tl.st_seen = false;
+		if (tl.first_pending) {
+			tl.block_pc = pc;
+			tl.first_pending = false;
+		}
 	}
 }
 
@@ -543,6 +550,12 @@ void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v)
 void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val a, tcg_val b, struct tcg_label *l)
 {
 	tl.arch->brcond_i64(e, TCG_COND_EQ, a, b, l);
+}
+
+uint64_t tcg_e_block_pc(struct tcg_emit *e)
+{
+	(void)e;
+	return tl.block_pc;
 }
 
 bool tcg_e_has_exit_targets(struct tcg_emit *e)

@@ -112,6 +112,8 @@ void tcg_e_br_if_ne(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label
 /* if (v != 0) leave the block through its exit-request exit (PC back at
  * the block's start: nothing of it ran). For code emitted at block start. */
 void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v);
+/* At a block exit: the guest address of the block's first instruction. */
+uint64_t tcg_e_block_pc(struct tcg_emit *e);
 /* Whether the copy translating now gives the targets of its computed
  * exits (tcg_e_exit_target): x86-64's, when the probe found where. */
 bool tcg_e_has_exit_targets(struct tcg_emit *e);
