@@ -523,10 +523,13 @@ void jit_count_force_next(struct jit_count *j)
  *   w[0] -= slot->k[0]; w[1] += slot->k[1]; w[2] += slot->k[2] (the words
  *   with fields);  if (w[0] < 0) goto slow;  back:
  * and after the block's end (on_block_done), out of the straight path:
- *   slow: if a return or indirect branch left to this block (expect,
- *   with dyn's bias): resolve it (emit_slow_call); if (w[0] >= 0) goto back;
- *   call the slow path (hook_block with JIT_SLOW_MARK); leave by the exit
- *   request if it said so (jit_count_abort_block); goto back.
+ *   slow: (AArch64) if a return or indirect branch left its check to this
+ *   block (expect, with dyn's bias) and it predicted this block: clear it,
+ *   take the bias back, and if (w[0] >= 0) goto back (emit_slow_call);
+ *   call the slow path (hook_block with JIT_SLOW_MARK; it resolves a
+ *   mispredicted check first); leave by the exit request if it said so
+ *   (jit_count_abort_block); goto back. x86-64 checks returns and indirect
+ *   branches at their exits (emit_exit_check): its blocks carry no check.
  */
 static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hook)
 {

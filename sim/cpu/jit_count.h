@@ -7,7 +7,11 @@
  * memory events), each block instead adds its statically known counts to
  * per-vCPU accumulators with a few inline TCG ops (tcg_emit.h), and the
  * conditional branch that ends it updates the bimodal predictor and the
- * mispredict penalty inline on each of its two exits. The call into C (the
+ * mispredict penalty inline on each of its two exits; a call pushes the
+ * return stack, a return or an indirect branch reads its prediction and
+ * is checked against its target inline: at its exit where the translator
+ * has the target (x86-64), else at the next block's start (AArch64). The
+ * call into C (the
  * "slow path", pmu_on_jit_block) happens only when
  *  - the cycles left before the next timer or the end of a slice run out
  *    (head < 0): the accumulators then become one batch report, exactly
