@@ -794,7 +794,8 @@ static tcg_val emit_ras_pop(struct jit_count *j, struct tcg_emit *e)
  * checks it at the next block: the prediction (a return's pop, an indirect
  * branch's BTB entry) against the target; a mispredict teaches the BTB
  * entry the target and takes miss_delta from w[0]. Nothing is left to the
- * next block.
+ * next block. A hit branches to done, a miss falls through to it (the
+ * caller sets it next).
  */
 static void emit_exit_check(struct jit_count *j, struct tcg_emit *e, uint8_t cls, uint64_t *btb,
 			    struct tcg_label *done)
@@ -830,7 +831,6 @@ static void emit_exit_check(struct jit_count *j, struct tcg_emit *e, uint8_t cls
 	tcg_e_free(e, p);
 	tcg_e_free(e, x);
 	tcg_e_free(e, S);
-	tcg_e_br(e, done);
 }
 
 /*
@@ -840,14 +840,16 @@ static void emit_exit_check(struct jit_count *j, struct tcg_emit *e, uint8_t cls
  * pops the prediction, an indirect branch reads its BTB entry, and where
  * the translator gives the target, the check is made here
  * (emit_exit_check); elsewhere the next block start checks it (expect,
- * with dyn's bias so it takes its out-of-line path). Off, or with no
- * target where others have them (x86-64: every check is at an exit), the
- * next block's slow path resolves it all (dyn's bias).
+ * with dyn's bias so it takes its out-of-line path). Off, nothing: every
+ * block then takes the slow path, and C, seeing the exit ran off
+ * (jit_count_enter's was_on), resolves the branch from pv->prev. Where
+ * others have targets and this one has none (x86-64: every check is at an
+ * exit), it is all the next block's slow path's (dyn's bias).
  */
 static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t cls, uint64_t from,
 				uint64_t ret)
 {
-	struct tcg_label *off, *done = NULL;
+	struct tcg_label *off;
 	uint64_t *btb = &j->pred.btb[from & (PMU_BTB_ENTRIES - 1)];
 	bool dynamic = cls & (BD_RET | BD_INDIRECT), at_exit = false;
 	tcg_val S, t, B;
@@ -869,9 +871,8 @@ static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t
 	if (cls & BD_CALL)
 		emit_ras_push(j, e, ret);
 	if (at_exit) {
-		done = tcg_e_label(e);
-		emit_exit_check(j, e, cls, btb, done);
-	} else if (cls & (BD_RET | BD_INDIRECT)) {
+		emit_exit_check(j, e, cls, btb, off);
+	} else if (dynamic) {
 		S = tcg_e_const(e, (uintptr_t)j);
 		if (!(cls & BD_RET)) {
 			t = tcg_e_temp(e);
@@ -890,14 +891,9 @@ static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t
 			tcg_e_free(e, B);
 		}
 		tcg_e_free(e, S);
-	} else if (!dynamic) {
-		done = tcg_e_label(e);
-		tcg_e_br(e, done);
+		emit_dyn_exit(j, e);
 	}
 	tcg_e_set_label(e, off);
-	emit_dyn_exit(j, e);
-	if (done)
-		tcg_e_set_label(e, done);
 }
 
 /*
