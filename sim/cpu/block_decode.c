@@ -21,6 +21,13 @@ struct bd_cache {
 	const struct pmu_pipeline *pipe;
 	unsigned load_latency;
 	uint8_t *reg_key;             /* capstone register -> key (BD_REG_KEYS) */
+	cs_insn *in;                  /* the decodes' instruction (cs_malloc'd once) */
+	/* bd_class_at's last answer: a translator asks for the instruction
+	 * of each of a block's exits (a Jcc has two) */
+	uint64_t class_addr;
+	unsigned class_len;
+	uint8_t class_cls;
+	bool class_valid;
 };
 
 const struct cpu_arch *bd_cache_arch(const struct bd_cache *bc)
@@ -53,6 +60,11 @@ struct bd_cache *bd_cache_new(const struct cpu_arch *arch, const struct pmu_pipe
 	if (cs_open(arch->cs_arch, arch->cs_mode, &bc->cs) != CS_ERR_OK)
 		goto err_free;
 	cs_option(bc->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	bc->in = cs_malloc(bc->cs);
+	if (!bc->in) {
+		cs_close(&bc->cs);
+		goto err_free;
+	}
 	for (unsigned r = 1; r < arch->cs_reg_count; r++) {
 		const char *n = cs_reg_name(bc->cs, r);
 
@@ -73,6 +85,7 @@ void bd_cache_free(struct bd_cache *bc)
 		return;
 	for (size_t i = 0; i <= bc->mask; i++)
 		free(bc->e[i]);
+	cs_free(bc->in, 1);
 	cs_close(&bc->cs);
 	free(bc->reg_key);
 	free(bc->e);
@@ -139,7 +152,12 @@ static unsigned schedule_insn(const struct bd_cache *bc, struct schedule *s, con
 	return s->end - prev;
 }
 
-struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
+/*
+ * The decode of [addr, addr+size), or with last (not UINT64_MAX) of the
+ * instructions from addr through the one that starts at last, size then a
+ * bound on where it ends: NULL when they do not decode up to it exactly.
+ */
+static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, uint64_t last)
 {
 	csh cs = bc->cs;
 	struct schedule sched = { 0 };
@@ -149,22 +167,21 @@ struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
 	uint64_t pc = addr;
 	unsigned cap = size ? size : 1;    /* at most one instruction per byte */
 	struct bdesc *b = calloc(1, sizeof(*b) + cap * sizeof(struct bd_insn));
-	cs_insn *in;
+	cs_insn *in = bc->in;
 
 	if (!b)
 		return NULL;
 	b->addr = addr;
 	b->size = size;
-	in = cs_malloc(cs);
-	if (!in) {
-		free(b);
-		return NULL;
-	}
 	while (left) {
 		uint64_t at = pc;
 		struct bd_insn *bi = &b->ins[b->n];
 
 		if (!cs_disasm_iter(cs, &code, &left, &pc, in)) {
+			if (last != UINT64_MAX) {
+				free(b);
+				return NULL;
+			}
 			/* undecodable tail: one instruction of no class */
 			bi->off = (uint16_t)(at - addr);
 			bi->len = (uint8_t)left;
@@ -181,11 +198,22 @@ struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
 		assert(uops <= UINT8_MAX && lat <= UINT8_MAX);
 		bi->uops = (uint8_t)uops;
 		bi->cycles = (uint8_t)lat;
-		if ((bi->cls & BD_COND) && left == 0)
+		if ((bi->cls & BD_COND) && (last == UINT64_MAX ? left == 0 : at == last))
 			b->cond_target = bc->arch->cond_target(in);
 		b->n++;
+		if (last != UINT64_MAX && at >= last) {
+			if (at != last) {
+				free(b);
+				return NULL;
+			}
+			b->size = (uint32_t)(pc - addr);
+			break;
+		}
 	}
-	cs_free(in, 1);
+	if (last != UINT64_MAX && (!b->n || b->ins[b->n - 1].off != last - addr)) {
+		free(b);
+		return NULL;
+	}
 	if (b->n) {
 		b->last_cls = b->ins[b->n - 1].cls;
 		b->last_off = b->ins[b->n - 1].off;
@@ -212,6 +240,11 @@ struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
 	return b;
 }
 
+struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
+{
+	return decode(bc, addr, size, UINT64_MAX);
+}
+
 static int bd_grow(struct bd_cache *bc)
 {
 	size_t ncap = (bc->mask + 1) * 2;
@@ -236,7 +269,7 @@ static int bd_grow(struct bd_cache *bc)
 	return 0;
 }
 
-const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size)
+static struct bdesc *bd_find(const struct bd_cache *bc, uint64_t addr, uint32_t size)
 {
 	size_t i = bd_hash(addr, size) & bc->mask;
 	struct bdesc *b;
@@ -246,27 +279,72 @@ const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size)
 			return b;
 		i = (i + 1) & bc->mask;
 	}
-	b = bd_decode(bc, addr, size);
-	if (!b)
-		return NULL;
+	return NULL;
+}
+
+/* Puts decode b into the cache (not there yet); NULL (b freed) when the
+ * table cannot grow. */
+static const struct bdesc *bd_insert(struct bd_cache *bc, struct bdesc *b)
+{
+	size_t i;
+
 	if ((bc->used + 1) * 2 > bc->mask + 1) {
 		if (bd_grow(bc)) {
 			free(b);
 			return NULL;
 		}
-		i = bd_hash(addr, size) & bc->mask;
-		while (bc->e[i])
-			i = (i + 1) & bc->mask;
 	}
+	i = bd_hash(b->addr, b->size) & bc->mask;
+	while (bc->e[i])
+		i = (i + 1) & bc->mask;
 	bc->e[i] = b;
 	bc->used++;
 	return b;
+}
+
+const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size)
+{
+	struct bdesc *b = bd_find(bc, addr, size);
+
+	if (b)
+		return b;
+	b = bd_decode(bc, addr, size);
+	return b ? bd_insert(bc, b) : NULL;
+}
+
+/*
+ * The instruction bytes read stop at the end of last's page unless its
+ * instruction needs more (then it crosses into the next page, which the
+ * translator fetched), as bd_class_at's.
+ */
+const struct bdesc *bd_get_through(struct bd_cache *bc, uint64_t addr, uint64_t last)
+{
+	uint64_t page_end = (last | 4095) + 1;
+	struct bdesc *b, *old;
+
+	if (last < addr || last - addr > UINT16_MAX)
+		return NULL;
+	b = decode(bc, addr, (uint32_t)(page_end - addr < last - addr + 15 ? page_end - addr : last - addr + 15),
+		   last);
+	if (!b && page_end - last < 15)
+		b = decode(bc, addr, (uint32_t)(last - addr + 15), last);
+	if (!b)
+		return NULL;
+	old = bd_find(bc, addr, b->size);
+	if (old) {
+		free(b);
+		return old;
+	}
+	return bd_insert(bc, b);
 }
 
 /* Open addressing: removing entries means rebuilding the table. */
 void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end)
 {
 	bool any = false;
+
+	if (bc->class_valid && bc->class_addr < end && bc->class_addr + 15 > start)
+		bc->class_valid = false;
 
 	for (size_t i = 0; i <= bc->mask; i++) {
 		struct bdesc *b = bc->e[i];
@@ -313,11 +391,13 @@ uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr, unsigned *len)
 	const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
 	uint64_t pc = addr;
 	struct bd_insn bi = { 0 };
-	cs_insn *in = cs_malloc(bc->cs);
+	cs_insn *in = bc->in;
 
+	if (bc->class_valid && bc->class_addr == addr) {
+		*len = bc->class_len;
+		return bc->class_cls;
+	}
 	*len = 0;
-	if (!in)
-		return 0;
 	if (!cs_disasm_iter(bc->cs, &code, &left, &pc, in) && in_page < 15) {
 		code = (const uint8_t *)(uintptr_t)addr;
 		left = 15;
@@ -330,6 +410,9 @@ uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr, unsigned *len)
 	bc->arch->classify(in, &bi);
 	*len = (unsigned)(pc - addr);
 out:
-	cs_free(in, 1);
+	bc->class_addr = addr;
+	bc->class_len = *len;
+	bc->class_cls = bi.cls;
+	bc->class_valid = true;
 	return bi.cls;
 }

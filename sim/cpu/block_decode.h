@@ -106,6 +106,11 @@ void bd_cache_free(struct bd_cache *bc);
 /* The decode of [addr, addr+size) (host readable), cached; NULL on
  * allocation failure. */
 const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size);
+/* The decode of the block at addr whose last instruction starts at last
+ * (host readable: a translated block), cached as bd_get's under the size
+ * it ends with; NULL when the instructions from addr do not decode up to
+ * last exactly (or on allocation failure). */
+const struct bdesc *bd_get_through(struct bd_cache *bc, uint64_t addr, uint64_t last);
 /* Decodes without the cache's table (tests); free() the result. */
 struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size);
 /* The class bits of the single instruction at addr (host readable; a

@@ -43,6 +43,8 @@
 #define JIT_BIAS   (INT64_C(1) << 18)
 #define JIT_OFF    (-(INT64_C(1) << 18))
 #define SLOTS_PER_CHUNK 1024
+/* No block starts there (not a canonical address, nor odd for AArch64). */
+#define EXPECT_NONE (UINT64_C(1) << 63 | 1)
 
 struct slot_chunk {
 	struct slot_chunk *next;
@@ -65,8 +67,9 @@ struct jit_count {
 	const struct jit_slot *dyn;  /* a block whose branch the next block resolves */
 	uint64_t abort;              /* the slow path's block leaves before it runs */
 	uint64_t on;                 /* 1: the inline tables are on (the exits read it) */
-	uint64_t dyn_check;          /* 1: the next block compares its address ... */
-	uint64_t expect;             /* ... with this predicted target; */
+	uint64_t expect;             /* the next block compares its address with
+				      * this predicted target (EXPECT_NONE: no
+				      * check is pending); */
 	uint64_t *miss_store;        /* a mispredict stores it here (BTB entry) */
 	int64_t miss_delta;          /* and takes this from w[0] */
 	uint64_t scratch;            /* a return's miss_store */
@@ -94,7 +97,9 @@ struct jit_count {
 	} cur_jcc[2];
 	unsigned cur_njcc;
 	uint64_t cur_exit_pc;        /* the instruction of the last exit seen, */
-	unsigned cur_exit_n;         /* and how many it has had */
+	unsigned cur_exit_n;         /* how many it has had, */
+	unsigned cur_exit_len;       /* its length and class */
+	uint8_t cur_exit_cls;
 	struct jit_predictors pred;
 	struct bd_cache *bc;
 	void *user;
@@ -238,6 +243,7 @@ struct jit_count *jit_count_new(const struct jit_predictors *p, struct bd_cache 
 		return NULL;
 	j->pred = *p;
 	j->miss_store = &j->scratch;
+	j->expect = EXPECT_NONE;
 	j->bc = bc;
 	j->user = engine_user;
 	for (unsigned i = 0; i < JIT_NR_SRC; i++)
@@ -427,6 +433,22 @@ bool jit_count_covers(const struct jit_count *j, uint64_t src_mask)
 
 /* ---- the slow path's steps ----------------------------------------------------- */
 
+bool jit_count_check_pending(struct jit_count *j, const struct jit_slot *s)
+{
+	if (j->expect == EXPECT_NONE)
+		return false;
+	/* emit_slow_call's check, its mispredict: the BTB entry (or a
+	 * return's scratch word) learns the target, w[0] loses miss_delta */
+	j->dyn = NULL;
+	if (j->expect != s->pc) {
+		*j->miss_store = s->pc;
+		j->w[0] -= j->miss_delta;
+	}
+	j->expect = EXPECT_NONE;
+	j->w[0] += JIT_BIAS << HEAD_SHIFT;
+	return j->w[0] >= 0;
+}
+
 const struct jit_slot *jit_count_enter(struct jit_count *j, const struct jit_slot *s,
 				       bool *was_on)
 {
@@ -582,10 +604,13 @@ static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_s
  *   w[0] -= slot->k[0]; w[1] += slot->k[1]; w[2] += slot->k[2] (the words
  *   with fields);  if (w[0] < 0) goto slow;  back:
  * and after the block's end (on_block_done), out of the straight path:
- *   slow: if a return or indirect branch left to this block (dyn_check,
- *   with dyn's bias): resolve it (emit_slow_call); if (w[0] >= 0) goto back;
- *   call the slow path (hook_block with JIT_SLOW_MARK); leave by the exit
- *   request if it said so (jit_count_abort_block); goto back.
+ *   slow: (AArch64) if a return or indirect branch left its check to this
+ *   block (expect, with dyn's bias) and it predicted this block: clear it,
+ *   take the bias back, and if (w[0] >= 0) goto back (emit_slow_call);
+ *   call the slow path (hook_block with JIT_SLOW_MARK; it resolves a
+ *   mispredicted check first); leave by the exit request if it said so
+ *   (jit_count_abort_block); goto back. x86-64 checks returns and indirect
+ *   branches at their exits (emit_exit_check): its blocks carry no check.
  */
 static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hook)
 {
@@ -682,53 +707,40 @@ static void emit_rep_continue(struct jit_count *j, struct tcg_emit *e, uint64_t 
 /*
  * The slow path of the block at pc being finished, after its end. First
  * the check a return or an indirect branch left to it (emit_predicted_exit),
- * as resolve_prev() does it: a mispredict when pc is not the predicted
- * target (expect); then the BTB entry (miss_store) learns pc, w[0] loses
- * miss_delta. dyn's bias goes back; the call follows only if the head is
- * still negative (a limit, or the force of a slot).
+ * as resolve_prev() does it: when pc is the predicted target (expect),
+ * expect and dyn clear, dyn's bias goes back, and the block runs on
+ * unless the head is still negative (a limit, or the force of a slot). A
+ * mispredict, and everything else, is the call's: the C slow path resolves
+ * a pending check first (jit_count_check_pending), as it was done here.
  */
 static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc, bool rep_start)
 {
-	struct tcg_label *call = tcg_e_label(e), *miss = tcg_e_label(e), *hit = tcg_e_label(e);
-	tcg_val S, t, x;
+	struct tcg_label *call = tcg_e_label(e);
+	tcg_val S, t;
 
 	tcg_e_set_label(e, j->cur_slow);
 	if (rep_start)
 		emit_rep_continue(j, e, pc, call);
-	S = tcg_e_const(e, (uintptr_t)j);
-	t = tcg_e_temp(e);
-	tcg_e_ld64(e, t, S, OFF(dyn_check));
-	tcg_e_br_if_ne(e, t, 1, call);
-	tcg_e_free(e, t);
-	tcg_e_free(e, S);
-	S = tcg_e_const(e, (uintptr_t)j);
-	t = tcg_e_const(e, 0);
-	x = tcg_e_temp(e);
-	tcg_e_st64(e, t, S, OFF(dyn_check));
-	tcg_e_st64(e, t, S, OFF(dyn));
-	tcg_e_ld64(e, x, S, OFF(expect));
-	tcg_e_br_if_ne(e, x, (int64_t)pc, miss);
-	tcg_e_br(e, hit);
-	tcg_e_free(e, x);
-	tcg_e_free(e, t);
-	tcg_e_free(e, S);
-
-	tcg_e_set_label(e, miss);
-	S = tcg_e_const(e, (uintptr_t)j);
-	t = tcg_e_temp(e);
-	x = tcg_e_const(e, pc);
-	tcg_e_ld64(e, t, S, OFF(miss_store));
-	tcg_e_st64(e, x, t, 0);
-	tcg_e_ld64(e, t, S, OFF(w));
-	tcg_e_ld64(e, x, S, OFF(miss_delta));
-	tcg_e_sub(e, t, t, x);
-	tcg_e_st64(e, t, S, OFF(w));
-	tcg_e_free(e, x);
-	tcg_e_free(e, t);
-	tcg_e_free(e, S);
-
-	tcg_e_set_label(e, hit);
-	emit_w0_addi(j, e, JIT_BIAS << HEAD_SHIFT, j->cur_back);
+	if (!tcg_e_has_exit_targets(e)) {     /* x86-64: no check is left to a block */
+		S = tcg_e_const(e, (uintptr_t)j);
+		t = tcg_e_temp(e);
+		tcg_e_ld64(e, t, S, OFF(expect));
+		tcg_e_br_if_ne(e, t, (int64_t)pc, call);
+		tcg_e_free(e, t);
+		tcg_e_free(e, S);
+		S = tcg_e_const(e, (uintptr_t)j);
+		t = tcg_e_const(e, (int64_t)EXPECT_NONE);
+		tcg_e_st64(e, t, S, OFF(expect));
+		tcg_e_free(e, t);
+		t = tcg_e_const(e, 0);
+		tcg_e_st64(e, t, S, OFF(dyn));
+		tcg_e_ld64(e, t, S, OFF(w));
+		tcg_e_addi(e, t, t, JIT_BIAS << HEAD_SHIFT);
+		tcg_e_st64(e, t, S, OFF(w));
+		tcg_e_br_if_nonneg(e, t, j->cur_back);
+		tcg_e_free(e, t);
+		tcg_e_free(e, S);
+	}
 
 	tcg_e_set_label(e, call);
 	tcg_e_call_hook(e, j->cur_uc, j->cur_hook, (uintptr_t)j->cur, JIT_SLOW_MARK, j->user);
@@ -810,9 +822,11 @@ static void emit_dyn_exit(struct jit_count *j, struct tcg_emit *e)
 	tcg_val S = tcg_e_const(e, (uintptr_t)j), B = tcg_e_const(e, (uintptr_t)j->cur);
 
 	tcg_e_st64(e, B, S, OFF(dyn));
+	tcg_e_ld64(e, B, S, OFF(w));
+	tcg_e_addi(e, B, B, -(JIT_BIAS << HEAD_SHIFT));
+	tcg_e_st64(e, B, S, OFF(w));
 	tcg_e_free(e, B);
 	tcg_e_free(e, S);
-	emit_w0_addi(j, e, -(JIT_BIAS << HEAD_SHIFT), NULL);
 }
 
 /* A call's return-stack push, as resolve_prev's: ras[top / 8] = ret;
@@ -835,11 +849,11 @@ static void emit_ras_push(struct jit_count *j, struct tcg_emit *e, uint64_t ret)
 }
 
 /* A return's pop, as resolve_prev's: top = (top - 8) mod (PMU_RAS_DEPTH *
- * 8); expect = ras[top / 8]. */
-static void emit_ras_pop(struct jit_count *j, struct tcg_emit *e)
+ * 8); the prediction ras[top / 8] in a new value (the caller frees it). */
+static tcg_val emit_ras_pop(struct jit_count *j, struct tcg_emit *e)
 {
 	tcg_val T = tcg_e_const(e, (uintptr_t)j->pred.ras_top), R = tcg_e_const(e, (uintptr_t)j->pred.ras);
-	tcg_val S = tcg_e_const(e, (uintptr_t)j), o = tcg_e_temp(e);
+	tcg_val o = tcg_e_temp(e);
 
 	tcg_e_ld64(e, o, T, 0);
 	tcg_e_addi(e, o, o, -8);
@@ -847,61 +861,117 @@ static void emit_ras_pop(struct jit_count *j, struct tcg_emit *e)
 	tcg_e_st64(e, o, T, 0);
 	tcg_e_add(e, R, R, o);
 	tcg_e_ld64(e, o, R, 0);
-	tcg_e_st64(e, o, S, OFF(expect));
-	tcg_e_free(e, o);
-	tcg_e_free(e, S);
 	tcg_e_free(e, R);
 	tcg_e_free(e, T);
+	return o;
+}
+
+/*
+ * A return's or indirect branch's prediction checked at its exit, where
+ * the translator has its target (tcg_e_exit_target), as resolve_prev()
+ * checks it at the next block: the prediction (a return's pop, an indirect
+ * branch's BTB entry) against the target; a mispredict teaches the BTB
+ * entry the target and takes miss_delta from w[0]. Nothing is left to the
+ * next block. A hit branches to done, a miss falls through to it (the
+ * caller sets it next).
+ */
+static void emit_exit_check(struct jit_count *j, struct tcg_emit *e, uint8_t cls, uint64_t *btb,
+			    struct tcg_label *done)
+{
+	tcg_val p, x, S, B;
+
+	if (cls & BD_RET) {
+		p = emit_ras_pop(j, e);
+	} else {
+		B = tcg_e_const(e, (uintptr_t)btb);
+		p = tcg_e_temp(e);
+		tcg_e_ld64(e, p, B, 0);
+		tcg_e_free(e, B);
+	}
+	(void)tcg_e_exit_target(e, &x);
+	tcg_e_br_if_eq(e, x, p, done);
+	tcg_e_free(e, x);
+	tcg_e_free(e, p);
+	if (!(cls & BD_RET)) {
+		(void)tcg_e_exit_target(e, &x);
+		B = tcg_e_const(e, (uintptr_t)btb);
+		tcg_e_st64(e, x, B, 0);
+		tcg_e_free(e, B);
+		tcg_e_free(e, x);
+	}
+	S = tcg_e_const(e, (uintptr_t)j);
+	x = tcg_e_temp(e);
+	p = tcg_e_temp(e);
+	tcg_e_ld64(e, x, S, OFF(w));
+	tcg_e_ld64(e, p, S, OFF(miss_delta));
+	tcg_e_sub(e, x, x, p);
+	tcg_e_st64(e, x, S, OFF(w));
+	tcg_e_free(e, p);
+	tcg_e_free(e, x);
+	tcg_e_free(e, S);
 }
 
 /*
  * A call, return or indirect branch (cls) at from, ret the address after
  * it. With the inline tables on (on), its predictors work here, as
  * resolve_prev() would at the next block: a call pushes ret; a return
- * pops the prediction, an indirect branch reads its BTB entry, and the
- * next block start checks it (dyn_check, with dyn's bias so it takes its
- * out-of-line path). Off, the next block's slow path resolves it all.
+ * pops the prediction, an indirect branch reads its BTB entry, and where
+ * the translator gives the target, the check is made here
+ * (emit_exit_check); elsewhere the next block start checks it (expect,
+ * with dyn's bias so it takes its out-of-line path). Off, nothing: every
+ * block then takes the slow path, and C, seeing the exit ran off
+ * (jit_count_enter's was_on), resolves the branch from pv->prev. Where
+ * others have targets and this one has none (x86-64: every check is at an
+ * exit), it is all the next block's slow path's (dyn's bias).
  */
 static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t cls, uint64_t from,
 				uint64_t ret)
 {
-	struct tcg_label *off = tcg_e_label(e), *done = tcg_e_label(e);
+	struct tcg_label *off;
 	uint64_t *btb = &j->pred.btb[from & (PMU_BTB_ENTRIES - 1)];
-	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e), B;
+	bool dynamic = cls & (BD_RET | BD_INDIRECT), at_exit = false;
+	tcg_val S, t, B;
 
+	if (dynamic && tcg_e_has_exit_targets(e)) {
+		if (!tcg_e_exit_target(e, NULL)) {
+			emit_dyn_exit(j, e);     /* all of it for the slow path */
+			return;
+		}
+		at_exit = true;
+	}
+	off = tcg_e_label(e);
+	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_temp(e);
 	tcg_e_ld64(e, t, S, OFF(on));
 	tcg_e_br_if_ne(e, t, 1, off);
 	tcg_e_free(e, t);
 	tcg_e_free(e, S);
 	if (cls & BD_CALL)
 		emit_ras_push(j, e, ret);
-	if (cls & (BD_RET | BD_INDIRECT)) {
-		if (cls & BD_RET)
-			emit_ras_pop(j, e);
+	if (at_exit) {
+		emit_exit_check(j, e, cls, btb, off);
+	} else if (dynamic) {
 		S = tcg_e_const(e, (uintptr_t)j);
-		t = tcg_e_temp(e);
 		if (!(cls & BD_RET)) {
+			t = tcg_e_temp(e);
 			B = tcg_e_const(e, (uintptr_t)btb);
 			tcg_e_ld64(e, t, B, 0);
 			tcg_e_st64(e, t, S, OFF(expect));
 			tcg_e_st64(e, B, S, OFF(miss_store));
 			tcg_e_free(e, B);
+			tcg_e_free(e, t);
 		} else {
+			t = emit_ras_pop(j, e);
+			tcg_e_st64(e, t, S, OFF(expect));
+			tcg_e_free(e, t);
 			B = tcg_e_const(e, (uintptr_t)&j->scratch);
 			tcg_e_st64(e, B, S, OFF(miss_store));
 			tcg_e_free(e, B);
 		}
-		B = tcg_e_const(e, 1);
-		tcg_e_st64(e, B, S, OFF(dyn_check));
-		tcg_e_free(e, B);
-		tcg_e_free(e, t);
 		tcg_e_free(e, S);
 		emit_dyn_exit(j, e);
 	}
-	tcg_e_br(e, done);
 	tcg_e_set_label(e, off);
-	emit_dyn_exit(j, e);
-	tcg_e_set_label(e, done);
 }
 
 /*
@@ -922,13 +992,26 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 {
 	struct jit_count *j = opaque;
 	unsigned len, nth = j->cur_exit_pc == insn_pc ? j->cur_exit_n : 0;
+	const struct bdesc *b;
 	uint8_t cls;
 
 	if (!j->cur)
 		return;
 	j->cur_exit_pc = insn_pc;
 	j->cur_exit_n = nth + 1;
-	cls = bd_class_at(j->bc, insn_pc, &len);
+	if (nth) {           /* another exit of the same instruction */
+		cls = j->cur_exit_cls;
+		len = j->cur_exit_len;
+	} else if ((b = bd_get_through(j->bc, tcg_e_block_pc(e), insn_pc))) {
+		/* the block decoded through this instruction (block_done
+		 * finds it cached): each instruction decoded once */
+		cls = b->ins[b->n - 1].cls;
+		len = b->ins[b->n - 1].len;
+	} else {
+		cls = bd_class_at(j->bc, insn_pc, &len);
+	}
+	j->cur_exit_cls = cls;
+	j->cur_exit_len = len;
 	if (cls & BD_REP) {
 		if (kind != TCG_EXIT_DIRECT || idx == 0) {
 			tcg_val S = tcg_e_const(e, (uintptr_t)j), P = tcg_e_const(e, insn_pc);

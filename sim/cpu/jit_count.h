@@ -7,7 +7,11 @@
  * memory events), each block instead adds its statically known counts to
  * per-vCPU accumulators with a few inline TCG ops (tcg_emit.h), and the
  * conditional branch that ends it updates the bimodal predictor and the
- * mispredict penalty inline on each of its two exits. The call into C (the
+ * mispredict penalty inline on each of its two exits; a call pushes the
+ * return stack, a return or an indirect branch reads its prediction and
+ * is checked against its target inline: at its exit where the translator
+ * has the target (x86-64), else at the next block's start (AArch64). The
+ * call into C (the
  * "slow path", pmu_on_jit_block) happens only when
  *  - the cycles left before the next timer or the end of a slice run out
  *    (head < 0): the accumulators then become one batch report, exactly
@@ -124,6 +128,12 @@ bool jit_count_want(struct jit_count *j, uint64_t src_mask);
 /* Whether every source in src_mask is counted inline. */
 bool jit_count_covers(const struct jit_count *j, uint64_t src_mask);
 
+/* Before anything else at the slow path of block s: a return's or
+ * indirect branch's prediction check the previous block left to it
+ * (emit_slow_call does the hits inline) resolved, as inline. Returns true
+ * when the block then has nothing to do in C (the head is not negative):
+ * the slow path returns at once, it was never taken. */
+bool jit_count_check_pending(struct jit_count *j, const struct jit_slot *s);
 /* The slow path's first step for block s: takes back what its inline ops
  * added. Returns the block whose branch is still to be resolved (its
  * slot), or NULL, and whether the inline tables were on (the previous

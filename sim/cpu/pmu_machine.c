@@ -958,7 +958,11 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
 {
 	bool was_on;
-	const struct jit_slot *p = jit_count_enter(pv->jit, s, &was_on);
+	const struct jit_slot *p;
+
+	if (jit_count_check_pending(pv->jit, s))
+		return;
+	p = jit_count_enter(pv->jit, s, &was_on);
 
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);

@@ -22,7 +22,7 @@ enum {
 	OP_ST_I64 = 77, OP_ADD_I64 = 78, OP_SUB_I64 = 79, OP_INSN_START = 129,
 };
 enum { TCG_TYPE_I64 = 1 };
-enum { TCG_COND_LT = 2, TCG_COND_GE = 3, TCG_COND_NE = 9 };
+enum { TCG_COND_LT = 2, TCG_COND_GE = 3, TCG_COND_EQ = 8, TCG_COND_NE = 9 };
 /* struct hook begins with int type (UC_HOOK_*) */
 /* struct TranslationBlock: target_ulong pc, cs_base; uint32_t flags; uint16_t size */
 struct qemu_tb_head { uint64_t pc, cs_base; uint32_t flags; uint16_t size, icount; };
@@ -61,6 +61,8 @@ struct tcg_arch {
 	void (*ori)(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
 	void (*brcondi_i64)(struct tcg_emit *s, int cond, tcg_val a, int64_t imm,
 			    struct tcg_label *l);
+	void (*brcond_i64)(struct tcg_emit *s, int cond, tcg_val a, tcg_val b,
+			   struct tcg_label *l);
 	struct tcg_label *(*new_label)(struct tcg_emit *s);
 	/* resolve_all(): the real functions our definitions stand for */
 	add_inline_hook_fn real_add_inline_hook;
@@ -76,6 +78,10 @@ struct tcg_arch {
 
 static struct tcg_arch arch_x86_64 = { .suffix = "x86_64" };
 static struct tcg_arch arch_aarch64 = { .suffix = "aarch64" };
+/* x86-64's translator stores a branch's computed target into env->eip
+ * (gen_op_jmp_v) before it leaves by lookup_and_goto_ptr: the offset of
+ * eip in the CPU state, as the probe found it (-1: not known) */
+static intptr_t x86_pc_off = -1;
 /* the access log's guest data accesses: x86-64's copy only */
 static qemu_ldst_fn real_ld_i32, real_ld_i64, real_st_i32, real_st_i64;
 static bool access_log_resolved;
@@ -92,6 +98,13 @@ struct emit_thread {
 	struct tcg_label *exitreq;   /* the block's exit-request label */
 	uint64_t insn_pc;
 	bool in_insn;
+	uint64_t block_pc;       /* the first instruction's address */
+	bool first_pending;      /* block_start was seen, not yet its first insn */
+	/* the instruction's last store of a 64-bit word into the CPU state
+	 * (st_i64), once the probe knows the PC's offset: of the PC only */
+	bool st_seen;
+	tcg_arg st_base;
+	intptr_t st_off;
 };
 static __thread struct emit_thread tl;
 
@@ -120,6 +133,8 @@ static void resolve_arch(struct tcg_arch *a)
 	a->ori = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_ori_i64");
 	a->brcondi_i64 = (void (*)(struct tcg_emit *, int, tcg_val, int64_t, struct tcg_label *))
 		sym(a, "tcg_gen_brcondi_i64");
+	a->brcond_i64 = (void (*)(struct tcg_emit *, int, tcg_val, tcg_val, struct tcg_label *))
+		sym(a, "tcg_gen_brcond_i64");
 	a->new_label = (struct tcg_label *(*)(struct tcg_emit *))sym(a, "gen_new_label");
 	a->real_add_inline_hook = (add_inline_hook_fn)sym(a, "uc_add_inline_hook");
 	a->real_brcondi_i32 = (brcondi_i32_fn)sym(a, "tcg_gen_brcondi_i32");
@@ -130,7 +145,7 @@ static void resolve_arch(struct tcg_arch *a)
 	a->real_exit_tb = (exit_tb_fn)sym(a, "tcg_gen_exit_tb");
 	a->real_gen_code = (gen_code_fn)sym(a, "tcg_gen_code");
 	a->resolved = a->temp_new && a->temp_free && a->const_i64 && a->const_i32 && a->op1 &&
-		      a->op3 && a->addi && a->andi && a->ori && a->brcondi_i64 && a->new_label &&
+		      a->op3 && a->addi && a->andi && a->ori && a->brcondi_i64 && a->brcond_i64 && a->new_label &&
 		      a->real_add_inline_hook && a->real_brcondi_i32 && a->real_op2 &&
 		      a->real_op3 && a->real_goto_tb && a->real_goto_ptr && a->real_exit_tb &&
 		      a->real_gen_code;
@@ -193,6 +208,7 @@ static void brcondi_i32(const struct tcg_arch *a, struct tcg_emit *s, int cond, 
 		tl.start_pending = false;
 		tl.exitreq = l;
 		tl.arch = a;
+		tl.first_pending = true;
 		tl.o->block_start(tl.opaque, s, tl.uc, tl.hook);
 	}
 }
@@ -204,6 +220,11 @@ static void insn_start(uint64_t pc)
 	if (tl.o) {
 		tl.insn_pc = pc;
 		tl.in_insn = true;
+		tl.st_seen = false;
+		if (tl.first_pending) {
+			tl.block_pc = pc;
+			tl.first_pending = false;
+		}
 	}
 }
 
@@ -307,6 +328,20 @@ void tcg_gen_op2_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2)
 	if (opc == OP_INSN_START)
 		insn_start(a1);
 	REAL(&arch_x86_64, real_op2)(s, opc, a1, a2);
+}
+
+/* tcg_gen_st_i64(): (value, base, offset); the emitter's own ops call the
+ * real function and are not seen here */
+void tcg_gen_op3_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
+void tcg_gen_op3_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3)
+{
+	if (opc == OP_ST_I64 && tl.o && tl.in_insn &&
+	    (x86_pc_off < 0 || (intptr_t)a3 == x86_pc_off)) {
+		tl.st_seen = true;
+		tl.st_base = a2;
+		tl.st_off = (intptr_t)a3;
+	}
+	REAL(&arch_x86_64, real_op3)(s, opc, a1, a2, a3);
 }
 
 void tcg_gen_op3_aarch64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
@@ -524,6 +559,34 @@ void tcg_e_br_if_ne(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label
 void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v)
 {
 	tl.arch->brcondi_i64(e, TCG_COND_NE, v, 0, tl.exitreq);
+}
+
+void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val a, tcg_val b, struct tcg_label *l)
+{
+	tl.arch->brcond_i64(e, TCG_COND_EQ, a, b, l);
+}
+
+uint64_t tcg_e_block_pc(struct tcg_emit *e)
+{
+	(void)e;
+	return tl.block_pc;
+}
+
+bool tcg_e_has_exit_targets(struct tcg_emit *e)
+{
+	(void)e;
+	return tl.arch == &arch_x86_64 && x86_pc_off >= 0;
+}
+
+bool tcg_e_exit_target(struct tcg_emit *e, tcg_val *target)
+{
+	if (tl.arch != &arch_x86_64 || !tl.st_seen)
+		return false;
+	if (!target)
+		return true;
+	*target = tcg_e_temp(e);
+	tl.arch->op3(e, OP_LD_I64, arg_of(e, *target), tl.st_base, (tcg_arg)tl.st_off);
+	return true;
 }
 
 void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint32_t size,
@@ -748,6 +811,70 @@ out:
 	return why;
 }
 
+/*
+ * The exit-target probe (x86-64): "mov rax, 0x30010; jmp rax", at 0x30010
+ * "push 0x30020; ret", at 0x30020 a nop. At each computed exit the
+ * observer copies the word of the instruction's last st_i64 into the CPU
+ * state to targets[]: both must be the targets, both stores at one
+ * offset, which is then env->eip's (x86_pc_off).
+ */
+struct target_probe {
+	uint64_t targets[2];
+	intptr_t off[2];
+	unsigned n;
+};
+
+static void target_probe_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind kind,
+			      unsigned idx, uint64_t insn_pc)
+{
+	struct target_probe *p = opaque;
+	tcg_val t, base;
+
+	(void)idx; (void)insn_pc;
+	if (kind != TCG_EXIT_LOOKUP || p->n == 2 || !tcg_e_exit_target(e, &t))
+		return;
+	p->off[p->n] = tl.st_off;
+	base = tcg_e_const(e, (uintptr_t)&p->targets[p->n++]);
+	tcg_e_st64(e, t, base, 0);
+	tcg_e_free(e, base);
+	tcg_e_free(e, t);
+}
+
+static void run_target_probe(void)
+{
+	static const uint8_t code[] = {
+		0x48, 0xc7, 0xc0, 0x10, 0x00, 0x03, 0x00,   /* mov rax, 0x30010 */
+		0xff, 0xe0,                                 /* jmp rax */
+		[0x10] = 0x68, 0x20, 0x00, 0x03, 0x00,      /* push 0x30020 */
+		0xc3,                                       /* ret */
+		[0x20] = 0x90,                              /* nop (until) */
+	};
+	static const struct tcg_observer obs = {
+		.block_start = mem_probe_start,
+		.block_exit = target_probe_exit,
+		.block_done = mem_probe_done,
+	};
+	struct target_probe p = { .n = 0 };
+	uint64_t rsp = 0x31800;
+	uc_engine *uc;
+	uc_hook h;
+
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK)
+		return;
+	if (uc_mem_map(uc, 0x30000, 0x2000, UC_PROT_ALL) == UC_ERR_OK &&
+	    uc_mem_write(uc, 0x30000, code, sizeof(code)) == UC_ERR_OK &&
+	    uc_reg_write(uc, UC_X86_REG_RSP, &rsp) == UC_ERR_OK &&
+	    uc_hook_add(uc, &h, UC_HOOK_BLOCK, block_hook_nop, NULL, 1, 0) == UC_ERR_OK) {
+		tcg_emit_observe(&obs, &p);
+		if (uc_emu_start(uc, 0x30000, 0x30020, 0, 0) == UC_ERR_OK && p.n == 2 &&
+		    p.targets[0] == 0x30010 && p.targets[1] == 0x30020 && p.off[0] == p.off[1] &&
+		    p.off[0] >= 0)
+			x86_pc_off = p.off[0];
+		tcg_emit_observe(NULL, NULL);
+	}
+	uc_close(uc);
+}
+
 /* A scratch engine of one architecture, the loop in its code. */
 struct probe_arch {
 	struct tcg_arch *arch;
@@ -801,6 +928,8 @@ static void run_probe_arch(struct probe_arch *pa)
 		pa->reason = "code emitted into a block did not run as expected";
 	else if (pa->arch != &arch_x86_64 || !(pa->reason = run_mem_probe()))
 		pa->ok = true;
+	if (pa->ok && pa->arch == &arch_x86_64)
+		run_target_probe();
 out:
 	uc_close(uc);
 }

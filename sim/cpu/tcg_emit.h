@@ -112,6 +112,19 @@ void tcg_e_br_if_ne(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label
 /* if (v != 0) leave the block through its exit-request exit (PC back at
  * the block's start: nothing of it ran). For code emitted at block start. */
 void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v);
+/* At a block exit: the guest address of the block's first instruction. */
+uint64_t tcg_e_block_pc(struct tcg_emit *e);
+/* Whether the copy translating now gives the targets of its computed
+ * exits (tcg_e_exit_target): x86-64's, when the probe found where. */
+bool tcg_e_has_exit_targets(struct tcg_emit *e);
+/* At a block exit (block_exit): the guest address the block leaves to,
+ * loaded into a new value (the caller frees it), when the translator
+ * stored it to the CPU state in this instruction (x86-64: a return's, an
+ * indirect branch's target in env->eip); false when it did not. With
+ * target NULL, only whether. */
+bool tcg_e_exit_target(struct tcg_emit *e, tcg_val *target);
+/* if (a == b) goto l */
+void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val a, tcg_val b, struct tcg_label *l);
 /* Calls the block hook's callback (uc, a, size, user) as Unicorn's own
  * inline block hook call does (uc_add_inline_hook). */
 void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint32_t size,
