@@ -129,6 +129,7 @@ struct pmu_vcpu {
 	struct bd_cache *bc;
 	uint64_t sample_ip;          /* IP of the instruction an overflow is at */
 	bool syscall_entry;          /* kernel work of a syscall's entry (not its exit) */
+	uint64_t wake_ns;            /* a relative sleep's end on the CPU's clock, or 0 */
 	long syscall_nr;             /* the syscall in progress (its sys_exit tracepoint) */
 	uint64_t sample_addr;        /* a page fault's address (software ADDR) */
 	uint64_t ref_rem, bus_rem;   /* remainders of the derived clocks */
