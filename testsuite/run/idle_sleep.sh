@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# idle_sleep.sh - a sleeping workload leaves its simulated CPU idle for the
+# span it asked for, and the mux hrtimer rotates there at every interval
+# (perf_mux_hrtimer_handler -> perf_rotate_context on an idle CPU), as
+# `perf stat -a -- sleep` sees on a real machine. One counter, three
+# CPU-wide events, `sleep 0.02` (clock_nanosleep of 20 ms): by the kernel's
+# rule one event moves to the tail every 4 ms, so the first two run
+# [0,4)+[12,16) and [4,8)+[16,20) ms, exactly 8 ms each, the third [8,12)
+# and from 20 ms to the end. The task's own events see none of the sleep
+# (its context is switched out). The same run gives the same times.
+# Usage: idle_sleep.sh PMUSIM
+set -u
+PMUSIM=$1
+command -v perf >/dev/null || { echo "SKIP: no perf"; exit 77; }
+ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; cat "$tmp"/*.csv; exit 1; }
+ev=branches,branch-misses,cache-references
+stat() { # FILE PERF-STAT-ARGS...: perf stat -x, under pmusim run, one counter
+	local out=$1; shift
+	"$PMUSIM" run --counters 1 -- perf stat -x, "$@" -e $ev -- sleep 0.02 \
+		2> "$tmp/$out.csv" > /dev/null || fail "pmusim run $*"
+}
+stat a1 -a
+stat a2 -a
+stat t1
+# field 4: time running (ns); field 5: running over enabled, in percent
+grep -q "not counted" "$tmp/a1.csv" && fail "-a: an event never ran"
+run() { awk -F, -v e="$2" '$3 == e { print $4 }' "$tmp/$1.csv"; }
+pct() { awk -F, -v e="$2" '$3 == e { print $5 }' "$tmp/$1.csv"; }
+[ "$(run a1 branches)" = 8000000 ] || fail "-a: branches ran $(run a1 branches) ns, not 8 ms"
+[ "$(run a1 branch-misses)" = 8000000 ] || fail "-a: branch-misses ran $(run a1 branch-misses) ns, not 8 ms"
+r3=$(run a1 cache-references)
+[ "$r3" -ge 4000000 ] && [ "$r3" -lt 8000000 ] || fail "-a: cache-references ran $r3 ns, not 4-8 ms"
+# enabled = running / pct: at least the 20 ms of the sleep
+awk -v r=8000000 -v p="$(pct a1 branches)" 'BEGIN { exit !(r * 100 / p >= 20000000) }' ||
+	fail "-a: enabled less than the sleep"
+for e in branches branch-misses; do
+	[ "$(run a1 $e)" = "$(run a2 $e)" ] && [ "$(pct a1 $e)" = "$(pct a2 $e)" ] ||
+		fail "-a: $e's times differ between two runs"
+done
+# per task: the sleep is off-CPU time, no rotation falls in it
+grep -q "^<not counted>,,branch-misses" "$tmp/t1.csv" || fail "per task: branch-misses ran"
+[ "$(pct t1 branches)" = 100.00 ] || fail "per task: branches did not run all the time"
+echo PASS
