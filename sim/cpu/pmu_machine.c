@@ -1461,12 +1461,21 @@ static void wake_from_sleep(struct pmu_vcpu *pv)
 	pv->wake_ns = 0;
 	if (!until || vcpu_reg(pv->c, pv->c->arch->reg_sysret) != 0)
 		return;
+	uint64_t before;
+
 	if (!pv->locked) {
 		perf_cpu_lock(pv->cpu);
 		pv->locked = true;
 		pv->lim_valid = false;
 	}
+	before = perf_cpu_time_ns(pv->cpu);
 	perf_cpu_idle_until(pv->cpu, until);
+	pv->slept_ns += perf_cpu_time_ns(pv->cpu) - before;
+}
+
+uint64_t pmu_slept_ns(const struct pmu_vcpu *pv)
+{
+	return pv->slept_ns;
 }
 
 void pmu_syscall_exit(struct pmu_vcpu *pv)

@@ -8,9 +8,20 @@
 # [0,4)+[12,16) and [4,8)+[16,20) ms, exactly 8 ms each, the third [8,12)
 # and from 20 ms to the end. The task's own events see none of the sleep
 # (its context is switched out). The same run gives the same times.
-# Usage: idle_sleep.sh PMUSIM
+# Under `pmusim exec --virtual-time` the guest's CLOCK_MONOTONIC is that
+# simulated clock: SLEEPER's 300 ms nanosleep and 200 ms clock_nanosleep
+# show as at least 500 ms (as on any kernel) and less than 501 ms, the
+# same twice; its CPU-time clock, less than 1 ms.
+# Usage: idle_sleep.sh PMUSIM SLEEPER
 set -u
-PMUSIM=$1
+PMUSIM=$1 SLEEPER=$2
+v1=$("$PMUSIM" exec --virtual-time -- "$SLEEPER") && v2=$("$PMUSIM" exec --virtual-time -- "$SLEEPER") ||
+	{ echo "FAIL: pmusim exec --virtual-time $SLEEPER"; exit 1; }
+[ "$v1" = "$v2" ] || { echo "FAIL: the virtual clocks saw $v1 ns, then $v2 ns"; exit 1; }
+read -r -d '' mono cpu <<< "$v1"
+[ "$mono" -ge 500000000 ] && [ "$mono" -lt 501000000 ] ||
+	{ echo "FAIL: the virtual clock saw $mono ns of 500 ms of sleeps"; exit 1; }
+[ "$cpu" -lt 1000000 ] || { echo "FAIL: the virtual CPU-time clock counted $cpu ns of sleeps"; exit 1; }
 command -v perf >/dev/null || { echo "SKIP: no perf"; exit 77; }
 ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
 tmp=$(mktemp -d)
