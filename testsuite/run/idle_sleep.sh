@@ -11,10 +11,13 @@
 # Under `pmusim exec --virtual-time` the guest's CLOCK_MONOTONIC is that
 # simulated clock: SLEEPER's 300 ms nanosleep and 200 ms clock_nanosleep
 # show as at least 500 ms (as on any kernel) and less than 501 ms, the
-# same twice; its CPU-time clock, less than 1 ms.
+# same twice; its CPU-time clock, less than 1 ms. A CPU-wide cpu-clock
+# sampling every 1 ms samples the idle CPU 20 times in the 20 ms, each in
+# the idle task (pid 0) at the host kernel's default_idle
+# (perf_swevent_hrtimer() interrupting the idle loop), and never with :u.
 # Usage: idle_sleep.sh PMUSIM SLEEPER
 set -u
-PMUSIM=$1 SLEEPER=$2
+PMUSIM=$(realpath "$1") SLEEPER=$(realpath "$2")
 v1=$("$PMUSIM" exec --virtual-time -- "$SLEEPER") && v2=$("$PMUSIM" exec --virtual-time -- "$SLEEPER") ||
 	{ echo "FAIL: pmusim exec --virtual-time $SLEEPER"; exit 1; }
 [ "$v1" = "$v2" ] || { echo "FAIL: the virtual clocks saw $v1 ns, then $v2 ns"; exit 1; }
@@ -51,6 +54,17 @@ for e in branches branch-misses; do
 	[ "$(run a1 $e)" = "$(run a2 $e)" ] && [ "$(pct a1 $e)" = "$(pct a2 $e)" ] ||
 		fail "-a: $e's times differ between two runs"
 done
+# idle samples (when the host shows kernel addresses)
+idle=$(awk '$3 == "default_idle" { print $1; exit }' /proc/kallsyms)
+if [ -n "$idle" ] && [ "$idle" != 0000000000000000 ]; then
+	( cd "$tmp" && "$PMUSIM" run -- perf record -q -a -g -e cpu-clock -c 1000000 -o k.data -- sleep 0.02 &&
+	  perf script -i k.data -F pid,ip,sym -G > k.txt 2>/dev/null &&
+	  "$PMUSIM" run -- perf record -q -a -e cpu-clock:u -c 1000000 -o u.data -- sleep 0.02 &&
+	  perf script -i u.data -F pid > u.txt 2>/dev/null ) > /dev/null 2>&1 || fail "perf record -a -- sleep"
+	n=$(grep -cE "^ +0 +$idle default_idle$" "$tmp/k.txt")
+	[ "$n" -ge 20 ] && [ "$n" -le 21 ] || fail "$n idle samples at $idle default_idle, not 20: $(head -3 "$tmp/k.txt")"
+	[ "$(grep -c '^ *0$' "$tmp/u.txt")" = 0 ] || fail "cpu-clock:u sampled the idle task"
+fi
 # per task: the sleep is off-CPU time, no rotation falls in it
 grep -q "^<not counted>,,branch-misses" "$tmp/t1.csv" || fail "per task: branch-misses ran"
 [ "$(pct t1 branches)" = 100.00 ] || fail "per task: branches did not run all the time"
