@@ -15,6 +15,8 @@
 # sampling every 1 ms samples the idle CPU 20 times in the 20 ms, each in
 # the idle task (pid 0) at the host kernel's default_idle
 # (perf_swevent_hrtimer() interrupting the idle loop), and never with :u.
+# CPU-wide events need perf_event_paranoid 0 for an ordinary user
+# (perf_allow_cpu()): the session's is set so.
 # Usage: idle_sleep.sh PMUSIM SLEEPER
 set -u
 PMUSIM=$(realpath "$1") SLEEPER=$(realpath "$2")
@@ -33,7 +35,7 @@ fail() { echo "FAIL: $*"; cat "$tmp"/*.csv; exit 1; }
 ev=branches,branch-misses,cache-references
 stat() { # FILE PERF-STAT-ARGS...: perf stat -x, under pmusim run, one counter
 	local out=$1; shift
-	"$PMUSIM" run --counters 1 -- perf stat -x, "$@" -e $ev -- sleep 0.02 \
+	"$PMUSIM" run --paranoid 0 --counters 1 -- perf stat -x, "$@" -e $ev -- sleep 0.02 \
 		2> "$tmp/$out.csv" > /dev/null || fail "pmusim run $*"
 }
 stat a1 -a
@@ -57,9 +59,9 @@ done
 # idle samples (when the host shows kernel addresses)
 idle=$(awk '$3 == "default_idle" { print $1; exit }' /proc/kallsyms)
 if [ -n "$idle" ] && [ "$idle" != 0000000000000000 ]; then
-	( cd "$tmp" && "$PMUSIM" run -- perf record -q -a -g -e cpu-clock -c 1000000 -o k.data -- sleep 0.02 &&
+	( cd "$tmp" && "$PMUSIM" run --paranoid 0 -- perf record -q -a -g -e cpu-clock -c 1000000 -o k.data -- sleep 0.02 &&
 	  perf script -i k.data -F pid,ip,sym -G > k.txt 2>/dev/null &&
-	  "$PMUSIM" run -- perf record -q -a -e cpu-clock:u -c 1000000 -o u.data -- sleep 0.02 &&
+	  "$PMUSIM" run --paranoid 0 -- perf record -q -a -e cpu-clock:u -c 1000000 -o u.data -- sleep 0.02 &&
 	  perf script -i u.data -F pid > u.txt 2>/dev/null ) > /dev/null 2>&1 || fail "perf record -a -- sleep"
 	n=$(grep -cE "^ +0 +$idle default_idle$" "$tmp/k.txt")
 	[ "$n" -ge 20 ] && [ "$n" -le 21 ] || fail "$n idle samples at $idle default_idle, not 20: $(head -3 "$tmp/k.txt")"
