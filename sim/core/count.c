@@ -4,6 +4,7 @@
  * (cpu-clock/task-clock, the scheduler tick for throttling and freq mode,
  * the mux timer), and reading an event's value and times.
  */
+#include <assert.h>
 #include <errno.h>
 #include "sim/core/core_types.h"
 #include "sim/core/pmu.h"
@@ -215,6 +216,36 @@ void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode, const struct sim
 }
 
 /*
+ * cpu, running nothing, lets its clock run on to `cycles`: each timer that
+ * falls due meanwhile fires at its own deadline, as the hrtimers of an
+ * idle CPU do (perf_mux_hrtimer_handler -> perf_rotate_context every mux
+ * interval, the tick), rather than once at the end. With cpu's lock held.
+ */
+static void perf_cpu_idle_to(struct perf_cpu *cpu, u64 cycles)
+{
+	assert(!cpu->task);
+	while (cpu->cycles < cycles) {
+		u64 next = cpu->next_timer_cycles;
+
+		if (next > cycles || next <= cpu->cycles) {
+			cpu->cycles = cycles;
+			break;
+		}
+		cpu->cycles = next;
+		perf_cpu_timers(cpu);
+	}
+	if (cpu->cycles >= cpu->next_timer_cycles)
+		perf_cpu_timers(cpu);
+}
+
+void perf_cpu_idle_until(struct perf_cpu *cpu, uint64_t ns)
+{
+	if (cpu->task)
+		return;      /* another task runs there: its cycles are the clock */
+	perf_cpu_idle_to(cpu, perf_ns_to_cycles_ceil(cpu->core, ns));
+}
+
+/*
  * The session's clock is its busiest CPU's: a CPU that runs nothing keeps
  * time with it, as an idle CPU's clock runs on in a real machine. Brings
  * every CPU that is behind and idle (or, when `also` is given, that CPU
@@ -245,7 +276,9 @@ void perf_core_catch_up(struct perf_core *core, struct perf_cpu *also)
 			continue;
 		if (__atomic_load_n(&cpu->cycles, __ATOMIC_RELAXED) >= now || !perf_cpu_trylock(cpu))
 			continue;
-		if (cpu == also || !cpu->task) {
+		if (!cpu->task) {
+			perf_cpu_idle_to(cpu, now);
+		} else if (cpu == also) {
 			cpu->cycles = now;
 			if (cpu->cycles >= cpu->next_timer_cycles)
 				perf_cpu_timers(cpu);

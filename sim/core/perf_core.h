@@ -189,6 +189,11 @@ void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode,
 		      const struct sim_delta *delta);
 /* Simulated time of cpu in nanoseconds (perf_clock). */
 uint64_t perf_cpu_time_ns(struct perf_cpu *cpu);
+/* cpu runs nothing until its clock reads ns (a task that slept there for a
+ * known span wakes then): the clock runs on, and the mux and tick timers
+ * fire at each of their deadlines meanwhile, as on an idle CPU. Nothing if
+ * a task runs there or the clock is already past ns. With cpu's lock held. */
+void perf_cpu_idle_until(struct perf_cpu *cpu, uint64_t ns);
 
 /* ---- what a machine reads of its CPU and its events (machine_view.c) ----
  * The core's objects stay opaque: these are the questions a machine asks

@@ -189,13 +189,17 @@ static int task_clock_event_init(const struct perf_core *core, struct perf_event
 }
 
 /* perf_swevent_hrtimer(): one sample per timer fire; hrtimer_forward_now()
- * skips missed periods. */
+ * skips missed periods. On an idle CPU the timer interrupts the idle task
+ * in kernel mode: perf_exclude_event() drops the sample of an event that
+ * excludes the kernel, and exclude_idle drops it too (is_idle_task()). */
 static bool clock_overflow(struct perf_cpu *cpu, struct perf_event *event)
 {
 	u64 period = event->sample_period < 10000 ? 10000 : event->sample_period;
 
 	event->last_period = period;
 	event->period_left += (s64)(((u64)(-event->period_left) / period + 1) * period);
+	if (!cpu->task && (event->attr.exclude_kernel || event->attr.exclude_idle))
+		return false;
 	return perf_event_overflow_one(cpu, event, true);
 }
 

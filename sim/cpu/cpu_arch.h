@@ -20,7 +20,7 @@ struct bd_insn;
 struct perf_sample_regs;
 struct pmu_pipeline;
 
-enum { CPU_RUNS, CPU_SLEEPS, CPU_SLEEPS_TIMEOUT };
+enum { CPU_RUNS, CPU_SLEEPS, CPU_SLEEPS_TIMEOUT, CPU_SLEEPS_FOR };
 
 struct cpu_arch {
 	const char *name;                /* "x86_64", "aarch64" (uname -m) */
@@ -129,7 +129,9 @@ struct cpu_arch {
 	long sysno_exit, sysno_exit_group;
 	/* Whether the call about to run sleeps (pmu_machine.c's rule, in the
 	 * architecture's numbers): CPU_SLEEPS, CPU_SLEEPS_TIMEOUT when the
-	 * timespec at *timeout (NULL: forever) decides, CPU_RUNS. */
+	 * timespec at *timeout (NULL: forever) decides, CPU_SLEEPS_FOR for a
+	 * relative sleep (nanosleep, clock_nanosleep without TIMER_ABSTIME)
+	 * of the timespec at *timeout, CPU_RUNS. */
 	int (*syscall_sleeps)(struct vcpu *c, uint64_t *timeout);
 };
 

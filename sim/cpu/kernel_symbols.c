@@ -4,7 +4,8 @@
  *
  * The guest's kernel is the simulated one: the only kernel code its
  * samples can land in is the modelled syscall path (pmu_machine.c's
- * kernel paths, sampled at entry_SYSCALL_64). Its /proc/kallsyms lists
+ * kernel paths, sampled at entry_SYSCALL_64) and the idle loop (a CPU-wide
+ * cpu-clock sample on an idle CPU, at default_idle). Its /proc/kallsyms lists
  * that code and the marks perf places the kernel map by
  * (machine__get_running_kernel_start(): _text or _stext, then _etext), at
  * the host's addresses, so that a perf.data recorded in the guest
@@ -24,6 +25,7 @@ static const char *const kernel_symbol_names[] = {
 	"_text",            /* perf's reference symbol (ref_reloc_sym) */
 	"_stext",           /* its fallback */
 	"entry_SYSCALL_64", /* the modelled syscall entry and exit work */
+	"default_idle",     /* the idle loop (x86 default_idle()) */
 	"_etext",           /* the end of the kernel map */
 };
 #define NR_KERNEL_SYMBOLS (sizeof(kernel_symbol_names) / sizeof(kernel_symbol_names[0]))
@@ -33,7 +35,7 @@ static const char *const kernel_symbol_names[] = {
 static struct {
 	char text[NR_KERNEL_SYMBOLS * KALLSYMS_LINE_MAX];
 	size_t len;
-	uint64_t syscall_ip;
+	uint64_t syscall_ip, idle_ip;
 } symbols;
 static pthread_once_t symbols_once = PTHREAD_ONCE_INIT;
 
@@ -83,6 +85,8 @@ static void build_symbols(void)
 		symbols.len += n;
 		if (!strcmp(kernel_symbol_names[i], "entry_SYSCALL_64"))
 			symbols.syscall_ip = addr;
+		if (!strcmp(kernel_symbol_names[i], "default_idle"))
+			symbols.idle_ip = addr;
 	}
 	free(line);
 	if (f)
@@ -90,12 +94,20 @@ static void build_symbols(void)
 	/* kptr_restrict: the addresses read as 0 */
 	if (!symbols.syscall_ip)
 		symbols.syscall_ip = 0xffffffff81000000ull;
+	if (!symbols.idle_ip)
+		symbols.idle_ip = symbols.syscall_ip;
 }
 
 uint64_t kernel_syscall_ip(void)
 {
 	pthread_once(&symbols_once, build_symbols);
 	return symbols.syscall_ip;
+}
+
+uint64_t kernel_idle_ip(void)
+{
+	pthread_once(&symbols_once, build_symbols);
+	return symbols.idle_ip;
 }
 
 size_t kernel_kallsyms_text(char *buf, size_t cap)

@@ -13,6 +13,10 @@
  * host kernel's entry_SYSCALL_64, or 0xffffffff81000000 (_text without
  * KASLR) when the host hides its addresses. */
 uint64_t kernel_syscall_ip(void);
+/* Where a sample of an idle CPU lands (the timer interrupted the idle
+ * task): the host kernel's default_idle, or kernel_syscall_ip()'s address
+ * when the host has none or hides it. */
+uint64_t kernel_idle_ip(void);
 
 /*
  * The guest's /proc/kallsyms: the host's lines for the simulated kernel's

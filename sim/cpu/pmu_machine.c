@@ -1460,15 +1460,26 @@ void pmu_pmi_cost(struct pmu_vcpu *pv, enum perf_pmi_part part, struct sim_delta
  * rule instead of the host's actual sleeping: sleeps, waits, pause,
  * sigsuspend, sched_yield, FUTEX_WAIT(_BITSET), and poll/select/epoll
  * waits with a timeout other than 0 (the architecture's numbers:
- * cpu_arch.h syscall_sleeps).
+ * cpu_arch.h syscall_sleeps). *sleep_ns: the span of a valid relative
+ * sleep (nanosleep, clock_nanosleep without TIMER_ABSTIME), else 0.
  */
-static bool syscall_blocks(struct pmu_vcpu *pv)
+static bool syscall_blocks(struct pmu_vcpu *pv, uint64_t *sleep_ns)
 {
 	uint64_t tp = 0;
 	const uint64_t *p;
 
+	*sleep_ns = 0;
 	switch (pv->c->arch->syscall_sleeps(pv->c, &tp)) {
 	case CPU_SLEEPS:
+		return true;
+	case CPU_SLEEPS_FOR:
+		/* the span a full sleep takes (hrtimer_nanosleep), when the
+		 * request is one the call accepts (timespec64_valid) */
+		p = (const uint64_t *)(uintptr_t)tp;
+		if (pv->access_ok && pv->access_ok(pv->access_arg, tp, 16) &&
+		    (int64_t)p[0] >= 0 && p[1] < 1000000000u &&
+		    p[0] < UINT64_MAX / 2000000000u)
+			*sleep_ns = p[0] * 1000000000u + p[1];
 		return true;
 	case CPU_SLEEPS_TIMEOUT:
 		/* a NULL timeout waits; a zero one does not (only the
@@ -1484,6 +1495,8 @@ static bool syscall_blocks(struct pmu_vcpu *pv)
 
 void pmu_syscall_enter(struct pmu_vcpu *pv)
 {
+	uint64_t sleep_ns;
+
 	pmu_exact_done(pv);         /* an overflow at this SYSCALL */
 	pmu_vcpu_acquire(pv);
 	if (pv->cg)
@@ -1504,16 +1517,49 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 
 		perf_tp_sys_enter(pv->cpu, pv->syscall_nr, args);
 	}
-	if (pv->task && syscall_blocks(pv)) {
+	if (pv->task && syscall_blocks(pv, &sleep_ns)) {
 		/* schedule(): off the CPU until the syscall returns (acquire) */
 		perf_task_set_runnable(pv->task, false);
 		perf_cpu_switch_to(pv->cpu, NULL);
+		pv->wake_ns = sleep_ns ? perf_cpu_time_ns(pv->cpu) + sleep_ns : 0;
 	}
 	pmu_vcpu_release(pv);
 }
 
+/*
+ * A relative sleep that ran its full span (the call returned 0) kept the
+ * CPU idle that long in simulated time: its clock runs on to the wake-up
+ * and the mux timer rotates meanwhile, as the kernel's hrtimers do on an
+ * idle CPU. The span is the request, not the host's time, so the same run
+ * gives the same counts; an interrupted sleep (EINTR) lets no time pass.
+ */
+static void wake_from_sleep(struct pmu_vcpu *pv)
+{
+	uint64_t until = pv->wake_ns;
+
+	pv->wake_ns = 0;
+	if (!until || vcpu_reg(pv->c, pv->c->arch->reg_sysret) != 0)
+		return;
+	uint64_t before;
+
+	if (!pv->locked) {
+		perf_cpu_lock(pv->cpu);
+		pv->locked = true;
+		pv->lim_valid = false;
+	}
+	before = perf_cpu_time_ns(pv->cpu);
+	perf_cpu_idle_until(pv->cpu, until);
+	pv->slept_ns += perf_cpu_time_ns(pv->cpu) - before;
+}
+
+uint64_t pmu_slept_ns(const struct pmu_vcpu *pv)
+{
+	return pv->slept_ns;
+}
+
 void pmu_syscall_exit(struct pmu_vcpu *pv)
 {
+	wake_from_sleep(pv);
 	pmu_vcpu_acquire(pv);
 	/* syscall_exit_work(): trace_sys_exit() with the return value; exit
 	 * and exit_group never return (do_exit), so never trace it */

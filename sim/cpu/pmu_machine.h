@@ -129,6 +129,8 @@ struct pmu_vcpu {
 	struct bd_cache *bc;
 	uint64_t sample_ip;          /* IP of the instruction an overflow is at */
 	bool syscall_entry;          /* kernel work of a syscall's entry (not its exit) */
+	uint64_t wake_ns;            /* a relative sleep's end on the CPU's clock, or 0 */
+	uint64_t slept_ns;           /* what this thread's sleeps let pass on the clock */
 	long syscall_nr;             /* the syscall in progress (its sys_exit tracepoint) */
 	uint64_t sample_addr;        /* a page fault's address (software ADDR) */
 	uint64_t ref_rem, bus_rem;   /* remainders of the derived clocks */
@@ -200,6 +202,9 @@ void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s);
 void pmu_syscall_enter(struct pmu_vcpu *pv);
 void pmu_syscall_exit(struct pmu_vcpu *pv);
 uint64_t pmu_cycles(struct pmu_vcpu *pv, bool rdtsc);
+/* The simulated nanoseconds this thread's relative sleeps kept its CPU
+ * idle (on the clock, not on the thread's CPU time). */
+uint64_t pmu_slept_ns(const struct pmu_vcpu *pv);
 void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end);
 /* One guest data access (the memory hook, on only while an event counts
  * per access): the cache model's outcome into the memory sources, and an

@@ -908,3 +908,10 @@ uint64_t vcpu_virtual_ns(struct vcpu *c)
 {
 	return (uint64_t)((unsigned __int128)vcpu_cycles(c) * 1000000000u / c->clk.freq_hz);
 }
+
+uint64_t vcpu_virtual_cpu_ns(struct vcpu *c)
+{
+	uint64_t ns = vcpu_virtual_ns(c), slept = c->pmu ? pmu_slept_ns(c->pmu) : 0;
+
+	return ns > slept ? ns - slept : 0;
+}

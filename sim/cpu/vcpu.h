@@ -233,6 +233,8 @@ void vcpu_flush_tlb(struct vcpu *c);
 uint64_t vcpu_cycles(struct vcpu *c);
 uint64_t vcpu_tsc(struct vcpu *c);
 uint64_t vcpu_virtual_ns(struct vcpu *c);
+/* The virtual time the thread ran: the clock less what its sleeps let pass. */
+uint64_t vcpu_virtual_cpu_ns(struct vcpu *c);
 
 /* CPUID as the model's CPU answers it (cpuid.c). */
 void cpuid_answer(const struct pmu_model *m, uint32_t leaf, uint32_t subleaf,

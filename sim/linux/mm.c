@@ -935,7 +935,7 @@ done:
 	return ret;
 }
 
-void guest_mm_dump(struct guest_mm *mm, int fd)
+void guest_mm_dump(struct guest_mm *mm, FILE *f)
 {
 	pthread_mutex_lock(&mm->lock);
 	for (size_t i = 0; i < mm->nr; i++) {
@@ -955,9 +955,9 @@ void guest_mm_dump(struct guest_mm *mm, int fd)
 			     (unsigned long long)(name && name[0] != '[' ? v->off : 0),
 			     major((dev_t)v->dev), minor((dev_t)v->dev), (unsigned long long)v->ino);
 		if (name)
-			dprintf(fd, "%s%*s%s\n", line, n < 73 ? 73 - n : 0, "", name);
+			fprintf(f, "%s%*s%s\n", line, n < 73 ? 73 - n : 0, "", name);
 		else
-			dprintf(fd, "%s\n", line);
+			fprintf(f, "%s\n", line);
 	}
 	pthread_mutex_unlock(&mm->lock);
 }

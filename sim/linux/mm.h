@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "sim/linux/touched.h"
 
 struct vcpu;
@@ -153,9 +154,9 @@ void guest_mm_zap(struct guest_mm *mm, uint64_t s, uint64_t e);
  * pages are not seen). Not for vfork (the mm is shared). */
 void guest_mm_after_fork(struct guest_mm *mm, bool child, struct vcpu *self);
 
-/* Prints the guest map as the kernel's /proc/PID/maps (show_map_vma()):
- * the heap is named [heap]. */
-void guest_mm_dump(struct guest_mm *mm, int fd);
+/* Prints the guest map to f as the kernel's /proc/PID/maps
+ * (show_map_vma()): the heap is named [heap]. */
+void guest_mm_dump(struct guest_mm *mm, FILE *f);
 
 /* Names [start,end) (e.g. "[stack]"); the name is interned. */
 void guest_mm_set_name(struct guest_mm *mm, uint64_t start, uint64_t end, const char *name);

@@ -301,7 +301,7 @@ static int put_stat(struct guest_thread *t, int fd, const char *path)
  * (task_sig(): the thread group's count) without pmusim's helper thread.
  * The Vm*, Rss* and Sig* lines stay pmusim's (docs/machine.md).
  */
-static int put_status(int fd, const char *path)
+static int put_status(FILE *f, const char *path)
 {
 	char in[8192], *line, *save = NULL;
 	int hfd = open(path, O_RDONLY | O_CLOEXEC), helper = signal_helper_tid() ? 1 : 0;
@@ -317,9 +317,9 @@ static int put_status(int fd, const char *path)
 	in[n] = 0;
 	for (line = strtok_r(in, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(line, "Threads:\t", 9))
-			dprintf(fd, "Threads:\t%ld\n", strtol(line + 9, NULL, 10) - helper);
+			fprintf(f, "Threads:\t%ld\n", strtol(line + 9, NULL, 10) - helper);
 		else
-			dprintf(fd, "%s\n", line);
+			fprintf(f, "%s\n", line);
 	}
 	return 0;
 }
@@ -333,6 +333,30 @@ static const char *const gen_names[] = {
 	[PROCFS_STATUS] = GEN_PREFIX "status", [PROCFS_KALLSYMS] = GEN_PREFIX "kallsyms",
 	[PROCFS_TRACE_ID] = GEN_PREFIX "id", [PROCFS_TRACE_FORMAT] = GEN_PREFIX "format",
 };
+
+/* The text of a generated file made line by line (maps, status), composed
+ * in memory and written to fd at once: one write, where a dprintf per line
+ * costs an lseek, an fstat and a write each. 0 or -errno. */
+static int put_composed(int fd, struct guest_thread *t, enum procfs_kind k, const char *path)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+	int err = 0;
+
+	if (!f)
+		return -ENOMEM;
+	if (k == PROCFS_MAPS)
+		guest_mm_dump(&t->proc->mm, f);
+	else
+		err = put_status(f, path);
+	if (fclose(f))
+		err = err ?: -ENOMEM;
+	if (!err)
+		put_bytes(fd, text, n);
+	free(text);
+	return err;
+}
 
 /* Writes the text of generated file k into the empty file fd; path is the
  * host file that stat and status patch. 0 or -errno. */
@@ -385,7 +409,8 @@ static int fill_generated(struct guest_thread *t, enum procfs_kind k, const char
 		break;
 	}
 	case PROCFS_MAPS:
-		guest_mm_dump(&t->proc->mm, fd);
+	case PROCFS_STATUS:
+		err = put_composed(fd, t, k, path);
 		break;
 	case PROCFS_AUXV: {
 		size_t n = t->proc->auxv_words * sizeof(uint64_t);
@@ -402,9 +427,6 @@ static int fill_generated(struct guest_thread *t, enum procfs_kind k, const char
 		break;
 	case PROCFS_STAT:
 		err = put_stat(t, fd, path);
-		break;
-	case PROCFS_STATUS:
-		err = put_status(fd, path);
 		break;
 	default:
 		err = -EINVAL;

@@ -44,6 +44,7 @@
 #include "sim/core/arena.h"
 #include "sim/core/perf_epoll.h"
 #include "sim/core/sample_data.h"
+#include "sim/cpu/kernel_symbols.h"
 #include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/perf_file/perf_file.h"
@@ -136,10 +137,35 @@ static bool pv_access_ok(void *arg, uint64_t addr, uint64_t len)
 
 /* ---- machine hooks --------------------------------------------------------- */
 
+/*
+ * A sample of an idle CPU (a CPU-wide cpu-clock event's timer while nothing
+ * runs there): the timer interrupted the idle task, pid 0, in the kernel's
+ * idle loop. get_perf_callchain() gives its kernel part only (the idle task
+ * has no user mm); the loop's own frames are not modelled.
+ */
+static void idle_sample(struct perf_event *event, struct perf_sample_data *data)
+{
+	static __thread uint64_t cc[2];
+	const struct perf_event_attr *attr = perf_event_attr(event);
+
+	data->ip = kernel_idle_ip();
+	data->cpumode = PERF_RECORD_MISC_KERNEL;
+	if (!(attr->sample_type & PERF_SAMPLE_CALLCHAIN) || attr->exclude_callchain_kernel)
+		return;
+	cc[0] = PERF_CONTEXT_KERNEL;
+	cc[1] = data->ip;
+	data->callchain = cc;
+	data->callchain_nr = 2;
+}
+
 static void m_fill_sample(void *machine, struct perf_cpu *cpu, struct perf_event *event,
 			  struct perf_sample_data *data)
 {
 	(void)machine;
+	if (!perf_cpu_task(cpu)) {
+		idle_sample(event, data);
+		return;
+	}
 	/* this thread's state only if its task is current there: a switch
 	 * this thread makes fires sched_switch while prev, another
 	 * process's task, is still current */

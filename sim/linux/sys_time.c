@@ -3,8 +3,9 @@
  * must agree with file times, timeouts and the other processes). With
  * --virtual-time the clocks come from the virtual clock (retired
  * instructions x CPI at the model's frequency): CLOCK_MONOTONIC* and
- * CLOCK_BOOTTIME and the CPU-time clocks are virtual nanoseconds,
- * CLOCK_REALTIME is the host time at start plus them.
+ * CLOCK_BOOTTIME and the CPU-time clocks are virtual nanoseconds (a
+ * relative sleep moves the first, not the CPU-time ones), CLOCK_REALTIME
+ * is the host time at start plus them.
  */
 #include <errno.h>
 #include <sys/mman.h>
@@ -18,7 +19,8 @@
 
 static uint64_t virt_ns(struct guest_thread *t, clockid_t id)
 {
-	uint64_t ns = vcpu_virtual_ns(t->cpu);
+	uint64_t ns = id == CLOCK_PROCESS_CPUTIME_ID || id == CLOCK_THREAD_CPUTIME_ID ?
+		      vcpu_virtual_cpu_ns(t->cpu) : vcpu_virtual_ns(t->cpu);
 
 	if (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE || id == CLOCK_TAI)
 		ns += t->proc->vt_epoch_ns;

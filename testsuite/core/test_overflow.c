@@ -48,6 +48,44 @@ static void test_period_overflows(void **state)
 	}
 }
 
+/* A CPU-wide cpu-clock sampling every 1 ms on an idle CPU for 10 ms: the
+ * hrtimer fires 10 times (perf_swevent_hrtimer), each in the idle task in
+ * kernel mode, so an event excluding the kernel or idle samples none of
+ * them (perf_exclude_event(), is_idle_task()). */
+static void test_cpu_clock_on_idle_cpu(void **state)
+{
+	static const struct { int line; bool exclude_kernel, exclude_idle; unsigned want; } rows[] = {
+		{ __LINE__, false, false, 10 },
+		{ __LINE__, true, false, 0 },
+		{ __LINE__, false, true, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct fixture f;
+		struct perf_event_attr a = {
+			.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+			.sample_period = 1000000,
+			.exclude_kernel = rows[i].exclude_kernel, .exclude_idle = rows[i].exclude_idle,
+		};
+		struct perf_cpu *cpu;
+		int h;
+
+		fixture_init(&f, "skylake", 0, 2);
+		h = fixture_open(&f, &a, 1, -1);
+		assert_true(h >= 0);
+		assert_int_equal(perf_sys_fasync(f.core, h, true), 0);
+		cpu = perf_core_cpu(f.core, 1);
+		perf_cpu_lock(cpu);
+		perf_cpu_idle_until(cpu, 10 * MS);
+		perf_cpu_unlock(cpu);
+		if (f.fasync_signals[h] != rows[i].want)
+			fail_msg("line %d: %u samples, expected %u", rows[i].line,
+				 f.fasync_signals[h], rows[i].want);
+		fixture_fini(&f);
+	}
+}
+
 /* IOC_REFRESH(n): n-1 POLL_IN, then POLL_HUP and the event is disabled
  * (_perf_event_refresh, __perf_event_overflow's event_limit). */
 static void test_refresh(void **state)
@@ -175,6 +213,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_period_overflows),
+		cmocka_unit_test(test_cpu_clock_on_idle_cpu),
 		cmocka_unit_test(test_refresh),
 		cmocka_unit_test(test_throttle),
 		cmocka_unit_test(test_throttle_group),

@@ -235,6 +235,57 @@ static void test_task_time_stops_when_switched_out(void **state)
 	fixture_fini(&f);
 }
 
+/* Three CPU-wide events on an idle CPU 1 with one counter. The kernel's mux
+ * hrtimer fires on the idle CPU every 4 ms (perf_mux_hrtimer_handler ->
+ * perf_rotate_context, one group to the tail each time): A runs 0-4 ms, B
+ * 4-8 ms, C 8-10 ms, each enabled 10 ms. idle_until: the CPU idles to 10 ms
+ * itself (a task slept there); otherwise it keeps time with busy CPU 0
+ * when read (perf_core_catch_up). Nothing runs there, so nothing counts. */
+static void idle_cpu_rotates(bool idle_until)
+{
+	struct fixture f;
+	static const uint64_t cfg[3] = { BR_INST, BR_MISP, LLC_REF };
+	static const uint64_t running[3] = { 4 * MS, 4 * MS, 2 * MS };
+	int h[3];
+	uint64_t v[3];
+
+	fixture_init(&f, "skylake", 1, 2);
+	for (unsigned i = 0; i < 3; i++) {
+		struct perf_event_attr a = raw_attr(cfg[i]);
+
+		h[i] = fixture_open(&f, &a, 1, -1);
+		assert_true(h[i] >= 0);
+	}
+	if (idle_until) {
+		struct perf_cpu *cpu = perf_core_cpu(f.core, 1);
+
+		perf_cpu_lock(cpu);
+		perf_cpu_idle_until(cpu, 10 * MS);
+		perf_cpu_unlock(cpu);
+	} else {
+		synthetic_run_until(&f.sm, 0, 10 * MS);
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		fixture_read3(&f, h[i], v);
+		assert_int_equal(v[0], 0);
+		assert_int_equal(v[1], 10 * MS);
+		assert_int_equal(v[2], running[i]);
+	}
+	fixture_fini(&f);
+}
+
+static void test_idle_cpu_rotates_while_it_sleeps(void **state)
+{
+	(void)state;
+	idle_cpu_rotates(true);
+}
+
+static void test_idle_cpu_rotates_catching_up(void **state)
+{
+	(void)state;
+	idle_cpu_rotates(false);
+}
+
 /* Disabling a leader takes its group off (__perf_event_disable); its
  * siblings' enabled time stops with it (perf_event_update_sibling_time). */
 static void test_disable_group(void **state)
@@ -326,6 +377,8 @@ int main(void)
 		cmocka_unit_test(test_group_never_fits),
 		cmocka_unit_test(test_task_time_stops_when_switched_out),
 		cmocka_unit_test(test_disable_group),
+		cmocka_unit_test(test_idle_cpu_rotates_while_it_sleeps),
+		cmocka_unit_test(test_idle_cpu_rotates_catching_up),
 		cmocka_unit_test(test_pmuv3_chained_rotation),
 	};
 	return cmocka_run_group_tests_name("core_sched", tests, NULL, NULL);

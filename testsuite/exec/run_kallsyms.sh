@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run_kallsyms.sh - the simulated kernel's symbols (sim/cpu/kernel_symbols.c).
 # The guest's /proc/kallsyms must be exactly the host's lines for _text,
-# _stext, entry_SYSCALL_64 and _etext, in the host's order (the oracle is
+# _stext, entry_SYSCALL_64, default_idle and _etext, in the host's order (the oracle is
 # the host's file, filtered here); and perf recording kernel-mode
 # instructions in the guest must sample the modelled syscall path at the
 # host's entry_SYSCALL_64, which perf resolves by that name.
@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 
-want=$(grep -E '^[0-9a-f]+ . (_text|_stext|entry_SYSCALL_64|_etext)$' /proc/kallsyms)
+want=$(grep -E '^[0-9a-f]+ . (_text|_stext|entry_SYSCALL_64|default_idle|_etext)$' /proc/kallsyms)
 got=$("$PMUSIM" exec -- /bin/cat /proc/kallsyms)
 if [[ "$got" == "$want" && -n "$want" ]]; then
 	echo "ok   guest /proc/kallsyms: $(wc -l <<< "$got") host lines"

@@ -10,6 +10,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <time.h>
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cpu_arch.h"
 #include "sim/cpu/pmu_machine.h"
@@ -186,8 +187,16 @@ static bool aarch64_addr_valid(uint64_t addr)
 static int aarch64_syscall_sleeps(struct vcpu *c, uint64_t *timeout)
 {
 	switch (vcpu_reg(c, UC_ARM64_REG_X8)) {
-	case 101: case 115: case 133: case 260: case 95: case 124:
-		/* nanosleep clock_nanosleep rt_sigsuspend wait4 waitid sched_yield */
+	case 101:    /* nanosleep(req, rem) */
+		*timeout = vcpu_reg(c, UC_ARM64_REG_X0);
+		return CPU_SLEEPS_FOR;
+	case 115:    /* clock_nanosleep(clock, flags, req, rem) */
+		if (vcpu_reg(c, UC_ARM64_REG_X1) & TIMER_ABSTIME)
+			return CPU_SLEEPS;
+		*timeout = vcpu_reg(c, UC_ARM64_REG_X2);
+		return CPU_SLEEPS_FOR;
+	case 133: case 260: case 95: case 124:
+		/* rt_sigsuspend wait4 waitid sched_yield */
 		return CPU_SLEEPS;
 	case 98: {   /* futex */
 		uint64_t op = vcpu_reg(c, UC_ARM64_REG_X1) & 0x7f;

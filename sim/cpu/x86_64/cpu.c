@@ -6,6 +6,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <time.h>
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cpu_arch.h"
 #include "sim/cpu/vcpu.h"
@@ -108,8 +109,16 @@ static int x86_64_syscall_sleeps(struct vcpu *c, uint64_t *timeout)
 	uint64_t nr = vcpu_reg(c, UC_X86_REG_RAX);
 
 	switch (nr) {
-	case 35: case 230: case 34: case 130: case 61: case 247: case 24:
-		/* nanosleep clock_nanosleep pause rt_sigsuspend wait4 waitid sched_yield */
+	case 35:     /* nanosleep(req, rem) */
+		*timeout = vcpu_reg(c, UC_X86_REG_RDI);
+		return CPU_SLEEPS_FOR;
+	case 230:    /* clock_nanosleep(clock, flags, req, rem) */
+		if (vcpu_reg(c, UC_X86_REG_RSI) & TIMER_ABSTIME)
+			return CPU_SLEEPS;
+		*timeout = vcpu_reg(c, UC_X86_REG_RDX);
+		return CPU_SLEEPS_FOR;
+	case 34: case 130: case 61: case 247: case 24:
+		/* pause rt_sigsuspend wait4 waitid sched_yield */
 		return CPU_SLEEPS;
 	case 202: {  /* futex */
 		uint64_t op = vcpu_reg(c, UC_X86_REG_RSI) & 0x7f;
