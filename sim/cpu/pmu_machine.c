@@ -403,16 +403,39 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 	return false;
 }
 
-/* The block's static issue and stall counts (with its last instruction). */
-static void add_block_stalls(const struct bdesc *b, struct sim_delta *d)
+/* Whether block b ends without a control transfer: QEMU cut a straight
+ * run there (its limits on a block's size, a page), or it ends in SYSCALL. */
+static bool block_cut(const struct bdesc *b)
 {
+	return !(b->last_cls & (BD_BRANCH | BD_REP));
+}
+
+/* The block's static issue and stall counts (with its last instruction).
+ * A cut block holds them: the next block either continues its run and
+ * counts the whole run's (continue_run), or gets them with the previous
+ * block's resolution. */
+static void add_block_stalls(struct pmu_vcpu *pv, const struct bdesc *b, struct sim_delta *d)
+{
+	if (block_cut(b)) {
+		pv->held_fe = b->t[BDT_FE_BUBBLES];
+		pv->held_be = b->t[BDT_BE_STALL];
+		return;
+	}
 	d->v[SIM_SRC_FE_BUBBLES] += b->t[BDT_FE_BUBBLES];
 	d->v[SIM_SRC_STALLED_BACKEND] += b->t[BDT_BE_STALL];
 }
 
+/* The held counts of a cut block whose run does not go on, into d. */
+static void release_held(struct pmu_vcpu *pv, struct sim_delta *d)
+{
+	d->v[SIM_SRC_FE_BUBBLES] += pv->held_fe;
+	d->v[SIM_SRC_STALLED_BACKEND] += pv->held_be;
+	pv->held_fe = pv->held_be = 0;
+}
+
 /* Sum of [from, to) into d (only the sources per-instruction values give,
  * and the block's stalls with its last instruction). */
-static void sum_range(const struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
+static void sum_range(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
 		      unsigned to, bool rep_cont, struct sim_delta *d)
 {
 	for (unsigned i = from; i < to; i++) {
@@ -428,7 +451,7 @@ static void sum_range(const struct pmu_vcpu *pv, const struct bdesc *b, unsigned
 			continue;
 		}
 		if (i + 1 == b->n)
-			add_block_stalls(b, d);
+			add_block_stalls(pv, b, d);
 		d->v[SIM_SRC_INSTRUCTIONS]++;
 		d->v[SIM_SRC_CYCLES] += in->cycles;
 		if (in->cls & BD_BRANCH) {
@@ -474,11 +497,13 @@ void pmu_mispredict(const struct pmu_vcpu *pv, struct sim_delta *d)
 static const unsigned resolved[] = {
 	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_COND_NOT_TAKEN, SIM_SRC_BRANCH_MISSES, SIM_SRC_CYCLES,
 	SIM_SRC_UOPS_ISSUED, SIM_SRC_RECOVERY_CYCLES, SIM_SRC_FE_BUBBLES, SIM_SRC_STALLED_FRONTEND,
+	SIM_SRC_STALLED_BACKEND,
 };
 #define NR_RESOLVED (sizeof(resolved) / sizeof(resolved[0]))
 
 /* Block b's static counts, and the previous branch's resolution x, into d. */
-static void add_block(const struct bdesc *b, const struct sim_delta *x, struct sim_delta *d)
+static void add_block(struct pmu_vcpu *pv, const struct bdesc *b, const struct sim_delta *x,
+		      struct sim_delta *d)
 {
 	d->v[SIM_SRC_INSTRUCTIONS] += b->t[BDT_INSNS];
 	d->v[SIM_SRC_BRANCHES] += b->t[BDT_BRANCHES];
@@ -491,7 +516,7 @@ static void add_block(const struct bdesc *b, const struct sim_delta *x, struct s
 	d->v[SIM_SRC_CYCLES] += b->t[BDT_CYCLES];
 	d->v[SIM_SRC_UOPS_RETIRED] += b->t[BDT_UOPS];
 	d->v[SIM_SRC_UOPS_ISSUED] += b->t[BDT_UOPS];
-	add_block_stalls(b, d);
+	add_block_stalls(pv, b, d);
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		d->v[resolved[i]] += x->v[resolved[i]];
 }
@@ -586,8 +611,8 @@ static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, un
 	case SIM_SRC_CYCLES: return b->t[BDT_CYCLES] + x->v[src];
 	case SIM_SRC_UOPS_RETIRED: return b->t[BDT_UOPS];
 	case SIM_SRC_UOPS_ISSUED: return b->t[BDT_UOPS] + x->v[src];
-	case SIM_SRC_FE_BUBBLES: return b->t[BDT_FE_BUBBLES] + x->v[src];
-	case SIM_SRC_STALLED_BACKEND: return b->t[BDT_BE_STALL];
+	case SIM_SRC_FE_BUBBLES: return (block_cut(b) ? 0 : b->t[BDT_FE_BUBBLES]) + x->v[src];
+	case SIM_SRC_STALLED_BACKEND: return (block_cut(b) ? 0 : b->t[BDT_BE_STALL]) + x->v[src];
 	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_RECOVERY_CYCLES: case SIM_SRC_STALLED_FRONTEND:
 	case SIM_SRC_COND_NOT_TAKEN:
 		return x->v[src];
@@ -800,12 +825,49 @@ static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
 	pv->fetch_version += o.moved;
 }
 
+/*
+ * A block that goes on with the straight run of the previous block p,
+ * which QEMU cut at b's start without a control transfer (its limits on a
+ * block's size or span, which depend on how many TCG ops the block has,
+ * so on inline counting and the events open): b's instructions as they
+ * are scheduled in the whole run from its start (the run's decode, which
+ * is returned, *from the index of b's first instruction), so that where
+ * QEMU cuts changes no count. The run's held issue and stall counts give
+ * way to the whole run's. Otherwise (a new run) they come with b, in x.
+ */
+static const struct bdesc *continue_run(struct pmu_vcpu *pv, const struct bdesc *p,
+					const struct bdesc *b, struct sim_delta *x, unsigned *from)
+{
+	uint64_t start, end = b->addr + b->size;
+	bool broken = pv->run_broken;
+	const struct bdesc *w;
+
+	pv->run_broken = false;
+	if (!p || !p->n || broken || !block_cut(p) || p->addr + p->size != b->addr)
+		goto fresh;
+	/* p may go on with a run itself */
+	start = pv->run_end == b->addr && pv->run_start <= p->addr ? pv->run_start : p->addr;
+	if (end - start > UINT16_MAX)     /* a decode's offsets */
+		goto fresh;
+	w = block_of(pv, start, (uint32_t)(end - start));
+	for (unsigned i = 1; w && i < w->n; i++) {
+		if (w->addr + w->ins[i].off == b->addr) {
+			pv->held_fe = pv->held_be = 0;
+			*from = i;
+			return w;
+		}
+	}
+fresh:
+	release_held(pv, x);
+	return b;
+}
+
 /* pmu_on_block() of the decode b of the block at addr (NULL: undecodable),
  * with the CPU's lock held. */
 static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bdesc *b)
 {
 	struct sim_delta *dp = &pv->d, *xp = &pv->extra;
-	const struct bdesc *p;
+	const struct bdesc *p, *own;
 	unsigned from = 0, k;
 	bool rep_cont = false, rest = false;
 	uint64_t entered = addr;
@@ -843,11 +905,22 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 		else if (p->last_cls & BD_BRANCH)
 			resolve_prev(pv, addr, xp);
 	}
+	own = b;
+	if (!rest && !rep_cont) {
+		b = continue_run(pv, p, own, xp, &from);
+		addr = b->addr;
+	}
+	if (block_cut(b)) {
+		pv->run_start = b->addr;
+		pv->run_end = b->addr + b->size;
+	} else {
+		pv->run_end = 0;
+	}
 	pv->prev = b;
 	pv->cur = b;
 	if (pv->cm && pv->c->mem_on && !pv->c->mem_log && !pv->cg && !rep_cont && !rest)
-		fetch_block(pv, b);
-	if (pv->skip_addr == addr) {   /* resumed after RDPMC mid-block */
+		fetch_block(pv, own);
+	if (!from && pv->skip_addr == addr) {   /* resumed after RDPMC mid-block */
 		from = pv->skip_n < b->n ? pv->skip_n : b->n;
 		pv->skip_addr = 0;
 	}
@@ -861,7 +934,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 			fits = a->v[pv->lim[i].src] + block_value(b, xp, pv->lim[i].src) < pv->lim[i].left;
 		if (fits && !pv->no_batch) {
 			/* the common case: the whole block into the batch */
-			add_block(b, xp, a);
+			add_block(pv, b, xp, a);
 			pv->acc_ip = addr + b->last_off;
 			pv->acc_dirty = true;
 			return;
@@ -872,7 +945,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	if (!rep_cont && !from && !perf_cpu_samples_user(pv->cpu)) {
 		/* the whole block at once from its totals */
 		clear_filled(dp);
-		add_block(b, xp, dp);
+		add_block(pv, b, xp, dp);
 		account(pv, dp, addr + b->ins[b->n - 1].off);
 		return;
 	}
@@ -1488,6 +1561,11 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 	pmu_vcpu_acquire(pv);
 	if (pv->cg)
 		cg_machine_finish(pv);  /* the fetches up to this SYSCALL */
+	if (pv->held_fe || pv->held_be) {    /* the block SYSCALL ended */
+		release_held(pv, &pv->acc);
+		pv->acc_dirty = true;
+	}
+	pv->run_broken = true;
 	flush(pv);
 	pv->syscall_entry = true;
 	kernel_work(pv, &syscall_entry);

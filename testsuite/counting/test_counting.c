@@ -114,6 +114,14 @@ static const struct arith_row arith_rows[] = {
 	{ __LINE__, "MEM_INST_RETIRED.ALL_STORES (raw 0x82d0)", "memloop 1000", "stores", N1 },
 	{ __LINE__, "INST_RETIRED.ANY: a REP string instruction retires once", "rep 100", "instructions", 7 + 5 },
 	{ __LINE__, "INST_RETIRED.ANY: REP of 4096 iterations, still once", "rep 4096", "instructions", 7 + 5 },
+	{ __LINE__, "straight: 2000 loads + DISABLE's 5", "straight 0", "instructions", 2005 },
+	{ __LINE__, "pipeline model: the straight run is one schedule wherever QEMU cuts it: load i "
+	  "issues in cycle i/4 and is ready 4 later, the last (1999) at 503; DISABLE's mov, mov, mov, "
+	  "xor issue in cycle 500, its SYSCALL in 501 (ready 502)", "straight 0", "cycles", 503 },
+	{ __LINE__, "no branch: no mispredict", "straight 0", "branch_misses", 0 },
+	{ __LINE__, "the same beside an L1D miss counter (the memory hook; inline, the access log's "
+	  "TCG ops cut the run elsewhere)", "straight 1", "cycles", 503 },
+	{ __LINE__, "the miss counter opened", "straight 1", "l1d_misses_open", 1 },
 	{ __LINE__, "exclude_user: syscall cost table, ENABLE exit + M calls + DISABLE entry",
 	  "kernel 10", "kernel_instructions", KERNEL_INSNS(10) },
 	{ __LINE__, "exclude_user", "kernel 1000", "kernel_instructions", KERNEL_INSNS(1000) },
@@ -198,12 +206,13 @@ static const struct arith_row arith_rows[] = {
  * The rows in both counting paths: by default blocks count inline
  * (jit_count.h) while no sampling event needs the per-block call; with
  * --no-inline-count every block calls pmu_on_block. Rows whose guest only
- * counts (loop, memloop, rep, kernel, rdpmc) run both ways; the others
+ * counts (loop, memloop, rep, kernel, rdpmc, straight) run both ways; the others
  * sample, and both ways are the per-block path for them.
  */
 static bool counting_only(const char *args)
 {
-	static const char *const progs[] = { "loop ", "memloop ", "rep ", "kernel ", "rdpmc " };
+	static const char *const progs[] = { "loop ", "memloop ", "rep ", "kernel ", "rdpmc ",
+					     "straight " };
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		if (!strncmp(args, progs[i], strlen(progs[i])))

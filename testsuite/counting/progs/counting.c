@@ -14,6 +14,8 @@
  *   deep D R      R recursions D calls deep, entered by an indirect call
  *   farjcc N      a loop whose jnz jumps back to another page
  *   rep N         REP MOVSB of N bytes and REP STOSQ of N qwords
+ *   straight C    a straight run of 2000 loads, cut by QEMU into several
+ *                 blocks (C: an L1D miss counter open too)
  *   kernel M      exclude_user count of M getppid syscalls
  *   pmi P N       kernel-mode counts and task-clock of a loop of N sampled
  *                 every P user instructions (the PMI's cost)
@@ -178,6 +180,21 @@ static void rep_region(int fd, unsigned long n, char *src, char *dst)
 		     : "+r"(r12) : "r"(src), "r"(dst), "r"(n) : REGION_CLOBBERS);
 }
 
+/* 2000 independent loads and DISABLE: one straight run of 2005
+ * instructions from the ENABLE SYSCALL to the DISABLE one, longer than
+ * QEMU lets a translated block be (512 instructions, one page, its TCG
+ * op and host code limits): it cuts the run where those say */
+#define STRAIGHT_LOADS "2000"
+static void straight_region(int fd)
+{
+	register long r12 asm("r12") = fd;
+
+	asm volatile(ENABLE_ASM
+		     ".rept " STRAIGHT_LOADS "\n\tmov (%%rsp), %%rax\n\t.endr\n\t"
+		     DISABLE_ASM
+		     : "+r"(r12) : : REGION_CLOBBERS);
+}
+
 /* m getppid syscalls in a loop: per iteration mov, syscall, dec, jnz */
 static void kernel_region(int fd, unsigned long m)
 {
@@ -252,6 +269,23 @@ static void mode_rep(unsigned long n)
 	branch_group_open(f);
 	rep_region(f[0], n, src, dst);
 	branch_group_print(f);
+}
+
+/* The branch group over straight_region, with an L1D miss counter in the
+ * group when cache (the memory hook: more TCG ops per load inline). */
+static void mode_straight(unsigned long cache)
+{
+	int f[4], fm = -1;
+
+	branch_group_open(f);
+	if (cache)
+		fm = open_ev(PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_L1D |
+			     PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_MISS << 16,
+			     f[0], 1, 0, 0);
+	straight_region(f[0]);
+	branch_group_print(f);
+	if (cache)
+		printf("l1d_misses_open=%d\n", fm >= 0);
 }
 
 static void mode_kernel(unsigned long m)
@@ -1139,6 +1173,8 @@ int main(int argc, char **argv)
 		mode_memloop(a1);
 	else if (!strcmp(argv[1], "rep"))
 		mode_rep(a1);
+	else if (!strcmp(argv[1], "straight"))
+		mode_straight(a1);
 	else if (!strcmp(argv[1], "kernel"))
 		mode_kernel(a1);
 	else if (!strcmp(argv[1], "mux"))
