@@ -168,6 +168,7 @@ static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, u
 	unsigned cap = size ? size : 1;    /* at most one instruction per byte */
 	struct bdesc *b = calloc(1, sizeof(*b) + cap * sizeof(struct bd_insn));
 	cs_insn *in = bc->in;
+	bool ends_run = false;
 
 	if (!b)
 		return NULL;
@@ -187,12 +188,14 @@ static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, u
 			bi->len = (uint8_t)left;
 			bi->uops = 1;
 			bi->cycles = (uint8_t)schedule_insn(bc, &sched, NULL, 1, 1);
+			ends_run = false;
 			b->n++;
 			break;
 		}
 		bi->off = (uint16_t)(at - addr);
 		bi->len = (uint8_t)in->size;
 		bc->arch->classify(in, bi);
+		ends_run = bc->arch->ends_run(in);
 		bc->arch->insn_cost(in, bi->cls, bc->pipe, bc->load_latency, &uops, &lat);
 		lat = schedule_insn(bc, &sched, in, uops, lat);
 		assert(uops <= UINT8_MAX && lat <= UINT8_MAX);
@@ -217,6 +220,7 @@ static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, u
 	if (b->n) {
 		b->last_cls = b->ins[b->n - 1].cls;
 		b->last_off = b->ins[b->n - 1].off;
+		b->last_ends_run = ends_run;
 	}
 	for (unsigned i = 0; i < b->n; i++) {
 		uint8_t c = b->ins[i].cls;

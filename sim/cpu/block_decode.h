@@ -74,7 +74,7 @@ struct bdesc {
 	uint32_t size;
 	uint16_t n;               /* instructions */
 	uint8_t last_cls;         /* class of the last instruction */
-	uint8_t pad;
+	bool last_ends_run;       /* it ends the block by itself (cpu_arch.h ends_run) */
 	uint32_t last_off;        /* its offset */
 	uint64_t cond_target;     /* last insn a direct Jcc: its target, else 0 */
 	uint32_t t[BDT_NR];

@@ -403,11 +403,12 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 	return false;
 }
 
-/* Whether block b ends without a control transfer: QEMU cut a straight
- * run there (its limits on a block's size, a page), or it ends in SYSCALL. */
+/* Whether QEMU cut a straight run at block b's end (its limits on a
+ * block's size, a page): b ends without a control transfer or an
+ * instruction that ends a run (cpu_arch.h ends_run: SYSCALL, SVC, ISB). */
 static bool block_cut(const struct bdesc *b)
 {
-	return !(b->last_cls & (BD_BRANCH | BD_REP));
+	return !(b->last_cls & (BD_BRANCH | BD_REP)) && !b->last_ends_run;
 }
 
 /* The block's static issue and stall counts (with its last instruction).
@@ -839,11 +840,9 @@ static const struct bdesc *continue_run(struct pmu_vcpu *pv, const struct bdesc 
 					const struct bdesc *b, struct sim_delta *x, unsigned *from)
 {
 	uint64_t start, end = b->addr + b->size;
-	bool broken = pv->run_broken;
 	const struct bdesc *w;
 
-	pv->run_broken = false;
-	if (!p || !p->n || broken || !block_cut(p) || p->addr + p->size != b->addr)
+	if (!p || !p->n || !block_cut(p) || p->addr + p->size != b->addr)
 		goto fresh;
 	/* p may go on with a run itself */
 	start = pv->run_end == b->addr && pv->run_start <= p->addr ? pv->run_start : p->addr;
@@ -1561,11 +1560,6 @@ void pmu_syscall_enter(struct pmu_vcpu *pv)
 	pmu_vcpu_acquire(pv);
 	if (pv->cg)
 		cg_machine_finish(pv);  /* the fetches up to this SYSCALL */
-	if (pv->held_fe || pv->held_be) {    /* the block SYSCALL ended */
-		release_held(pv, &pv->acc);
-		pv->acc_dirty = true;
-	}
-	pv->run_broken = true;
 	flush(pv);
 	pv->syscall_entry = true;
 	kernel_work(pv, &syscall_entry);

@@ -116,7 +116,6 @@ struct pmu_vcpu {
 	uint64_t run_start;          /* a block QEMU cut without a control transfer: */
 	uint64_t run_end;            /* the start of its straight run, and its end */
 	uint32_t held_fe, held_be;   /* the run's issue and stall counts so far */
-	bool run_broken;             /* a SYSCALL ended the last block: no run goes on */
 	uint64_t acc_ip;
 	struct { uint32_t src; uint64_t left; } lim[PMU_MAX_LIMITS];
 	/* the batch (see flush() in pmu_machine.c) and the previous branch's
