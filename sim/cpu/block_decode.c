@@ -220,7 +220,8 @@ static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, u
 	if (b->n) {
 		b->last_cls = b->ins[b->n - 1].cls;
 		b->last_off = b->ins[b->n - 1].off;
-		b->last_ends_run = ends_run;
+		b->last_ends_run = ends_run || (bc->arch->block_bound &&
+						!((b->addr + b->size) % bc->arch->block_bound));
 	}
 	for (unsigned i = 0; i < b->n; i++) {
 		uint8_t c = b->ins[i].cls;

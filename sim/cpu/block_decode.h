@@ -74,7 +74,9 @@ struct bdesc {
 	uint32_t size;
 	uint16_t n;               /* instructions */
 	uint8_t last_cls;         /* class of the last instruction */
-	bool last_ends_run;       /* it ends the block by itself (cpu_arch.h ends_run) */
+	bool last_ends_run;       /* it ends the block by itself (cpu_arch.h
+				   * ends_run), or the block ends at a
+				   * block_bound */
 	uint32_t last_off;        /* its offset */
 	uint64_t cond_target;     /* last insn a direct Jcc: its target, else 0 */
 	uint32_t t[BDT_NR];

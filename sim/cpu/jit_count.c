@@ -1029,8 +1029,12 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 	if (!(cls & BD_BRANCH)) {
 		/* QEMU cut a straight run here (or a SYSCALL ends the block):
 		 * whether the next block goes on with the run is the slow
-		 * path's (pmu_machine.c, continue_run) */
-		emit_dyn_exit(j, e);
+		 * path's (pmu_machine.c, continue_run); at a boundary QEMU
+		 * never crosses, no run goes on */
+		unsigned bound = bd_cache_arch(j->bc)->block_bound;
+
+		if (!bound || (insn_pc + len) % bound)
+			emit_dyn_exit(j, e);
 		return;
 	}
 	if (cls & BD_COND) {

@@ -405,7 +405,8 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 
 /* Whether QEMU cut a straight run at block b's end (its limits on a
  * block's size, a page): b ends without a control transfer or an
- * instruction that ends a run (cpu_arch.h ends_run: SYSCALL, SVC, ISB). */
+ * instruction that ends a run (cpu_arch.h ends_run: SYSCALL, SVC, ISB),
+ * and not at a boundary no block crosses (block_bound). */
 static bool block_cut(const struct bdesc *b)
 {
 	return !(b->last_cls & (BD_BRANCH | BD_REP)) && !b->last_ends_run;

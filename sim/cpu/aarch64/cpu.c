@@ -236,6 +236,7 @@ const struct cpu_arch cpu_arch_aarch64 = {
 	.insn_cost = aarch64_insn_cost,
 	.reads_counter = aarch64_reads_counter,
 	.ends_run = aarch64_ends_run,
+	.block_bound = 1024,
 	.perf_regs = aarch64_perf_regs,
 	.perf_regs_syscall = aarch64_perf_regs_syscall,
 	.perf_regs_kernel = aarch64_perf_regs_kernel,
