@@ -992,7 +992,14 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
  * (first_crossing), or arms again with what is left. Those sources grow
  * by at most issue_width a cycle (a block's cycles are at least its uops
  * over the issue width, an instruction at least a uop), so their head is
- * what is left over the width. At most a slice (jit_count_arm).
+ * what is left over the width. A block's exit adds its branch's
+ * resolution after the test (a mispredict's cycles, a miss, a taken
+ * branch), which pmu_on_block counts with the next block's first
+ * instruction: the head leaves room for one (mispredict_cycles, or 1), so
+ * that the inline counts never reach a limit and the slow path of the
+ * next block finds the same crossing instruction as pmu_on_block; with
+ * less room than that, inline counting is off (the block's exit too). At
+ * most a slice (jit_count_arm).
  */
 /* The pipeline model's sources, which inline counting does not count:
  * while one is scheduled, every block takes the slow path. */
@@ -1020,9 +1027,12 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 		uint64_t acc = pv->acc.v[pv->lim[i].src], left = pv->lim[i].left;
 
 		bool cycles = pv->lim[i].src == SIM_SRC_CYCLES;
+		uint64_t exit = cycles ? pv->pipe->mispredict_cycles : 1;
 
-		on = cycles || jit_count_covers(pv->jit, UINT64_C(1) << pv->lim[i].src);
-		left = left > acc ? (left - acc - 1) / (cycles ? 1 : pv->pipe->issue_width) : 0;
+		/* no room for the exit: it resolves in C, with the next block */
+		on = left > acc + exit &&
+		     (cycles || jit_count_covers(pv->jit, UINT64_C(1) << pv->lim[i].src));
+		left = on ? (left - acc - 1 - exit) / (cycles ? 1 : pv->pipe->issue_width) : 0;
 		head = left < head ? left : head;
 	}
 	jit_count_arm(pv->jit, on ? (int64_t)head : 0, on, block_start);

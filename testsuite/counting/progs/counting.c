@@ -22,6 +22,7 @@
  *   mux N         6 counting events on 4 counters over a long loop
  *   sample P N    IPs of samples every P instructions over a loop of N
  *   sample_notid P N  the same without PERF_SAMPLE_TID (same bytes every run)
+ *   sample_cycles P N  IPs of samples every P user cycles over calls N
  *   signal P N    O_ASYNC+F_SETSIG signals, one per overflow
  *   refresh P R   IOC_REFRESH(R): R-1 POLL_IN then one POLL_HUP
  *   refresh_group P  IOC_REFRESH(1) on a leader whose sibling overflows on
@@ -365,16 +366,18 @@ static struct perf_event_mmap_page *ring;
 static size_t ring_len;
 static int no_tid;    /* sample_type without TID: ring bytes equal across runs */
 
-static int open_sampler(unsigned long long period, unsigned pages)
+static int open_sampler_of(unsigned long long config, unsigned precise,
+			   unsigned long long period, unsigned pages)
 {
 	struct perf_event_attr a;
 	int fd;
 
 	sampler_attr(&a, period);
+	a.config = config;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
 			(no_tid ? 0 : PERF_SAMPLE_TID);
 	a.disabled = 1;
-	a.precise_ip = 2;
+	a.precise_ip = precise;
 	a.wakeup_events = 1;
 	fd = peo(&a, -1);
 	if (fd < 0)
@@ -384,6 +387,12 @@ static int open_sampler(unsigned long long period, unsigned pages)
 	if (ring == MAP_FAILED)
 		ring = NULL;
 	return fd;
+}
+
+/* A precise user-mode instructions sampler every period, its ring mapped. */
+static int open_sampler(unsigned long long period, unsigned pages)
+{
+	return open_sampler_of(PERF_COUNT_HW_INSTRUCTIONS, 2, period, pages);
 }
 
 /* FNV-1a of the data area (determinism check) and the sample IPs. */
@@ -412,6 +421,20 @@ static void dump_samples(void)
 		tail += eh->size;
 	}
 	printf("samples=%llu\nring_hash=0x%016llx\n", n, h);
+}
+
+/* A user-mode cycles sampler every p over calls_region(n), whose indirect
+ * jump mispredicts every iteration: the penalties land on the next block's
+ * first instruction, some of them on an overflow. */
+static void mode_sample_cycles(unsigned long long p, unsigned long n)
+{
+	int fd;
+
+	no_tid = 1;
+	fd = open_sampler_of(PERF_COUNT_HW_CPU_CYCLES, 0, p, 64);
+	calls_region(fd, n);
+	printf("cycles=%llu\n", rd(fd));
+	dump_samples();
 }
 
 static void mode_sample(unsigned long long p, unsigned long n)
@@ -1183,6 +1206,8 @@ int main(int argc, char **argv)
 		mode_pmi(a1, a2);
 	else if (!strcmp(argv[1], "sample"))
 		mode_sample(a1, a2);
+	else if (!strcmp(argv[1], "sample_cycles"))
+		mode_sample_cycles(a1, a2);
 	else if (!strcmp(argv[1], "sample_notid")) {
 		no_tid = 1;
 		mode_sample(a1, a2);
