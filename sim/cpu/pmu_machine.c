@@ -831,31 +831,28 @@ static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
  * A block that goes on with the straight run of the previous block p,
  * which QEMU cut at b's start without a control transfer (its limits on a
  * block's size or span, which depend on how many TCG ops the block has,
- * so on inline counting and the events open): b's instructions as they
- * are scheduled in the whole run from its start (the run's decode, which
- * is returned, *from the index of b's first instruction), so that where
- * QEMU cuts changes no count. The run's held issue and stall counts give
- * way to the whole run's. Otherwise (a new run) they come with b, in x.
+ * so on inline counting and the events open): b as scheduled in the
+ * whole run from its start (bd_get_in_run), so that where QEMU cuts
+ * changes no count; the run's held issue and stall counts give way to
+ * the whole run's. Otherwise (a new run) they come with b, in x.
  */
 static const struct bdesc *continue_run(struct pmu_vcpu *pv, const struct bdesc *p,
-					const struct bdesc *b, struct sim_delta *x, unsigned *from)
+					const struct bdesc *b, struct sim_delta *x)
 {
-	uint64_t start, end = b->addr + b->size;
+	uint64_t start;
 	const struct bdesc *w;
 
 	if (!p || !p->n || !block_cut(p) || p->addr + p->size != b->addr)
 		goto fresh;
-	/* p may go on with a run itself */
-	start = pv->run_end == b->addr && pv->run_start <= p->addr ? pv->run_start : p->addr;
-	if (end - start > UINT16_MAX)     /* a decode's offsets */
-		goto fresh;
-	w = block_of(pv, start, (uint32_t)(end - start));
-	for (unsigned i = 1; w && i < w->n; i++) {
-		if (w->addr + w->ins[i].off == b->addr) {
-			pv->held_fe = pv->held_be = 0;
-			*from = i;
-			return w;
-		}
+	/* p goes on with a run itself: its decode says so, or inline (p is
+	 * the slot's own decode) the run the slow path saw at p */
+	start = p->run_start;
+	if (pv->run_end == b->addr && pv->run_start < start)
+		start = pv->run_start;
+	w = bd_get_in_run(pv->bc, start, b->addr, b->size);
+	if (w) {
+		pv->held_fe = pv->held_be = 0;
+		return w;
 	}
 fresh:
 	release_held(pv, x);
@@ -867,7 +864,7 @@ fresh:
 static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bdesc *b)
 {
 	struct sim_delta *dp = &pv->d, *xp = &pv->extra;
-	const struct bdesc *p, *own;
+	const struct bdesc *p;
 	unsigned from = 0, k;
 	bool rep_cont = false, rest = false;
 	uint64_t entered = addr;
@@ -905,13 +902,10 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 		else if (p->last_cls & BD_BRANCH)
 			resolve_prev(pv, addr, xp);
 	}
-	own = b;
-	if (!rest && !rep_cont) {
-		b = continue_run(pv, p, own, xp, &from);
-		addr = b->addr;
-	}
+	if (!rest && !rep_cont)
+		b = continue_run(pv, p, b, xp);
 	if (block_cut(b)) {
-		pv->run_start = b->addr;
+		pv->run_start = b->run_start;
 		pv->run_end = b->addr + b->size;
 	} else {
 		pv->run_end = 0;
@@ -919,8 +913,8 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	pv->prev = b;
 	pv->cur = b;
 	if (pv->cm && pv->c->mem_on && !pv->c->mem_log && !pv->cg && !rep_cont && !rest)
-		fetch_block(pv, own);
-	if (!from && pv->skip_addr == addr) {   /* resumed after RDPMC mid-block */
+		fetch_block(pv, b);
+	if (pv->skip_addr == addr) {   /* resumed after RDPMC mid-block */
 		from = pv->skip_n < b->n ? pv->skip_n : b->n;
 		pv->skip_addr = 0;
 	}
