@@ -92,9 +92,10 @@ void bd_cache_free(struct bd_cache *bc)
 	free(bc);
 }
 
-static size_t bd_hash(uint64_t a, uint32_t size)
+static size_t bd_hash(uint64_t a, uint32_t size, uint64_t run_start)
 {
-	return (size_t)(((a ^ ((uint64_t)size << 48)) * UINT64_C(0x9E3779B97F4A7C15)) >> 22);
+	return (size_t)(((a ^ ((uint64_t)size << 48) ^ ((a - run_start) << 32)) *
+			 UINT64_C(0x9E3779B97F4A7C15)) >> 22);
 }
 
 unsigned bd_class_uops(const struct pmu_pipeline *p, uint8_t cls, unsigned uops)
@@ -152,6 +153,25 @@ static unsigned schedule_insn(const struct bd_cache *bc, struct schedule *s, con
 	return s->end - prev;
 }
 
+/* A block's totals of its instructions (enum bd_total, through the uops). */
+static void sum_totals(struct bdesc *b)
+{
+	for (unsigned i = 0; i < b->n; i++) {
+		uint8_t c = b->ins[i].cls;
+
+		b->t[BDT_INSNS]++;
+		b->t[BDT_BRANCHES] += !!(c & BD_BRANCH);
+		b->t[BDT_COND] += !!(c & BD_COND);
+		b->t[BDT_UNCOND_TAKEN] += (c & BD_BRANCH) && !(c & BD_COND);
+		b->t[BDT_CALLS] += !!(c & BD_CALL);
+		b->t[BDT_RETS] += !!(c & BD_RET);
+		b->t[BDT_LOADS] += !!(c & BD_LOAD);
+		b->t[BDT_STORES] += !!(c & BD_STORE);
+		b->t[BDT_CYCLES] += b->ins[i].cycles;
+		b->t[BDT_UOPS] += b->ins[i].uops;
+	}
+}
+
 /*
  * The decode of [addr, addr+size), or with last (not UINT64_MAX) of the
  * instructions from addr through the one that starts at last, size then a
@@ -168,10 +188,12 @@ static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, u
 	unsigned cap = size ? size : 1;    /* at most one instruction per byte */
 	struct bdesc *b = calloc(1, sizeof(*b) + cap * sizeof(struct bd_insn));
 	cs_insn *in = bc->in;
+	bool ends_run = false;
 
 	if (!b)
 		return NULL;
 	b->addr = addr;
+	b->run_start = addr;
 	b->size = size;
 	while (left) {
 		uint64_t at = pc;
@@ -187,12 +209,14 @@ static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, u
 			bi->len = (uint8_t)left;
 			bi->uops = 1;
 			bi->cycles = (uint8_t)schedule_insn(bc, &sched, NULL, 1, 1);
+			ends_run = false;
 			b->n++;
 			break;
 		}
 		bi->off = (uint16_t)(at - addr);
 		bi->len = (uint8_t)in->size;
 		bc->arch->classify(in, bi);
+		ends_run = bc->arch->ends_run(in);
 		bc->arch->insn_cost(in, bi->cls, bc->pipe, bc->load_latency, &uops, &lat);
 		lat = schedule_insn(bc, &sched, in, uops, lat);
 		assert(uops <= UINT8_MAX && lat <= UINT8_MAX);
@@ -217,21 +241,10 @@ static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, u
 	if (b->n) {
 		b->last_cls = b->ins[b->n - 1].cls;
 		b->last_off = b->ins[b->n - 1].off;
+		b->last_ends_run = ends_run || (bc->arch->block_bound &&
+						!((b->addr + b->size) % bc->arch->block_bound));
 	}
-	for (unsigned i = 0; i < b->n; i++) {
-		uint8_t c = b->ins[i].cls;
-
-		b->t[BDT_INSNS]++;
-		b->t[BDT_BRANCHES] += !!(c & BD_BRANCH);
-		b->t[BDT_COND] += !!(c & BD_COND);
-		b->t[BDT_UNCOND_TAKEN] += (c & BD_BRANCH) && !(c & BD_COND);
-		b->t[BDT_CALLS] += !!(c & BD_CALL);
-		b->t[BDT_RETS] += !!(c & BD_RET);
-		b->t[BDT_LOADS] += !!(c & BD_LOAD);
-		b->t[BDT_STORES] += !!(c & BD_STORE);
-		b->t[BDT_CYCLES] += b->ins[i].cycles;
-		b->t[BDT_UOPS] += b->ins[i].uops;
-	}
+	sum_totals(b);
 	/* the last issue cycle's empty slots, and the cycles after it */
 	issue_cycles = (b->t[BDT_UOPS] + w - 1) / w;
 	b->t[BDT_FE_BUBBLES] = issue_cycles * w - b->t[BDT_UOPS];
@@ -258,7 +271,7 @@ static int bd_grow(struct bd_cache *bc)
 
 		if (!b)
 			continue;
-		j = bd_hash(b->addr, b->size) & (ncap - 1);
+		j = bd_hash(b->addr, b->size, b->run_start) & (ncap - 1);
 		while (ne[j])
 			j = (j + 1) & (ncap - 1);
 		ne[j] = b;
@@ -269,13 +282,14 @@ static int bd_grow(struct bd_cache *bc)
 	return 0;
 }
 
-static struct bdesc *bd_find(const struct bd_cache *bc, uint64_t addr, uint32_t size)
+static struct bdesc *bd_find(const struct bd_cache *bc, uint64_t addr, uint32_t size,
+			     uint64_t run_start)
 {
-	size_t i = bd_hash(addr, size) & bc->mask;
+	size_t i = bd_hash(addr, size, run_start) & bc->mask;
 	struct bdesc *b;
 
 	while ((b = bc->e[i])) {
-		if (b->addr == addr && b->size == size)
+		if (b->addr == addr && b->size == size && b->run_start == run_start)
 			return b;
 		i = (i + 1) & bc->mask;
 	}
@@ -294,7 +308,7 @@ static const struct bdesc *bd_insert(struct bd_cache *bc, struct bdesc *b)
 			return NULL;
 		}
 	}
-	i = bd_hash(b->addr, b->size) & bc->mask;
+	i = bd_hash(b->addr, b->size, b->run_start) & bc->mask;
 	while (bc->e[i])
 		i = (i + 1) & bc->mask;
 	bc->e[i] = b;
@@ -304,12 +318,51 @@ static const struct bdesc *bd_insert(struct bd_cache *bc, struct bdesc *b)
 
 const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size)
 {
-	struct bdesc *b = bd_find(bc, addr, size);
+	struct bdesc *b = bd_find(bc, addr, size, addr);
 
 	if (b)
 		return b;
 	b = bd_decode(bc, addr, size);
 	return b ? bd_insert(bc, b) : NULL;
+}
+
+const struct bdesc *bd_get_in_run(struct bd_cache *bc, uint64_t run_start, uint64_t addr,
+				  uint32_t size)
+{
+	struct bdesc *b = bd_find(bc, addr, size, run_start);
+	const struct bdesc *w;
+	unsigned i;
+	uint16_t shift = (uint16_t)(addr - run_start);
+
+	if (b)
+		return b;
+	if (run_start >= addr || addr + size - run_start > UINT16_MAX)
+		return NULL;
+	w = bd_get(bc, run_start, (uint32_t)(addr + size - run_start));
+	for (i = 0; w && i < w->n && w->ins[i].off != shift; i++)
+		;
+	if (!w || i >= w->n)
+		return NULL;
+	b = calloc(1, sizeof(*b) + (w->n - i) * sizeof(struct bd_insn));
+	if (!b)
+		return NULL;
+	b->addr = addr;
+	b->run_start = run_start;
+	b->size = size;
+	b->n = (uint16_t)(w->n - i);
+	b->last_cls = w->last_cls;
+	b->last_ends_run = w->last_ends_run;
+	b->last_off = w->last_off - shift;
+	b->cond_target = w->cond_target;
+	for (unsigned k = 0; k < b->n; k++) {
+		b->ins[k] = w->ins[i + k];
+		b->ins[k].off -= shift;
+	}
+	sum_totals(b);
+	/* the run's: the cut blocks before held theirs (pmu_machine.c) */
+	b->t[BDT_FE_BUBBLES] = w->t[BDT_FE_BUBBLES];
+	b->t[BDT_BE_STALL] = w->t[BDT_BE_STALL];
+	return bd_insert(bc, b);
 }
 
 /*
@@ -330,7 +383,7 @@ const struct bdesc *bd_get_through(struct bd_cache *bc, uint64_t addr, uint64_t 
 		b = decode(bc, addr, (uint32_t)(last - addr + 15), last);
 	if (!b)
 		return NULL;
-	old = bd_find(bc, addr, b->size);
+	old = bd_find(bc, addr, b->size, addr);
 	if (old) {
 		free(b);
 		return old;
@@ -349,7 +402,7 @@ void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end)
 	for (size_t i = 0; i <= bc->mask; i++) {
 		struct bdesc *b = bc->e[i];
 
-		if (b && b->addr < end && b->addr + b->size > start) {
+		if (b && b->run_start < end && b->addr + b->size > start) {
 			free(b);
 			bc->e[i] = NULL;
 			bc->used--;
@@ -371,7 +424,7 @@ void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end)
 
 			if (!old[i])
 				continue;
-			j = bd_hash(old[i]->addr, old[i]->size) & bc->mask;
+			j = bd_hash(old[i]->addr, old[i]->size, old[i]->run_start) & bc->mask;
 			while (bc->e[j])
 				j = (j + 1) & bc->mask;
 			bc->e[j] = old[i];

@@ -71,10 +71,13 @@ enum bd_total {
 
 struct bdesc {
 	uint64_t addr;
+	uint64_t run_start;       /* addr, or for bd_get_in_run's the run's start */
 	uint32_t size;
 	uint16_t n;               /* instructions */
 	uint8_t last_cls;         /* class of the last instruction */
-	uint8_t pad;
+	bool last_ends_run;       /* it ends the block by itself (cpu_arch.h
+				   * ends_run), or the block ends at a
+				   * block_bound */
 	uint32_t last_off;        /* its offset */
 	uint64_t cond_target;     /* last insn a direct Jcc: its target, else 0 */
 	uint32_t t[BDT_NR];
@@ -111,6 +114,14 @@ const struct bdesc *bd_get(struct bd_cache *bc, uint64_t addr, uint32_t size);
  * it ends with; NULL when the instructions from addr do not decode up to
  * last exactly (or on allocation failure). */
 const struct bdesc *bd_get_through(struct bd_cache *bc, uint64_t addr, uint64_t last);
+/* The block [addr, addr+size) as the end of the straight run from
+ * run_start (< addr) that QEMU cut at addr: its instructions as scheduled
+ * in the whole run (bd_get(run_start, addr + size - run_start)'s), its
+ * fe-bubbles and back-end stall the whole run's; cached. NULL when the
+ * run's instructions do not decode up to addr exactly (or on allocation
+ * failure). */
+const struct bdesc *bd_get_in_run(struct bd_cache *bc, uint64_t run_start, uint64_t addr,
+				  uint32_t size);
 /* Decodes without the cache's table (tests); free() the result. */
 struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size);
 /* The class bits of the single instruction at addr (host readable; a

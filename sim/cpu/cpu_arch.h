@@ -86,6 +86,17 @@ struct cpu_arch {
 	 * the counting machine emulates it with the block's decode, so its
 	 * block takes inline counting's slow path. */
 	bool (*reads_counter)(const uint8_t *insn, unsigned len);
+	/* Whether the instruction ends its block by itself without a
+	 * control transfer, and no schedule goes on past it (x86-64:
+	 * SYSCALL; AArch64: SVC, ISB, which drains the pipeline): the next
+	 * block starts a straight run of its own (pmu_machine.c,
+	 * continue_run). */
+	bool (*ends_run)(const cs_insn *in);
+	/* QEMU never translates a block across a multiple of this (AArch64:
+	 * its 1 KiB TARGET_PAGE_SIZE; 0: no such boundary, x86-64 cuts by a
+	 * block's length): a run ends there too, so that the blocks of a loop
+	 * across one need no slow path. */
+	unsigned block_bound;
 
 	/*
 	 * The pipeline model's view of an instruction (block_decode.c's

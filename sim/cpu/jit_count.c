@@ -985,7 +985,10 @@ static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t
  *  - calls, returns and indirect branches: emit_predicted_exit;
  *  - LOOP/JrCXZ, a Jcc leaving by a computed jump, and a REP
  *    instruction's loop back (the next block continues it) leave the
- *    resolution to the next block's slow path.
+ *    resolution to the next block's slow path;
+ *  - an exit after no control transfer (QEMU cut the block, or SYSCALL)
+ *    leaves it to the next block's slow path whether it continues the
+ *    straight run.
  */
 static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind kind,
 			  unsigned idx, uint64_t insn_pc)
@@ -1023,8 +1026,17 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 		}
 		return;
 	}
-	if (!(cls & BD_BRANCH))
+	if (!(cls & BD_BRANCH)) {
+		/* QEMU cut a straight run here (or a SYSCALL ends the block):
+		 * whether the next block goes on with the run is the slow
+		 * path's (pmu_machine.c, continue_run); at a boundary QEMU
+		 * never crosses, no run goes on */
+		unsigned bound = bd_cache_arch(j->bc)->block_bound;
+
+		if (!bound || (insn_pc + len) % bound)
+			emit_dyn_exit(j, e);
 		return;
+	}
 	if (cls & BD_COND) {
 		if (kind == TCG_EXIT_DIRECT && idx <= 1)
 			emit_jcc_exit(j, e, idx, insn_pc);

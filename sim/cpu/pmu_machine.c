@@ -403,16 +403,41 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 	return false;
 }
 
-/* The block's static issue and stall counts (with its last instruction). */
-static void add_block_stalls(const struct bdesc *b, struct sim_delta *d)
+/* Whether QEMU cut a straight run at block b's end (its limits on a
+ * block's size, a page): b ends without a control transfer or an
+ * instruction that ends a run (cpu_arch.h ends_run: SYSCALL, SVC, ISB),
+ * and not at a boundary no block crosses (block_bound). */
+static bool block_cut(const struct bdesc *b)
 {
+	return !(b->last_cls & (BD_BRANCH | BD_REP)) && !b->last_ends_run;
+}
+
+/* The block's static issue and stall counts (with its last instruction).
+ * A cut block holds them: the next block either continues its run and
+ * counts the whole run's (continue_run), or gets them with the previous
+ * block's resolution. */
+static void add_block_stalls(struct pmu_vcpu *pv, const struct bdesc *b, struct sim_delta *d)
+{
+	if (block_cut(b)) {
+		pv->held_fe = b->t[BDT_FE_BUBBLES];
+		pv->held_be = b->t[BDT_BE_STALL];
+		return;
+	}
 	d->v[SIM_SRC_FE_BUBBLES] += b->t[BDT_FE_BUBBLES];
 	d->v[SIM_SRC_STALLED_BACKEND] += b->t[BDT_BE_STALL];
 }
 
+/* The held counts of a cut block whose run does not go on, into d. */
+static void release_held(struct pmu_vcpu *pv, struct sim_delta *d)
+{
+	d->v[SIM_SRC_FE_BUBBLES] += pv->held_fe;
+	d->v[SIM_SRC_STALLED_BACKEND] += pv->held_be;
+	pv->held_fe = pv->held_be = 0;
+}
+
 /* Sum of [from, to) into d (only the sources per-instruction values give,
  * and the block's stalls with its last instruction). */
-static void sum_range(const struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
+static void sum_range(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
 		      unsigned to, bool rep_cont, struct sim_delta *d)
 {
 	for (unsigned i = from; i < to; i++) {
@@ -428,7 +453,7 @@ static void sum_range(const struct pmu_vcpu *pv, const struct bdesc *b, unsigned
 			continue;
 		}
 		if (i + 1 == b->n)
-			add_block_stalls(b, d);
+			add_block_stalls(pv, b, d);
 		d->v[SIM_SRC_INSTRUCTIONS]++;
 		d->v[SIM_SRC_CYCLES] += in->cycles;
 		if (in->cls & BD_BRANCH) {
@@ -474,11 +499,13 @@ void pmu_mispredict(const struct pmu_vcpu *pv, struct sim_delta *d)
 static const unsigned resolved[] = {
 	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_COND_NOT_TAKEN, SIM_SRC_BRANCH_MISSES, SIM_SRC_CYCLES,
 	SIM_SRC_UOPS_ISSUED, SIM_SRC_RECOVERY_CYCLES, SIM_SRC_FE_BUBBLES, SIM_SRC_STALLED_FRONTEND,
+	SIM_SRC_STALLED_BACKEND,
 };
 #define NR_RESOLVED (sizeof(resolved) / sizeof(resolved[0]))
 
 /* Block b's static counts, and the previous branch's resolution x, into d. */
-static void add_block(const struct bdesc *b, const struct sim_delta *x, struct sim_delta *d)
+static void add_block(struct pmu_vcpu *pv, const struct bdesc *b, const struct sim_delta *x,
+		      struct sim_delta *d)
 {
 	d->v[SIM_SRC_INSTRUCTIONS] += b->t[BDT_INSNS];
 	d->v[SIM_SRC_BRANCHES] += b->t[BDT_BRANCHES];
@@ -491,7 +518,7 @@ static void add_block(const struct bdesc *b, const struct sim_delta *x, struct s
 	d->v[SIM_SRC_CYCLES] += b->t[BDT_CYCLES];
 	d->v[SIM_SRC_UOPS_RETIRED] += b->t[BDT_UOPS];
 	d->v[SIM_SRC_UOPS_ISSUED] += b->t[BDT_UOPS];
-	add_block_stalls(b, d);
+	add_block_stalls(pv, b, d);
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		d->v[resolved[i]] += x->v[resolved[i]];
 }
@@ -586,8 +613,8 @@ static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, un
 	case SIM_SRC_CYCLES: return b->t[BDT_CYCLES] + x->v[src];
 	case SIM_SRC_UOPS_RETIRED: return b->t[BDT_UOPS];
 	case SIM_SRC_UOPS_ISSUED: return b->t[BDT_UOPS] + x->v[src];
-	case SIM_SRC_FE_BUBBLES: return b->t[BDT_FE_BUBBLES] + x->v[src];
-	case SIM_SRC_STALLED_BACKEND: return b->t[BDT_BE_STALL];
+	case SIM_SRC_FE_BUBBLES: return (block_cut(b) ? 0 : b->t[BDT_FE_BUBBLES]) + x->v[src];
+	case SIM_SRC_STALLED_BACKEND: return (block_cut(b) ? 0 : b->t[BDT_BE_STALL]) + x->v[src];
 	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_RECOVERY_CYCLES: case SIM_SRC_STALLED_FRONTEND:
 	case SIM_SRC_COND_NOT_TAKEN:
 		return x->v[src];
@@ -800,6 +827,38 @@ static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
 	pv->fetch_version += o.moved;
 }
 
+/*
+ * A block that goes on with the straight run of the previous block p,
+ * which QEMU cut at b's start without a control transfer (its limits on a
+ * block's size or span, which depend on how many TCG ops the block has,
+ * so on inline counting and the events open): b as scheduled in the
+ * whole run from its start (bd_get_in_run), so that where QEMU cuts
+ * changes no count; the run's held issue and stall counts give way to
+ * the whole run's. Otherwise (a new run) they come with b, in x.
+ */
+static const struct bdesc *continue_run(struct pmu_vcpu *pv, const struct bdesc *p,
+					const struct bdesc *b, struct sim_delta *x)
+{
+	uint64_t start;
+	const struct bdesc *w;
+
+	if (!p || !p->n || !block_cut(p) || p->addr + p->size != b->addr)
+		goto fresh;
+	/* p goes on with a run itself: its decode says so, or inline (p is
+	 * the slot's own decode) the run the slow path saw at p */
+	start = p->run_start;
+	if (pv->run_end == b->addr && pv->run_start < start)
+		start = pv->run_start;
+	w = bd_get_in_run(pv->bc, start, b->addr, b->size);
+	if (w) {
+		pv->held_fe = pv->held_be = 0;
+		return w;
+	}
+fresh:
+	release_held(pv, x);
+	return b;
+}
+
 /* pmu_on_block() of the decode b of the block at addr (NULL: undecodable),
  * with the CPU's lock held. */
 static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bdesc *b)
@@ -843,6 +902,14 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 		else if (p->last_cls & BD_BRANCH)
 			resolve_prev(pv, addr, xp);
 	}
+	if (!rest && !rep_cont)
+		b = continue_run(pv, p, b, xp);
+	if (block_cut(b)) {
+		pv->run_start = b->run_start;
+		pv->run_end = b->addr + b->size;
+	} else {
+		pv->run_end = 0;
+	}
 	pv->prev = b;
 	pv->cur = b;
 	if (pv->cm && pv->c->mem_on && !pv->c->mem_log && !pv->cg && !rep_cont && !rest)
@@ -861,7 +928,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 			fits = a->v[pv->lim[i].src] + block_value(b, xp, pv->lim[i].src) < pv->lim[i].left;
 		if (fits && !pv->no_batch) {
 			/* the common case: the whole block into the batch */
-			add_block(b, xp, a);
+			add_block(pv, b, xp, a);
 			pv->acc_ip = addr + b->last_off;
 			pv->acc_dirty = true;
 			return;
@@ -872,7 +939,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	if (!rep_cont && !from && !perf_cpu_samples_user(pv->cpu)) {
 		/* the whole block at once from its totals */
 		clear_filled(dp);
-		add_block(b, xp, dp);
+		add_block(pv, b, xp, dp);
 		account(pv, dp, addr + b->ins[b->n - 1].off);
 		return;
 	}
@@ -919,7 +986,14 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
  * (first_crossing), or arms again with what is left. Those sources grow
  * by at most issue_width a cycle (a block's cycles are at least its uops
  * over the issue width, an instruction at least a uop), so their head is
- * what is left over the width. At most a slice (jit_count_arm).
+ * what is left over the width. A block's exit adds its branch's
+ * resolution after the test (a mispredict's cycles, a miss, a taken
+ * branch), which pmu_on_block counts with the next block's first
+ * instruction: the head leaves room for one (mispredict_cycles, or 1), so
+ * that the inline counts never reach a limit and the slow path of the
+ * next block finds the same crossing instruction as pmu_on_block; with
+ * less room than that, inline counting is off (the block's exit too). At
+ * most a slice (jit_count_arm).
  */
 /* The pipeline model's sources, which inline counting does not count:
  * while one is scheduled, every block takes the slow path. */
@@ -947,9 +1021,12 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 		uint64_t acc = pv->acc.v[pv->lim[i].src], left = pv->lim[i].left;
 
 		bool cycles = pv->lim[i].src == SIM_SRC_CYCLES;
+		uint64_t exit = cycles ? pv->pipe->mispredict_cycles : 1;
 
-		on = cycles || jit_count_covers(pv->jit, UINT64_C(1) << pv->lim[i].src);
-		left = left > acc ? (left - acc - 1) / (cycles ? 1 : pv->pipe->issue_width) : 0;
+		/* no room for the exit: it resolves in C, with the next block */
+		on = left > acc + exit &&
+		     (cycles || jit_count_covers(pv->jit, UINT64_C(1) << pv->lim[i].src));
+		left = on ? (left - acc - 1 - exit) / (cycles ? 1 : pv->pipe->issue_width) : 0;
 		head = left < head ? left : head;
 	}
 	jit_count_arm(pv->jit, on ? (int64_t)head : 0, on, block_start);

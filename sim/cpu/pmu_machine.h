@@ -113,6 +113,9 @@ struct pmu_vcpu {
 	unsigned skip_n;             /* ... had its first skip_n insns accounted */
 	const struct bdesc *rest_of; /* after an exact prefix run: the block ... */
 	unsigned rest_idx;           /* ... whose instructions from here on run next */
+	uint64_t run_start;          /* a block QEMU cut without a control transfer: */
+	uint64_t run_end;            /* the start of its straight run, and its end */
+	uint32_t held_fe, held_be;   /* the run's issue and stall counts so far */
 	uint64_t acc_ip;
 	struct { uint32_t src; uint64_t left; } lim[PMU_MAX_LIMITS];
 	/* the batch (see flush() in pmu_machine.c) and the previous branch's

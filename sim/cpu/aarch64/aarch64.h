@@ -24,6 +24,7 @@ void aarch64_insn_regs(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
 void aarch64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
 		       unsigned load_latency, unsigned *uops, unsigned *lat);
 bool aarch64_reads_counter(const uint8_t *insn, unsigned len);
+bool aarch64_ends_run(const cs_insn *in);
 
 /* perf_regs.c: cpu_arch's perf_regs ops */
 void aarch64_perf_regs(struct vcpu *c, struct perf_sample_regs *r, uint64_t ip, bool exact);

@@ -236,6 +236,13 @@ void aarch64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline
 	*lat = (cls & BD_LOAD) ? load_latency : op;
 }
 
+/* SVC (the kernel runs between it and the next block) and ISB (QEMU
+ * ends the block there; it drains the pipeline). */
+bool aarch64_ends_run(const cs_insn *in)
+{
+	return in->id == ARM64_INS_SVC || in->id == ARM64_INS_ISB;
+}
+
 /* MRS/MSR (register) of the PMU's EL0 registers: op0 3, op1 3, CRn 9 CRm
  * 12-14 or CRn 14 CRm 8-15 (cpu.c's hook answers them). The encoding:
  * 1101 0101 00 L 1 o0 op1 CRn CRm op2 Rt, op0 = 2 + o0. */

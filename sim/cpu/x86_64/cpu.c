@@ -165,6 +165,7 @@ const struct cpu_arch cpu_arch_x86_64 = {
 	.insn_regs = x86_64_insn_regs,
 	.insn_cost = x86_64_insn_cost,
 	.reads_counter = x86_64_reads_counter,
+	.ends_run = x86_64_ends_run,
 	.perf_regs = x86_64_perf_regs,
 	.perf_regs_syscall = x86_64_perf_regs_syscall,
 	.perf_regs_kernel = x86_64_perf_regs_kernel,

@@ -188,6 +188,12 @@ void x86_64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline 
 		*lat = load_latency + (plain_load(in) ? 0 : op);
 }
 
+/* SYSCALL: the kernel runs between it and the next block. */
+bool x86_64_ends_run(const cs_insn *in)
+{
+	return in->id == X86_INS_SYSCALL;
+}
+
 /* RDPMC (0f 33) after optional prefixes. */
 bool x86_64_reads_counter(const uint8_t *p, unsigned n)
 {

@@ -24,6 +24,7 @@ void x86_64_insn_regs(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
 void x86_64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
 		      unsigned load_latency, unsigned *uops, unsigned *lat);
 bool x86_64_reads_counter(const uint8_t *insn, unsigned len);
+bool x86_64_ends_run(const cs_insn *in);
 
 /* perf_regs.c: cpu_arch's perf_regs ops */
 void x86_64_perf_regs(struct vcpu *c, struct perf_sample_regs *r, uint64_t ip, bool exact);

@@ -14,12 +14,15 @@
  *   deep D R      R recursions D calls deep, entered by an indirect call
  *   farjcc N      a loop whose jnz jumps back to another page
  *   rep N         REP MOVSB of N bytes and REP STOSQ of N qwords
+ *   straight C    a straight run of 2000 loads, cut by QEMU into several
+ *                 blocks (C: an L1D miss counter open too)
  *   kernel M      exclude_user count of M getppid syscalls
  *   pmi P N       kernel-mode counts and task-clock of a loop of N sampled
  *                 every P user instructions (the PMI's cost)
  *   mux N         6 counting events on 4 counters over a long loop
  *   sample P N    IPs of samples every P instructions over a loop of N
  *   sample_notid P N  the same without PERF_SAMPLE_TID (same bytes every run)
+ *   sample_cycles P N  IPs of samples every P user cycles over calls N
  *   signal P N    O_ASYNC+F_SETSIG signals, one per overflow
  *   refresh P R   IOC_REFRESH(R): R-1 POLL_IN then one POLL_HUP
  *   refresh_group P  IOC_REFRESH(1) on a leader whose sibling overflows on
@@ -178,6 +181,21 @@ static void rep_region(int fd, unsigned long n, char *src, char *dst)
 		     : "+r"(r12) : "r"(src), "r"(dst), "r"(n) : REGION_CLOBBERS);
 }
 
+/* 2000 independent loads and DISABLE: one straight run of 2005
+ * instructions from the ENABLE SYSCALL to the DISABLE one, longer than
+ * QEMU lets a translated block be (512 instructions, one page, its TCG
+ * op and host code limits): it cuts the run where those say */
+#define STRAIGHT_LOADS "2000"
+static void straight_region(int fd)
+{
+	register long r12 asm("r12") = fd;
+
+	asm volatile(ENABLE_ASM
+		     ".rept " STRAIGHT_LOADS "\n\tmov (%%rsp), %%rax\n\t.endr\n\t"
+		     DISABLE_ASM
+		     : "+r"(r12) : : REGION_CLOBBERS);
+}
+
 /* m getppid syscalls in a loop: per iteration mov, syscall, dec, jnz */
 static void kernel_region(int fd, unsigned long m)
 {
@@ -252,6 +270,23 @@ static void mode_rep(unsigned long n)
 	branch_group_open(f);
 	rep_region(f[0], n, src, dst);
 	branch_group_print(f);
+}
+
+/* The branch group over straight_region, with an L1D miss counter in the
+ * group when cache (the memory hook: more TCG ops per load inline). */
+static void mode_straight(unsigned long cache)
+{
+	int f[4], fm = -1;
+
+	branch_group_open(f);
+	if (cache)
+		fm = open_ev(PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_L1D |
+			     PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_MISS << 16,
+			     f[0], 1, 0, 0);
+	straight_region(f[0]);
+	branch_group_print(f);
+	if (cache)
+		printf("l1d_misses_open=%d\n", fm >= 0);
 }
 
 static void mode_kernel(unsigned long m)
@@ -331,16 +366,18 @@ static struct perf_event_mmap_page *ring;
 static size_t ring_len;
 static int no_tid;    /* sample_type without TID: ring bytes equal across runs */
 
-static int open_sampler(unsigned long long period, unsigned pages)
+static int open_sampler_of(unsigned long long config, unsigned precise,
+			   unsigned long long period, unsigned pages)
 {
 	struct perf_event_attr a;
 	int fd;
 
 	sampler_attr(&a, period);
+	a.config = config;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
 			(no_tid ? 0 : PERF_SAMPLE_TID);
 	a.disabled = 1;
-	a.precise_ip = 2;
+	a.precise_ip = precise;
 	a.wakeup_events = 1;
 	fd = peo(&a, -1);
 	if (fd < 0)
@@ -350,6 +387,12 @@ static int open_sampler(unsigned long long period, unsigned pages)
 	if (ring == MAP_FAILED)
 		ring = NULL;
 	return fd;
+}
+
+/* A precise user-mode instructions sampler every period, its ring mapped. */
+static int open_sampler(unsigned long long period, unsigned pages)
+{
+	return open_sampler_of(PERF_COUNT_HW_INSTRUCTIONS, 2, period, pages);
 }
 
 /* FNV-1a of the data area (determinism check) and the sample IPs. */
@@ -378,6 +421,20 @@ static void dump_samples(void)
 		tail += eh->size;
 	}
 	printf("samples=%llu\nring_hash=0x%016llx\n", n, h);
+}
+
+/* A user-mode cycles sampler every p over calls_region(n), whose indirect
+ * jump mispredicts every iteration: the penalties land on the next block's
+ * first instruction, some of them on an overflow. */
+static void mode_sample_cycles(unsigned long long p, unsigned long n)
+{
+	int fd;
+
+	no_tid = 1;
+	fd = open_sampler_of(PERF_COUNT_HW_CPU_CYCLES, 0, p, 64);
+	calls_region(fd, n);
+	printf("cycles=%llu\n", rd(fd));
+	dump_samples();
 }
 
 static void mode_sample(unsigned long long p, unsigned long n)
@@ -1139,6 +1196,8 @@ int main(int argc, char **argv)
 		mode_memloop(a1);
 	else if (!strcmp(argv[1], "rep"))
 		mode_rep(a1);
+	else if (!strcmp(argv[1], "straight"))
+		mode_straight(a1);
 	else if (!strcmp(argv[1], "kernel"))
 		mode_kernel(a1);
 	else if (!strcmp(argv[1], "mux"))
@@ -1147,6 +1206,8 @@ int main(int argc, char **argv)
 		mode_pmi(a1, a2);
 	else if (!strcmp(argv[1], "sample"))
 		mode_sample(a1, a2);
+	else if (!strcmp(argv[1], "sample_cycles"))
+		mode_sample_cycles(a1, a2);
 	else if (!strcmp(argv[1], "sample_notid")) {
 		no_tid = 1;
 		mode_sample(a1, a2);
