@@ -47,6 +47,7 @@
 #include <sys/uio.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/ucontext.h>
@@ -959,7 +960,8 @@ static void drain(int fd)
 }
 
 /*
- * perf_poll() of the perf file h at fd, for poll, select and epoll alike:
+ * perf_poll() of the perf file h at fd, for poll, select and epoll alike
+ * (a POLLHUP from the end of a child process waits for its host exit):
  * consumes the ring's poll state and leaves the pipe saying whether there
  * is more to say: empty, or one byte for an EPOLLHUP or EPOLLERR that
  * lasts (no ring, task exited, a pinned event in error), which keeps
@@ -970,7 +972,19 @@ static void drain(int fd)
 static unsigned file_poll(int fd, int h, short pipe_revents)
 {
 	unsigned ev = perf_sys_poll(core, h);   /* perf_poll() */
+	pid_t pid;
 
+	if ((ev & POLLHUP) && (pid = perf_file_exit_pid(core, h)) > 0) {
+		/* the end of a child process: as the emulator's
+		 * guest_perf_poll(), wait until the host has made it a zombie
+		 * (WNOWAIT: not reaped), so that its SIGCHLD is queued when
+		 * the POLLHUP is seen, as exit_notify() follows
+		 * perf_event_exit_task() in do_exit(); ECHILD at once for a
+		 * process that is not the caller's child */
+		siginfo_t si;
+
+		TSYS6(SYS_waitid, P_PID, pid, (long)&si, WEXITED | WNOWAIT | __WALL, 0, 0);
+	}
 	if (pipe_revents & POLLHUP)
 		return ev | POLLHUP;    /* the monitored task is gone */
 	if (ev & (POLLHUP | POLLERR)) {
