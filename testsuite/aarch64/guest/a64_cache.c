@@ -27,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "a64_perf.h"
 
 #define LINES 2048
 #define PASSES 2
@@ -35,16 +36,7 @@ static char buf[LINES * 64] __attribute__((aligned(4096)));
 
 static int open_event(uint64_t config, int group)
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_RAW;
-	a.config = config;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, 0);
+	return a64_open(PERF_TYPE_RAW, config, 0, 0, 1, group);
 }
 
 /* PASSES x (LINES loads a line apart) between the group's ENABLE and

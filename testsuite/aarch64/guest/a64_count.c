@@ -18,21 +18,13 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "a64_perf.h"
 
 #define N 50000
 
 static int open_event(uint32_t type, uint64_t config)
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = type;
-	a.config = config;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	return a64_open(type, config, 0, 0, 1, -1);
 }
 
 /* ALU loop: 1 + 2N + 5 user instructions, N branches */
