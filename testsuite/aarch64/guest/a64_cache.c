@@ -46,11 +46,7 @@ static void line_loop(long leader)
 	register long x0 __asm__("x0") = leader;
 
 	__asm__ volatile(
-		"mov x8, #29\n\t"             /* ioctl */
-		"mov x1, #0x2400\n\t"         /* PERF_EVENT_IOC_ENABLE */
-		"mov x2, #1\n\t"              /* PERF_IOC_FLAG_GROUP */
-		"mov x10, x0\n\t"
-		"svc #0\n\t"
+		A64_SVC_ENABLE(1)
 		"mov x12, #%[passes]\n"
 		"2:\tmov x11, %[b]\n\t"
 		"mov x9, #%[lines]\n"
@@ -59,11 +55,7 @@ static void line_loop(long leader)
 		"b.ne 1b\n\t"
 		"subs x12, x12, #1\n\t"
 		"b.ne 2b\n\t"
-		"mov x8, #29\n\t"
-		"mov x0, x10\n\t"
-		"mov x1, #0x2401\n\t"         /* PERF_EVENT_IOC_DISABLE */
-		"mov x2, #1\n\t"
-		"svc #0\n\t"
+		A64_SVC_DISABLE(1)
 		: "+r"(x0) : [passes] "i"(PASSES), [lines] "i"(LINES), [b] "r"(buf)
 		: "x1", "x2", "x8", "x9", "x10", "x11", "x12", "x13", "memory", "cc");
 }

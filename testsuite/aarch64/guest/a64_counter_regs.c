@@ -87,11 +87,7 @@ static void chained(void)
 		return;
 	}
 	__asm__ volatile(
-		"mov x8, #29\n\t"             /* ioctl */
-		"mov x1, #0x2400\n\t"         /* PERF_EVENT_IOC_ENABLE */
-		"mov x2, #1\n\t"              /* PERF_IOC_FLAG_GROUP */
-		"mov x10, x0\n\t"
-		"svc #0\n\t"
+		A64_SVC_ENABLE(1)
 		"mrs %[lo0], pmevcntr0_el0\n\t"   /* count 0 */
 		"mrs %[hi0], pmevcntr1_el0\n\t"   /* 1 */
 		"mrs %[u0], pmevcntr2_el0\n\t"    /* 2 */
@@ -101,11 +97,7 @@ static void chained(void)
 		"mrs %[lo1], pmevcntr0_el0\n\t"   /* 2M + 4 */
 		"mrs %[hi1], pmevcntr1_el0\n\t"   /* 2M + 5 */
 		"mrs %[u1], pmevcntr2_el0\n\t"    /* 2M + 6 */
-		"mov x8, #29\n\t"
-		"mov x0, x10\n\t"
-		"mov x1, #0x2401\n\t"             /* PERF_EVENT_IOC_DISABLE */
-		"mov x2, #1\n\t"
-		"svc #0\n\t"                      /* the 2M + 12th */
+		A64_SVC_DISABLE(1)                      /* the 2M + 12th */
 		: "+r"(x0), [lo0] "=&r"(lo0), [hi0] "=&r"(hi0), [lo1] "=&r"(lo1), [hi1] "=&r"(hi1),
 		  [u0] "=&r"(u0), [u1] "=&r"(u1)
 		: [m] "i"(M) : "x1", "x2", "x8", "x9", "x10", "memory", "cc");

@@ -33,6 +33,24 @@ static inline int a64_open(uint32_t type, uint64_t config, uint64_t config1,
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, 0);
 }
 
+/* Inside an asm block with the event's fd in x0: the ioctl SVC that
+ * enables it (flags: 0, or 1 for PERF_IOC_FLAG_GROUP), keeping the fd in
+ * x10, and the one that disables it again: five instructions each, all
+ * retiring at EL0 (DISABLE's before the kernel's disable). The block
+ * clobbers x0, x1, x2, x8 and x10. */
+#define A64_SVC_ENABLE(flags)                                 \
+	"mov x8, #29\n\t"             /* ioctl */              \
+	"mov x1, #0x2400\n\t"         /* PERF_EVENT_IOC_ENABLE */ \
+	"mov x2, #" #flags "\n\t"                             \
+	"mov x10, x0\n\t"                                     \
+	"svc #0\n\t"
+#define A64_SVC_DISABLE(flags)                                \
+	"mov x8, #29\n\t"                                     \
+	"mov x0, x10\n\t"                                     \
+	"mov x1, #0x2401\n\t"         /* PERF_EVENT_IOC_DISABLE */ \
+	"mov x2, #" #flags "\n\t"                             \
+	"svc #0\n\t"
+
 /* ILL_ILLOPC traps seen by a64_on_ill() */
 static volatile int a64_ill_traps;
 
