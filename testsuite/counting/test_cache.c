@@ -428,6 +428,26 @@ static void test_perf_mem_loads(void **state)
 }
 
 /*
+ * The sample record after the one at after (NULL: the first) in out, the
+ * program's output: a line "sample=ADDR WEIGHT DATA_SRC IP". Parses it
+ * into addr, w, dsrc, ip and returns where it starts; NULL when there is
+ * none.
+ */
+static const char *next_sample(const char *out, const char *after, unsigned long long *addr,
+			       unsigned long long *w, unsigned long long *dsrc,
+			       unsigned long long *ip)
+{
+	const char *p;
+
+	for (p = after ? after + 1 : out; (p = strstr(p, "sample=")); p++)
+		if (p == out || p[-1] == '\n') {
+			assert_int_equal(sscanf(p, "sample=%llx %llu %llx %llx", addr, w, dsrc, ip), 4);
+			return p;
+		}
+	return NULL;
+}
+
+/*
  * The program samples itself (mem-loads:P, ldlat 30, every 100 loads,
  * enabled only around the region): sample k is the region's load 100k, so
  * its address is buf + ((100k - 1) mod 8192) * 64, from memory (weight 195)
@@ -437,6 +457,7 @@ static void test_perf_mem_loads(void **state)
 static void test_ring_samples_exact_and_deterministic(void **state)
 {
 	unsigned long long ip = insn_addr("(%r8),%r10"), buf = sym_addr("buf"), k = 0;
+	unsigned long long addr, w, dsrc, sip;
 	char *a = pattern_counts("l3_twice", -1), *b = pattern_counts("l3_twice", -1);
 	const char *p;
 
@@ -444,12 +465,9 @@ static void test_ring_samples_exact_and_deterministic(void **state)
 	assert_int_equal(val(a, "ring_hash"), val(b, "ring_hash"));
 	assert_string_equal(a, b);
 	assert_int_equal(val(a, "samples"), 2 * N3 / 100);
-	for (p = a; (p = strstr(p, "sample=")); p++) {
-		unsigned long long addr, w, dsrc, sip, j;
+	for (p = NULL; (p = next_sample(a, p, &addr, &w, &dsrc, &sip));) {
+		unsigned long long j;
 
-		if (p != a && p[-1] != '\n')
-			continue;
-		assert_int_equal(sscanf(p, "sample=%llx %llu %llx %llx", &addr, &w, &dsrc, &sip), 4);
 		j = 100 * ++k;
 		assert_int_equal(addr, buf + ((j - 1) % N3) * 64);
 		assert_int_equal(w, j <= N3 ? 195 : 42);
@@ -475,18 +493,15 @@ static void test_ring_samples_exact_and_deterministic(void **state)
  */
 static void test_ring_samples_tlb(void **state)
 {
-	unsigned long long buf = sym_addr("buf"), k = 0;
+	unsigned long long buf = sym_addr("buf"), k = 0, addr, w, dsrc, sip;
 	char *a = pattern_counts("pages", -1);
 	const char *p;
 
 	(void)state;
 	assert_int_equal(val(a, "samples"), 512 / 100);
-	for (p = a; (p = strstr(p, "sample=")); p++) {
-		unsigned long long addr, w, dsrc, sip, j;
+	for (p = NULL; (p = next_sample(a, p, &addr, &w, &dsrc, &sip));) {
+		unsigned long long j;
 
-		if (p != a && p[-1] != '\n')
-			continue;
-		assert_int_equal(sscanf(p, "sample=%llx %llu %llx %llx", &addr, &w, &dsrc, &sip), 4);
 		j = 100 * ++k;
 		assert_int_equal(addr, buf + ((j - 1) % 256) * 4096);
 		assert_int_equal(w, j <= 256 ? 195 : 42);

@@ -27,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "a64_perf.h"
 
 #define LINES 2048
 #define PASSES 2
@@ -35,16 +36,7 @@ static char buf[LINES * 64] __attribute__((aligned(4096)));
 
 static int open_event(uint64_t config, int group)
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_RAW;
-	a.config = config;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, 0);
+	return a64_open(PERF_TYPE_RAW, config, 0, 0, 1, group);
 }
 
 /* PASSES x (LINES loads a line apart) between the group's ENABLE and
@@ -54,11 +46,7 @@ static void line_loop(long leader)
 	register long x0 __asm__("x0") = leader;
 
 	__asm__ volatile(
-		"mov x8, #29\n\t"             /* ioctl */
-		"mov x1, #0x2400\n\t"         /* PERF_EVENT_IOC_ENABLE */
-		"mov x2, #1\n\t"              /* PERF_IOC_FLAG_GROUP */
-		"mov x10, x0\n\t"
-		"svc #0\n\t"
+		A64_SVC_ENABLE(1)
 		"mov x12, #%[passes]\n"
 		"2:\tmov x11, %[b]\n\t"
 		"mov x9, #%[lines]\n"
@@ -67,11 +55,7 @@ static void line_loop(long leader)
 		"b.ne 1b\n\t"
 		"subs x12, x12, #1\n\t"
 		"b.ne 2b\n\t"
-		"mov x8, #29\n\t"
-		"mov x0, x10\n\t"
-		"mov x1, #0x2401\n\t"         /* PERF_EVENT_IOC_DISABLE */
-		"mov x2, #1\n\t"
-		"svc #0\n\t"
+		A64_SVC_DISABLE(1)
 		: "+r"(x0) : [passes] "i"(PASSES), [lines] "i"(LINES), [b] "r"(buf)
 		: "x1", "x2", "x8", "x9", "x10", "x11", "x12", "x13", "memory", "cc");
 }

@@ -18,21 +18,13 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "a64_perf.h"
 
 #define N 50000
 
 static int open_event(uint32_t type, uint64_t config)
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = type;
-	a.config = config;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	return a64_open(type, config, 0, 0, 1, -1);
 }
 
 /* ALU loop: 1 + 2N + 5 user instructions, N branches */
@@ -41,19 +33,11 @@ static void alu_loop(long fd)
 	register long x0 __asm__("x0") = fd;
 
 	__asm__ volatile(
-		"mov x8, #29\n\t"             /* ioctl */
-		"mov x1, #0x2400\n\t"         /* PERF_EVENT_IOC_ENABLE */
-		"mov x2, #0\n\t"
-		"mov x10, x0\n\t"
-		"svc #0\n\t"
+		A64_SVC_ENABLE(0)
 		"mov x9, #%[n]\n"
 		"1:\tsubs x9, x9, #1\n\t"
 		"b.ne 1b\n\t"
-		"mov x8, #29\n\t"
-		"mov x0, x10\n\t"
-		"mov x1, #0x2401\n\t"         /* PERF_EVENT_IOC_DISABLE */
-		"mov x2, #0\n\t"
-		"svc #0\n\t"
+		A64_SVC_DISABLE(0)
 		: "+r"(x0) : [n] "i"(N) : "x1", "x2", "x8", "x9", "x10", "memory", "cc");
 }
 
@@ -63,21 +47,13 @@ static void mem_loop(long fd, uint64_t *buf)
 	register long x0 __asm__("x0") = fd;
 
 	__asm__ volatile(
-		"mov x8, #29\n\t"
-		"mov x1, #0x2400\n\t"
-		"mov x2, #0\n\t"
-		"mov x10, x0\n\t"
-		"svc #0\n\t"
+		A64_SVC_ENABLE(0)
 		"mov x9, #%[n]\n"
 		"1:\tldr x11, [%[b]]\n\t"
 		"str x11, [%[b], #8]\n\t"
 		"subs x9, x9, #1\n\t"
 		"b.ne 1b\n\t"
-		"mov x8, #29\n\t"
-		"mov x0, x10\n\t"
-		"mov x1, #0x2401\n\t"
-		"mov x2, #0\n\t"
-		"svc #0\n\t"
+		A64_SVC_DISABLE(0)
 		: "+r"(x0) : [n] "i"(N), [b] "r"(buf)
 		: "x1", "x2", "x8", "x9", "x10", "x11", "memory", "cc");
 }

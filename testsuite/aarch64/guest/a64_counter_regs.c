@@ -38,8 +38,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <ucontext.h>
 #include <unistd.h>
+#include "a64_perf.h"
 
 #define M 3000
 #define K 1000ull
@@ -56,18 +56,7 @@ static void expect(const char *what, uint64_t got, uint64_t want)
 
 static int open_event(uint64_t config, uint64_t config1, uint64_t period, int group)
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_RAW;
-	a.config = config;
-	a.config1 = config1;
-	a.sample_period = period;
-	a.disabled = group < 0;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, 0);
+	return a64_open(PERF_TYPE_RAW, config, config1, period, group < 0, group);
 }
 
 static struct perf_event_mmap_page *map(int fd)
@@ -98,11 +87,7 @@ static void chained(void)
 		return;
 	}
 	__asm__ volatile(
-		"mov x8, #29\n\t"             /* ioctl */
-		"mov x1, #0x2400\n\t"         /* PERF_EVENT_IOC_ENABLE */
-		"mov x2, #1\n\t"              /* PERF_IOC_FLAG_GROUP */
-		"mov x10, x0\n\t"
-		"svc #0\n\t"
+		A64_SVC_ENABLE(1)
 		"mrs %[lo0], pmevcntr0_el0\n\t"   /* count 0 */
 		"mrs %[hi0], pmevcntr1_el0\n\t"   /* 1 */
 		"mrs %[u0], pmevcntr2_el0\n\t"    /* 2 */
@@ -112,11 +97,7 @@ static void chained(void)
 		"mrs %[lo1], pmevcntr0_el0\n\t"   /* 2M + 4 */
 		"mrs %[hi1], pmevcntr1_el0\n\t"   /* 2M + 5 */
 		"mrs %[u1], pmevcntr2_el0\n\t"    /* 2M + 6 */
-		"mov x8, #29\n\t"
-		"mov x0, x10\n\t"
-		"mov x1, #0x2401\n\t"             /* PERF_EVENT_IOC_DISABLE */
-		"mov x2, #1\n\t"
-		"svc #0\n\t"                      /* the 2M + 12th */
+		A64_SVC_DISABLE(1)                      /* the 2M + 12th */
 		: "+r"(x0), [lo0] "=&r"(lo0), [hi0] "=&r"(hi0), [lo1] "=&r"(lo1), [hi1] "=&r"(hi1),
 		  [u0] "=&r"(u0), [u1] "=&r"(u1)
 		: [m] "i"(M) : "x1", "x2", "x8", "x9", "x10", "memory", "cc");
@@ -189,17 +170,6 @@ static void biased(const char *name, uint64_t config, uint32_t want_index, uint6
 	close(fd);
 }
 
-static volatile int traps;
-
-static void on_ill(int sig, siginfo_t *si, void *ctx)
-{
-	ucontext_t *uc = ctx;
-
-	(void)sig;
-	traps += si->si_code == ILL_ILLOPC;
-	uc->uc_mcontext.pc += 4;
-}
-
 /*
  * With perf_user_access at 1, EL0 access still needs PMUSERENR_EL0, which
  * armv8pmu_start() sets only while the running task's context holds an
@@ -214,27 +184,27 @@ static void permissions(void)
 	int plain, ur;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_ill;
+	sa.sa_sigaction = a64_on_ill;
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGILL, &sa, NULL);
 
-	traps = 0;
+	a64_ill_traps = 0;
 	__asm__ volatile("mrs %0, pmccntr_el0" : "+r"(v));
-	expect("no event: mrs pmccntr_el0 SIGILL", traps, 1);
+	expect("no event: mrs pmccntr_el0 SIGILL", a64_ill_traps, 1);
 	plain = open_event(0x08, 0, 0, -1);       /* no config1:1 */
-	traps = 0;
+	a64_ill_traps = 0;
 	__asm__ volatile("mrs %0, pmccntr_el0" : "+r"(v));
-	expect("no user-read event: SIGILL", traps, 1);
+	expect("no user-read event: SIGILL", a64_ill_traps, 1);
 	ur = open_event(0x08, 0x2, 0, -1);        /* disabled, not mapped */
-	traps = 0;
+	a64_ill_traps = 0;
 	v = 1;
 	__asm__ volatile("mrs %0, pmccntr_el0" : "+r"(v));
-	expect("user-read event: mrs, no SIGILL", traps, 0);
+	expect("user-read event: mrs, no SIGILL", a64_ill_traps, 0);
 	expect("an unused counter reads", v, 0);
 	__asm__ volatile("msr pmevcntr0_el0, %0" : : "r"(v));
-	expect("msr pmevcntr0_el0 SIGILL", traps, 1);
+	expect("msr pmevcntr0_el0 SIGILL", a64_ill_traps, 1);
 	__asm__ volatile("msr pmuserenr_el0, %0" : : "r"(v));
-	expect("msr pmuserenr_el0 SIGILL", traps, 2);
+	expect("msr pmuserenr_el0 SIGILL", a64_ill_traps, 2);
 	__asm__ volatile("mrs %0, pmuserenr_el0" : "+r"(v));
 	expect("pmuserenr_el0 reads ER|CR", v, 0xc);
 	close(ur);

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "a64_perf.h"
 
 #define N 1000
 
@@ -74,21 +75,13 @@ static uint64_t count_loop(const struct row *r)
 		register long x0 __asm__("x0") = fd;
 
 		__asm__ volatile(
-			"mov x8, #29\n\t"         /* ioctl */
-			"mov x1, #0x2400\n\t"     /* PERF_EVENT_IOC_ENABLE */
-			"mov x2, #0\n\t"
-			"mov x10, x0\n\t"
-			"svc #0\n\t"
+			A64_SVC_ENABLE(0)
 			"mov x9, #%[n]\n"
 			"1:\tmov x8, #172\n\t"    /* getpid */
 			"svc #0\n\t"
 			"subs x9, x9, #1\n\t"
 			"b.ne 1b\n\t"
-			"mov x8, #29\n\t"
-			"mov x0, x10\n\t"
-			"mov x1, #0x2401\n\t"     /* PERF_EVENT_IOC_DISABLE */
-			"mov x2, #0\n\t"
-			"svc #0\n\t"
+			A64_SVC_DISABLE(0)
 			: "+r"(x0) : [n] "i"(N) : "x1", "x2", "x8", "x9", "x10", "memory", "cc");
 	}
 	if (read((int)fd, &v, sizeof(v)) != sizeof(v))

@@ -21,22 +21,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <ucontext.h>
 #include <unistd.h>
+#include "a64_perf.h"
 
 #define PATH "/proc/sys/kernel/perf_user_access"
 
 static int ok = 1;
-static volatile int traps;
-
-static void on_ill(int sig, siginfo_t *si, void *ctx)
-{
-	ucontext_t *uc = ctx;
-
-	(void)sig;
-	traps += si->si_code == ILL_ILLOPC;
-	uc->uc_mcontext.pc += 4;
-}
 
 static void expect(const char *what, long got, long want)
 {
@@ -85,7 +75,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_ill;
+	sa.sa_sigaction = a64_on_ill;
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGILL, &sa, NULL);
 
@@ -128,10 +118,10 @@ int main(int argc, char **argv)
 	/* hw.idx of an event counter: 1..6 (a profiler's own events may
 	 * hold the first ones) */
 	expect("page index is an event counter's", pg->index >= 1 && pg->index <= 6, 1);
-	traps = 0;
+	a64_ill_traps = 0;
 	__asm__ volatile("msr pmselr_el0, %1\n\tisb\n\tmrs %0, pmxevcntr_el0"
 			 : "+r"(v) : "r"((uint64_t)pg->index - 1));
-	expect("its mrs: no SIGILL", traps, 0);
+	expect("its mrs: no SIGILL", a64_ill_traps, 0);
 
 	expect("write \"2\"", write_value("2"), -EINVAL);
 	expect("write \"x\"", write_value("x"), -EINVAL);
@@ -139,9 +129,9 @@ int main(int argc, char **argv)
 
 	expect("write \"0\"", write_value("0"), 1);
 	expect("reads 0", read_value(), 0);
-	traps = 0;
+	a64_ill_traps = 0;
 	__asm__ volatile("mrs %0, pmevcntr0_el0" : "+r"(v));
-	expect("mrs pmevcntr0_el0: SIGILL", traps, 1);
+	expect("mrs pmevcntr0_el0: SIGILL", a64_ill_traps, 1);
 	munmap(pg, sysconf(_SC_PAGESIZE));
 	close(fd);
 	if (start)

@@ -20,21 +20,13 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "a64_perf.h"
 
 #define N 30000
 
 static int open_user(uint64_t config, uint64_t config1)
 {
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_RAW;
-	a.config = config;
-	a.config1 = config1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	return a64_open(PERF_TYPE_RAW, config, config1, 0, 0, -1);
 }
 
 /* the loop between two reads of the counter PMSELR_EL0 selects */
