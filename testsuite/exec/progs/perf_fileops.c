@@ -79,6 +79,11 @@ int main(int argc, char **argv)
 		FD_SET(fd < FD_SETSIZE ? fd : 0, &rs);
 		SHOW("ppoll_negtimeout", ppoll(&pfd, 1, &neg, NULL));
 		SHOW("select_negtimeout", select(fd + 1 < FD_SETSIZE ? fd + 1 : 1, &rs, NULL, NULL, &tneg));
+		/* kern_select(): the microseconds carry into the seconds
+		 * before the check, so this timeout is zero */
+		struct timeval tcarry = { -1, 1000000 };
+
+		SHOW("select_carrytimeout", syscall(SYS_select, 0, NULL, NULL, NULL, &tcarry));
 	}
 	{
 		/* do_sys_poll(): a set up to RLIMIT_NOFILE is polled, one
