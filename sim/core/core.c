@@ -97,11 +97,8 @@ int perf_core_create(const struct perf_core_config *cfg,
 		core->cfg.freq_hz = cfg->model->freq_hz;
 	if (!core->cfg.nr_gp_counters)
 		core->cfg.nr_gp_counters = cfg->model->nr_gp_counters;
-	if (!core->cfg.freq_hz || core->cfg.nr_gp_counters > PMU_MAX_COUNTERS) {
-		perf_arena_free(arena, core);
-		return -EINVAL;
-	}
-	if (core->cfg.nr_cpus > PERF_CORE_MAX_CPUS) {
+	if (!core->cfg.freq_hz || core->cfg.nr_gp_counters > PMU_MAX_COUNTERS ||
+	    core->cfg.nr_cpus > PERF_CORE_MAX_CPUS) {
 		perf_arena_free(arena, core);
 		return -EINVAL;
 	}

@@ -233,18 +233,26 @@ bool perf_core_should_yield(const struct perf_core *core)
 	return __atomic_load_n(&core->lock.waiters, __ATOMIC_RELAXED) != 0;
 }
 
+/* Nanoseconds of CLOCK_MONOTONIC since t0. */
+static long elapsed_ns(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000000000L + (now.tv_nsec - t0->tv_nsec);
+}
+
 /* Waits until l changed hands since generation g, no one waits any more,
  * or the hand-over time passed. */
 static void wait_handover(struct perf_lock *l, unsigned g)
 {
-	struct timespec t0, now, left;
+	struct timespec t0, left;
 	long ns;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (__atomic_load_n(&l->gen, __ATOMIC_ACQUIRE) == g &&
 	       __atomic_load_n(&l->waiters, __ATOMIC_RELAXED)) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ns = (now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec);
+		ns = elapsed_ns(&t0);
 		if (ns >= PERF_HANDOVER_NS)
 			break;
 		left.tv_sec = 0;
@@ -265,10 +273,9 @@ static void wait_handover(struct perf_lock *l, unsigned g)
 static void wait_turn(struct perf_cpu *cpu)
 {
 	struct perf_lock *l = &cpu->lock;
-	struct timespec t0, now, step = { 0, PERF_TURN_STEP_NS };
+	struct timespec t0, step = { 0, PERF_TURN_STEP_NS };
 	unsigned free_gen = 0;
 	bool was_free = false;
-	long ns;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
@@ -282,9 +289,7 @@ static void wait_turn(struct perf_cpu *cpu)
 			return;
 		was_free = is_free;
 		free_gen = g;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ns = (now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec);
-		if (ns >= PERF_CPU_SLICE_NS)
+		if (elapsed_ns(&t0) >= PERF_CPU_SLICE_NS)
 			return;
 		syscall(SYS_futex, &l->gen, FUTEX_WAIT, g, &step, NULL, 0);
 	}

@@ -295,8 +295,8 @@ static inline uint64_t perf_rdpmc_register(const struct perf_rdpmc *rd, uint64_t
 }
 int perf_cpu_rdpmc(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out);
 /* An EL0 read of counter hwidx on arm64: -EPERM unless perf_user_access
- * is set and the running task has a mapped event that asked for user
- * access (PMUSERENR_EL0 enabled); a counter no event uses reads 0. */
+ * is set and the running task has an event, mapped or not, that asked for
+ * user access (PMUSERENR_EL0 enabled); a counter no event uses reads 0. */
 int perf_cpu_user_read(struct perf_cpu *cpu, int hwidx, struct perf_rdpmc *out);
 
 /* What an overflowing event is, for fill_sample. */
