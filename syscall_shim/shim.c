@@ -1193,11 +1193,8 @@ static long poll_set(long nr, long *a, struct pollfd *fds, int *hs)
 			timeout = (int64_t)(int)a[2] * 1000000;
 		mask = cur_uc ? &cur_uc->uc_sigmask : NULL;
 	} else {
-		if (a[2]) {
-			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-				return -EINVAL;
-			timeout = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-		}
+		if (a[2] && perf_fd_timeout_ns(ts.tv_sec, ts.tv_nsec, false, &timeout))
+			return -EINVAL;
 		mask = a[3] ? (const sigset_t *)&umask : cur_uc ? &cur_uc->uc_sigmask : NULL;
 	}
 	r = perf_fd_poll_fds(&PF, (void *)mask, fds, n, hs, timeout);
@@ -1278,17 +1275,11 @@ static long sys_select(long nr, long *a)
 	if (!perf_fd_select_any(&PF, NULL, nfds, user))
 		return tramp_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (nr == SYS_select) {
-		if (a[4]) {
-			if (tv.tv_sec < 0 || tv.tv_usec < 0)
-				return -EINVAL;
-			timeout = (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
-		}
+		if (a[4] && perf_fd_timeout_ns(tv.tv_sec, tv.tv_usec, true, &timeout))
+			return -EINVAL;
 	} else {
-		if (a[4]) {
-			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-				return -EINVAL;
-			timeout = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-		}
+		if (a[4] && perf_fd_timeout_ns(ts.tv_sec, ts.tv_nsec, false, &timeout))
+			return -EINVAL;
 		if (sm.ss)
 			mask = (const sigset_t *)&umask;
 	}

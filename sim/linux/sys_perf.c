@@ -1127,15 +1127,9 @@ long sys_perf_poll(struct guest_thread *t, const uint64_t a[6])
 }
 
 /* A ppoll/pselect6 timespec (or select's timeval) at uaddr in ns, -1 for
- * none: -EFAULT, or -EINVAL for a negative one (poll_select_set_timeout).
- * As kern_select(), a timeval's microseconds carry into its seconds first
- * (with the kernel's wrapping arithmetic): {-1, 1000000} is a zero
- * timeout. One too long for int64 ns is none: timespec64_add_safe()
- * saturates it to an end that never comes. */
+ * none: -EFAULT, or perf_fd_timeout_ns()'s -EINVAL. */
 static long guest_timeout_ns(struct guest_thread *t, uint64_t uaddr, bool timeval, int64_t *ns)
 {
-	int64_t sec, nsec;
-
 	*ns = -1;
 	if (!uaddr)
 		return 0;
@@ -1144,22 +1138,14 @@ static long guest_timeout_ns(struct guest_thread *t, uint64_t uaddr, bool timeva
 
 		if (ua_from(t, &tv, uaddr, sizeof(tv)))
 			return -EFAULT;
-		sec = (int64_t)((uint64_t)tv.tv_sec + (uint64_t)(tv.tv_usec / 1000000));
-		nsec = (int64_t)(tv.tv_usec % 1000000) * 1000;
+		return perf_fd_timeout_ns(tv.tv_sec, tv.tv_usec, true, ns);
 	} else {
 		struct timespec ts;
 
 		if (ua_from(t, &ts, uaddr, sizeof(ts)))
 			return -EFAULT;
-		sec = ts.tv_sec;
-		nsec = ts.tv_nsec;
+		return perf_fd_timeout_ns(ts.tv_sec, ts.tv_nsec, false, ns);
 	}
-	/* timespec64_valid() */
-	if (sec < 0 || nsec < 0 || nsec >= 1000000000)
-		return -EINVAL;
-	if (sec < INT64_MAX / 1000000000)
-		*ns = sec * 1000000000 + nsec;
-	return 0;
 }
 
 long sys_perf_ppoll(struct guest_thread *t, const uint64_t a[6])

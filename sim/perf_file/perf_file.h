@@ -207,6 +207,11 @@ void perf_fd_rings_release(struct perf_files *pf, void *ctx);
 /* CLOCK_MONOTONIC in ns, what the waits' timeouts count in. */
 int64_t perf_fd_now_ns(void);
 
+/* A poll/select timeout of sec seconds and sub micro- (usec: select's
+ * timeval) or nanoseconds (a timespec) in *ns, -1 for one too long to
+ * end: 0 or -EINVAL, as kern_select() and poll_select_set_timeout(). */
+long perf_fd_timeout_ns(int64_t sec, int64_t sub, bool usec, int64_t *ns);
+
 /*
  * poll(2) of fds[0..n) (copied in, copied back by the caller): hs[i] is
  * the handle of fds[i] or -1. Each round asks the host for every fd at

@@ -20,6 +20,27 @@ int64_t perf_fd_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+long perf_fd_timeout_ns(int64_t sec, int64_t sub, bool usec, int64_t *ns)
+{
+	int64_t nsec = sub;
+
+	*ns = -1;
+	if (usec) {
+		/* kern_select(): the microseconds carry into the seconds
+		 * first, with the kernel's wrapping arithmetic */
+		sec = (int64_t)((uint64_t)sec + (uint64_t)(sub / 1000000));
+		nsec = (sub % 1000000) * 1000;
+	}
+	/* poll_select_set_timeout(): timespec64_valid() */
+	if (sec < 0 || nsec < 0 || nsec >= 1000000000)
+		return -EINVAL;
+	/* longer than int64 ns: timespec64_add_safe() saturates the end to
+	 * one that never comes */
+	if (sec < INT64_MAX / 1000000000)
+		*ns = sec * 1000000000 + nsec;
+	return 0;
+}
+
 long perf_fd_poll_fds(struct perf_files *pf, void *ctx, struct pollfd *fds, unsigned long n,
 		      const int *hs, int64_t timeout_ns)
 {

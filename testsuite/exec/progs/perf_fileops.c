@@ -84,6 +84,15 @@ int main(int argc, char **argv)
 		struct timeval tcarry = { -1, 1000000 };
 
 		SHOW("select_carrytimeout", syscall(SYS_select, 0, NULL, NULL, NULL, &tcarry));
+		/* the same over the perf fd: a bitmap of its own, as the
+		 * shim's perf fds lie above FD_SETSIZE */
+		unsigned long bits[64] = { 0 };
+
+		if (fd >= 0 && fd < 64 * 64) {
+			bits[fd / 64] = 1ul << (fd % 64);
+			tcarry = (struct timeval){ -1, 1000000 };
+			SHOW("select_perf_carrytimeout", syscall(SYS_select, fd + 1, bits, NULL, NULL, &tcarry));
+		}
 	}
 	{
 		/* do_sys_poll(): a set up to RLIMIT_NOFILE is polled, one
