@@ -117,13 +117,12 @@ static inline __attribute__((always_inline)) bool set_touch_fixed(uint64_t *set,
 	return hit;
 }
 
-/* Any way count: the way found by a scan, the ones before it moved back. */
+/* Any way count: the way found by a scan, the ones before it moved back.
+ * Only touch() calls it, which has found set[0] != tag. */
 static bool set_touch_any(uint64_t *set, uint64_t tag, unsigned ways)
 {
 	unsigned w;
 
-	if (set[0] == tag)
-		return true;         /* already the most recent */
 	if (ways <= 64) {
 		/* the way that holds it, found without a branch per way */
 		uint64_t m = 0;
