@@ -1089,6 +1089,26 @@ enum guest_eof guest_mm_past_eof(struct guest_mm *mm, uint64_t addr, int access)
 	return r;
 }
 
+void guest_mm_file_resized(struct guest_mm *mm, uint64_t dev, uint64_t ino, uint64_t size)
+{
+	bool changed = false;
+
+	pthread_mutex_lock(&mm->lock);
+	for (size_t i = 0; i < mm->nr; i++) {
+		struct guest_vma *v = &mm->vma[i];
+
+		if (!v->file || v->dev != dev || v->ino != ino || v->fsize == size)
+			continue;
+		v->fsize = size;
+		for (unsigned k = 0; k < mm->nr_engines; k++)
+			engine_protect(mm->engines[k]->uc, v, uc_perms(v->prot));
+		changed = true;
+	}
+	if (changed)
+		mm_bump(mm);
+	pthread_mutex_unlock(&mm->lock);
+}
+
 void guest_mm_populate(struct guest_mm *mm, uint64_t s, uint64_t e, bool write)
 {
 	pthread_mutex_lock(&mm->lock);

@@ -140,6 +140,15 @@ bool guest_mm_touch(struct guest_mm *mm, uint64_t page, int access, bool *fault)
  */
 enum guest_eof { GUEST_EOF_NO, GUEST_EOF_PAST, GUEST_EOF_GREW };
 enum guest_eof guest_mm_past_eof(struct guest_mm *mm, uint64_t addr, int access);
+/*
+ * The file dev/ino now holds size bytes (the guest truncated or extended
+ * it: truncate, ftruncate, an open with O_TRUNC): the pages of its mappings
+ * past the new end become inaccessible in the engines, so a later access
+ * is filemap_fault()'s SIGBUS rather than the host's; pages the file holds
+ * again are accessible. The caller holds the emulator lock (no other
+ * engine runs).
+ */
+void guest_mm_file_resized(struct guest_mm *mm, uint64_t dev, uint64_t ino, uint64_t size);
 /* Pages made present without a fault counted at the task (the kernel's
  * get_user_pages: the initial stack, MADV_POPULATE_*): writable or not. */
 void guest_mm_populate(struct guest_mm *mm, uint64_t s, uint64_t e, bool write);

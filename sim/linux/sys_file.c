@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <linux/openat2.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "sim/cpu/vcpu.h"
@@ -20,6 +22,7 @@
 #include "sim/linux/sys_handlers.h"
 #include "sim/linux/sys_perf.h"
 #include "sim/linux/sysctl.h"
+#include "sim/linux/thread_lock.h"
 
 #define R(...) syscall(__VA_ARGS__)
 static long ret_errno(long r)
@@ -64,6 +67,29 @@ static long opened(struct guest_thread *t, long k, long fd)
 	return fd;
 }
 
+/*
+ * After a call that may have changed the size of the file open as fd (an
+ * open with O_TRUNC, ftruncate): the guest's mappings of that file learn
+ * its size (guest_mm_file_resized), so that an access past its new end is
+ * the guest's SIGBUS, as filemap_fault() gives, and not pmusim's. Returns r.
+ */
+static long file_resized(struct guest_thread *t, long r, long fd)
+{
+	struct stat st;
+
+	if (r >= 0 && fd >= 0 && fstat((int)fd, &st) == 0 && S_ISREG(st.st_mode))
+		LOCKED(t, (guest_mm_file_resized(&t->proc->mm, st.st_dev, st.st_ino,
+						 (uint64_t)st.st_size), 0));
+	return r;
+}
+
+/* A successful open of fd with flags: O_TRUNC may have emptied a mapped
+ * file. Returns fd (or the error). */
+static long opened_trunc(struct guest_thread *t, long fd, uint64_t flags)
+{
+	return flags & O_TRUNC ? file_resized(t, fd, fd) : fd;
+}
+
 long sys_open(struct guest_thread *t, const uint64_t a[6])
 {
 	char buf[PATH_MAX];
@@ -76,7 +102,7 @@ long sys_open(struct guest_thread *t, const uint64_t a[6])
 		return sysctl_open(t, buf, (int)a[1]);
 	if (PROCFS_IS_GENERATED(r) && (a[1] & O_ACCMODE) == O_RDONLY)
 		return procfs_open_generated(t, (enum procfs_kind)r, buf, (int)a[1]);
-	return opened(t, r, ret_errno(R(SYS_open, p, a[1], a[2])));
+	return opened_trunc(t, opened(t, r, ret_errno(R(SYS_open, p, a[1], a[2]))), a[1]);
 }
 
 long sys_openat(struct guest_thread *t, const uint64_t a[6])
@@ -91,7 +117,7 @@ long sys_openat(struct guest_thread *t, const uint64_t a[6])
 		return sysctl_open(t, buf, (int)a[2]);
 	if (PROCFS_IS_GENERATED(r) && (a[2] & O_ACCMODE) == O_RDONLY)
 		return procfs_open_generated(t, (enum procfs_kind)r, buf, (int)a[2]);
-	return opened(t, r, ret_errno(R(SYS_openat, a[0], p, a[2], a[3])));
+	return opened_trunc(t, opened(t, r, ret_errno(R(SYS_openat, a[0], p, a[2], a[3]))), a[2]);
 }
 
 /* write: a writable sysctl file of the simulated kernel (sysctl.h), else
@@ -113,7 +139,31 @@ long sys_openat2(struct guest_thread *t, const uint64_t a[6])
 		return r;
 	if (guest_uptr_check(t, a))
 		return -EFAULT;
-	return opened(t, r, ret_errno(R(SYS_openat2, a[0], p, a[2], a[3])));
+	r = opened(t, r, ret_errno(R(SYS_openat2, a[0], p, a[2], a[3])));
+	return opened_trunc(t, r, ((const struct open_how *)(uintptr_t)a[2])->flags);
+}
+
+long sys_creat(struct guest_thread *t, const uint64_t a[6])
+{
+	return opened_trunc(t, ret_errno(R(SYS_creat, a[0], a[1])), O_TRUNC);
+}
+
+/* truncate and ftruncate: as the host does them (a perf fd's ftruncate is
+ * the perf file layer's), then the guest's mappings learn the size. */
+long sys_ftruncate(struct guest_thread *t, const uint64_t a[6])
+{
+	return file_resized(t, sys_perf_no_op(t, a), (long)a[0]);
+}
+
+long sys_truncate(struct guest_thread *t, const uint64_t a[6])
+{
+	long r = ret_errno(R(SYS_truncate, a[0], a[1]));
+	long fd = r == 0 ? ret_errno(R(SYS_open, a[0], O_PATH | O_CLOEXEC)) : -1;
+
+	r = file_resized(t, r, fd);
+	if (fd >= 0)
+		close((int)fd);
+	return r;
 }
 
 /* One of pmusim's own fds: to the guest, a number that is not open. */

@@ -15,16 +15,7 @@
 #include <unistd.h>
 #include "sim/linux/guest.h"
 #include "sim/linux/sys_handlers.h"
-#if __has_include("sim/linux/thread_lock.h")
 #include "sim/linux/thread_lock.h"
-#else
-#define thread_lock_acquire(t) ((void)(t))
-#define thread_lock_release(t) ((void)(t))
-#endif
-
-/* Runs expr with the emulator lock held. */
-#define LOCKED(t, expr) ({ long _r; thread_lock_acquire(t); _r = (expr); \
-			   thread_lock_release(t); _r; })
 
 long sys_mmap(struct guest_thread *t, const uint64_t a[6])
 {

@@ -24,4 +24,9 @@ void thread_lock_lend(struct guest_thread *t, bool may_sleep);
 void thread_lock_yield(struct guest_thread *t);
 void thread_lock_after_fork_child(void);
 
+/* Runs expr (a long) with the emulator lock held: from a syscall handler,
+ * for a change every engine of the process must see at once. */
+#define LOCKED(t, expr) ({ long _r; thread_lock_acquire(t); _r = (expr); \
+			   thread_lock_release(t); _r; })
+
 #endif

@@ -6,7 +6,8 @@
  * trap 13), SIGILL on ud2 (ILL_ILLOPN at the instruction), SIGFPE on an
  * integer division by zero (FPE_INTDIV); SIGBUS on a load and a store past
  * the end of a mapped file (BUS_ADRERR, error code 4 and 6: the page was
- * not present), none once the file has grown to hold the page, SIGSEGV for
+ * not present), none once the file has grown to hold the page, and again
+ * once ftruncate, truncate or an open with O_TRUNC has shrunk it, SIGSEGV for
  * a store past the end of a read-only mapping; an mprotect over a hole,
  * which changes the pages before it; a handler that fixes RIP through the
  * ucontext and returns.
@@ -20,6 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ucontext.h>
 #include "fault_catch.h"
 
@@ -142,6 +144,44 @@ int main(void)
 		munmap(m, 3 * 4096);
 		munmap(r, 2 * 4096);
 		fclose(f);
+	}
+
+	/* the file shrinks under its mapping: ftruncate, truncate and an open
+	 * with O_TRUNC each take pages away (shmem/filemap_fault() past the new
+	 * end: SIGBUS); growing it again gives them back, zeroed */
+	{
+		static const char *how[] = { "ftruncate", "truncate", "O_TRUNC" };
+		int fd = open("shrink.tmp", O_RDWR | O_CREAT | O_TRUNC, 0600);
+		volatile char *m;
+
+		if (fd < 0 || ftruncate(fd, 3 * 4096))
+			return 1;
+		m = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		for (int k = 0; k < 3; k++) {
+			m[4096 + 8] = 'a';
+			m[2 * 4096 + 8] = 'b';
+			if (k == 0)
+				ftruncate(fd, 100);
+			else if (k == 1)
+				truncate("shrink.tmp", 4096);
+			else
+				close(open("shrink.tmp", O_RDWR | O_TRUNC));
+			got.si_signo = 0;
+			if (sigsetjmp(jb, 1) == 0)
+				(void)m[4096 + 8];
+			printf("shrunk by %s: load sig %d code %d addr ok %d; ", how[k], got.si_signo,
+			       got.si_code, got.si_addr == (void *)(m + 4096 + 8));
+			got.si_signo = 0;
+			if (sigsetjmp(jb, 1) == 0)
+				m[2 * 4096 + 8] = 'c';
+			printf("store sig %d; ", got.si_signo);
+			ftruncate(fd, 3 * 4096);
+			got.si_signo = 0;
+			printf("grown again: %d %d sig %d\n", m[4096 + 8], m[2 * 4096 + 8], got.si_signo);
+		}
+		munmap((void *)m, 3 * 4096);
+		close(fd);
+		unlink("shrink.tmp");
 	}
 
 	/* mprotect over a hole: the pages before it change, then ENOMEM
