@@ -50,14 +50,6 @@ bool guest_sysroot_path(const struct guest_process *p, char *path, size_t size)
 	return true;
 }
 
-bool guest_past_eof(const struct guest_process *p, uint64_t addr)
-{
-	for (unsigned i = 0; i < p->nr_past_eof; i++)
-		if (addr >= p->past_eof[i].lo && addr < p->past_eof[i].hi)
-			return true;
-	return false;
-}
-
 void guest_process_destroy(struct guest_process *p)
 {
 	guest_mm_destroy(&p->mm);
@@ -244,8 +236,8 @@ enum guest_run_state guest_thread_run(struct guest_thread *t)
 				guest_signal_fault(t, SIGSEGV, K_SI_KERNEL, 0);
 				break;
 			}
-			past_eof = guest_past_eof(t->proc, c->fault.addr);
-			if (!past_eof && c->fault.prot) {
+			past_eof = false;
+			if (c->fault.prot) {
 				enum guest_eof e = guest_mm_past_eof(&t->proc->mm, c->fault.addr,
 					c->fault.write ? 1 : c->fault.exec ? 2 : 0);
 

@@ -133,12 +133,6 @@ struct guest_process {
 	 * create_elf_tables()); filled by the loader. */
 	uint64_t start_code, end_code, start_data, end_data, start_stack;
 	uint64_t arg_start, arg_end, env_start, env_end;
-	/* Pages of the images' file mappings past the end of a truncated
-	 * file, kept inaccessible: an access there is SIGBUS, BUS_ADRERR
-	 * (filemap_fault(): VM_FAULT_SIGBUS beyond i_size), not SIGSEGV.
-	 * Filled by the loader. */
-	struct { uint64_t lo, hi; } past_eof[4];
-	unsigned nr_past_eof;
 
 	/* The guest's fds on /proc directories whose entries procfs.c filters
 	 * (its own fd, fdinfo and task directories), under lock; the count is
@@ -201,8 +195,6 @@ bool guest_access_ok(struct guest_thread *t, uint64_t addr, uint64_t len, int pr
  * absolute path exists under it, path (size bytes) becomes that file's
  * and true is returned; otherwise path is left as it is. */
 bool guest_sysroot_path(const struct guest_process *p, char *path, size_t size);
-/* Is addr in a page of a file mapping past the file's end (past_eof)? */
-bool guest_past_eof(const struct guest_process *p, uint64_t addr);
 int guest_process_init(struct guest_process *p, const struct pmu_model *m,
 		       const struct guest_options *opt);
 void guest_process_destroy(struct guest_process *p);

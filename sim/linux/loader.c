@@ -201,33 +201,13 @@ static int elf_prot(uint32_t f)
 }
 
 /*
- * The pages of a file mapping at [start, start+len) from file offset off
- * that lie past the end of a file of fsize bytes (from the page after the
- * one holding its last byte): the kernel's filemap_fault() gives SIGBUS
- * there. They are made inaccessible and noted in p->past_eof, so an
- * access faults and guest_thread_run() sends SIGBUS, BUS_ADRERR.
- */
-static void past_eof(struct guest_process *p, uint64_t start, uint64_t len, uint64_t off,
-		     uint64_t fsize)
-{
-	uint64_t lo = start + (fsize > off ? PAGE_UP(fsize - off) : 0), hi = start + len;
-
-	if (lo >= hi || p->nr_past_eof >= sizeof(p->past_eof) / sizeof(p->past_eof[0]))
-		return;
-	guest_mprotect(&p->mm, lo, hi - lo, PROT_NONE);
-	p->past_eof[p->nr_past_eof].lo = lo;
-	p->past_eof[p->nr_past_eof++].hi = hi;
-}
-
-/*
  * Maps the PT_LOAD segments of im: ET_EXEC at its addresses, ET_DYN at a
  * host-chosen base aligned to the largest p_align (load_elf_binary's
  * maximum_alignment()). room extra bytes stay reserved after the image (the
- * heap). Segments are file mappings where the file holds them; a segment
- * that runs past the end of a truncated file gets the bytes that exist, and
- * its pages past the end are inaccessible (past_eof(): SIGBUS, with no
- * host SIGBUS). bss is zeroed as padzero() does and extended with
- * anonymous pages.
+ * heap). Segments are file mappings, also where a truncated file does not
+ * hold them: the mapping's pages past the file's end are then
+ * filemap_fault()'s SIGBUS (guest_mm_past_eof()), as any file mapping's.
+ * bss is zeroed as padzero() does and extended with anonymous pages.
  */
 static int image_map(struct guest_process *p, struct elf_image *im, uint64_t room,
 		     struct loader_error *e, const char *path)
@@ -311,32 +291,17 @@ static int image_map(struct guest_process *p, struct elf_image *im, uint64_t roo
 		if (ph->p_filesz) {
 			uint64_t flen = PAGE_UP(fend) - mstart;
 
-			if (ph->p_offset + ph->p_filesz <= (uint64_t)im->fsize) {
-				r = guest_mmap(&p->mm, mstart, flen, prot,
-					       MAP_PRIVATE | MAP_FIXED | GUEST_MAP_TRUSTED,
-					       im->fd, ph->p_offset - pageoff);
-				if (r < 0)
-					goto nomem;
-			} else {
-				/* truncated file: what exists, then zeros */
-				r = guest_mmap(&p->mm, mstart, flen, PROT_READ | PROT_WRITE,
-					       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
-					       GUEST_MAP_TRUSTED, -1, 0);
-				if (r < 0)
-					goto nomem;
-				if ((off_t)(ph->p_offset - pageoff) < im->fsize) {
-					ssize_t got = pread(im->fd, (void *)(uintptr_t)mstart,
-							    flen, (off_t)(ph->p_offset - pageoff));
-					(void)got;
-				}
-				guest_mprotect(&p->mm, mstart, flen, prot);
-				past_eof(p, mstart, flen, ph->p_offset - pageoff, (uint64_t)im->fsize);
-			}
+			r = guest_mmap(&p->mm, mstart, flen, prot,
+				       MAP_PRIVATE | MAP_FIXED | GUEST_MAP_TRUSTED,
+				       im->fd, ph->p_offset - pageoff);
+			if (r < 0)
+				goto nomem;
 			/* elf_load(): padzero() of a page past the end of the
 			 * file faults; on a writable segment that fails the
 			 * exec past its point of no return */
 			if ((fend & (PAGE - 1)) && ph->p_memsz > ph->p_filesz &&
-			    guest_past_eof(p, PAGE_DOWN(fend))) {
+			    ph->p_offset - pageoff + (PAGE_DOWN(fend) - mstart) >=
+				    PAGE_UP((uint64_t)im->fsize)) {
 				if (prot & PROT_WRITE) {
 					set_err(e, LOAD_FATAL_SEGV, EFAULT,
 						"%s: padzero() past the end of the file", path);

@@ -10,6 +10,15 @@ PMUSIM=$(realpath "$1")
 PROGS=$(realpath "$2")
 PATCH=$(realpath "$(dirname "$0")/elf_patch.py")
 
+# cut_at_tail PROG: ./f is PROG up to its symbol tail (a static non-PIE
+# program: its first PT_LOAD maps file offset 0 at 0x400000)
+cut_at_tail() {
+	local a
+	a=$(nm "$1" | sed -n 's/^\([0-9a-f]*\) T tail$/0x\1/p')
+	head -c $((a - 0x400000)) "$1" > f && chmod +x f
+}
+export -f cut_at_tail
+
 # name<TAB>check (msg: status and message; status: status only)<TAB>recipe
 read -r -d '' TABLE <<'ROWS'
 missing	msg	true
@@ -32,6 +41,10 @@ load_filesz_over_memsz	status	$PATCH $PROGS/hello_static f 3 p_filesz 'v + 0x100
 load_offset_past_lfs	status	$PATCH $PROGS/hello_static f 1 p_offset 'v | 0xf5 << 56'
 readonly_bss_too_big	status	$PATCH $PROGS/hello_static f 2 p_memsz 'v + (0x53 << 40)'
 ei_version_ignored	msg	$PATCH $PROGS/hello_static f ident 6 '53'
+truncated_tail_load	status	cut_at_tail $PROGS/truncated_tail_load
+truncated_tail_store	status	cut_at_tail $PROGS/truncated_tail_store
+truncated_tail_mprotect	status	cut_at_tail $PROGS/truncated_tail_mprotect
+truncated_tail_remap	status	cut_at_tail $PROGS/truncated_tail_remap
 ROWS
 
 fail=0
