@@ -1,0 +1,64 @@
+/*
+ * pmu_uncore.c - the model's uncore box (arch/x86/events/intel/uncore.c
+ * over the model's table; Skylake client: uncore_snb.c's "arb", the
+ * arbitration box between the cores, the LLC and memory). One box per
+ * package, read on the package's first CPU: CPU-wide events only
+ * (perf_invalid_context), no sampling, no exclude_*. An event counts the
+ * sim_source the model's table gives its event and umask, as the machine
+ * reports it on the box's CPU (docs/models.md, "The uncore arbitration
+ * box"); a selection the table lacks opens and counts 0, as an encoding
+ * the hardware does not count would.
+ */
+#include <errno.h>
+#include "sim/core/attr_check.h"
+#include "sim/core/pmu.h"
+
+/* uncore_pmu_register(): "uncore_<type>", PERF_PMU_CAP_NO_EXCLUDE; no
+ * interrupt (uncore counters never raise a sampling PMI) */
+static bool uncore_probe(const struct perf_core *core, uint32_t *type, unsigned *caps)
+{
+	*caps = PERF_PMU_CAP_SIM_NO_INTERRUPT | PERF_PMU_CAP_SIM_NO_EXCLUDE | PERF_PMU_CAP_SIM_NO_NMI;
+	return perf_side_pmu_probe(core, PMU_SIDE_UNCORE, type);
+}
+
+/*
+ * uncore_pmu_event_init(): its own type only (-ENOENT); "Sampling not
+ * supported yet" (hwc->sample_period: -EINVAL); "Place all uncore events
+ * for a particular physical package onto a single cpu": event->cpu < 0 is
+ * -EINVAL, and the event moves to the box's CPU (event->cpu = box->cpu,
+ * CPU 0 of the one package); hwc->config = attr.config & the box's
+ * event_mask (bits outside it are dropped, not refused). Group
+ * validation against the box's two counters (uncore_validate_group) is
+ * not modelled: every group fits. perf_event_alloc() then refuses a task
+ * (invalid context).
+ */
+static int uncore_event_init(const struct perf_core *core, struct perf_event_attr *attr,
+			     const struct perf_event_init_hooks *hooks, struct perf_event_init *out)
+{
+	uint32_t type = 0;
+	const struct pmu_side_pmu *p = perf_side_pmu(core, PMU_SIDE_UNCORE, &type);
+	const struct pmu_side_event *e;
+	uint64_t config;
+
+	(void)hooks;
+	if (!p || attr->type != type)
+		return -ENOENT;
+	if (attr->sample_period)        /* sample_freq shares the field */
+		return -EINVAL;
+	if (out->cpu < 0)
+		return -EINVAL;
+	out->cpu = 0;                   /* box->cpu: the package's reader */
+	config = attr->config & p->config_mask;
+	e = perf_side_event(p, config & p->select_mask);
+	out->source = e ? e->source : SIM_SRC_NONE;
+	out->sw_source = PERF_SW_SRC_NONE;
+	out->hw.config = config;
+	return 0;
+}
+
+const struct perf_pmu perf_uncore_pmu = {
+	.name = "uncore",
+	.task_ctx_nr = perf_invalid_context,
+	.probe = uncore_probe,
+	.event_init = uncore_event_init,
+};
