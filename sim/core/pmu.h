@@ -80,7 +80,8 @@ struct perf_pmu {
 
 	/* The PMU's interrupt or software overflow for a sampling event
 	 * whose period ran out: the next period and the samples. Returns
-	 * whether the event must stop (throttled, or its refresh limit). */
+	 * whether the event must stop (throttled, or its refresh limit).
+	 * NULL: the PMU's event_init refuses sampling events. */
 	bool (*handle_overflow)(struct perf_cpu *cpu, struct perf_event *event);
 
 	/* event_idx(): the user page's index (RDPMC counter + 1), 0: none. */
