@@ -279,15 +279,15 @@ static const struct pmu_format_field skl_uncore_formats[] = {
 	{ "cmask", "config:24-28" },
 };
 
-/* UNC_ARB_*: requests the LLC sends to memory are its misses; the cache
- * model has no write-backs and no coherent (non-memory) requests, and
- * the tracker's occupancy is not modelled (these count 0) */
+/* UNC_ARB_*: requests the LLC sends to memory are its misses, each in the
+ * tracker from the miss to the fill; the cache model has no write-backs
+ * and no coherent (non-memory) requests, which count 0 */
 static const struct pmu_side_event skl_arb_events[] = {
 	{ .config = 0x0181, .source = SIM_SRC_LLC_MISS },      /* UNC_ARB_TRK_REQUESTS.ALL */
 	{ .config = 0x0281, .source = SIM_SRC_LOAD_L3_MISS },  /* UNC_ARB_TRK_REQUESTS.DATA_READ */
 	{ .config = 0x2081, .source = SIM_SRC_NONE },          /* UNC_ARB_TRK_REQUESTS.WRITES */
-	{ .config = 0x0180, .source = SIM_SRC_NONE },          /* UNC_ARB_TRK_OCCUPANCY.ALL */
-	{ .config = 0x0280, .source = SIM_SRC_NONE },          /* UNC_ARB_TRK_OCCUPANCY.DATA_READ */
+	{ .config = 0x0180, .source = SIM_SRC_MEM_REQ_OCCUPANCY },  /* UNC_ARB_TRK_OCCUPANCY.ALL */
+	{ .config = 0x0280, .source = SIM_SRC_MEM_READ_OCCUPANCY }, /* UNC_ARB_TRK_OCCUPANCY.DATA_READ */
 	{ .config = 0x0184, .source = SIM_SRC_NONE },          /* UNC_ARB_COH_TRK_REQUESTS.ALL */
 };
 
@@ -299,7 +299,8 @@ static const struct pmu_side_pmu skl_side_pmus[] = {
 	{ SKL_SIDE("msr", PMU_SIDE_MSR, skl_event_formats, skl_msr_events) },
 	{ SKL_SIDE("uncore_arb", PMU_SIDE_UNCORE, skl_uncore_formats, skl_arb_events),
 	  .config_mask = 0x1f84ffff,   /* SNB_UNC_RAW_EVENT_MASK */
-	  .select_mask = 0xffff, .nr_counters = 2, .counter_width = 44 },
+	  .select_mask = 0xffff, .threshold_mask = 0x1f000000, .modifier_mask = 0x840000,
+	  .nr_counters = 2, .counter_width = 44 },
 	{ SKL_SIDE("cstate_core", PMU_SIDE_CSTATE_CORE, skl_event_formats, skl_cstate_core_events) },
 	{ SKL_SIDE("cstate_pkg", PMU_SIDE_CSTATE_PKG, skl_event_formats, skl_cstate_pkg_events) },
 };

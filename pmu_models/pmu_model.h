@@ -244,8 +244,10 @@ struct pmu_side_pmu {
 	unsigned nr_events;
 	/* uncore: the box's event_mask (config bits kept), the bits that
 	 * select the event (matched against events[].config; an unlisted
-	 * selection opens and counts 0), its counters and their width */
-	uint64_t config_mask, select_mask;
+	 * selection opens and counts 0), the counter's threshold (cmask: an
+	 * occupancy counts cycles with at least that many entries) and
+	 * modifiers (edge, inv), its counters and their width */
+	uint64_t config_mask, select_mask, threshold_mask, modifier_mask;
 	unsigned nr_counters, counter_width;
 };
 

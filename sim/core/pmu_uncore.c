@@ -51,6 +51,12 @@ static int uncore_event_init(const struct perf_core *core, struct perf_event_att
 	config = attr->config & p->config_mask;
 	e = perf_side_event(p, config & p->select_mask);
 	out->source = e ? e->source : SIM_SRC_NONE;
+	/* the model's requests never overlap (a CPU waits for each miss):
+	 * cycles with at least one entry are the occupancy itself, with two
+	 * or more none; edge and inv are not modelled and count 0 */
+	if ((config & p->modifier_mask) ||
+	    (config & p->threshold_mask) > (p->threshold_mask & -p->threshold_mask))
+		out->source = SIM_SRC_NONE;
 	out->sw_source = PERF_SW_SRC_NONE;
 	out->hw.config = config;
 	return 0;

@@ -234,7 +234,10 @@ struct count_row {
  * APERF/MPERF the 2 busy ms, core C6 the idle 3 ms on CPU 0 and all 5 on
  * CPU 1, package C6 the 3 ms when neither CPU ran anything; per task, TSC
  * counts only while the task runs (2 ms); arb requests are CPU 0's LLC
- * misses (3 per block); the states the model never enters read 0.
+ * misses (3 per block), its occupancy the tracker cycles the machine
+ * reports (set to 153 a miss here), with a threshold of 1 the same (the
+ * model's requests never overlap), of 2 or with edge none; the states the
+ * model never enters read 0.
  */
 static const struct count_row count_rows[] = {
 	{ "msr/tsc/ CPU 0", T_MSR, 0, 0, 5 * TICKS_PER_MS },
@@ -253,7 +256,11 @@ static const struct count_row count_rows[] = {
 	{ "cstate_pkg/c6-residency/ CPU 1", T_PKG, 2, 1, 3 * TICKS_PER_MS },
 	{ "cstate_pkg/c2-residency/", T_PKG, 0, 0, 0 },
 	{ "uncore_arb TRK_REQUESTS.ALL", T_ARB, 0x0181, 0, 3 * 6000 },
-	{ "uncore_arb TRK_OCCUPANCY.ALL", T_ARB, 0x0180, 0, 0 },
+	{ "uncore_arb TRK_OCCUPANCY.ALL", T_ARB, 0x0180, 0, 3 * 153 * 6000 },
+	{ "uncore_arb TRK_OCCUPANCY.ALL cmask=1", T_ARB, 0x01000180, 0, 3 * 153 * 6000 },
+	{ "uncore_arb TRK_OCCUPANCY.ALL cmask=2", T_ARB, 0x02000180, 0, 0 },
+	{ "uncore_arb TRK_OCCUPANCY.ALL edge", T_ARB, 0x01040180, 0, 0 },
+	{ "uncore_arb TRK_REQUESTS.WRITES", T_ARB, 0x2081, 0, 0 },
 };
 
 static void test_counts(void **state)
@@ -265,6 +272,8 @@ static void test_counts(void **state)
 
 	(void)state;
 	fixture_init(&f, "skylake", 0, 2);
+	/* the machine's tracker cycles: 153 a miss (what pmu_machine.c reports) */
+	f.sm.profile.per_block[SIM_SRC_MEM_REQ_OCCUPANCY] = 3 * 153;
 	for (unsigned i = 0; i < N; i++) {
 		const struct count_row *c = &count_rows[i];
 		struct attr_row r = { c->what, c->type, c->config, c->cpu, c->cpu < 0, 0, false,
