@@ -15,7 +15,7 @@
 
 static unsigned cstate_caps(void)
 {
-	return PERF_PMU_CAP_SIM_NO_INTERRUPT | PERF_PMU_CAP_SIM_NO_EXCLUDE | PERF_PMU_CAP_SIM_NO_NMI;
+	return PERF_PMU_CAP_SIM_NO_INTERRUPT | PERF_PMU_CAP_SIM_NO_EXCLUDE;
 }
 
 /* cstate_init() -> perf_pmu_register(&cstate_core_pmu, "cstate_core", -1) */

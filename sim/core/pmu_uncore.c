@@ -17,7 +17,7 @@
  * interrupt (uncore counters never raise a sampling PMI) */
 static bool uncore_probe(const struct perf_core *core, uint32_t *type, unsigned *caps)
 {
-	*caps = PERF_PMU_CAP_SIM_NO_INTERRUPT | PERF_PMU_CAP_SIM_NO_EXCLUDE | PERF_PMU_CAP_SIM_NO_NMI;
+	*caps = PERF_PMU_CAP_SIM_NO_INTERRUPT | PERF_PMU_CAP_SIM_NO_EXCLUDE;
 	return perf_side_pmu_probe(core, PMU_SIDE_UNCORE, type);
 }
 

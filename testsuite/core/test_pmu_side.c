@@ -22,6 +22,8 @@
  *   refused);
  * - perf_event_alloc(): an invalid-context PMU with a task -EINVAL;
  * - perf_try_init_event(): PERF_PMU_CAP_NO_EXCLUDE and any exclude_* -EINVAL;
+ * - perf_event_set_clock(): none has PERF_PMU_CAP_NO_NMI, so a clock that is
+ *   not NMI-safe (CLOCK_REALTIME) is -EINVAL;
  * - perf_event_open(): "Don't allow group of multiple hw events from
  *   different pmus" -EINVAL.
  * Counts: the synthetic machine runs 1,000-cycle blocks at 3 GHz with 3 LLC
@@ -30,6 +32,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include "testsuite/core/core_fixture.h"
 #include "sim/core/attr_check.h"
 #include "sim/core/pmu.h"
@@ -161,6 +164,18 @@ static void test_types(void **state)
 		assert_true(perf_core_is_side_type(f.core, rows[i].type));
 	}
 	assert_false(perf_core_is_side_type(f.core, T_PKG + 1));
+	/* perf_event_set_clock(): CLOCK_REALTIME is not NMI-safe, and none of
+	 * them registers PERF_PMU_CAP_NO_NMI: -EINVAL; CLOCK_MONOTONIC is */
+	a.use_clockid = 1;
+	a.clockid = CLOCK_REALTIME;
+	assert_int_equal(perf_event_init_attr(f.core, &a, 0, false, &init), -EINVAL);
+	a.clockid = CLOCK_MONOTONIC;
+	assert_int_equal(perf_event_init_attr(f.core, &a, 0, false, &init), 0);
+	a.type = T_PKG;
+	a.config = 2;
+	a.clockid = CLOCK_REALTIME;
+	assert_int_equal(perf_event_init_attr(f.core, &a, 0, false, &init), -EINVAL);
+	a = (struct perf_event_attr){ .type = T_MSR, .size = sizeof(a) };
 	assert_false(perf_core_is_side_type(f.core, PERF_TYPE_RAW));
 	fixture_fini(&f);
 
