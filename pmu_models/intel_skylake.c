@@ -291,6 +291,13 @@ static const struct pmu_side_event skl_arb_events[] = {
 	{ .config = 0x0184, .source = SIM_SRC_NONE },          /* UNC_ARB_COH_TRK_REQUESTS.ALL */
 };
 
+/* snb_uncore_arb_constraints: the occupancy events (0x80, 0x83) count on
+ * counter 0 only */
+static const struct pmu_side_constraint skl_arb_constraints[] = {
+	{ .code = 0x80, .code_mask = 0xff, .counters = 0x1 },
+	{ .code = 0x83, .code_mask = 0xff, .counters = 0x1 },
+};
+
 #define SKL_SIDE(n, k, f, e) .name = n, .kind = k, .formats = f, \
 	.nr_formats = sizeof(f) / sizeof(f[0]), .events = e, .nr_events = sizeof(e) / sizeof(e[0])
 
@@ -300,6 +307,8 @@ static const struct pmu_side_pmu skl_side_pmus[] = {
 	{ SKL_SIDE("uncore_arb", PMU_SIDE_UNCORE, skl_uncore_formats, skl_arb_events),
 	  .config_mask = 0x1f84ffff,   /* SNB_UNC_RAW_EVENT_MASK */
 	  .select_mask = 0xffff, .threshold_mask = 0x1f000000, .modifier_mask = 0x840000,
+	  .constraints = skl_arb_constraints,
+	  .nr_constraints = sizeof(skl_arb_constraints) / sizeof(skl_arb_constraints[0]),
 	  .nr_counters = 2, .counter_width = 44 },
 	{ SKL_SIDE("cstate_core", PMU_SIDE_CSTATE_CORE, skl_event_formats, skl_cstate_core_events) },
 	{ SKL_SIDE("cstate_pkg", PMU_SIDE_CSTATE_PKG, skl_event_formats, skl_cstate_pkg_events) },

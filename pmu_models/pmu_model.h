@@ -235,6 +235,13 @@ struct pmu_side_event {
 	const char *scale, *unit;  /* events/<name>.scale, .unit, or NULL */
 };
 
+/* An uncore box's counter constraint (UNCORE_EVENT_CONSTRAINT): events
+ * whose (config & code_mask) == code may use only these counters. */
+struct pmu_side_constraint {
+	uint64_t code, code_mask;
+	uint64_t counters;
+};
+
 struct pmu_side_pmu {
 	const char *name;          /* sysfs directory: "msr", "uncore_arb"... */
 	enum pmu_side_kind kind;
@@ -248,6 +255,8 @@ struct pmu_side_pmu {
 	 * occupancy counts cycles with at least that many entries) and
 	 * modifiers (edge, inv), its counters and their width */
 	uint64_t config_mask, select_mask, threshold_mask, modifier_mask;
+	const struct pmu_side_constraint *constraints;
+	unsigned nr_constraints;
 	unsigned nr_counters, counter_width;
 };
 

@@ -112,6 +112,7 @@ struct perf_event_init_hooks {
 	const struct perf_task *current;        /* the opener (NULL: the kernel) */
 	const struct perf_task *target;         /* the task the event is for (hw.target) or NULL */
 	int cpu;                                /* the CPU it is bound to, or -1 */
+	const struct perf_event *group_leader;  /* the group it joins, or NULL */
 };
 
 /* perf_event_init_attr_cgroup() with hooks (may be NULL): the kernel's

@@ -213,7 +213,7 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 	{
 		struct validate_ctx vc = { core, group_leader };
 		struct perf_event_init_hooks hooks = { perf_validate_group_hook, &vc, current,
-							 task, cpu };
+							 task, cpu, group_leader };
 
 		err = perf_event_init_attr_hooks(core, &attr, cpu, task != NULL,
 						 (flags & PERF_FLAG_PID_CGROUP) ? pid : -1,

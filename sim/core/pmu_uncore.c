@@ -21,16 +21,64 @@ static bool uncore_probe(const struct perf_core *core, uint32_t *type, unsigned 
 	return perf_side_pmu_probe(core, PMU_SIDE_UNCORE, type);
 }
 
+/* The counters an encoding may use on the box (its constraint, or any). */
+static uint64_t uncore_counters(const struct pmu_side_pmu *p, uint64_t config)
+{
+	for (unsigned i = 0; i < p->nr_constraints; i++)
+		if ((config & p->constraints[i].code_mask) == p->constraints[i].code)
+			return p->constraints[i].counters;
+	return (UINT64_C(1) << p->nr_counters) - 1;
+}
+
+/*
+ * uncore_validate_group(): on a fake box, the group's events of this PMU
+ * (uncore_collect_events(): the leader, and siblings not OFF; more than
+ * the box's counters is -EINVAL), then the new one, must all get a counter
+ * (uncore_assign_events(): the most constrained first; -EINVAL if not).
+ */
+static int uncore_validate_group(const struct pmu_side_pmu *p, const struct perf_event *leader,
+				 uint64_t config)
+{
+	uint64_t want[PMU_MAX_COUNTERS + 1], used = 0;
+	const struct perf_event *e;
+	unsigned n = 0;
+
+	if (perf_event_pmu(leader) == &perf_uncore_pmu)
+		want[n++] = uncore_counters(p, leader->hw_config);
+	list_for_each_entry(e, &leader->sibling_list, sibling_entry) {
+		if (perf_event_pmu(e) != &perf_uncore_pmu || e->state <= PERF_EVENT_STATE_OFF)
+			continue;
+		if (n >= p->nr_counters)
+			return -EINVAL;
+		want[n++] = uncore_counters(p, e->hw_config);
+	}
+	if (n >= p->nr_counters)
+		return -EINVAL;
+	want[n++] = uncore_counters(p, config);
+	/* perf_assign_events(): by increasing weight, each its first free */
+	for (unsigned w = 1; w <= p->nr_counters; w++)
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t free;
+
+			if ((unsigned)__builtin_popcountll(want[i]) != w)
+				continue;
+			free = want[i] & ~used;
+			if (!free)
+				return -EINVAL;
+			used |= free & -free;
+		}
+	return 0;
+}
+
 /*
  * uncore_pmu_event_init(): its own type only (-ENOENT); "Sampling not
  * supported yet" (hwc->sample_period: -EINVAL); "Place all uncore events
  * for a particular physical package onto a single cpu": event->cpu < 0 is
  * -EINVAL, and the event moves to the box's CPU (event->cpu = box->cpu,
  * CPU 0 of the one package); hwc->config = attr.config & the box's
- * event_mask (bits outside it are dropped, not refused). Group
- * validation against the box's two counters (uncore_validate_group) is
- * not modelled: every group fits. perf_event_alloc() then refuses a task
- * (invalid context).
+ * event_mask (bits outside it are dropped, not refused); a sibling's
+ * group must fit the box (uncore_validate_group). perf_event_alloc() then
+ * refuses a task (invalid context).
  */
 static int uncore_event_init(const struct perf_core *core, struct perf_event_attr *attr,
 			     const struct perf_event_init_hooks *hooks, struct perf_event_init *out)
@@ -40,7 +88,6 @@ static int uncore_event_init(const struct perf_core *core, struct perf_event_att
 	const struct pmu_side_event *e;
 	uint64_t config;
 
-	(void)hooks;
 	if (!p || attr->type != type)
 		return -ENOENT;
 	if (attr->sample_period)        /* sample_freq shares the field */
@@ -59,6 +106,8 @@ static int uncore_event_init(const struct perf_core *core, struct perf_event_att
 		out->source = SIM_SRC_NONE;
 	out->sw_source = PERF_SW_SRC_NONE;
 	out->hw.config = config;
+	if (hooks && hooks->group_leader)
+		return uncore_validate_group(p, hooks->group_leader, config);
 	return 0;
 }
 

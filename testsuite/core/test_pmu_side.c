@@ -19,7 +19,8 @@
  *   C1; package C2/C3/C6/C7, not C8-C10) -EINVAL;
  * - uncore_pmu_event_init(): sample_period -EINVAL, cpu < 0 -EINVAL, the
  *   event moves to the box's CPU, config masked with the event_mask (not
- *   refused);
+ *   refused); uncore_validate_group(): a group must fit the arb box's two
+ *   counters, its occupancy events on counter 0 (snb_uncore_arb_constraints);
  * - perf_event_alloc(): an invalid-context PMU with a task -EINVAL;
  * - perf_try_init_event(): PERF_PMU_CAP_NO_EXCLUDE and any exclude_* -EINVAL;
  * - perf_event_set_clock(): none has PERF_PMU_CAP_NO_NMI, so a clock that is
@@ -234,6 +235,44 @@ static void test_groups(void **state)
 	fixture_fini(&f);
 }
 
+/* uncore_validate_group() on the arb box: two counters, the occupancy
+ * events (0x80, 0x83) on counter 0 only (snb_uncore_arb_constraints). */
+static void test_uncore_group_validation(void **state)
+{
+	static const struct { uint64_t cfg[3]; unsigned n; int err; } rows[] = {
+		{ { 0x0181, 0x0180 }, 2, 0 },            /* requests + occupancy */
+		{ { 0x0180, 0x0181 }, 2, 0 },
+		{ { 0x0181, 0x0281 }, 2, 0 },            /* two requests */
+		{ { 0x0180, 0x0280 }, 2, -EINVAL },      /* two on counter 0 */
+		{ { 0x0180, 0x01000280 }, 2, -EINVAL },  /* cmask does not free it */
+		{ { 0x0183, 0x0180 }, 2, -EINVAL },
+		{ { 0x0181, 0x0281, 0x2081 }, 3, -EINVAL }, /* three on two counters */
+		{ { 0x0181, 0x00ff }, 2, 0 },            /* an unknown event takes any */
+	};
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f, "skylake", 0, 1);
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int lead = -1, h = -1;
+
+		for (unsigned j = 0; j < rows[i].n; j++) {
+			const struct attr_row r = { "arb", T_ARB, rows[i].cfg[j], 0, false, 0, false,
+						    false, false, false, 0 };
+
+			h = open_row(&f, &r, lead);
+			if (j + 1 < rows[i].n)
+				assert_true(h >= 0);
+			if (j == 0)
+				lead = h;
+		}
+		if ((h < 0 ? h : 0) != rows[i].err)
+			fail_msg("arb group row %u: last open %d, want %d", i, h, rows[i].err);
+		perf_file_put(f.core, lead);
+	}
+	fixture_fini(&f);
+}
+
 struct count_row {
 	const char *what;
 	uint32_t type;
@@ -350,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_attr_rows),
 		cmocka_unit_test(test_uncore_moves_to_box_cpu),
 		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_uncore_group_validation),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_pkg_union),
 	};
