@@ -234,6 +234,86 @@ static const struct pmu_cap skl_caps[] = {
 	{ "pmu_name", "skylake" },
 };
 
+/* ---- the PMUs beside "cpu" on a Skylake client (family 6 model 0x5E) ----
+ *
+ * msr (msr.c msr_init: tsc always; aperf/mperf with APERFMPERF; pperf and
+ * smi for INTEL_FAM6_SKYLAKE, test_intel(); cpu_thermal_margin needs
+ * DTHERM and a temperature: not modelled, so not registered), cstate_core
+ * and cstate_pkg (cstate.c: model 0x5E uses snb_cstates, core C3/C6/C7
+ * and package C2/C3/C6/C7), and the client uncore's arbitration box
+ * (uncore_snb.c: skl_msr_uncores' snb_uncore_arb, "uncore_arb", two 44-bit
+ * counters, snb_uncore_formats_attr, no event aliases; its events are
+ * perf's skylake uncore-other.json UNC_ARB_*). What each counts:
+ * docs/models.md, "The C-state model" and "The uncore arbitration box".
+ */
+static const struct pmu_format_field skl_event_formats[] = {
+	{ "event", "config:0-63" },
+};
+
+static const struct pmu_side_event skl_msr_events[] = {
+	{ .name = "tsc", .config = 0x00, .time = PMU_TIME_TSC },
+	{ .name = "aperf", .config = 0x01, .time = PMU_TIME_BUSY },
+	{ .name = "mperf", .config = 0x02, .time = PMU_TIME_BUSY },
+	{ .name = "pperf", .config = 0x03, .time = PMU_TIME_BUSY },
+	{ .name = "smi", .config = 0x04, .time = PMU_TIME_NONE },
+};
+
+static const struct pmu_side_event skl_cstate_core_events[] = {
+	{ .name = "c3-residency", .config = 0x01, .time = PMU_TIME_NONE },
+	{ .name = "c6-residency", .config = 0x02, .time = PMU_TIME_CORE_IDLE },
+	{ .name = "c7-residency", .config = 0x03, .time = PMU_TIME_NONE },
+};
+
+static const struct pmu_side_event skl_cstate_pkg_events[] = {
+	{ .name = "c2-residency", .config = 0x00, .time = PMU_TIME_NONE },
+	{ .name = "c3-residency", .config = 0x01, .time = PMU_TIME_NONE },
+	{ .name = "c6-residency", .config = 0x02, .time = PMU_TIME_PKG_IDLE },
+	{ .name = "c7-residency", .config = 0x03, .time = PMU_TIME_NONE },
+};
+
+static const struct pmu_format_field skl_uncore_formats[] = {
+	{ "event", "config:0-7" },
+	{ "umask", "config:8-15" },
+	{ "edge", "config:18" },
+	{ "inv", "config:23" },
+	{ "cmask", "config:24-28" },
+};
+
+/* UNC_ARB_*: requests the LLC sends to memory are its misses, each in the
+ * tracker from the miss to the fill; the cache model has no write-backs
+ * and no coherent (non-memory) requests, which count 0 */
+static const struct pmu_side_event skl_arb_events[] = {
+	{ .config = 0x0181, .source = SIM_SRC_LLC_MISS },      /* UNC_ARB_TRK_REQUESTS.ALL */
+	{ .config = 0x0281, .source = SIM_SRC_LOAD_L3_MISS },  /* UNC_ARB_TRK_REQUESTS.DATA_READ */
+	{ .config = 0x2081, .source = SIM_SRC_NONE },          /* UNC_ARB_TRK_REQUESTS.WRITES */
+	{ .config = 0x0180, .source = SIM_SRC_MEM_REQ_OCCUPANCY },  /* UNC_ARB_TRK_OCCUPANCY.ALL */
+	{ .config = 0x0280, .source = SIM_SRC_MEM_READ_OCCUPANCY }, /* UNC_ARB_TRK_OCCUPANCY.DATA_READ */
+	{ .config = 0x0184, .source = SIM_SRC_NONE },          /* UNC_ARB_COH_TRK_REQUESTS.ALL */
+};
+
+/* snb_uncore_arb_constraints: the occupancy events (0x80, 0x83) count on
+ * counter 0 only */
+static const struct pmu_side_constraint skl_arb_constraints[] = {
+	{ .code = 0x80, .code_mask = 0xff, .counters = 0x1 },
+	{ .code = 0x83, .code_mask = 0xff, .counters = 0x1 },
+};
+
+#define SKL_SIDE(n, k, f, e) .name = n, .kind = k, .formats = f, \
+	.nr_formats = sizeof(f) / sizeof(f[0]), .events = e, .nr_events = sizeof(e) / sizeof(e[0])
+
+/* registration order: msr.o, then intel/'s uncore and cstate drivers */
+static const struct pmu_side_pmu skl_side_pmus[] = {
+	{ SKL_SIDE("msr", PMU_SIDE_MSR, skl_event_formats, skl_msr_events) },
+	{ SKL_SIDE("uncore_arb", PMU_SIDE_UNCORE, skl_uncore_formats, skl_arb_events),
+	  .config_mask = 0x1f84ffff,   /* SNB_UNC_RAW_EVENT_MASK */
+	  .select_mask = 0xffff, .threshold_mask = 0x1f000000, .modifier_mask = 0x840000,
+	  .constraints = skl_arb_constraints,
+	  .nr_constraints = sizeof(skl_arb_constraints) / sizeof(skl_arb_constraints[0]),
+	  .nr_counters = 2, .counter_width = 44 },
+	{ SKL_SIDE("cstate_core", PMU_SIDE_CSTATE_CORE, skl_event_formats, skl_cstate_core_events) },
+	{ SKL_SIDE("cstate_pkg", PMU_SIDE_CSTATE_PKG, skl_event_formats, skl_cstate_pkg_events) },
+};
+
 const struct pmu_model pmu_model_skylake = {
 	.name = "skylake",
 	.summary = "Intel Skylake client core PMU (family 6 model 0x5e)",
@@ -319,4 +399,6 @@ const struct pmu_model pmu_model_skylake = {
 	.pipeline = &skl_pipeline,
 	.ops = &x86_counter_ops,
 	.arch_data = &skl_arch,
+	.side_pmus = skl_side_pmus,
+	.nr_side_pmus = sizeof(skl_side_pmus) / sizeof(skl_side_pmus[0]),
 };

@@ -202,6 +202,64 @@ struct pmu_cpu_identity {
 	const char *perf_cpuid;    /* PERF_CPUID value, e.g. "GenuineIntel-6-5E" */
 };
 
+/*
+ * The modelled machine's PMUs beside its core PMU, as the kernel registers
+ * them on such a CPU: "msr" (arch/x86/events/msr.c), "cstate_core" and
+ * "cstate_pkg" (arch/x86/events/intel/cstate.c), "uncore_<box>"
+ * (arch/x86/events/intel/uncore*.c). Their kind picks the core's driver
+ * (sim/core/pmu_msr.c, pmu_cstate.c, pmu_uncore.c); the tables say which
+ * events exist, what the sysfs shows and what each event counts.
+ */
+enum pmu_side_kind {
+	PMU_SIDE_MSR,              /* task-capable free-running MSRs */
+	PMU_SIDE_CSTATE_CORE,      /* per-core residency counters, CPU-wide only */
+	PMU_SIDE_CSTATE_PKG,       /* per-package residency counters, CPU-wide only */
+	PMU_SIDE_UNCORE,           /* a package uncore box, CPU-wide only */
+};
+
+/* What a time-driven event counts, in TSC ticks of simulated time
+ * (docs/models.md, "The C-state model"). */
+enum pmu_time_source {
+	PMU_TIME_NONE = 0,         /* a state the model never enters: 0 */
+	PMU_TIME_TSC,              /* all of the event's time */
+	PMU_TIME_BUSY,             /* time the CPU runs a task (C0, unhalted) */
+	PMU_TIME_CORE_IDLE,        /* time the CPU runs nothing (core C6) */
+	PMU_TIME_PKG_IDLE,         /* time no CPU runs anything (package C6) */
+};
+
+struct pmu_side_event {
+	const char *name;          /* events/<name>, or NULL: no sysfs alias */
+	uint64_t config;           /* attr.config (uncore: event | umask << 8) */
+	enum pmu_time_source time; /* msr and cstate events */
+	enum sim_source source;    /* uncore events: what the machine reports */
+	const char *scale, *unit;  /* events/<name>.scale, .unit, or NULL */
+};
+
+/* An uncore box's counter constraint (UNCORE_EVENT_CONSTRAINT): events
+ * whose (config & code_mask) == code may use only these counters. */
+struct pmu_side_constraint {
+	uint64_t code, code_mask;
+	uint64_t counters;
+};
+
+struct pmu_side_pmu {
+	const char *name;          /* sysfs directory: "msr", "uncore_arb"... */
+	enum pmu_side_kind kind;
+	const struct pmu_format_field *formats;
+	unsigned nr_formats;
+	const struct pmu_side_event *events;
+	unsigned nr_events;
+	/* uncore: the box's event_mask (config bits kept), the bits that
+	 * select the event (matched against events[].config; an unlisted
+	 * selection opens and counts 0), the counter's threshold (cmask: an
+	 * occupancy counts cycles with at least that many entries) and
+	 * modifiers (edge, inv), its counters and their width */
+	uint64_t config_mask, select_mask, threshold_mask, modifier_mask;
+	const struct pmu_side_constraint *constraints;
+	unsigned nr_constraints;
+	unsigned nr_counters, counter_width;
+};
+
 struct pmu_model {
 	const char *name;          /* `--model` name, e.g. "skylake" */
 	const char *summary;       /* one line for `pmusim models` */
@@ -246,6 +304,11 @@ struct pmu_model {
 	/* Tables private to the allocator named by ops (constraint tables,
 	 * extra registers, PEBS/LBR capabilities): pmu_models/model_internal.h. */
 	const void *arch_data;
+
+	/* PMUs beside the core PMU, in the order their drivers register
+	 * (dynamic types, one after the other); none: NULL */
+	const struct pmu_side_pmu *side_pmus;
+	unsigned nr_side_pmus;
 };
 
 /* CPUID leaf/subleaf of the modelled CPU as the machine answers it. */

@@ -66,6 +66,11 @@ enum sim_source {
 	SIM_SRC_ITLB_L1_MISS,
 	SIM_SRC_ITLB_L2_HIT,
 	SIM_SRC_ITLB_WALK_CYCLES,
+	/* modelled per LLC miss by the cache model (fed like the data
+	 * caches): the cycles its request spends past the LLC, in the
+	 * memory controller's tracker (the uncore arb box's occupancy) */
+	SIM_SRC_MEM_REQ_OCCUPANCY,     /* every request: LLC misses */
+	SIM_SRC_MEM_READ_OCCUPANCY,    /* data reads: loads served by memory */
 	/* software: reported by the machine's memory and fault handling */
 	SIM_SRC_PAGE_FAULTS_MIN,
 	SIM_SRC_PAGE_FAULTS_MAJ,

@@ -222,7 +222,8 @@ static bool owns_cpu_wide(pid_t pid)
 static bool core_type(uint32_t type)
 {
 	return type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE ||
-	       type == PERF_TYPE_RAW || (model && type == model->pmu_type);
+	       type == PERF_TYPE_RAW || (model && type == model->pmu_type) ||
+	       perf_core_is_side_type(core, type);
 }
 
 /* The fd of a new perf file h (host op make_fd, ctx: the target tid):

@@ -132,6 +132,133 @@ int vfs_write_pmu_dir(const struct vfs_config *cfg, const char *dir)
 	return 0;
 }
 
+static int cpu_list(char *buf, size_t len, unsigned n);
+
+/* Whether the model serves a PMU of this name (its core PMU or one beside it). */
+static bool model_pmu_name(const struct pmu_model *m, const char *name)
+{
+	if (strcmp(name, m->pmu_name) == 0)
+		return true;
+	for (unsigned i = 0; i < m->nr_side_pmus; i++)
+		if (strcmp(name, m->side_pmus[i].name) == 0)
+			return true;
+	return false;
+}
+
+uint32_t vfs_first_side_type(const struct pmu_model *m)
+{
+	uint32_t first = 8;     /* after cpu_clock and task_clock */
+	DIR *d = opendir(DEVICES);
+	struct dirent *de;
+
+	if (!d)
+		return first;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX], buf[32];
+		unsigned long t;
+		ssize_t n;
+		int fd;
+
+		if (de->d_name[0] == '.' || model_pmu_name(m, de->d_name))
+			continue;
+		snprintf(path, sizeof(path), DEVICES "/%s/type", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		t = strtoul(buf, NULL, 10);
+		if (t >= first && t < UINT32_MAX)
+			first = (uint32_t)t + 1;
+	}
+	closedir(d);
+	return first;
+}
+
+/*
+ * One of the model's PMUs beside its core PMU, as its driver's attribute
+ * groups show it: type and perf_event_mux_interval_ms (pmu_dev_attrs,
+ * every PMU), format/ (PMU_FORMAT_ATTR: the spec and a newline), events/
+ * (PMU_EVENT_ATTR_STRING through perf_event_sysfs_show(): the string and
+ * a newline; .scale and .unit files where the driver has them), and
+ * cpumask where the driver has one: cstate_get_attr_cpumask() (a core's
+ * reader is each CPU, no SMT modelled; the package's is CPU 0) and
+ * uncore_get_attr_cpumask() (the package's first CPU). The msr PMU has
+ * none. Uncore boxes without event aliases have no events/ directory.
+ */
+int vfs_write_side_pmu_dir(const struct vfs_config *cfg, unsigned i, const char *dir)
+{
+	const struct pmu_side_pmu *p = &cfg->model->side_pmus[i];
+	char sub[PATH_MAX], line[64];
+	int err;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	if ((err = put_line(dir, "type", "%u\n", cfg->first_side_type + i)))
+		return err;
+	if ((err = put_line(dir, "perf_event_mux_interval_ms", "%u\n",
+			    cfg->mux_interval_ms ? cfg->mux_interval_ms :
+			    cfg->model->mux_interval_ms ? cfg->model->mux_interval_ms : 4)))
+		return err;
+	switch (p->kind) {
+	case PMU_SIDE_CSTATE_CORE:
+		cpu_list(line, sizeof(line), cfg->nr_cpus);
+		if ((err = put_file(dir, "cpumask", line, strlen(line))))
+			return err;
+		break;
+	case PMU_SIDE_CSTATE_PKG:
+	case PMU_SIDE_UNCORE:
+		if ((err = put_line(dir, "cpumask", "0\n")))
+			return err;
+		break;
+	case PMU_SIDE_MSR:
+		break;
+	}
+	if ((err = sub_dir(dir, "format", sub, sizeof(sub))))
+		return err;
+	for (unsigned f = 0; f < p->nr_formats; f++)
+		if ((err = put_line(sub, p->formats[f].name, "%s\n", p->formats[f].spec)))
+			return err;
+	if (p->kind == PMU_SIDE_UNCORE)
+		return 0;
+	/* cstate_events_attr_group exists even when empty */
+	if ((err = sub_dir(dir, "events", sub, sizeof(sub))))
+		return err;
+	for (unsigned e = 0; e < p->nr_events; e++) {
+		const struct pmu_side_event *ev = &p->events[e];
+		char name[PATH_MAX];
+
+		if (!ev->name)
+			continue;
+		if ((err = put_line(sub, ev->name, "event=0x%02llx\n", (unsigned long long)ev->config)))
+			return err;
+		snprintf(name, sizeof(name), "%s.scale", ev->name);
+		if (ev->scale && (err = put_line(sub, name, "%s\n", ev->scale)))
+			return err;
+		snprintf(name, sizeof(name), "%s.unit", ev->name);
+		if (ev->unit && (err = put_line(sub, name, "%s\n", ev->unit)))
+			return err;
+	}
+	return 0;
+}
+
+/* The model's PMUs beside its core PMU, each as a directory under dir. */
+static int write_side_pmus(const struct vfs_config *cfg, const char *dir)
+{
+	for (unsigned i = 0; i < cfg->model->nr_side_pmus; i++) {
+		char path[PATH_MAX];
+		int err;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, cfg->model->side_pmus[i].name);
+		if ((err = vfs_write_side_pmu_dir(cfg, i, path)))
+			return err;
+	}
+	return 0;
+}
+
 static int bind(const char *src, const char *dst, char *why, size_t whylen)
 {
 	if (mount(src, dst, NULL, MS_BIND, NULL)) {
@@ -143,8 +270,9 @@ static int bind(const char *src, const char *dst, char *why, size_t whylen)
 	return 0;
 }
 
-/* The host's PMUs, as absolute links, beside the model's directory. */
-static int link_host_pmus(const char *devdir, const char *model_pmu)
+/* The host's PMUs, as absolute links, beside the model's directories
+ * (a host PMU of the same name, such as the host's msr, is the model's). */
+static int link_host_pmus(const char *devdir, const struct pmu_model *m)
 {
 	DIR *d = opendir(DEVICES);
 	struct dirent *de;
@@ -154,7 +282,7 @@ static int link_host_pmus(const char *devdir, const char *model_pmu)
 	while ((de = readdir(d))) {
 		char src[PATH_MAX], real[PATH_MAX], dst[PATH_MAX];
 
-		if (de->d_name[0] == '.' || strcmp(de->d_name, model_pmu) == 0)
+		if (de->d_name[0] == '.' || model_pmu_name(m, de->d_name))
 			continue;
 		snprintf(src, sizeof(src), DEVICES "/%s", de->d_name);
 		if (!realpath(src, real))
@@ -189,9 +317,13 @@ static void overlay_sys_devices(const struct vfs_config *cfg, const char *tmpdir
 
 	snprintf(top, sizeof(top), "%s/sys_devices", tmpdir);
 	snprintf(pmu, sizeof(pmu), "%s/%s", top, cfg->model->pmu_name);
-	if (mkdir(top, 0755) || vfs_write_pmu_dir(cfg, pmu))
+	if (mkdir(top, 0755) || vfs_write_pmu_dir(cfg, pmu) || write_side_pmus(cfg, top))
 		return;
 	(void)setxattr(pmu, "trusted.overlay.opaque", "y", 1, 0);
+	for (unsigned i = 0; i < cfg->model->nr_side_pmus; i++) {
+		snprintf(pmu, sizeof(pmu), "%s/%s", top, cfg->model->side_pmus[i].name);
+		(void)setxattr(pmu, "trusted.overlay.opaque", "y", 1, 0);
+	}
 	snprintf(opts, sizeof(opts), "lowerdir=%s:/sys/devices", top);
 	(void)mount("pmusim", "/sys/devices", "overlay", MS_RDONLY, opts);
 }
@@ -282,13 +414,13 @@ int vfs_setup(const struct vfs_config *cfg, char *tmpdir, size_t tmplen, char *w
 	}
 	/* /sys/bus/event_source/devices: the host's PMUs and the model's */
 	snprintf(dir, sizeof(dir), "%s/devices", tmpdir);
-	if (mkdir(dir, 0755) || link_host_pmus(dir, m->pmu_name)) {
+	if (mkdir(dir, 0755) || link_host_pmus(dir, m)) {
 		err = -errno;
 		snprintf(why, whylen, "cannot write %s", dir);
 		return err;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, m->pmu_name);
-	if ((err = vfs_write_pmu_dir(cfg, path))) {
+	if ((err = vfs_write_pmu_dir(cfg, path)) || (err = write_side_pmus(cfg, dir))) {
 		snprintf(why, whylen, "cannot write %s: %s", path, strerror(-err));
 		return err;
 	}

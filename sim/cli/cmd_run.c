@@ -292,6 +292,8 @@ int cmd_run(int argc, char **argv)
 	}
 	cfg.model = model;
 	cfg.arena = arena;
+	/* msr, cstate and uncore types after the host PMUs the session shows */
+	cfg.first_side_type = vfs_first_side_type(model);
 	err = perf_core_create(&cfg, NULL, &core);
 	if (err) {
 		fprintf(stderr, "pmusim: cannot create the simulated kernel: %s\n", strerror(-err));
@@ -337,6 +339,7 @@ int cmd_run(int argc, char **argv)
 	vc.mlock_kb = 516;
 	vc.mux_interval_ms = cfg.mux_interval_ms;
 	vc.cpuid = cpuid_answer;
+	vc.first_side_type = cfg.first_side_type;
 	err = vfs_setup(&vc, tmpdir, sizeof(tmpdir), why, sizeof(why));
 	if (s->log[0]) {
 		FILE *f = fopen(s->log, "ae");

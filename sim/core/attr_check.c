@@ -563,6 +563,7 @@ int perf_event_init_attr_hooks(const struct perf_core *core,
 	memset(out, 0, sizeof(*out));
 	*attr = *uattr;
 	out->attach_task = has_task;
+	out->cpu = cpu;
 
 	/* perf_event_alloc(): a CPU must exist unless it follows a task */
 	if ((unsigned)cpu >= core_nr_cpus(core)) {
@@ -586,8 +587,12 @@ int perf_event_init_attr_hooks(const struct perf_core *core,
 	if (ret)
 		return ret;
 
-	/* No simulated PMU is uncore (perf_invalid_context). No PMU has
-	 * PERF_PMU_CAP_AUX_OUTPUT or PERF_PMU_CAP_AUX_PAUSE. */
+	/* perf_event_alloc(): "Disallow uncore-task events. Similarly,
+	 * disallow uncore-cgroup events" (cstate, uncore: perf_invalid_context) */
+	if (out->pmu->task_ctx_nr == perf_invalid_context && (has_task || cgroup_fd != -1))
+		return -EINVAL;
+
+	/* No PMU has PERF_PMU_CAP_AUX_OUTPUT or PERF_PMU_CAP_AUX_PAUSE. */
 	if (attr->aux_output &&
 	    (!(out->pmu_caps & PERF_PMU_CAP_SIM_AUX_OUTPUT) ||
 	     (attr->__reserved_3 & (SIM_AUX_PAUSE | SIM_AUX_RESUME))))

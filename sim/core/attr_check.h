@@ -34,6 +34,10 @@ struct perf_event_init {
 	enum sim_source source;         /* hardware, and machine-fed software */
 	enum perf_sw_source sw_source;  /* software events */
 	struct pmu_event_config hw;     /* hardware events */
+	enum pmu_time_source time_source; /* PERF_SW_SRC_RESIDENCY events */
+	int cpu;                        /* the event's CPU (-1: its task's), which
+	                                 * event_init may move (uncore_pmu_event_init:
+	                                 * event->cpu = box->cpu) */
 	/* --- added by attr_check.c --- */
 	uint32_t pmu_type;              /* type of the PMU that took the event
 	                                 * (PERF_TYPE_SOFTWARE, PERF_TYPE_CPU_CLOCK_SIM,
@@ -108,6 +112,7 @@ struct perf_event_init_hooks {
 	const struct perf_task *current;        /* the opener (NULL: the kernel) */
 	const struct perf_task *target;         /* the task the event is for (hw.target) or NULL */
 	int cpu;                                /* the CPU it is bound to, or -1 */
+	const struct perf_event *group_leader;  /* the group it joins, or NULL */
 };
 
 /* perf_event_init_attr_cgroup() with hooks (may be NULL): the kernel's

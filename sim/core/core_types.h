@@ -59,6 +59,9 @@ enum perf_sw_source {
 	PERF_SW_SRC_MIGRATIONS, /* cpu migrations, counted by the core */
 	PERF_SW_SRC_MACHINE,    /* page faults etc.: a sim_source the machine reports */
 	PERF_SW_SRC_TRACEPOINT, /* tracepoint records the machine fires (pmu_tp.c) */
+	PERF_SW_SRC_RESIDENCY,  /* msr and cstate events: TSC ticks of simulated
+	                         * time, of the kind event->time_source says
+	                         * (count.c perf_cpu_clock_events) */
 };
 
 struct perf_ring;           /* sim/core/ring_buffer.h */
@@ -97,6 +100,9 @@ struct perf_event {
 	unsigned hw_flags;              /* PERF_EVENT_FLAG_* its PMU set at event_init */
 	enum sim_source source;         /* hardware events, and machine-fed sw events */
 	enum perf_sw_source sw_source;
+	enum pmu_time_source time_source; /* PERF_SW_SRC_RESIDENCY: which time */
+	u64 residency_mark;             /* PMU_TIME_PKG_IDLE: the core's package
+	                                 * idle ticks already counted */
 	struct tp_filter tp_filter;     /* tracepoint events: IOC_SET_FILTER */
 	u64 hw_config;                  /* encoding after generic/cache mapping */
 	u64 counter_mask;               /* constraint */
@@ -286,6 +292,10 @@ struct perf_core {
 	u64 mux_interval_ns;
 	u64 tick_ns;                    /* 1/HZ */
 	unsigned max_samples_per_tick;
+	/* TSC ticks during which no CPU ran anything (the package C-state
+	 * model, count.c perf_cpu_idle_to); added atomically by any CPU */
+	u64 pkg_idle_tsc;
+	u64 pkg_idle_until;             /* cycles up to which it was claimed */
 
 	struct perf_trace_entry *trace;
 	size_t trace_len, trace_cap;
@@ -374,6 +384,8 @@ void perf_event_read_times(struct perf_event *event, u64 *enabled, u64 *running)
 u64 perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running);
 void perf_event_read_group_times(struct perf_event *leader);
 void perf_cpu_sync_time(struct perf_cpu *cpu);
+/* A PMU_TIME_PKG_IDLE event starts counting the package's idle time now. */
+void perf_residency_start(struct perf_event *e);
 void perf_core_catch_up(struct perf_core *core, struct perf_cpu *also);
 void perf_cpu_update_next_timer(struct perf_cpu *cpu);
 u64 perf_event_count(const struct perf_event *event);

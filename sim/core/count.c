@@ -25,12 +25,74 @@ static u64 perf_ns_to_cycles_ceil(const struct perf_core *core, u64 ns)
 	return (u64)((c + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
 }
 
-/* Time-driven software events (cpu-clock, task-clock) on cpu. */
-static void perf_cpu_clock_events(struct perf_cpu *cpu, u64 delta_ns)
+/* The TSC at a CPU's cycle count: tsc_hz ticks per freq_hz cycles, exactly
+ * (the simulated CPU runs at its nominal frequency; docs/models.md). */
+static u64 perf_cycles_to_tsc(const struct perf_core *core, u64 cycles)
+{
+	const struct pmu_model *m = perf_core_model(core);
+	u64 tsc_hz = m && m->tsc_hz ? m->tsc_hz : core->cfg.freq_hz;
+
+	return (u64)((unsigned __int128)cycles * tsc_hz / core->cfg.freq_hz);
+}
+
+/* The package idle ticks an event of PMU_TIME_PKG_IDLE has not counted
+ * yet, from now on counted. */
+static u64 perf_pkg_idle_take(struct perf_event *e)
+{
+	u64 now = __atomic_load_n(&e->core->pkg_idle_tsc, __ATOMIC_RELAXED);
+	u64 d = now - e->residency_mark;
+
+	e->residency_mark = now;
+	return d;
+}
+
+void perf_residency_start(struct perf_event *e)
+{
+	e->residency_mark = __atomic_load_n(&e->core->pkg_idle_tsc, __ATOMIC_RELAXED);
+}
+
+/*
+ * The msr and cstate events on cpu (msr_event_update(),
+ * cstate_pmu_event_update(): the register's delta since the last read),
+ * for the ticks cpu's clock moved, all of them in the state cpu->task
+ * says (the caller syncs before the task changes):
+ * TSC always; BUSY (APERF, MPERF) while a task runs; CORE_IDLE (core C6)
+ * while none does; PKG_IDLE (package C6) what the core's package account
+ * gained meanwhile.
+ */
+static void perf_cpu_residency(struct perf_cpu *cpu, struct perf_event *e, u64 ticks)
+{
+	switch (e->time_source) {
+	case PMU_TIME_TSC:
+		e->count += ticks;
+		break;
+	case PMU_TIME_BUSY:
+		if (cpu->task)
+			e->count += ticks;
+		break;
+	case PMU_TIME_CORE_IDLE:
+		if (!cpu->task)
+			e->count += ticks;
+		break;
+	case PMU_TIME_PKG_IDLE:
+		e->count += perf_pkg_idle_take(e);
+		break;
+	case PMU_TIME_NONE:
+		break;
+	}
+}
+
+/* Time-driven software events (cpu-clock, task-clock; msr and cstate
+ * ones) on cpu. */
+static void perf_cpu_clock_events(struct perf_cpu *cpu, u64 delta_ns, u64 ticks)
 {
 	for (unsigned i = 0; i < cpu->nr_sw_slots; i++) {
 		struct perf_event *e = cpu->sw_slots[i];
 
+		if (e->sw_source == PERF_SW_SRC_RESIDENCY) {
+			perf_cpu_residency(cpu, e, ticks);
+			continue;
+		}
 		if (e->sw_source != PERF_SW_SRC_CLOCK)
 			continue;
 		e->count += delta_ns;
@@ -50,14 +112,22 @@ static void perf_cpu_clock_events(struct perf_cpu *cpu, u64 delta_ns)
  */
 void perf_cpu_sync_time(struct perf_cpu *cpu)
 {
-	u64 before = cpu->time_ns;
+	u64 before = cpu->time_ns, before_cycles = cpu->time_cycles;
 
-	if (cpu->time_cycles == cpu->cycles)
+	if (cpu->time_cycles == cpu->cycles) {
+		/* a package event gains what other CPUs' idling added */
+		for (unsigned i = 0; i < cpu->nr_sw_slots; i++)
+			if (cpu->sw_slots[i]->time_source == PMU_TIME_PKG_IDLE &&
+			    cpu->sw_slots[i]->sw_source == PERF_SW_SRC_RESIDENCY)
+				cpu->sw_slots[i]->count += perf_pkg_idle_take(cpu->sw_slots[i]);
 		return;
+	}
 	cpu->time_cycles = cpu->cycles;
 	cpu->time_ns = perf_cycles_to_ns(cpu->core, cpu->cycles);
 	if (cpu->nr_sw_slots)
-		perf_cpu_clock_events(cpu, cpu->time_ns - before);
+		perf_cpu_clock_events(cpu, cpu->time_ns - before,
+				      perf_cycles_to_tsc(cpu->core, cpu->cycles) -
+				      perf_cycles_to_tsc(cpu->core, before_cycles));
 }
 
 uint64_t perf_cpu_time_ns(struct perf_cpu *cpu)
@@ -221,9 +291,57 @@ void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode, const struct sim
  * idle CPU do (perf_mux_hrtimer_handler -> perf_rotate_context every mux
  * interval, the tick), rather than once at the end. With cpu's lock held.
  */
+/*
+ * The package C-state model (docs/models.md): cpu, idle, moves its clock
+ * from `from` to `to` cycles. The part of that span past every other
+ * CPU's clock is new time for the whole machine; if no other CPU runs a
+ * task, nothing ran in it anywhere, and the package was idle (C6) that
+ * long. The part below another CPU's clock was accounted when that CPU
+ * got there. (Two CPUs running tasks at once can leave idle time
+ * uncounted; never counted twice.)
+ */
+static void perf_pkg_idle_account(struct perf_cpu *cpu, u64 from, u64 to)
+{
+	struct perf_core *core = cpu->core;
+	u64 others = 0;
+
+	for (unsigned i = 0; i < core->nr_cpus; i++) {
+		struct perf_cpu *o = &core->cpus[i];
+		u64 c;
+
+		if (o == cpu)
+			continue;
+		if (__atomic_load_n(&o->task, __ATOMIC_RELAXED))
+			return;
+		c = __atomic_load_n(&o->cycles, __ATOMIC_RELAXED);
+		if (c > others)
+			others = c;
+	}
+	if (others > from)
+		from = others;
+	/* two CPUs idling past the others at once: the first to claim a
+	 * span (pkg_idle_until) has it */
+	for (;;) {
+		u64 until = __atomic_load_n(&core->pkg_idle_until, __ATOMIC_ACQUIRE);
+		u64 lo = until > from ? until : from;
+
+		if (to <= lo)
+			return;
+		if (__atomic_compare_exchange_n(&core->pkg_idle_until, &until, to, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			__atomic_add_fetch(&core->pkg_idle_tsc,
+					   perf_cycles_to_tsc(core, to) - perf_cycles_to_tsc(core, lo),
+					   __ATOMIC_RELAXED);
+			return;
+		}
+	}
+}
+
 static void perf_cpu_idle_to(struct perf_cpu *cpu, u64 cycles)
 {
 	assert(!cpu->task);
+	if (cpu->cycles < cycles)
+		perf_pkg_idle_account(cpu, cpu->cycles, cycles);
 	while (cpu->cycles < cycles) {
 		u64 next = cpu->next_timer_cycles;
 

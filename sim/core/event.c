@@ -72,7 +72,7 @@ void perf_add_event_to_ctx(struct perf_event *event, struct perf_event_context *
 	event->ctx = ctx;
 	event->tstamp = ctx->time;
 	if (leader == event) {
-		event->group_caps_software = is_software_event(event);
+		event->group_caps_software = perf_event_fits_always(event);
 		event->group_caps_exclusive = event->attr.exclusive;
 		perf_add_to_groups(event, ctx);
 	}
@@ -81,7 +81,7 @@ void perf_add_event_to_ctx(struct perf_event *event, struct perf_event_context *
 
 	if (leader != event) {
 		/* perf_group_attach(): group_caps &= event_caps */
-		if (!is_software_event(event))
+		if (!perf_event_fits_always(event))
 			leader->group_caps_software = false;
 		list_add_tail(&event->sibling_entry, &leader->sibling_list);
 		leader->nr_siblings++;

@@ -213,7 +213,7 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 	{
 		struct validate_ctx vc = { core, group_leader };
 		struct perf_event_init_hooks hooks = { perf_validate_group_hook, &vc, current,
-							 task, cpu };
+							 task, cpu, group_leader };
 
 		err = perf_event_init_attr_hooks(core, &attr, cpu, task != NULL,
 						 (flags & PERF_FLAG_PID_CGROUP) ? pid : -1,
@@ -221,6 +221,9 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 		if (err)
 			return err;
 	}
+
+	/* event->cpu as the PMU's event_init left it (uncore: the box's CPU) */
+	cpu = init.cpu;
 
 	if (task && !perf_check_permission(current, task))
 		return -EACCES;
@@ -256,6 +259,11 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 		    perf_group_ctx_nr(group_leader) == perf_sw_context &&
 		    group_leader->group_caps_software)
 			move_group = true;
+		/* "Don't allow group of multiple hw events from different pmus" */
+		else if (init.pmu->task_ctx_nr != perf_sw_context &&
+			 perf_group_ctx_nr(group_leader) != perf_sw_context &&
+			 perf_pmus[group_leader->group_pmu] != init.pmu)
+			return -EINVAL;
 	}
 
 	event = perf_event_new(core, &init.attr, cpu);
@@ -265,6 +273,7 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 	event->hw_flags = init.hw_flags;
 	event->source = init.source;
 	event->sw_source = init.sw_source;
+	event->time_source = init.time_source;
 	event->hw_config = init.hw.config;
 	event->counter_mask = init.hw.counter_mask;
 	event->chained = init.hw.chained;

@@ -98,6 +98,11 @@ struct perf_core_config {
 	unsigned max_stack;              /* kernel.perf_event_max_stack; 0: 127 */
 	int user_access;                 /* kernel.perf_user_access (arm64; 0: off) */
 	struct perf_arena *arena;        /* where the core lives; NULL: the heap */
+	/* The type the model's first PMU beside its core PMU registers with
+	 * (msr, cstate, uncore: dynamic types, one after the other, as the
+	 * kernel's idr hands them out); 0: 8, after cpu_clock and task_clock.
+	 * pmusim run puts them after the host's PMUs that stay visible. */
+	uint32_t first_side_type;
 };
 
 /* Reads kernel.perf_event_paranoid of the host (default 2 if unreadable). */
@@ -112,6 +117,9 @@ struct perf_core *perf_core_of_arena(struct perf_arena *arena);
  * machine hooks (its code is at other addresses). NULL if there is none. */
 struct perf_core *perf_core_attach(struct perf_arena *arena, const struct perf_machine *machine);
 const struct pmu_model *perf_core_model(const struct perf_core *core);
+/* Whether type is one of the model's PMUs beside its core PMU (msr,
+ * cstate_*, uncore_*: cfg.first_side_type on), served by the core. */
+bool perf_core_is_side_type(const struct perf_core *core, uint32_t type);
 /* Starts keeping the scheduler trace (sched_trace.h) from now on, as
  * cfg.trace does from creation. */
 void perf_core_set_trace(struct perf_core *core, bool on);

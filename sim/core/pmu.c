@@ -15,6 +15,11 @@ const struct perf_pmu *const perf_pmus[] = {
 	&perf_tracepoint_pmu,   /* perf_tp_register(), from perf_event_init() */
 	&perf_bp_pmu,           /* init_hw_breakpoint(), from perf_event_init() */
 	&perf_cpu_pmu,          /* the arch's, from an early initcall */
+	/* the model's others, from device initcalls (pmu_model.h side_pmus) */
+	&perf_msr_pmu,
+	&perf_uncore_pmu,
+	&perf_cstate_core_pmu,
+	&perf_cstate_pkg_pmu,
 };
 const unsigned perf_nr_pmus = sizeof(perf_pmus) / sizeof(perf_pmus[0]);
 
@@ -57,4 +62,40 @@ unsigned perf_event_pmu_caps(const struct perf_event *event)
 
 	perf_pmu_probe(event->core, perf_event_pmu(event), NULL, &caps);
 	return caps;
+}
+
+#define PERF_FIRST_SIDE_TYPE_DEFAULT 8u /* after cpu_clock (6) and task_clock (7) */
+
+const struct pmu_side_pmu *perf_side_pmu(const struct perf_core *core, enum pmu_side_kind kind,
+					 uint32_t *type)
+{
+	const struct pmu_model *m = core ? perf_core_model(core) : NULL;
+	uint32_t first;
+
+	if (!m)
+		return NULL;
+	first = core->cfg.first_side_type ? core->cfg.first_side_type
+					  : PERF_FIRST_SIDE_TYPE_DEFAULT;
+	for (unsigned i = 0; i < m->nr_side_pmus; i++) {
+		if (m->side_pmus[i].kind != kind)
+			continue;
+		if (type)
+			*type = first + i;
+		return &m->side_pmus[i];
+	}
+	return NULL;
+}
+
+bool perf_side_pmu_probe(const struct perf_core *core, enum pmu_side_kind kind, uint32_t *type)
+{
+	return perf_side_pmu(core, kind, type) != NULL;
+}
+
+bool perf_core_is_side_type(const struct perf_core *core, uint32_t type)
+{
+	const struct pmu_model *m = core ? perf_core_model(core) : NULL;
+	uint32_t first = core && core->cfg.first_side_type ? core->cfg.first_side_type
+							   : PERF_FIRST_SIDE_TYPE_DEFAULT;
+
+	return m && type >= first && type - first < m->nr_side_pmus;
 }

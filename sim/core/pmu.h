@@ -25,6 +25,7 @@ struct perf_event_init_hooks;
  * Software events can always go on; hardware ones compete for counters
  * and rotate. */
 enum perf_event_task_context {
+	perf_invalid_context = -1,      /* uncore-like: CPU-wide events only */
 	perf_hw_context = 0,
 	perf_sw_context,
 };
@@ -79,7 +80,8 @@ struct perf_pmu {
 
 	/* The PMU's interrupt or software overflow for a sampling event
 	 * whose period ran out: the next period and the samples. Returns
-	 * whether the event must stop (throttled, or its refresh limit). */
+	 * whether the event must stop (throttled, or its refresh limit).
+	 * NULL: the PMU's event_init refuses sampling events. */
 	bool (*handle_overflow)(struct perf_cpu *cpu, struct perf_event *event);
 
 	/* event_idx(): the user page's index (RDPMC counter + 1), 0: none. */
@@ -101,6 +103,21 @@ extern const struct perf_pmu perf_task_clock_pmu;
 extern const struct perf_pmu perf_tracepoint_pmu; /* pmu_tp.c: "tracepoint" */
 extern const struct perf_pmu perf_cpu_pmu;      /* pmu_cpu.c: the model's core PMU */
 extern const struct perf_pmu perf_bp_pmu;       /* pmu_bp.c: "breakpoint" */
+extern const struct perf_pmu perf_msr_pmu;      /* pmu_msr.c: "msr" */
+extern const struct perf_pmu perf_uncore_pmu;   /* pmu_uncore.c: the model's uncore box */
+extern const struct perf_pmu perf_cstate_core_pmu; /* pmu_cstate.c: "cstate_core" */
+extern const struct perf_pmu perf_cstate_pkg_pmu;  /* pmu_cstate.c: "cstate_pkg" */
+
+/* The model's PMU of that kind beside its core PMU (pmu_models/pmu_model.h
+ * struct pmu_side_pmu) on core, with the type it registers with: the
+ * core's first side type plus its place in the model's list (the idr
+ * numbering of drivers registered one after the other). NULL: absent. */
+const struct pmu_side_pmu *perf_side_pmu(const struct perf_core *core, enum pmu_side_kind kind,
+					 uint32_t *type);
+/* The event of a side PMU with this config (pmu_msr.c), or NULL. */
+const struct pmu_side_event *perf_side_event(const struct pmu_side_pmu *p, uint64_t config);
+/* The probe of a side PMU of that kind: whether it exists, its type. */
+bool perf_side_pmu_probe(const struct perf_core *core, enum pmu_side_kind kind, uint32_t *type);
 
 /* pmu_sw.c: perf_swevent_set_period() + perf_swevent_overflow(), the
  * handle_overflow of PMUs whose events overflow as software events do. */
@@ -135,6 +152,15 @@ static inline const struct perf_pmu *perf_event_pmu(const struct perf_event *eve
 static inline bool is_software_event(const struct perf_event *event)
 {
 	return perf_event_pmu(event)->task_ctx_nr == perf_sw_context;
+}
+
+/* The event never waits for a counter: software events, and those of
+ * PMUs without counters to share (free-running MSRs, uncore boxes whose
+ * counter limit is not modelled). A group of such events always goes on
+ * (group_caps_software in the scheduler's terms: group_can_go_on()). */
+static inline bool perf_event_fits_always(const struct perf_event *event)
+{
+	return perf_event_pmu(event)->task_ctx_nr != perf_hw_context;
 }
 
 /* The context of the PMU a group lives in (event->pmu_ctx->pmu): a

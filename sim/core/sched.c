@@ -133,6 +133,8 @@ void perf_slot_add(struct perf_cpu *cpu, struct perf_event *event)
 			cpu->nr_tp_slots++;
 		if (event->sw_source == PERF_SW_SRC_CLOCK && is_sampling_event(event))
 			perf_cpu_update_next_timer(cpu);
+		if (event->sw_source == PERF_SW_SRC_RESIDENCY)
+			perf_residency_start(event);
 	}
 }
 
@@ -505,6 +507,9 @@ void perf_cpu_switch_to(struct perf_cpu *cpu, struct perf_task *next)
 		prev->on_cpu = NULL;
 		prev->last_cpu = cpu->num;
 	}
+	/* time so far was spent in prev's state (busy or idle: the msr and
+	 * cstate events' residencies) */
+	perf_cpu_sync_time(cpu);
 	cpu->task = next;
 	cpu->task_ctx = NULL;
 	if (!next)

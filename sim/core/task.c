@@ -103,6 +103,7 @@ static struct perf_event *perf_inherit_event(struct perf_event *parent,
 	child->hw_flags = orig->hw_flags;
 	child->source = orig->source;
 	child->sw_source = orig->sw_source;
+	child->time_source = orig->time_source;
 	child->tp_filter = orig->tp_filter;
 	child->hw_config = orig->hw_config;
 	child->counter_mask = orig->counter_mask;

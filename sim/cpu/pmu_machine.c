@@ -82,6 +82,7 @@ bool pmu_source_needs_mem(unsigned src)
 	case SIM_SRC_DTLB_L2_HIT: case SIM_SRC_DTLB_WALK_CYCLES:
 	case SIM_SRC_ITLB_ACCESS: case SIM_SRC_ITLB_MISS: case SIM_SRC_ITLB_L1_MISS:
 	case SIM_SRC_ITLB_L2_HIT: case SIM_SRC_ITLB_WALK_CYCLES:
+	case SIM_SRC_MEM_REQ_OCCUPANCY: case SIM_SRC_MEM_READ_OCCUPANCY:
 		return true;
 	default:
 		return false;
@@ -275,6 +276,7 @@ static const unsigned filled[] = {
 	SIM_SRC_DTLB_ACCESS, SIM_SRC_DTLB_MISS, SIM_SRC_DTLB_L1_MISS, SIM_SRC_DTLB_L2_HIT,
 	SIM_SRC_DTLB_WALK_CYCLES, SIM_SRC_ITLB_ACCESS, SIM_SRC_ITLB_MISS, SIM_SRC_ITLB_L1_MISS,
 	SIM_SRC_ITLB_L2_HIT, SIM_SRC_ITLB_WALK_CYCLES,
+	SIM_SRC_MEM_REQ_OCCUPANCY, SIM_SRC_MEM_READ_OCCUPANCY,
 };
 #define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
 
@@ -1099,6 +1101,15 @@ void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
  */
 _Static_assert(CACHE_NR_LEVELS == 4 && CACHE_MEM == 3, "pmu_vcpu.mem_n/mem_miss sizes");
 
+/* The cycles a request spends past the LLC: the memory's load-to-use
+ * latency less the LLC's. */
+static uint64_t mem_request_cycles(const struct pmu_vcpu *pv)
+{
+	const struct pmu_cache_geometry *g = pv->c->model ? pv->c->model->caches : NULL;
+
+	return g && g->mem_latency > g->llc.latency ? g->mem_latency - g->llc.latency : 0;
+}
+
 /* The value of memory source src in the access counts not yet in acc. */
 static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
 {
@@ -1136,6 +1147,13 @@ static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
 	case SIM_SRC_ITLB_WALK_CYCLES: case SIM_SRC_DTLB_WALK_CYCLES:
 		return pv->c->model && pv->c->model->caches ?
 		       pv->tlb_n[src == SIM_SRC_DTLB_WALK_CYCLES][2] * pv->c->model->caches->walk_cycles : 0;
+	/* the uncore arb box's tracker: each request the LLC sends to
+	 * memory holds an entry from the miss to the fill, the memory
+	 * latency less the LLC's own (docs/models.md) */
+	case SIM_SRC_MEM_REQ_OCCUPANCY:
+		return pv->mem_miss[CACHE_L3] * mem_request_cycles(pv);
+	case SIM_SRC_MEM_READ_OCCUPANCY:
+		return ld[CACHE_MEM] * mem_request_cycles(pv);
 	default: return 0;
 	}
 }

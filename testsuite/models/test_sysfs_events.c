@@ -236,6 +236,97 @@ static void test_pmuv3p5(void **state)
 	check_pmuv3("pmuv3p5");
 }
 
+/*
+ * The Skylake model's PMUs beside cpu, every file of their directories,
+ * for 2 CPUs and the first side type 9, from the kernel's attribute
+ * groups: pmu_dev_attrs (type, perf_event_mux_interval_ms: PERF_CPU_HRTIMER
+ * 4 ms), msr.c (format "config:0-63"; events tsc, and aperf/mperf
+ * (APERFMPERF), pperf/smi (test_intel: INTEL_FAM6_SKYLAKE) through
+ * PMU_EVENT_ATTR_STRING's perf_event_sysfs_show(), "%s\n"; no cpumask),
+ * cstate.c (the same format; snb_cstates' events; cstate_get_attr_cpumask()
+ * as a list: each core's first CPU, 0-1 with no SMT, the package's CPU 0),
+ * uncore.c/uncore_snb.c (snb_uncore_formats_attr; uncore_get_attr_cpumask();
+ * the arb box has no event_descs, so no events/). Types: one idr id each,
+ * in registration order msr, uncore_arb, cstate_core, cstate_pkg.
+ */
+static const struct { const char *path, *text; } skl_side_files[] = {
+	{ "msr/type", "9\n" },
+	{ "msr/perf_event_mux_interval_ms", "4\n" },
+	{ "msr/format/event", "config:0-63\n" },
+	{ "msr/events/tsc", "event=0x00\n" },
+	{ "msr/events/aperf", "event=0x01\n" },
+	{ "msr/events/mperf", "event=0x02\n" },
+	{ "msr/events/pperf", "event=0x03\n" },
+	{ "msr/events/smi", "event=0x04\n" },
+	{ "uncore_arb/type", "10\n" },
+	{ "uncore_arb/perf_event_mux_interval_ms", "4\n" },
+	{ "uncore_arb/cpumask", "0\n" },
+	{ "uncore_arb/format/event", "config:0-7\n" },
+	{ "uncore_arb/format/umask", "config:8-15\n" },
+	{ "uncore_arb/format/edge", "config:18\n" },
+	{ "uncore_arb/format/inv", "config:23\n" },
+	{ "uncore_arb/format/cmask", "config:24-28\n" },
+	{ "cstate_core/type", "11\n" },
+	{ "cstate_core/perf_event_mux_interval_ms", "4\n" },
+	{ "cstate_core/cpumask", "0-1\n" },
+	{ "cstate_core/format/event", "config:0-63\n" },
+	{ "cstate_core/events/c3-residency", "event=0x01\n" },
+	{ "cstate_core/events/c6-residency", "event=0x02\n" },
+	{ "cstate_core/events/c7-residency", "event=0x03\n" },
+	{ "cstate_pkg/type", "12\n" },
+	{ "cstate_pkg/perf_event_mux_interval_ms", "4\n" },
+	{ "cstate_pkg/cpumask", "0\n" },
+	{ "cstate_pkg/format/event", "config:0-63\n" },
+	{ "cstate_pkg/events/c2-residency", "event=0x00\n" },
+	{ "cstate_pkg/events/c3-residency", "event=0x01\n" },
+	{ "cstate_pkg/events/c6-residency", "event=0x02\n" },
+	{ "cstate_pkg/events/c7-residency", "event=0x03\n" },
+};
+
+static void test_skylake_side_pmus(void **state)
+{
+	const struct pmu_model *m = pmu_model_find("skylake");
+	struct vfs_config cfg = { .model = m, .nr_cpus = 2, .first_side_type = 9 };
+	char tmp[] = "/tmp/pmusim-test-sysfs-XXXXXX", path[256], cmd[160], text[64];
+	size_t n = sizeof(skl_side_files) / sizeof(skl_side_files[0]);
+	FILE *f;
+	unsigned files = 0;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(mkdtemp(tmp));
+	assert_int_equal(m->nr_side_pmus, 4);
+	for (unsigned i = 0; i < m->nr_side_pmus; i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmp, m->side_pmus[i].name);
+		assert_int_equal(vfs_write_side_pmu_dir(&cfg, i, path), 0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/%s", tmp, skl_side_files[i].path);
+		f = fopen(path, "r");
+		if (!f)
+			fail_msg("%s is missing", skl_side_files[i].path);
+		len = fread(text, 1, sizeof(text) - 1, f);
+		fclose(f);
+		text[len] = 0;
+		if (strcmp(text, skl_side_files[i].text))
+			fail_msg("%s holds \"%s\", the kernel's \"%s\"", skl_side_files[i].path,
+				 text, skl_side_files[i].text);
+	}
+	/* and nothing else */
+	snprintf(cmd, sizeof(cmd), "find %s -type f | wc -l", tmp);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%u", &files), 1);
+	pclose(f);
+	assert_int_equal(files, n);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	assert_int_equal(system(cmd), 0);
+	/* a model without them has none */
+	assert_int_equal(pmu_model_find("zen")->nr_side_pmus, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_x86_generic_names_are_events_attr),
 		cmocka_unit_test(test_pmuv3),
 		cmocka_unit_test(test_pmuv3p5),
+		cmocka_unit_test(test_skylake_side_pmus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
