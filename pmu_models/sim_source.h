@@ -82,6 +82,11 @@ enum sim_source {
 	SIM_SRC_NR
 };
 
+/* A set of sources: bit s for source s (SIM_SRC_NR may pass 64). */
+typedef unsigned __int128 sim_src_mask;
+#define SIM_SRC_BIT(s) ((sim_src_mask)1 << (s))
+_Static_assert(SIM_SRC_NR <= 128, "sim_src_mask holds every source");
+
 /* Privilege level a delta was produced at (exclude_user/exclude_kernel). */
 enum sim_mode { SIM_MODE_USER = 0, SIM_MODE_KERNEL = 1, SIM_MODE_NR };
 

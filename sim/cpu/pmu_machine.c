@@ -88,10 +88,10 @@ bool pmu_source_needs_mem(unsigned src)
 	}
 }
 
-/* Whether one of the sources (a 1 << SIM_SRC_* mask) is a memory source. */
-static bool sources_need_mem(uint64_t sources)
+/* Whether one of the sources (a SIM_SRC_BIT mask) is a memory source. */
+static bool sources_need_mem(sim_src_mask sources)
 {
-	for (unsigned src = 0; src < 64; src++)
+	for (unsigned src = 0; src < SIM_SRC_NR; src++)
 		if ((sources >> src & 1) && pmu_source_needs_mem(src))
 			return true;
 	return false;
@@ -110,7 +110,7 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	struct vcpu *c = pv->c;
 	bool change = false;
 
-	uint64_t sources = perf_cpu_schedulable_hw_sources(cpu);
+	sim_src_mask sources = perf_cpu_schedulable_hw_sources(cpu);
 	struct perf_breakpoint bp[PERF_HBP_NUM];
 	unsigned bp_mask = perf_cpu_breakpoints(cpu, bp);
 
@@ -998,16 +998,16 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 /* The pipeline model's sources, which inline counting does not count:
  * while one is scheduled, every block takes the slow path. */
 #define PIPELINE_SOURCES \
-	(UINT64_C(1) << SIM_SRC_UOPS_ISSUED | UINT64_C(1) << SIM_SRC_UOPS_RETIRED | \
-	 UINT64_C(1) << SIM_SRC_FE_BUBBLES | UINT64_C(1) << SIM_SRC_RECOVERY_CYCLES | \
-	 UINT64_C(1) << SIM_SRC_COND_NOT_TAKEN | UINT64_C(1) << SIM_SRC_STALLED_FRONTEND | \
-	 UINT64_C(1) << SIM_SRC_STALLED_BACKEND)
-_Static_assert(SIM_SRC_COND_NOT_TAKEN < 64, "PIPELINE_SOURCES is a 64-bit mask");
+	(SIM_SRC_BIT(SIM_SRC_UOPS_ISSUED) | SIM_SRC_BIT(SIM_SRC_UOPS_RETIRED) | \
+	 SIM_SRC_BIT(SIM_SRC_FE_BUBBLES) | SIM_SRC_BIT(SIM_SRC_RECOVERY_CYCLES) | \
+	 SIM_SRC_BIT(SIM_SRC_COND_NOT_TAKEN) | SIM_SRC_BIT(SIM_SRC_STALLED_FRONTEND) | \
+	 SIM_SRC_BIT(SIM_SRC_STALLED_BACKEND))
 
 static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 {
 	struct perf_cpu *cpu = pv->cpu;
-	uint64_t need = 0, head = INT32_MAX;
+	sim_src_mask need;
+	uint64_t head = INT32_MAX;
 	bool on;
 
 	if (!pv->lim_valid)
@@ -1025,7 +1025,7 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 
 		/* no room for the exit: it resolves in C, with the next block */
 		on = left > acc + exit &&
-		     (cycles || jit_count_covers(pv->jit, UINT64_C(1) << pv->lim[i].src));
+		     (cycles || jit_count_covers(pv->jit, SIM_SRC_BIT(pv->lim[i].src)));
 		left = on ? (left - acc - 1 - exit) / (cycles ? 1 : pv->pipe->issue_width) : 0;
 		head = left < head ? left : head;
 	}
