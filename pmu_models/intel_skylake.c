@@ -205,6 +205,42 @@ static const struct pmu_event_desc skl_events[] = {
 	EVL("int_misc.recovery_cycles", 0x0100010d, SIM_SRC_RECOVERY_CYCLES, 0, "cycles the allocator waited for a mispredict's recovery"),
 	EVL("idq_uops_not_delivered.cycles_0_uops_deliv.core", 0x0400019c, SIM_SRC_STALLED_FRONTEND, 0, "cycles the front end delivered nothing"),
 	EVL("resource_stalls.any", 0x01a2, SIM_SRC_STALLED_BACKEND, 0, "back-end resource stall cycles"),
+	/*
+	 * Decoded and execution events (Intel's Skylake event list, the
+	 * perfmon JSON perf 6.1 carries as pmu-events/arch/x86/skylake):
+	 * FP_ARITH_INST_RETIRED.* counts per instruction (an FMA or DPP
+	 * twice), SW_PREFETCH_ACCESS.* per prefetch instruction,
+	 * BR_INST_RETIRED.FAR_BRANCH far transfers, UOPS_EXECUTED.* the
+	 * unfused uops of the pipeline model's execution schedule. The model
+	 * has no SMT: the .CORE forms are the thread's. The cmask forms are
+	 * rows of their own (the lookup ignores cmask otherwise);
+	 * STALL_CYCLES and CORE_CYCLES_NONE (inv) are not driven.
+	 */
+	EVL("fp_arith_inst_retired.scalar_double", 0x01c7, SIM_SRC_FP_SCALAR_DOUBLE, 0, "retired scalar double-precision FP arithmetic (FMA twice)"),
+	EVL("fp_arith_inst_retired.scalar_single", 0x02c7, SIM_SRC_FP_SCALAR_SINGLE, 0, "retired scalar single-precision FP arithmetic (FMA twice)"),
+	EVL("fp_arith_inst_retired.128b_packed_double", 0x04c7, SIM_SRC_FP_128B_DOUBLE, 0, "retired 128-bit packed double FP arithmetic (FMA, DPP twice)"),
+	EVL("fp_arith_inst_retired.128b_packed_single", 0x08c7, SIM_SRC_FP_128B_SINGLE, 0, "retired 128-bit packed single FP arithmetic (FMA, DPP twice)"),
+	EVL("fp_arith_inst_retired.256b_packed_double", 0x10c7, SIM_SRC_FP_256B_DOUBLE, 0, "retired 256-bit packed double FP arithmetic (FMA twice)"),
+	EVL("fp_arith_inst_retired.256b_packed_single", 0x20c7, SIM_SRC_FP_256B_SINGLE, 0, "retired 256-bit packed single FP arithmetic (FMA, DPP twice)"),
+	EVL("sw_prefetch_access.nta", 0x0132, SIM_SRC_SWPF_NTA, 0, "PREFETCHNTA instructions"),
+	EVL("sw_prefetch_access.t0", 0x0232, SIM_SRC_SWPF_T0, 0, "PREFETCHT0 instructions"),
+	EVL("sw_prefetch_access.t1_t2", 0x0432, SIM_SRC_SWPF_T1_T2, 0, "PREFETCHT1 and PREFETCHT2 instructions"),
+	EVL("sw_prefetch_access.prefetchw", 0x0832, SIM_SRC_SWPF_PREFETCHW, 0, "PREFETCHW instructions"),
+	EVL("sw_prefetch_access.any", 0x0f32, SIM_SRC_SWPF_ANY, 0, "software prefetch instructions of any kind (umask 0xf)"),
+	EVL("br_inst_retired.far_branch", 0x40c4, SIM_SRC_FAR_BRANCHES, 0, "retired far branches (SYSCALL at user, the return at kernel level)"),
+	EVL("uops_executed.thread", 0x01b1, SIM_SRC_UOPS_EXECUTED, 0, "uops executed"),
+	EVL("uops_executed.core", 0x02b1, SIM_SRC_UOPS_EXECUTED, 0, "uops executed on the core (no SMT: the thread's)"),
+	EVL("uops_executed.x87", 0x10b1, SIM_SRC_UOPS_EXECUTED_X87, 0, "x87 uops executed"),
+	EVL("uops_executed.cycles_ge_1_uop_exec", 0x010001b1, SIM_SRC_EXEC_CYCLES_GE1, 0, "cycles with at least 1 uop executed"),
+	EVL("uops_executed.cycles_ge_2_uops_exec", 0x020001b1, SIM_SRC_EXEC_CYCLES_GE2, 0, "cycles with at least 2 uops executed"),
+	EVL("uops_executed.cycles_ge_3_uops_exec", 0x030001b1, SIM_SRC_EXEC_CYCLES_GE3, 0, "cycles with at least 3 uops executed"),
+	EVL("uops_executed.cycles_ge_4_uops_exec", 0x040001b1, SIM_SRC_EXEC_CYCLES_GE4, 0, "cycles with at least 4 uops executed"),
+	EVL("uops_executed.stall_cycles", 0x018001b1, SIM_SRC_NONE, 0, "cycles with no uop executed"),
+	EVL("uops_executed.core_cycles_ge_1", 0x010002b1, SIM_SRC_EXEC_CYCLES_GE1, 0, "core cycles with at least 1 uop executed"),
+	EVL("uops_executed.core_cycles_ge_2", 0x020002b1, SIM_SRC_EXEC_CYCLES_GE2, 0, "core cycles with at least 2 uops executed"),
+	EVL("uops_executed.core_cycles_ge_3", 0x030002b1, SIM_SRC_EXEC_CYCLES_GE3, 0, "core cycles with at least 3 uops executed"),
+	EVL("uops_executed.core_cycles_ge_4", 0x040002b1, SIM_SRC_EXEC_CYCLES_GE4, 0, "core cycles with at least 4 uops executed"),
+	EVL("uops_executed.core_cycles_none", 0x018002b1, SIM_SRC_NONE, 0, "core cycles with no uop executed"),
 	EVL("offcore_response", 0x01b7, SIM_SRC_NONE, 0, "offcore response (config1: request/response)"),
 	EVL("mem_trans_retired.load_latency", 0x01cd, SIM_SRC_NONE, GP4, "loads above ldlat cycles (config1)"),
 	EVL("frontend_retired", 0x01c6, SIM_SRC_NONE, GP4, "front-end retired events (config1)"),

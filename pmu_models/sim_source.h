@@ -43,6 +43,31 @@ enum sim_source {
 	SIM_SRC_FE_BUBBLES,        /* issue slots the front end left empty */
 	SIM_SRC_RECOVERY_CYCLES,   /* cycles recovering from mispredicts */
 	SIM_SRC_COND_NOT_TAKEN,    /* conditional branches that fell through */
+	/* decoded per instruction (x86-64, sim/cpu/x86_64/decode.c), exact:
+	 * SSE/AVX arithmetic by precision and width (an FMA or DPP counts
+	 * twice, Intel's FP_ARITH_INST_RETIRED), software prefetches by kind,
+	 * far branches (SYSCALL; the kernel's return to user mode) */
+	SIM_SRC_FP_SCALAR_DOUBLE,
+	SIM_SRC_FP_SCALAR_SINGLE,
+	SIM_SRC_FP_128B_DOUBLE,
+	SIM_SRC_FP_128B_SINGLE,
+	SIM_SRC_FP_256B_DOUBLE,
+	SIM_SRC_FP_256B_SINGLE,
+	SIM_SRC_SWPF_NTA,
+	SIM_SRC_SWPF_T0,
+	SIM_SRC_SWPF_T1_T2,
+	SIM_SRC_SWPF_PREFETCHW,
+	SIM_SRC_SWPF_ANY,          /* the four above */
+	SIM_SRC_FAR_BRANCHES,
+	/* the pipeline model's execution (block_decode.h): unfused uops
+	 * executed, those of x87 instructions, and the cycles in which at
+	 * least 1, 2, 3, 4 of them execute */
+	SIM_SRC_UOPS_EXECUTED,
+	SIM_SRC_UOPS_EXECUTED_X87,
+	SIM_SRC_EXEC_CYCLES_GE1,
+	SIM_SRC_EXEC_CYCLES_GE2,
+	SIM_SRC_EXEC_CYCLES_GE3,
+	SIM_SRC_EXEC_CYCLES_GE4,
 	/* modelled per data access by the cache model (sim/cpu/cache_model.h):
 	 * fed only while the machine's memory hook is on */
 	SIM_SRC_MEM_LOADS,         /* data reads seen by the memory hook */

@@ -48,7 +48,30 @@ struct bd_insn {
 				   * with it than without it (0 or more; the
 				   * block's add up to its cycles) */
 	uint8_t uops;             /* fused-domain uops (retirement slots), >= 1 */
+	uint8_t xcls;             /* enum bd_xclass: what the decoded events count */
+	uint8_t xuops;            /* unfused-domain uops executed */
+	uint8_t ge;               /* bit n-1: the cycles with at least n uops
+				   * executing grew by one with it (n = 1..4) */
 };
+
+/*
+ * What an instruction adds to the decoded events (an architecture's
+ * classify_ext, cpu_arch.h): SSE/AVX arithmetic by precision and width
+ * (Intel's FP_ARITH_INST_RETIRED; BD_FP_TWICE for FMA and DPP, which count
+ * twice), software prefetches by kind (SW_PREFETCH_ACCESS), far branches,
+ * x87 instructions.
+ */
+enum bd_xclass {
+	BD_FP_MASK = 7,            /* enum bd_fp */
+	BD_FP_TWICE = 1 << 3,
+	BD_PF_SHIFT = 4,           /* enum bd_pf << BD_PF_SHIFT */
+	BD_PF_MASK = 7 << 4,
+	BD_FAR = 1 << 7,
+};
+enum bd_fp { BD_FP_NONE, BD_FP_SD, BD_FP_SS, BD_FP_128D, BD_FP_128S, BD_FP_256D, BD_FP_256S };
+enum bd_pf { BD_PF_NONE, BD_PF_NTA, BD_PF_T0, BD_PF_T1_T2, BD_PF_W };
+/* ge's bit for an x87 instruction (its uops are UOPS_EXECUTED.X87) */
+#define BD_GE_X87 (1 << 4)
 
 /* Whole-block totals, indexed like enum bd_total. */
 enum bd_total {
@@ -60,6 +83,13 @@ enum bd_total {
 				   * nothing past the block's end */
 	BDT_BE_STALL,             /* cycles after the last issue cycle: waiting
 				   * for results */
+	/* the decoded events (enum bd_xclass) and the execution schedule:
+	 * an instruction's unfused uops all execute in the cycle it starts */
+	BDT_FP_SD, BDT_FP_SS, BDT_FP_128D, BDT_FP_128S, BDT_FP_256D, BDT_FP_256S,
+	BDT_PF_NTA, BDT_PF_T0, BDT_PF_T1_T2, BDT_PF_W,
+	BDT_FAR,
+	BDT_UOPS_EXEC, BDT_UOPS_X87,
+	BDT_EXEC_GE1, BDT_EXEC_GE2, BDT_EXEC_GE3, BDT_EXEC_GE4,
 	BDT_NR
 };
 

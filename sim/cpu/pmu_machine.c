@@ -239,6 +239,89 @@ static void lbr_record(struct pmu_vcpu *pv, uint64_t from, uint64_t to, bool mis
 
 /* ---- per-instruction values for splitting a block ----------------------- */
 
+/* The decoded sources (sim_source.h: FP arithmetic, software prefetches,
+ * far branches, the execution schedule's) and the block totals that give
+ * them (block_decode.h); SWPF_ANY is the sum of the four prefetch kinds. */
+static const struct { unsigned src, bdt; } decoded[] = {
+	{ SIM_SRC_FP_SCALAR_DOUBLE, BDT_FP_SD }, { SIM_SRC_FP_SCALAR_SINGLE, BDT_FP_SS },
+	{ SIM_SRC_FP_128B_DOUBLE, BDT_FP_128D }, { SIM_SRC_FP_128B_SINGLE, BDT_FP_128S },
+	{ SIM_SRC_FP_256B_DOUBLE, BDT_FP_256D }, { SIM_SRC_FP_256B_SINGLE, BDT_FP_256S },
+	{ SIM_SRC_SWPF_NTA, BDT_PF_NTA }, { SIM_SRC_SWPF_T0, BDT_PF_T0 },
+	{ SIM_SRC_SWPF_T1_T2, BDT_PF_T1_T2 }, { SIM_SRC_SWPF_PREFETCHW, BDT_PF_W },
+	{ SIM_SRC_FAR_BRANCHES, BDT_FAR },
+	{ SIM_SRC_UOPS_EXECUTED, BDT_UOPS_EXEC }, { SIM_SRC_UOPS_EXECUTED_X87, BDT_UOPS_X87 },
+	{ SIM_SRC_EXEC_CYCLES_GE1, BDT_EXEC_GE1 }, { SIM_SRC_EXEC_CYCLES_GE2, BDT_EXEC_GE2 },
+	{ SIM_SRC_EXEC_CYCLES_GE3, BDT_EXEC_GE3 }, { SIM_SRC_EXEC_CYCLES_GE4, BDT_EXEC_GE4 },
+};
+#define NR_DECODED (sizeof(decoded) / sizeof(decoded[0]))
+
+/* Those sources, which inline counting does not count: while one is
+ * scheduled, every block takes the slow path. */
+#define DECODED_SOURCES \
+	(SIM_SRC_BIT(SIM_SRC_FP_SCALAR_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_SCALAR_SINGLE) | \
+	 SIM_SRC_BIT(SIM_SRC_FP_128B_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_128B_SINGLE) | \
+	 SIM_SRC_BIT(SIM_SRC_FP_256B_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_256B_SINGLE) | \
+	 SIM_SRC_BIT(SIM_SRC_SWPF_NTA) | SIM_SRC_BIT(SIM_SRC_SWPF_T0) | \
+	 SIM_SRC_BIT(SIM_SRC_SWPF_T1_T2) | SIM_SRC_BIT(SIM_SRC_SWPF_PREFETCHW) | \
+	 SIM_SRC_BIT(SIM_SRC_SWPF_ANY) | SIM_SRC_BIT(SIM_SRC_FAR_BRANCHES) | \
+	 SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED) | SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED_X87) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE1) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE2) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE3) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE4))
+
+/* Block totals t (one instruction's, or a whole block's) of the decoded
+ * sources into d. */
+static void add_decoded(const uint32_t *t, struct sim_delta *d)
+{
+	for (unsigned i = 0; i < NR_DECODED; i++)
+		d->v[decoded[i].src] += t[decoded[i].bdt];
+	d->v[SIM_SRC_SWPF_ANY] += t[BDT_PF_NTA] + t[BDT_PF_T0] + t[BDT_PF_T1_T2] + t[BDT_PF_W];
+}
+
+/* A block's total of decoded source src, or ~0u when src is none. */
+static unsigned block_decoded(const uint32_t *t, unsigned src)
+{
+	if (src == SIM_SRC_SWPF_ANY)
+		return t[BDT_PF_NTA] + t[BDT_PF_T0] + t[BDT_PF_T1_T2] + t[BDT_PF_W];
+	for (unsigned i = 0; i < NR_DECODED; i++)
+		if (decoded[i].src == src)
+			return t[decoded[i].bdt];
+	return ~0u;
+}
+
+/* Each further iteration of a REP string instruction executes a full
+ * issue width of microcode uops in its one cycle (block_decode.h). */
+static void rep_cont_executed(const struct pmu_vcpu *pv, uint32_t *t)
+{
+	unsigned w = pv->pipe->issue_width;
+
+	t[BDT_UOPS_EXEC] = BD_CYC_REP * w;
+	for (unsigned n = 0; n < 4; n++)
+		t[BDT_EXEC_GE1 + n] = w > n ? BD_CYC_REP : 0;
+}
+
+/* The decoded sources' totals of instruction in (REP continuation:
+ * rep_cont_executed's) into t[BDT_NR], zeroed first. */
+static void insn_decoded(const struct pmu_vcpu *pv, const struct bd_insn *in, bool counts_insn,
+			 uint32_t *t)
+{
+	unsigned fp = in->xcls & BD_FP_MASK, pf = (in->xcls & BD_PF_MASK) >> BD_PF_SHIFT;
+
+	memset(t, 0, BDT_NR * sizeof(*t));
+	if (!counts_insn) {
+		rep_cont_executed(pv, t);
+		return;
+	}
+	if (fp)
+		t[BDT_FP_SD + fp - BD_FP_SD] = (in->xcls & BD_FP_TWICE) ? 2 : 1;
+	if (pf)
+		t[BDT_PF_NTA + pf - BD_PF_NTA] = 1;
+	t[BDT_FAR] = !!(in->xcls & BD_FAR);
+	t[BDT_UOPS_EXEC] = in->xuops;
+	t[BDT_UOPS_X87] = (in->ge & BD_GE_X87) ? in->xuops : 0;
+	for (unsigned n = 0; n < 4; n++)
+		t[BDT_EXEC_GE1 + n] = (in->ge >> n) & 1;
+}
+
 static unsigned insn_value(const struct pmu_vcpu *pv, const struct bd_insn *in, unsigned src,
 			   bool counts_insn)
 {
@@ -255,7 +338,14 @@ static unsigned insn_value(const struct pmu_vcpu *pv, const struct bd_insn *in, 
 	case SIM_SRC_CYCLES:       return counts_insn ? in->cycles : BD_CYC_REP;
 	case SIM_SRC_UOPS_RETIRED: case SIM_SRC_UOPS_ISSUED:
 		return counts_insn ? in->uops : BD_CYC_REP * pv->pipe->issue_width;
-	default:                   return 0;
+	default: {
+		uint32_t t[BDT_NR];
+		unsigned v;
+
+		insn_decoded(pv, in, counts_insn, t);
+		v = block_decoded(t, src);
+		return v == ~0u ? 0 : v;
+	}
 	}
 }
 
@@ -267,6 +357,12 @@ static const unsigned filled[] = {
 	SIM_SRC_BRANCH_MISSES, SIM_SRC_UOPS_ISSUED, SIM_SRC_UOPS_RETIRED, SIM_SRC_FE_BUBBLES,
 	SIM_SRC_RECOVERY_CYCLES, SIM_SRC_STALLED_FRONTEND, SIM_SRC_STALLED_BACKEND,
 	SIM_SRC_COND_NOT_TAKEN,
+	SIM_SRC_FP_SCALAR_DOUBLE, SIM_SRC_FP_SCALAR_SINGLE, SIM_SRC_FP_128B_DOUBLE,
+	SIM_SRC_FP_128B_SINGLE, SIM_SRC_FP_256B_DOUBLE, SIM_SRC_FP_256B_SINGLE,
+	SIM_SRC_SWPF_NTA, SIM_SRC_SWPF_T0, SIM_SRC_SWPF_T1_T2, SIM_SRC_SWPF_PREFETCHW,
+	SIM_SRC_SWPF_ANY, SIM_SRC_FAR_BRANCHES, SIM_SRC_UOPS_EXECUTED,
+	SIM_SRC_UOPS_EXECUTED_X87, SIM_SRC_EXEC_CYCLES_GE1, SIM_SRC_EXEC_CYCLES_GE2,
+	SIM_SRC_EXEC_CYCLES_GE3, SIM_SRC_EXEC_CYCLES_GE4,
 	SIM_SRC_L1D_ACCESS, SIM_SRC_L1D_MISS, SIM_SRC_LLC_ACCESS, SIM_SRC_LLC_MISS,
 	SIM_SRC_MEM_LOADS, SIM_SRC_MEM_STORES, SIM_SRC_LOAD_L1_HIT, SIM_SRC_LOAD_L1_MISS,
 	SIM_SRC_LOAD_L2_HIT, SIM_SRC_LOAD_L2_MISS, SIM_SRC_LOAD_L3_HIT, SIM_SRC_LOAD_L3_MISS,
@@ -446,8 +542,12 @@ static void sum_range(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
 		 * the resolution (pmu_mispredict) */
 		unsigned uops = insn_value(pv, in, SIM_SRC_UOPS_RETIRED, !rep_cont);
 
+		uint32_t t[BDT_NR];
+
 		d->v[SIM_SRC_UOPS_RETIRED] += uops;
 		d->v[SIM_SRC_UOPS_ISSUED] += uops;
+		insn_decoded(pv, in, !rep_cont, t);
+		add_decoded(t, d);
 		if (rep_cont) {
 			d->v[SIM_SRC_CYCLES] += BD_CYC_REP;
 			continue;
@@ -518,6 +618,7 @@ static void add_block(struct pmu_vcpu *pv, const struct bdesc *b, const struct s
 	d->v[SIM_SRC_CYCLES] += b->t[BDT_CYCLES];
 	d->v[SIM_SRC_UOPS_RETIRED] += b->t[BDT_UOPS];
 	d->v[SIM_SRC_UOPS_ISSUED] += b->t[BDT_UOPS];
+	add_decoded(b->t, d);
 	add_block_stalls(pv, b, d);
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		d->v[resolved[i]] += x->v[resolved[i]];
@@ -618,7 +719,11 @@ static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, un
 	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_RECOVERY_CYCLES: case SIM_SRC_STALLED_FRONTEND:
 	case SIM_SRC_COND_NOT_TAKEN:
 		return x->v[src];
-	default: return 0;    /* never fed by this machine: never reaches a limit */
+	default: {
+		unsigned v = block_decoded(b->t, src);
+
+		return v == ~0u ? 0 : v;    /* ~0u: never fed by this machine */
+	}
 	}
 }
 
@@ -1014,7 +1119,7 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 		compute_limits(pv);
 	need = perf_cpu_active_sources(cpu);
 	on = pv->locked && !pv->no_batch && !pv->want_lbr && (!pv->c->mem_on || pv->c->mem_log) &&
-	     !(need & PIPELINE_SOURCES) && jit_count_covers(pv->jit, need);
+	     !(need & (PIPELINE_SOURCES | DECODED_SOURCES)) && jit_count_covers(pv->jit, need);
 	if (pv->c->mem_log)     /* the access log must not fill up */
 		head = JIT_LOG_HEAD;
 	for (unsigned i = 0; i < pv->nlim && on; i++) {
@@ -1458,18 +1563,20 @@ bool pmu_on_breakpoint_step(struct pmu_vcpu *pv, uint64_t addr)
 /* ---- syscalls, clock, code changes -------------------------------------- */
 
 /* One kernel path of the cost table (docs/machine-counting.md). */
-struct kernel_path { unsigned insns, branches, calls, rets; };
+/* far: the far branches it retires (BR_INST_RETIRED.FAR_BRANCH): the
+ * return to user mode (SYSRET, IRET) of an exit path */
+struct kernel_path { unsigned insns, branches, calls, rets, far; };
 
 static const struct kernel_path syscall_entry = {
 	PMU_SYSCALL_ENTRY_INSNS, PMU_SYSCALL_ENTRY_BRANCHES,
-	PMU_SYSCALL_ENTRY_INSNS / 12, PMU_SYSCALL_ENTRY_INSNS / 12 };
+	PMU_SYSCALL_ENTRY_INSNS / 12, PMU_SYSCALL_ENTRY_INSNS / 12, 0 };
 static const struct kernel_path syscall_exit = {
 	PMU_SYSCALL_EXIT_INSNS, PMU_SYSCALL_EXIT_BRANCHES,
-	PMU_SYSCALL_EXIT_INSNS / 12, PMU_SYSCALL_EXIT_INSNS / 12 };
+	PMU_SYSCALL_EXIT_INSNS / 12, PMU_SYSCALL_EXIT_INSNS / 12, 1 };
 static const struct kernel_path pmi_entry = {
-	PMU_PMI_ENTRY_INSNS, PMU_PMI_ENTRY_BRANCHES, PMU_PMI_ENTRY_CALLS, PMU_PMI_ENTRY_RETS };
+	PMU_PMI_ENTRY_INSNS, PMU_PMI_ENTRY_BRANCHES, PMU_PMI_ENTRY_CALLS, PMU_PMI_ENTRY_RETS, 0 };
 static const struct kernel_path pmi_exit = {
-	PMU_PMI_EXIT_INSNS, PMU_PMI_EXIT_BRANCHES, PMU_PMI_EXIT_CALLS, PMU_PMI_EXIT_RETS };
+	PMU_PMI_EXIT_INSNS, PMU_PMI_EXIT_BRANCHES, PMU_PMI_EXIT_CALLS, PMU_PMI_EXIT_RETS, 1 };
 
 /*
  * The delta of kernel path k (at SIM_MODE_KERNEL): its instructions,
@@ -1486,6 +1593,7 @@ static void kernel_delta(struct pmu_vcpu *pv, const struct kernel_path *k, struc
 	d->v[SIM_SRC_BRANCHES] = k->branches;
 	d->v[SIM_SRC_CALLS] = k->calls;
 	d->v[SIM_SRC_RETURNS] = k->rets;
+	d->v[SIM_SRC_FAR_BRANCHES] = k->far;
 	d->v[SIM_SRC_COND_BRANCHES] = k->branches - k->calls - k->rets;
 	d->v[SIM_SRC_TAKEN_BRANCHES] = k->calls + k->rets + d->v[SIM_SRC_COND_BRANCHES] / 2;
 	d->v[SIM_SRC_LOADS] = k->insns * 3 / 10;
