@@ -297,20 +297,20 @@ static bool far_branch(unsigned id)
 	}
 }
 
-/* An x87 instruction: capstone's FPU group. */
+/* An x87 instruction: its mnemonic starts with "f" (capstone 4's FPU
+ * group misses some, FSTP ST(i)), but FXSAVE, FXRSTOR and FEMMS are not. */
 static bool x87(const cs_insn *in)
 {
-	for (unsigned g = 0; g < in->detail->groups_count; g++)
-		if (in->detail->groups[g] == X86_GRP_FPU)
-			return true;
-	return false;
+	return in->mnemonic[0] == 'f' && strncmp(in->mnemonic, "fxsave", 6) &&
+	       strncmp(in->mnemonic, "fxrstor", 7) && strcmp(in->mnemonic, "femms");
 }
 
 /*
  * cpu_arch's insn_ext: the decoded events, and the unfused uops executed:
  * the fused ones, plus the load of a load-op (micro-fused with its
- * operation) and the store-data half of a store (store-address and
- * store-data are one fused uop), so a load-op-store executes 4.
+ * operation; a prefetch is a load alone) and the store-data half of a
+ * store (store-address and store-data are one fused uop), so a
+ * load-op-store executes 4.
  */
 void x86_64_insn_ext(const cs_insn *in, uint8_t cls, unsigned uops, struct bd_insn *out)
 {
@@ -318,7 +318,8 @@ void x86_64_insn_ext(const cs_insn *in, uint8_t cls, unsigned uops, struct bd_in
 
 	out->xcls = (uint8_t)(fp_arith(in) | sw_prefetch(in->id) << BD_PF_SHIFT |
 			      (far_branch(in->id) ? BD_FAR : 0));
-	if ((cls & BD_LOAD) && !plain_load(in) && !(cls & (BD_CALL | BD_RET)))
+	if ((cls & BD_LOAD) && !plain_load(in) && !(cls & (BD_CALL | BD_RET)) &&
+	    !sw_prefetch(in->id) && in->id != X86_INS_PREFETCH)
 		xuops++;
 	if (cls & BD_STORE)
 		xuops++;
