@@ -1,0 +1,211 @@
+/*
+ * test_decoded.c - the decoded events (FP_ARITH_INST_RETIRED,
+ * SW_PREFETCH_ACCESS, BR_INST_RETIRED.FAR_BRANCH, UOPS_EXECUTED.X87) of
+ * progs/decoded.S and the pipeline model's execution counts
+ * (UOPS_EXECUTED.THREAD, its cmask forms) of progs/topdown.S, by hand, as
+ * `perf stat` counts them under pmusim (the model's Skylake table), and
+ * the metrics that divide by them.
+ *
+ * decoded (N = 100,000 iterations; no libc): per iteration SD 3 (addsd,
+ * mulsd, sqrtsd), SS 3 (sqrtss, rcpss, minss), 128B double 4 (addpd, dppd
+ * twice, haddpd), 128B single 5 (mulps, dpps twice, rsqrtps, addsubps),
+ * none for ucomisd, andpd, cvtsi2sd, movapd, cmpltsd, paddd; prefetches
+ * T0 1, T1/T2 2, NTA 1, PREFETCHW 2; x87 2 uops (fldz, fstp); a SYSCALL
+ * (getpid) retired in user mode, and the exit_group one: N + 1 far
+ * branches at user level. 31 instructions an iteration, 2 before the
+ * loop, 3 after. Unfused uops executed: one per instruction, and the
+ * load-op mulsd's load: 32 N + 5.
+ *
+ * Execution schedule (docs/machine-counting.md, "The pipeline model"):
+ * an instruction's unfused uops execute in the cycle it starts (issued,
+ * its sources ready); test_topdown.c works out when each starts.
+ * compute: A = mov; dec; 10 x lea; jnz executes 3, 5, 4, 1 uops in its
+ *   cycles 0-3 (dec waits for rcx, jnz for the flags); L = dec; 10 x lea;
+ *   jnz 4, 4, 4 (N - 1 times); E = mov; xor; syscall 3 in cycle 0.
+ * chase: A = lea; mov; load; dec; jnz: 2, 2, 1 (the load and dec wait
+ *   for rax and rcx, jnz for the flags); L = load; dec; jnz: 2, 1; E 3.
+ *
+ * Usage (meson passes these): test_decoded PMUSIM PROGDIR
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "counting_test_util.h"
+
+#define PERF "/usr/bin/perf"
+#define DN 100000ull          /* decoded.S's DC_N */
+#define TN 40000000ull        /* topdown.S's TD_N */
+
+static const char *pmusim, *progdir;
+
+/* perf stat -x, of prog's events ev, in the emulated perf with opts
+ * (how: "run" the shim, or "exec OPTS" a perf the emulator runs); the
+ * counts in v. */
+static void perf_counts(const char *how, const char *prog, const char *ev,
+			unsigned long long *v, int nv)
+{
+	int st, seen = 0;
+	char *o = !strcmp(how, "run") ?
+		  run(&st, "%s run -- " PERF " stat -x, -e %s -- %s/%s 2>&1", pmusim, ev,
+		      progdir, prog) :
+		  run(&st, "%s run -- %s %s -- " PERF " stat -x, -e %s -- %s/%s 2>&1", pmusim,
+		      pmusim, how, ev, progdir, prog);
+	char *save, *line;
+
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("%s: status %d\n%s", prog, st, o);
+	for (line = strtok_r(o, "\n", &save); line && seen < nv; line = strtok_r(NULL, "\n", &save)) {
+		char *end;
+		unsigned long long x = strtoull(line, &end, 10);
+
+		if (end != line && *end == ',')
+			v[seen++] = x;
+	}
+	if (seen != nv)
+		fail_msg("%s: %d counts of %d", prog, seen, nv);
+	free(o);
+}
+
+struct row {
+	const char *prog, *ev;    /* at most 4 general counters: no multiplexing */
+	unsigned long long want[4];
+	int n;
+};
+
+static const struct row rows[] = {
+	{ "decoded", "cpu/event=0xc7,umask=0x1/u,cpu/event=0xc7,umask=0x2/u,"
+		     "cpu/event=0xc7,umask=0x4/u,cpu/event=0xc7,umask=0x8/u",
+	  { 3 * DN, 3 * DN, 4 * DN, 5 * DN }, 4 },
+	{ "decoded", "cpu/event=0xc7,umask=0x10/u,cpu/event=0xc7,umask=0x20/u,"
+		     "cpu/event=0xc4,umask=0x40/u,cpu/event=0xb1,umask=0x10/u",
+	  { 0, 0, DN + 1, 2 * DN }, 4 },
+	{ "decoded", "cpu/event=0x32,umask=0x1/u,cpu/event=0x32,umask=0x2/u,"
+		     "cpu/event=0x32,umask=0x4/u,cpu/event=0x32,umask=0x8/u",
+	  { DN, DN, 2 * DN, 2 * DN }, 4 },
+	{ "decoded", "instructions:u,cpu/event=0x32,umask=0xf/u,cpu/event=0xb1,umask=0x1/u",
+	  { 31 * DN + 5, 6 * DN, 32 * DN + 5 }, 3 },
+	/* beside the cache model's events: the same */
+	{ "decoded", "cpu/event=0xc7,umask=0x1/u,cpu/event=0xb1,umask=0x1/u,"
+		     "L1-dcache-load-misses:u,dTLB-load-misses:u",
+	  { 3 * DN, 32 * DN + 5 }, 2 },
+	{ "td_compute", "cpu/event=0xb1,umask=0x1/u,cpu/event=0xb1,umask=0x1,cmask=1/u,"
+			"cpu/event=0xb1,umask=0x1,cmask=2/u,cpu/event=0xb1,umask=0x1,cmask=3/u",
+	  { 13 + 12 * (TN - 1) + 3, 4 + 3 * (TN - 1) + 1, 3 + 3 * (TN - 1) + 1,
+	    3 + 3 * (TN - 1) + 1 }, 4 },
+	{ "td_compute", "cpu/event=0xb1,umask=0x1,cmask=4/u,cpu/event=0xb1,umask=0x2,cmask=1/u,"
+			"cpu/event=0xb1,umask=0x2/u,cpu/event=0xc7,umask=0x1/u",
+	  { 2 + 3 * (TN - 1), 4 + 3 * (TN - 1) + 1, 13 + 12 * (TN - 1) + 3, 0 }, 4 },
+	{ "td_chase", "cpu/event=0xb1,umask=0x1/u,cpu/event=0xb1,umask=0x1,cmask=1/u,"
+		      "cpu/event=0xb1,umask=0x1,cmask=2/u,cpu/event=0xb1,umask=0x1,cmask=3/u",
+	  { 5 + 3 * (TN - 1) + 3, 3 + 2 * (TN - 1) + 1, 2 + (TN - 1) + 1, 1 }, 4 },
+	{ "td_chase", "cpu/event=0xb1,umask=0x1,cmask=4/u", { 0 }, 1 },
+};
+
+static void check_rows(const char *how, bool long_ones)
+{
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct row *r = &rows[i];
+		unsigned long long v[4];
+
+		if (!long_ones && strcmp(r->prog, "decoded"))
+			continue;
+		perf_counts(how, r->prog, r->ev, v, r->n);
+		for (int k = 0; k < r->n; k++)
+			if (v[k] != r->want[k])
+				fail_msg("%s %s (%s): count %d is %llu, by hand %llu", how, r->prog,
+					 r->ev, k, v[k], r->want[k]);
+	}
+}
+
+/* Through the shim (inline counting on where it can be). */
+static void test_counts(void **state)
+{
+	(void)state;
+	if (access(PERF, X_OK))
+		skip();
+	check_rows("run", true);
+}
+
+/* The emulated perf, with and without inline counting: the same. */
+static void test_counts_inline_or_not(void **state)
+{
+	(void)state;
+	if (access(PERF, X_OK))
+		skip();
+	check_rows("exec", false);
+	check_rows("exec --no-inline-count", false);
+}
+
+/* The metric's value perf prints ("#   77.00 IpArith_Scalar_DP"), or
+ * fails when it prints none. */
+static double metric(const char *name, const char *prog)
+{
+	int st;
+	char *o = run(&st, "%s run -- " PERF " stat -M %s -- %s/%s 2>&1", pmusim, name, progdir,
+		      prog);
+	char *p = strstr(o, name), *hash;
+	double got;
+
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || !p)
+		fail_msg("%s: status %d, no metric\n%s", name, st, o);
+	for (hash = p; hash > o && *hash != '#'; hash--)
+		;
+	if (sscanf(hash, "# %lf", &got) != 1)
+		fail_msg("%s unreadable\n%s", name, o);
+	free(o);
+	return got;
+}
+
+/*
+ * The metrics that divide by these events print. Their numerators count
+ * the kernel's modelled syscall work too, so the rows check ratios of
+ * user-mode counts only, or print alone: Execute and ILP are
+ * UOPS_EXECUTED.THREAD over the cycles with one uop or more (decoded:
+ * 32 N + 5 over 10 N + 1, 3.20); IpArith_Scalar_DP over IpArith_Scalar_SP
+ * is SS / SD = 1; IpSWPF over IpFarBranch (N + 1) / 6 N.
+ */
+static void test_metrics(void **state)
+{
+	double dp, sp, swpf, far;
+
+	(void)state;
+	if (access(PERF, X_OK))
+		skip();
+	assert_true(metric("Execute", "decoded") == 3.20);
+	assert_true(metric("ILP", "decoded") == 3.20);
+	dp = metric("IpArith_Scalar_DP", "decoded");
+	sp = metric("IpArith_Scalar_SP", "decoded");
+	if (dp != sp)
+		fail_msg("IpArith_Scalar_DP %.2f, _SP %.2f: SD = SS", dp, sp);
+	swpf = metric("IpSWPF", "decoded");
+	far = metric("IpFarBranch", "decoded");
+	if (swpf * 6 < far - 1 || swpf * 6 > far + 1)
+		fail_msg("IpSWPF %.2f, IpFarBranch %.2f: 6 prefetches a SYSCALL", swpf, far);
+	metric("IpArith_AVX128", "decoded");
+	metric("IpFLOP", "decoded");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_counts_inline_or_not),
+		cmocka_unit_test(test_metrics),
+	};
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s PMUSIM PROGDIR\n", argv[0]);
+		return 2;
+	}
+	pmusim = argv[1];
+	progdir = argv[2];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
