@@ -241,6 +241,12 @@ static const struct pmu_event_desc skl_events[] = {
 	EVL("uops_executed.core_cycles_ge_3", 0x030002b1, SIM_SRC_EXEC_CYCLES_GE3, 0, "core cycles with at least 3 uops executed"),
 	EVL("uops_executed.core_cycles_ge_4", 0x040002b1, SIM_SRC_EXEC_CYCLES_GE4, 0, "core cycles with at least 4 uops executed"),
 	EVL("uops_executed.core_cycles_none", 0x018002b1, SIM_SRC_NONE, 0, "core cycles with no uop executed"),
+	/* L1D_PEND_MISS.*: the misses' latencies (sim_source.h); no overlap
+	 * in the model, so PENDING_CYCLES is PENDING and the fill buffers
+	 * are never full */
+	EVL("l1d_pend_miss.pending", 0x0148, SIM_SRC_L1D_PENDING, 0, "cycles of outstanding L1D load misses, summed over the misses"),
+	EVL("l1d_pend_miss.pending_cycles", 0x01000148, SIM_SRC_L1D_PENDING, 0, "cycles with an L1D load miss outstanding (misses do not overlap)"),
+	EVL("l1d_pend_miss.fb_full", 0x0248, SIM_SRC_NONE, 0, "requests that found the fill buffers full (never in the model)"),
 	EVL("offcore_response", 0x01b7, SIM_SRC_NONE, 0, "offcore response (config1: request/response)"),
 	EVL("mem_trans_retired.load_latency", 0x01cd, SIM_SRC_NONE, GP4, "loads above ldlat cycles (config1)"),
 	EVL("frontend_retired", 0x01c6, SIM_SRC_NONE, GP4, "front-end retired events (config1)"),

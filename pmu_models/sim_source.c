@@ -70,6 +70,7 @@ static const char *const source_names[SIM_SRC_NR] = {
 	[SIM_SRC_ITLB_L1_MISS] = "itlb-l1-miss",
 	[SIM_SRC_ITLB_L2_HIT] = "itlb-l2-hit",
 	[SIM_SRC_ITLB_WALK_CYCLES] = "itlb-walk-cycles",
+	[SIM_SRC_L1D_PENDING] = "l1d-pending",
 	[SIM_SRC_PAGE_FAULTS] = "page-faults",
 	[SIM_SRC_PAGE_FAULTS_MIN] = "minor-faults",
 	[SIM_SRC_PAGE_FAULTS_MAJ] = "major-faults",

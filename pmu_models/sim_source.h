@@ -91,6 +91,10 @@ enum sim_source {
 	SIM_SRC_ITLB_L1_MISS,
 	SIM_SRC_ITLB_L2_HIT,
 	SIM_SRC_ITLB_WALK_CYCLES,
+	/* the cycles demand loads that missed L1D are outstanding: each its
+	 * serving level's load-to-use latency (the cache model has no timing,
+	 * so misses never overlap in it) */
+	SIM_SRC_L1D_PENDING,
 	/* software: reported by the machine's memory and fault handling */
 	SIM_SRC_PAGE_FAULTS_MIN,
 	SIM_SRC_PAGE_FAULTS_MAJ,

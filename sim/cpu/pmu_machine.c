@@ -82,6 +82,7 @@ bool pmu_source_needs_mem(unsigned src)
 	case SIM_SRC_DTLB_L2_HIT: case SIM_SRC_DTLB_WALK_CYCLES:
 	case SIM_SRC_ITLB_ACCESS: case SIM_SRC_ITLB_MISS: case SIM_SRC_ITLB_L1_MISS:
 	case SIM_SRC_ITLB_L2_HIT: case SIM_SRC_ITLB_WALK_CYCLES:
+	case SIM_SRC_L1D_PENDING:
 		return true;
 	default:
 		return false;
@@ -370,7 +371,7 @@ static const unsigned filled[] = {
 	SIM_SRC_L1I_ACCESS, SIM_SRC_L1I_MISS,
 	SIM_SRC_DTLB_ACCESS, SIM_SRC_DTLB_MISS, SIM_SRC_DTLB_L1_MISS, SIM_SRC_DTLB_L2_HIT,
 	SIM_SRC_DTLB_WALK_CYCLES, SIM_SRC_ITLB_ACCESS, SIM_SRC_ITLB_MISS, SIM_SRC_ITLB_L1_MISS,
-	SIM_SRC_ITLB_L2_HIT, SIM_SRC_ITLB_WALK_CYCLES,
+	SIM_SRC_ITLB_L2_HIT, SIM_SRC_ITLB_WALK_CYCLES, SIM_SRC_L1D_PENDING,
 };
 #define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
 
@@ -1241,6 +1242,12 @@ static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
 	case SIM_SRC_ITLB_WALK_CYCLES: case SIM_SRC_DTLB_WALK_CYCLES:
 		return pv->c->model && pv->c->model->caches ?
 		       pv->tlb_n[src == SIM_SRC_DTLB_WALK_CYCLES][2] * pv->c->model->caches->walk_cycles : 0;
+	case SIM_SRC_L1D_PENDING: {
+		const struct pmu_cache_geometry *g = pv->c->model ? pv->c->model->caches : NULL;
+
+		return g ? ld[CACHE_L2] * g->l2.latency + ld[CACHE_L3] * g->llc.latency +
+			   ld[CACHE_MEM] * g->mem_latency : 0;
+	}
 	default: return 0;
 	}
 }
