@@ -95,6 +95,12 @@ enum sim_source {
 	 * serving level's load-to-use latency (the cache model has no timing,
 	 * so misses never overlap in it) */
 	SIM_SRC_L1D_PENDING,
+	SIM_SRC_STORE_L1_MISS,     /* stores whose line missed L1D (RFOs to L2) */
+	SIM_SRC_STORE_L2_HIT,      /* those L2 served */
+	/* the cycles the loads and the stores (RFOs) that missed L2 are
+	 * outstanding beyond it: each its serving level's latency */
+	SIM_SRC_OFFCORE_RD_PENDING,
+	SIM_SRC_OFFCORE_RFO_PENDING,
 	/* software: reported by the machine's memory and fault handling */
 	SIM_SRC_PAGE_FAULTS_MIN,
 	SIM_SRC_PAGE_FAULTS_MAJ,

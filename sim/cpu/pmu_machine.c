@@ -82,7 +82,8 @@ bool pmu_source_needs_mem(unsigned src)
 	case SIM_SRC_DTLB_L2_HIT: case SIM_SRC_DTLB_WALK_CYCLES:
 	case SIM_SRC_ITLB_ACCESS: case SIM_SRC_ITLB_MISS: case SIM_SRC_ITLB_L1_MISS:
 	case SIM_SRC_ITLB_L2_HIT: case SIM_SRC_ITLB_WALK_CYCLES:
-	case SIM_SRC_L1D_PENDING:
+	case SIM_SRC_L1D_PENDING: case SIM_SRC_STORE_L1_MISS: case SIM_SRC_STORE_L2_HIT:
+	case SIM_SRC_OFFCORE_RD_PENDING: case SIM_SRC_OFFCORE_RFO_PENDING:
 		return true;
 	default:
 		return false;
@@ -371,7 +372,9 @@ static const unsigned filled[] = {
 	SIM_SRC_L1I_ACCESS, SIM_SRC_L1I_MISS,
 	SIM_SRC_DTLB_ACCESS, SIM_SRC_DTLB_MISS, SIM_SRC_DTLB_L1_MISS, SIM_SRC_DTLB_L2_HIT,
 	SIM_SRC_DTLB_WALK_CYCLES, SIM_SRC_ITLB_ACCESS, SIM_SRC_ITLB_MISS, SIM_SRC_ITLB_L1_MISS,
-	SIM_SRC_ITLB_L2_HIT, SIM_SRC_ITLB_WALK_CYCLES, SIM_SRC_L1D_PENDING,
+	SIM_SRC_ITLB_L2_HIT, SIM_SRC_ITLB_WALK_CYCLES,
+	SIM_SRC_L1D_PENDING, SIM_SRC_STORE_L1_MISS, SIM_SRC_STORE_L2_HIT,
+	SIM_SRC_OFFCORE_RD_PENDING, SIM_SRC_OFFCORE_RFO_PENDING,
 };
 #define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
 
@@ -1242,12 +1245,18 @@ static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
 	case SIM_SRC_ITLB_WALK_CYCLES: case SIM_SRC_DTLB_WALK_CYCLES:
 		return pv->c->model && pv->c->model->caches ?
 		       pv->tlb_n[src == SIM_SRC_DTLB_WALK_CYCLES][2] * pv->c->model->caches->walk_cycles : 0;
-	case SIM_SRC_L1D_PENDING: {
+	case SIM_SRC_L1D_PENDING: case SIM_SRC_OFFCORE_RD_PENDING:
+	case SIM_SRC_OFFCORE_RFO_PENDING: {
 		const struct pmu_cache_geometry *g = pv->c->model ? pv->c->model->caches : NULL;
+		const uint64_t *a = src == SIM_SRC_OFFCORE_RFO_PENDING ? st : ld;
 
-		return g ? ld[CACHE_L2] * g->l2.latency + ld[CACHE_L3] * g->llc.latency +
-			   ld[CACHE_MEM] * g->mem_latency : 0;
+		if (!g)
+			return 0;
+		return (src == SIM_SRC_L1D_PENDING ? a[CACHE_L2] * g->l2.latency : 0) +
+		       a[CACHE_L3] * g->llc.latency + a[CACHE_MEM] * g->mem_latency;
 	}
+	case SIM_SRC_STORE_L1_MISS: return st[CACHE_L2] + st[CACHE_L3] + st[CACHE_MEM];
+	case SIM_SRC_STORE_L2_HIT: return st[CACHE_L2];
 	default: return 0;
 	}
 }

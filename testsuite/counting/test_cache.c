@@ -157,6 +157,19 @@ static const struct count_row {
 	{ __LINE__, "set9", 6, "l1d_pending", 81 * 12 + 9 * 195 },
 	{ __LINE__, "set8", 6, "l1d_pending", 8 * 195 },
 	{ __LINE__, "store_l2", 6, "l1d_pending", 0 },
+
+	/* L2_RQSTS.ALL_RFO, RFO_HIT: stores whose line missed L1D, and hit
+	 * L2; OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_DATA_RD and
+	 * _DEMAND_RFO: the loads and the stores that missed L2, each for
+	 * its serving level's latency (LLC 42, memory 195) */
+	{ __LINE__, "store_l2", 7, "all_rfo", 2 * N2 },
+	{ __LINE__, "store_l2", 7, "rfo_hit", N2 },
+	{ __LINE__, "store_l2", 7, "oro_rfo", N2 * 195 },
+	{ __LINE__, "store_l2", 7, "oro_data_rd", 0 },
+	{ __LINE__, "l1_twice", 7, "oro_data_rd", N1 * 195 },
+	{ __LINE__, "l3_twice", 7, "oro_data_rd", N3 * 42 + N3 * 195 },
+	{ __LINE__, "l3_twice", 7, "all_rfo", 0 },
+	{ __LINE__, "set9", 7, "oro_data_rd", 9 * 195 },
 };
 
 static void test_counts_by_arithmetic(void **state)
