@@ -241,6 +241,24 @@ static const struct pmu_event_desc skl_events[] = {
 	EVL("uops_executed.core_cycles_ge_3", 0x030002b1, SIM_SRC_EXEC_CYCLES_GE3, 0, "core cycles with at least 3 uops executed"),
 	EVL("uops_executed.core_cycles_ge_4", 0x040002b1, SIM_SRC_EXEC_CYCLES_GE4, 0, "core cycles with at least 4 uops executed"),
 	EVL("uops_executed.core_cycles_none", 0x018002b1, SIM_SRC_NONE, 0, "core cycles with no uop executed"),
+	/* CYCLE_ACTIVITY, EXE_ACTIVITY: the execution schedule per block (a
+	 * mispredict's cycles execute nothing); a load is in flight for the
+	 * L1D latency, and the cache misses cost no cycles (docs/models.md),
+	 * so the L1D/L2/L3-miss forms are not driven, nor BOUND_ON_STORES
+	 * (no store buffer) */
+	EVL("cycle_activity.stalls_total", 0x040004a3, SIM_SRC_EXEC_STALLS, 0, "cycles with no uop executed"),
+	EVL("cycle_activity.cycles_mem_any", 0x100010a3, SIM_SRC_EXEC_MEM_CYCLES, 0, "cycles with a load in flight"),
+	EVL("cycle_activity.stalls_mem_any", 0x140014a3, SIM_SRC_EXEC_MEM_STALLS, 0, "cycles with no uop executed and a load in flight"),
+	EVL("cycle_activity.cycles_l1d_miss", 0x080008a3, SIM_SRC_NONE, 0, "cycles with an L1D miss in flight (misses cost no cycles)"),
+	EVL("cycle_activity.stalls_l1d_miss", 0x0c000ca3, SIM_SRC_NONE, 0, "stall cycles with an L1D miss in flight"),
+	EVL("cycle_activity.cycles_l2_miss", 0x010001a3, SIM_SRC_NONE, 0, "cycles with an L2 miss in flight"),
+	EVL("cycle_activity.stalls_l2_miss", 0x050005a3, SIM_SRC_NONE, 0, "stall cycles with an L2 miss in flight"),
+	EVL("cycle_activity.cycles_l3_miss", 0x020002a3, SIM_SRC_NONE, 0, "cycles with an L3 miss in flight"),
+	EVL("cycle_activity.stalls_l3_miss", 0x060006a3, SIM_SRC_NONE, 0, "stall cycles with an L3 miss in flight"),
+	EVL("exe_activity.1_ports_util", 0x02a6, SIM_SRC_EXEC_CYCLES_EQ1, 0, "cycles with exactly 1 uop executed"),
+	EVL("exe_activity.2_ports_util", 0x04a6, SIM_SRC_EXEC_CYCLES_EQ2, 0, "cycles with exactly 2 uops executed"),
+	EVL("exe_activity.4_ports_util", 0x10a6, SIM_SRC_EXEC_CYCLES_GE4, 0, "cycles with 4 or more uops executed"),
+	EVL("exe_activity.bound_on_stores", 0x40a6, SIM_SRC_NONE, 0, "cycles the store buffer was full (no store buffer in the model)"),
 	/* L1D_PEND_MISS.*: the misses' latencies (sim_source.h); no overlap
 	 * in the model, so PENDING_CYCLES is PENDING and the fill buffers
 	 * are never full */

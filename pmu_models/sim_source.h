@@ -68,6 +68,15 @@ enum sim_source {
 	SIM_SRC_EXEC_CYCLES_GE2,
 	SIM_SRC_EXEC_CYCLES_GE3,
 	SIM_SRC_EXEC_CYCLES_GE4,
+	/* the same schedule per block (a straight run's as a whole): cycles
+	 * in which no uop executes (a mispredict's too), those while a load
+	 * is in flight (its L1D latency: misses cost no cycles), the cycles
+	 * with a load in flight, with exactly 1 and 2 uops executing */
+	SIM_SRC_EXEC_STALLS,
+	SIM_SRC_EXEC_MEM_STALLS,
+	SIM_SRC_EXEC_MEM_CYCLES,
+	SIM_SRC_EXEC_CYCLES_EQ1,
+	SIM_SRC_EXEC_CYCLES_EQ2,
 	/* modelled per data access by the cache model (sim/cpu/cache_model.h):
 	 * fed only while the machine's memory hook is on */
 	SIM_SRC_MEM_LOADS,         /* data reads seen by the memory hook */

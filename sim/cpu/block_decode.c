@@ -24,6 +24,7 @@ struct bd_cache {
 	/* the execution schedule of the block being decoded: uops executing
 	 * in each cycle (at most 255), zero outside a decode */
 	uint8_t *exec;
+	uint8_t *mem;                 /* and whether a load is in flight */
 	unsigned exec_cap;
 	cs_insn *in;                  /* the decodes' instruction (cs_malloc'd once) */
 	/* bd_class_at's last answer: a translator asks for the instruction
@@ -92,6 +93,7 @@ void bd_cache_free(struct bd_cache *bc)
 	cs_free(bc->in, 1);
 	cs_close(&bc->cs);
 	free(bc->exec);
+	free(bc->mem);
 	free(bc->reg_key);
 	free(bc->e);
 	free(bc);
@@ -135,32 +137,65 @@ struct schedule {
  * (each by one at most: only cycle start changes). Without memory for the
  * cycle, bi->ge stays as it is.
  */
+/* Room for cycles [0, end) in bc->exec and bc->mem; false without. */
+static bool exec_room(struct bd_cache *bc, unsigned end)
+{
+	unsigned cap = bc->exec_cap ? bc->exec_cap : 256;
+	uint8_t *e, *m;
+
+	if (end <= bc->exec_cap)
+		return true;
+	while (cap < end)
+		cap *= 2;
+	e = realloc(bc->exec, cap);
+	if (e)
+		bc->exec = e;
+	m = realloc(bc->mem, cap);
+	if (m)
+		bc->mem = m;
+	if (!e || !m)
+		return false;
+	memset(e + bc->exec_cap, 0, cap - bc->exec_cap);
+	memset(m + bc->exec_cap, 0, cap - bc->exec_cap);
+	bc->exec_cap = cap;
+	return true;
+}
+
 static void schedule_exec(struct bd_cache *bc, struct schedule *s, struct bd_insn *bi,
 			  unsigned start)
 {
-	unsigned before, after;
+	unsigned before, after, busy = start + 1;
 
-	if (start >= bc->exec_cap) {
-		unsigned cap = bc->exec_cap ? bc->exec_cap : 256;
-		uint8_t *e;
-
-		while (cap <= start)
-			cap *= 2;
-		e = realloc(bc->exec, cap);
-		if (!e)
-			return;
-		memset(e + bc->exec_cap, 0, cap - bc->exec_cap);
-		bc->exec = e;
-		bc->exec_cap = cap;
-	}
+	if (bi->cls & BD_LOAD)
+		busy = start + bc->load_latency;
+	if (!exec_room(bc, busy))
+		return;
+	for (unsigned c = start; (bi->cls & BD_LOAD) && c < busy; c++)
+		bc->mem[c] = 1;
 	before = bc->exec[start];
 	after = before + bi->xuops > UINT8_MAX ? UINT8_MAX : before + bi->xuops;
 	bc->exec[start] = (uint8_t)after;
 	for (unsigned n = 1; n <= 4; n++)
 		if (before < n && after >= n)
 			bi->ge |= (uint8_t)(1u << (n - 1));
-	if (start + 1 > s->exec_end)
-		s->exec_end = start + 1;
+	if (busy > s->exec_end)
+		s->exec_end = busy;
+}
+
+/* The block-level execution totals of the schedule s (its cycles
+ * [0, s->end)), into t. */
+static void exec_totals(const struct bd_cache *bc, const struct schedule *s, uint32_t *t)
+{
+	for (unsigned c = 0; c < s->end; c++) {
+		unsigned n = c < s->exec_end ? bc->exec[c] : 0;
+		bool mem = c < s->exec_end && bc->mem[c];
+
+		t[BDT_X_STALL] += !n;
+		t[BDT_X_MEM_STALL] += !n && mem;
+		t[BDT_X_MEM_CYCLES] += mem;
+		t[BDT_X_EQ1] += n == 1;
+		t[BDT_X_EQ2] += n == 2;
+	}
 }
 
 /* Schedules instruction in (uops, lat), executing bi's unfused uops
@@ -315,6 +350,7 @@ static struct bdesc *decode_sched(struct bd_cache *bc, struct schedule *sched, u
 	b->t[BDT_FE_BUBBLES] = issue_cycles * w - b->t[BDT_UOPS];
 	assert(b->t[BDT_CYCLES] == sched->end && sched->end >= issue_cycles);
 	b->t[BDT_BE_STALL] = b->t[BDT_CYCLES] - issue_cycles;
+	exec_totals(bc, sched, b->t);
 	return b;
 }
 
@@ -323,8 +359,10 @@ static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, u
 	struct schedule sched = { 0 };
 	struct bdesc *b = decode_sched(bc, &sched, addr, size, last);
 
-	if (sched.exec_end)
+	if (sched.exec_end) {
 		memset(bc->exec, 0, sched.exec_end);
+		memset(bc->mem, 0, sched.exec_end);
+	}
 	return b;
 }
 
@@ -437,6 +475,8 @@ const struct bdesc *bd_get_in_run(struct bd_cache *bc, uint64_t run_start, uint6
 	/* the run's: the cut blocks before held theirs (pmu_machine.c) */
 	b->t[BDT_FE_BUBBLES] = w->t[BDT_FE_BUBBLES];
 	b->t[BDT_BE_STALL] = w->t[BDT_BE_STALL];
+	for (unsigned k = 0; k < BD_NR_XBLOCK; k++)
+		b->t[BDT_X_STALL + k] = w->t[BDT_X_STALL + k];
 	return bd_insert(bc, b);
 }
 

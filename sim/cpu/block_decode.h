@@ -72,6 +72,8 @@ enum bd_fp { BD_FP_NONE, BD_FP_SD, BD_FP_SS, BD_FP_128D, BD_FP_128S, BD_FP_256D,
 enum bd_pf { BD_PF_NONE, BD_PF_NTA, BD_PF_T0, BD_PF_T1_T2, BD_PF_W };
 /* ge's bit for an x87 instruction (its uops are UOPS_EXECUTED.X87) */
 #define BD_GE_X87 (1 << 4)
+/* the block-level execution totals, BDT_X_STALL .. BDT_X_EQ2 */
+#define BD_NR_XBLOCK 5
 
 /* Whole-block totals, indexed like enum bd_total. */
 enum bd_total {
@@ -90,6 +92,12 @@ enum bd_total {
 	BDT_FAR,
 	BDT_UOPS_EXEC, BDT_UOPS_X87,
 	BDT_EXEC_GE1, BDT_EXEC_GE2, BDT_EXEC_GE3, BDT_EXEC_GE4,
+	/* the block's execution schedule as a whole (like BDT_FE_BUBBLES
+	 * and BDT_BE_STALL, a straight run's in its last block): cycles with
+	 * no uop executing, those with a load in flight (from its start for
+	 * the L1D latency), the cycles with a load in flight, the cycles with
+	 * exactly 1 and 2 uops executing */
+	BDT_X_STALL, BDT_X_MEM_STALL, BDT_X_MEM_CYCLES, BDT_X_EQ1, BDT_X_EQ2,
 	BDT_NR
 };
 

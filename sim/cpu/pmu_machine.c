@@ -268,7 +268,10 @@ static const struct { unsigned src, bdt; } decoded[] = {
 	 SIM_SRC_BIT(SIM_SRC_SWPF_ANY) | SIM_SRC_BIT(SIM_SRC_FAR_BRANCHES) | \
 	 SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED) | SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED_X87) | \
 	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE1) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE2) | \
-	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE3) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE4))
+	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE3) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE4) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_STALLS) | SIM_SRC_BIT(SIM_SRC_EXEC_MEM_STALLS) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_MEM_CYCLES) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ1) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ2))
 
 /* Block totals t (one instruction's, or a whole block's) of the decoded
  * sources into d. */
@@ -364,7 +367,9 @@ static const unsigned filled[] = {
 	SIM_SRC_SWPF_NTA, SIM_SRC_SWPF_T0, SIM_SRC_SWPF_T1_T2, SIM_SRC_SWPF_PREFETCHW,
 	SIM_SRC_SWPF_ANY, SIM_SRC_FAR_BRANCHES, SIM_SRC_UOPS_EXECUTED,
 	SIM_SRC_UOPS_EXECUTED_X87, SIM_SRC_EXEC_CYCLES_GE1, SIM_SRC_EXEC_CYCLES_GE2,
-	SIM_SRC_EXEC_CYCLES_GE3, SIM_SRC_EXEC_CYCLES_GE4,
+	SIM_SRC_EXEC_CYCLES_GE3, SIM_SRC_EXEC_CYCLES_GE4, SIM_SRC_EXEC_STALLS,
+	SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES, SIM_SRC_EXEC_CYCLES_EQ1,
+	SIM_SRC_EXEC_CYCLES_EQ2,
 	SIM_SRC_L1D_ACCESS, SIM_SRC_L1D_MISS, SIM_SRC_LLC_ACCESS, SIM_SRC_LLC_MISS,
 	SIM_SRC_MEM_LOADS, SIM_SRC_MEM_STORES, SIM_SRC_LOAD_L1_HIT, SIM_SRC_LOAD_L1_MISS,
 	SIM_SRC_LOAD_L2_HIT, SIM_SRC_LOAD_L2_MISS, SIM_SRC_LOAD_L3_HIT, SIM_SRC_LOAD_L3_MISS,
@@ -417,6 +422,8 @@ static bool block_granular(unsigned src)
 	switch (src) {
 	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_FE_BUBBLES: case SIM_SRC_RECOVERY_CYCLES:
 	case SIM_SRC_STALLED_FRONTEND: case SIM_SRC_STALLED_BACKEND: case SIM_SRC_COND_NOT_TAKEN:
+	case SIM_SRC_EXEC_STALLS: case SIM_SRC_EXEC_MEM_STALLS: case SIM_SRC_EXEC_MEM_CYCLES:
+	case SIM_SRC_EXEC_CYCLES_EQ1: case SIM_SRC_EXEC_CYCLES_EQ2:
 		return true;
 	default:
 		return false;
@@ -503,6 +510,20 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 	return false;
 }
 
+/* The block-level execution sources, in BDT_X_* order. */
+static const unsigned exec_block_src[BD_NR_XBLOCK] = {
+	SIM_SRC_EXEC_STALLS, SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES,
+	SIM_SRC_EXEC_CYCLES_EQ1, SIM_SRC_EXEC_CYCLES_EQ2,
+};
+_Static_assert(BDT_X_EQ2 - BDT_X_STALL + 1 == BD_NR_XBLOCK, "BDT_X_* order");
+
+/* Block-level execution totals x (BDT_X_* order) into d. */
+static void add_exec_block(const uint32_t *x, struct sim_delta *d)
+{
+	for (unsigned k = 0; k < BD_NR_XBLOCK; k++)
+		d->v[exec_block_src[k]] += x[k];
+}
+
 /* Whether QEMU cut a straight run at block b's end (its limits on a
  * block's size, a page): b ends without a control transfer or an
  * instruction that ends a run (cpu_arch.h ends_run: SYSCALL, SVC, ISB),
@@ -521,10 +542,12 @@ static void add_block_stalls(struct pmu_vcpu *pv, const struct bdesc *b, struct 
 	if (block_cut(b)) {
 		pv->held_fe = b->t[BDT_FE_BUBBLES];
 		pv->held_be = b->t[BDT_BE_STALL];
+		memcpy(pv->held_x, &b->t[BDT_X_STALL], sizeof(pv->held_x));
 		return;
 	}
 	d->v[SIM_SRC_FE_BUBBLES] += b->t[BDT_FE_BUBBLES];
 	d->v[SIM_SRC_STALLED_BACKEND] += b->t[BDT_BE_STALL];
+	add_exec_block(&b->t[BDT_X_STALL], d);
 }
 
 /* The held counts of a cut block whose run does not go on, into d. */
@@ -532,7 +555,9 @@ static void release_held(struct pmu_vcpu *pv, struct sim_delta *d)
 {
 	d->v[SIM_SRC_FE_BUBBLES] += pv->held_fe;
 	d->v[SIM_SRC_STALLED_BACKEND] += pv->held_be;
+	add_exec_block(pv->held_x, d);
 	pv->held_fe = pv->held_be = 0;
+	memset(pv->held_x, 0, sizeof(pv->held_x));
 }
 
 /* Sum of [from, to) into d (only the sources per-instruction values give,
@@ -597,13 +622,14 @@ void pmu_mispredict(const struct pmu_vcpu *pv, struct sim_delta *d)
 	d->v[SIM_SRC_RECOVERY_CYCLES] += p->recovery_cycles;
 	d->v[SIM_SRC_FE_BUBBLES] += (uint64_t)p->issue_width * (idle - p->recovery_cycles);
 	d->v[SIM_SRC_STALLED_FRONTEND] += idle;
+	d->v[SIM_SRC_EXEC_STALLS] += p->mispredict_cycles;   /* the wrong path executes nothing */
 }
 
 /* What resolve_prev() writes into the extra counts. */
 static const unsigned resolved[] = {
 	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_COND_NOT_TAKEN, SIM_SRC_BRANCH_MISSES, SIM_SRC_CYCLES,
 	SIM_SRC_UOPS_ISSUED, SIM_SRC_RECOVERY_CYCLES, SIM_SRC_FE_BUBBLES, SIM_SRC_STALLED_FRONTEND,
-	SIM_SRC_STALLED_BACKEND,
+	SIM_SRC_STALLED_BACKEND, SIM_SRC_EXEC_STALLS,
 };
 #define NR_RESOLVED (sizeof(resolved) / sizeof(resolved[0]))
 
@@ -720,6 +746,14 @@ static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, un
 	case SIM_SRC_UOPS_ISSUED: return b->t[BDT_UOPS] + x->v[src];
 	case SIM_SRC_FE_BUBBLES: return (block_cut(b) ? 0 : b->t[BDT_FE_BUBBLES]) + x->v[src];
 	case SIM_SRC_STALLED_BACKEND: return (block_cut(b) ? 0 : b->t[BDT_BE_STALL]) + x->v[src];
+	case SIM_SRC_EXEC_STALLS: case SIM_SRC_EXEC_MEM_STALLS: case SIM_SRC_EXEC_MEM_CYCLES:
+	case SIM_SRC_EXEC_CYCLES_EQ1: case SIM_SRC_EXEC_CYCLES_EQ2: {
+		unsigned k = 0;
+
+		while (exec_block_src[k] != src)
+			k++;
+		return (block_cut(b) ? 0 : b->t[BDT_X_STALL + k]) + x->v[src];
+	}
 	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_RECOVERY_CYCLES: case SIM_SRC_STALLED_FRONTEND:
 	case SIM_SRC_COND_NOT_TAKEN:
 		return x->v[src];
@@ -961,6 +995,7 @@ static const struct bdesc *continue_run(struct pmu_vcpu *pv, const struct bdesc 
 	w = bd_get_in_run(pv->bc, start, b->addr, b->size);
 	if (w) {
 		pv->held_fe = pv->held_be = 0;
+		memset(pv->held_x, 0, sizeof(pv->held_x));
 		return w;
 	}
 fresh:

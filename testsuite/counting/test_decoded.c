@@ -23,7 +23,8 @@
  *   cycles 0-3 (dec waits for rcx, jnz for the flags); L = dec; 10 x lea;
  *   jnz 4, 4, 4 (N - 1 times); E = mov; xor; syscall 3 in cycle 0.
  * chase: A = lea; mov; load; dec; jnz: 2, 2, 1 (the load and dec wait
- *   for rax and rcx, jnz for the flags); L = load; dec; jnz: 2, 1; E 3.
+ *   for rax and rcx, jnz for the flags) in its 5 cycles; L = load; dec;
+ *   jnz: 2, 1 in its 4; E 3.
  *
  * Usage (meson passes these): test_decoded PMUSIM PROGDIR
  */
@@ -107,6 +108,18 @@ static const struct row rows[] = {
 		      "cpu/event=0xb1,umask=0x1,cmask=2/u,cpu/event=0xb1,umask=0x1,cmask=3/u",
 	  { 5 + 3 * (TN - 1) + 3, 3 + 2 * (TN - 1) + 1, 2 + (TN - 1) + 1, 1 }, 4 },
 	{ "td_chase", "cpu/event=0xb1,umask=0x1,cmask=4/u", { 0 }, 1 },
+	/* CYCLE_ACTIVITY.STALLS_TOTAL, STALLS_MEM_ANY, CYCLES_MEM_ANY and
+	 * EXE_ACTIVITY.1_PORTS_UTIL. compute: every cycle of its blocks
+	 * executes, its 2 mispredicts (15 cycles each) nothing; A's last
+	 * cycle executes 1 uop. chase: A's cycles 3-4 and L's 2-3 execute
+	 * nothing while the load is in flight (A 1-4, L 0-3), A's cycle 2
+	 * and L's 1 execute 1 uop. */
+	{ "td_compute", "cpu/event=0xa3,umask=0x4,cmask=4/u,cpu/event=0xa3,umask=0x14,cmask=20/u,"
+			"cpu/event=0xa3,umask=0x10,cmask=16/u,cpu/event=0xa6,umask=0x2/u",
+	  { 2 * 15, 0, 0, 1 }, 4 },
+	{ "td_chase", "cpu/event=0xa3,umask=0x4,cmask=4/u,cpu/event=0xa3,umask=0x14,cmask=20/u,"
+		      "cpu/event=0xa3,umask=0x10,cmask=16/u,cpu/event=0xa6,umask=0x2/u",
+	  { 2 + 2 * (TN - 1) + 2 * 15, 2 + 2 * (TN - 1), 4 + 4 * (TN - 1), 1 + (TN - 1) }, 4 },
 };
 
 static void check_rows(const char *how, bool long_ones)
