@@ -227,6 +227,7 @@ static const struct pmu_event_desc skl_events[] = {
 	EVL("sw_prefetch_access.t1_t2", 0x0432, SIM_SRC_SWPF_T1_T2, 0, "PREFETCHT1 and PREFETCHT2 instructions"),
 	EVL("sw_prefetch_access.prefetchw", 0x0832, SIM_SRC_SWPF_PREFETCHW, 0, "PREFETCHW instructions"),
 	EVL("sw_prefetch_access.any", 0x0f32, SIM_SRC_SWPF_ANY, 0, "software prefetch instructions of any kind (umask 0xf)"),
+	EVL("mem_inst_retired.lock_loads", 0x21d0, SIM_SRC_LOCK_LOADS, GP4, "retired locked loads"),
 	EVL("br_inst_retired.far_branch", 0x40c4, SIM_SRC_FAR_BRANCHES, 0, "retired far branches (SYSCALL at user, the return at kernel level)"),
 	EVL("uops_executed.thread", 0x01b1, SIM_SRC_UOPS_EXECUTED, 0, "uops executed"),
 	EVL("uops_executed.core", 0x02b1, SIM_SRC_UOPS_EXECUTED, 0, "uops executed on the core (no SMT: the thread's)"),

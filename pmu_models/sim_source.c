@@ -46,6 +46,7 @@ static const char *const source_names[SIM_SRC_NR] = {
 	[SIM_SRC_SWPF_PREFETCHW] = "swpf-prefetchw",
 	[SIM_SRC_SWPF_ANY] = "swpf-any",
 	[SIM_SRC_FAR_BRANCHES] = "far-branches",
+	[SIM_SRC_LOCK_LOADS] = "lock-loads",
 	[SIM_SRC_UOPS_EXECUTED] = "uops-executed",
 	[SIM_SRC_UOPS_EXECUTED_X87] = "uops-executed-x87",
 	[SIM_SRC_EXEC_CYCLES_GE1] = "exec-cycles-ge1",

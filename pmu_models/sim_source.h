@@ -59,6 +59,7 @@ enum sim_source {
 	SIM_SRC_SWPF_PREFETCHW,
 	SIM_SRC_SWPF_ANY,          /* the four above */
 	SIM_SRC_FAR_BRANCHES,
+	SIM_SRC_LOCK_LOADS,        /* locked loads (LOCK prefix, XCHG with memory) */
 	/* the pipeline model's execution (block_decode.h): unfused uops
 	 * executed, those of x87 instructions, and the cycles in which at
 	 * least 1, 2, 3, 4 of them execute */

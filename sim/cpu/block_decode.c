@@ -244,6 +244,7 @@ static void sum_decoded(uint32_t *t, const struct bd_insn *in)
 	t[BDT_UOPS_EXEC] += in->xuops;
 	if (in->ge & BD_GE_X87)
 		t[BDT_UOPS_X87] += in->xuops;
+	t[BDT_LOCK_LOADS] += !!(in->ge & BD_GE_LOCK_LOAD);
 	for (unsigned n = 0; n < 4; n++)
 		t[BDT_EXEC_GE1 + n] += (in->ge >> n) & 1;
 }

@@ -51,7 +51,8 @@ struct bd_insn {
 	uint8_t xcls;             /* enum bd_xclass: what the decoded events count */
 	uint8_t xuops;            /* unfused-domain uops executed */
 	uint8_t ge;               /* bit n-1: the cycles with at least n uops
-				   * executing grew by one with it (n = 1..4) */
+				   * executing grew by one with it (n = 1..4);
+				   * BD_GE_X87, BD_GE_LOCK_LOAD */
 };
 
 /*
@@ -72,6 +73,9 @@ enum bd_fp { BD_FP_NONE, BD_FP_SD, BD_FP_SS, BD_FP_128D, BD_FP_128S, BD_FP_256D,
 enum bd_pf { BD_PF_NONE, BD_PF_NTA, BD_PF_T0, BD_PF_T1_T2, BD_PF_W };
 /* ge's bit for an x87 instruction (its uops are UOPS_EXECUTED.X87) */
 #define BD_GE_X87 (1 << 4)
+/* and for a locked load (LOCK prefix, XCHG with memory:
+ * MEM_INST_RETIRED.LOCK_LOADS) */
+#define BD_GE_LOCK_LOAD (1 << 5)
 /* the block-level execution totals, BDT_X_STALL .. BDT_X_EQ2 */
 #define BD_NR_XBLOCK 5
 
@@ -90,7 +94,7 @@ enum bd_total {
 	BDT_FP_SD, BDT_FP_SS, BDT_FP_128D, BDT_FP_128S, BDT_FP_256D, BDT_FP_256S,
 	BDT_PF_NTA, BDT_PF_T0, BDT_PF_T1_T2, BDT_PF_W,
 	BDT_FAR,
-	BDT_UOPS_EXEC, BDT_UOPS_X87,
+	BDT_UOPS_EXEC, BDT_UOPS_X87, BDT_LOCK_LOADS,
 	BDT_EXEC_GE1, BDT_EXEC_GE2, BDT_EXEC_GE3, BDT_EXEC_GE4,
 	/* the block's execution schedule as a whole (like BDT_FE_BUBBLES
 	 * and BDT_BE_STALL, a straight run's in its last block): cycles with

@@ -306,7 +306,9 @@ static bool x87(const cs_insn *in)
 }
 
 /*
- * cpu_arch's insn_ext: the decoded events, and the unfused uops executed:
+ * cpu_arch's insn_ext: the decoded events (a locked load: LOCK-prefixed,
+ * or XCHG with memory, which locks without one), and the unfused uops
+ * executed:
  * the fused ones, plus the load of a load-op (micro-fused with its
  * operation; a prefetch is a load alone) and the store-data half of a
  * store (store-address and store-data are one fused uop), so a
@@ -326,4 +328,7 @@ void x86_64_insn_ext(const cs_insn *in, uint8_t cls, unsigned uops, struct bd_in
 	out->xuops = (uint8_t)(xuops > UINT8_MAX ? UINT8_MAX : xuops);
 	if (x87(in))
 		out->ge |= BD_GE_X87;
+	if ((cls & BD_LOAD) && (in->detail->x86.prefix[0] == X86_PREFIX_LOCK ||
+				in->id == X86_INS_XCHG))
+		out->ge |= BD_GE_LOCK_LOAD;
 }

@@ -3,7 +3,8 @@
  * (test_decoded.c works out its counts): _start runs DC_N iterations
  * (100,000) of one loop and exit_group(0). Per iteration, SSE arithmetic
  * of each kind FP_ARITH_INST_RETIRED counts (and some it does not),
- * each software prefetch, an x87 pair and a getpid SYSCALL. Unicorn's
+ * each software prefetch, two locked loads, an x87 pair and a getpid
+ * SYSCALL. Unicorn's
  * x86 (QEMU 5) has no AVX: the VEX forms are checked on decodes alone.
  * Static, not PIE: the addresses are fixed.
  */
@@ -40,6 +41,8 @@ _start:
 	prefetchnta 192(%rbp)
 	prefetchw 256(%rbp)
 	prefetchw 320(%rbp)
+	lock addq $1, 384(%rbp)     /* locked loads: 2 */
+	xchg %rax, 448(%rbp)
 	fldz                        /* x87: 2 uops */
 	fstp %st(0)
 	mov $39, %eax               /* getpid: a far branch */
