@@ -99,6 +99,24 @@ static bool sources_need_mem(sim_src_mask sources)
 	return false;
 }
 
+/* The decoded and execution sources: inline counting does not count them
+ * (while one is scheduled, every block takes the slow path), and the
+ * blocks add them only while an enabled event counts one (want_decoded). */
+#define DECODED_SOURCES \
+	(SIM_SRC_BIT(SIM_SRC_FP_SCALAR_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_SCALAR_SINGLE) | \
+	 SIM_SRC_BIT(SIM_SRC_FP_128B_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_128B_SINGLE) | \
+	 SIM_SRC_BIT(SIM_SRC_FP_256B_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_256B_SINGLE) | \
+	 SIM_SRC_BIT(SIM_SRC_SWPF_NTA) | SIM_SRC_BIT(SIM_SRC_SWPF_T0) | \
+	 SIM_SRC_BIT(SIM_SRC_SWPF_T1_T2) | SIM_SRC_BIT(SIM_SRC_SWPF_PREFETCHW) | \
+	 SIM_SRC_BIT(SIM_SRC_SWPF_ANY) | SIM_SRC_BIT(SIM_SRC_FAR_BRANCHES) | \
+	 SIM_SRC_BIT(SIM_SRC_LOCK_LOADS) | \
+	 SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED) | SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED_X87) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE1) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE2) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE3) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE4) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_STALLS) | SIM_SRC_BIT(SIM_SRC_EXEC_MEM_STALLS) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_MEM_CYCLES) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ1) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ2))
+
 /*
  * What the hooks should be (pay only for what is counted): the block hook
  * once any event is scheduled on the CPU (it then stays); the memory hook
@@ -115,6 +133,10 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	sim_src_mask sources = perf_cpu_schedulable_hw_sources(cpu);
 	struct perf_breakpoint bp[PERF_HBP_NUM];
 	unsigned bp_mask = perf_cpu_breakpoints(cpu, bp);
+
+	/* pay only for what is counted: the blocks add their decoded and
+	 * execution totals while an enabled event counts one */
+	pv->want_decoded = (sources & DECODED_SOURCES) != 0;
 
 	/* the debug registers' hooks follow what is installed on the CPU */
 	if (bp_mask != c->bp_want_mask || memcmp(bp, c->bp_want, sizeof(bp))) {
@@ -256,23 +278,6 @@ static const struct { unsigned src, bdt; } decoded[] = {
 	{ SIM_SRC_EXEC_CYCLES_GE3, BDT_EXEC_GE3 }, { SIM_SRC_EXEC_CYCLES_GE4, BDT_EXEC_GE4 },
 };
 #define NR_DECODED (sizeof(decoded) / sizeof(decoded[0]))
-
-/* Those sources, which inline counting does not count: while one is
- * scheduled, every block takes the slow path. */
-#define DECODED_SOURCES \
-	(SIM_SRC_BIT(SIM_SRC_FP_SCALAR_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_SCALAR_SINGLE) | \
-	 SIM_SRC_BIT(SIM_SRC_FP_128B_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_128B_SINGLE) | \
-	 SIM_SRC_BIT(SIM_SRC_FP_256B_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_256B_SINGLE) | \
-	 SIM_SRC_BIT(SIM_SRC_SWPF_NTA) | SIM_SRC_BIT(SIM_SRC_SWPF_T0) | \
-	 SIM_SRC_BIT(SIM_SRC_SWPF_T1_T2) | SIM_SRC_BIT(SIM_SRC_SWPF_PREFETCHW) | \
-	 SIM_SRC_BIT(SIM_SRC_SWPF_ANY) | SIM_SRC_BIT(SIM_SRC_FAR_BRANCHES) | \
-	 SIM_SRC_BIT(SIM_SRC_LOCK_LOADS) | \
-	 SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED) | SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED_X87) | \
-	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE1) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE2) | \
-	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE3) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE4) | \
-	 SIM_SRC_BIT(SIM_SRC_EXEC_STALLS) | SIM_SRC_BIT(SIM_SRC_EXEC_MEM_STALLS) | \
-	 SIM_SRC_BIT(SIM_SRC_EXEC_MEM_CYCLES) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ1) | \
-	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ2))
 
 /* Block totals t (one instruction's, or a whole block's) of the decoded
  * sources into d. */
@@ -549,7 +554,8 @@ static void add_block_stalls(struct pmu_vcpu *pv, const struct bdesc *b, struct 
 	}
 	d->v[SIM_SRC_FE_BUBBLES] += b->t[BDT_FE_BUBBLES];
 	d->v[SIM_SRC_STALLED_BACKEND] += b->t[BDT_BE_STALL];
-	add_exec_block(&b->t[BDT_X_STALL], d);
+	if (pv->want_decoded)
+		add_exec_block(&b->t[BDT_X_STALL], d);
 }
 
 /* The held counts of a cut block whose run does not go on, into d. */
@@ -577,8 +583,10 @@ static void sum_range(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
 
 		d->v[SIM_SRC_UOPS_RETIRED] += uops;
 		d->v[SIM_SRC_UOPS_ISSUED] += uops;
-		insn_decoded(pv, in, !rep_cont, t);
-		add_decoded(t, d);
+		if (pv->want_decoded) {
+			insn_decoded(pv, in, !rep_cont, t);
+			add_decoded(t, d);
+		}
 		if (rep_cont) {
 			d->v[SIM_SRC_CYCLES] += BD_CYC_REP;
 			continue;
@@ -650,7 +658,8 @@ static void add_block(struct pmu_vcpu *pv, const struct bdesc *b, const struct s
 	d->v[SIM_SRC_CYCLES] += b->t[BDT_CYCLES];
 	d->v[SIM_SRC_UOPS_RETIRED] += b->t[BDT_UOPS];
 	d->v[SIM_SRC_UOPS_ISSUED] += b->t[BDT_UOPS];
-	add_decoded(b->t, d);
+	if (pv->want_decoded)
+		add_decoded(b->t, d);
 	add_block_stalls(pv, b, d);
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		d->v[resolved[i]] += x->v[resolved[i]];

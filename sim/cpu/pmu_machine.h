@@ -105,6 +105,8 @@ struct pmu_vcpu {
 	bool locked;                 /* this thread holds the core lock */
 	bool acc_dirty, lim_valid, no_batch;
 	bool want_lbr;               /* a scheduled event samples BRANCH_STACK */
+	bool want_decoded;           /* an enabled event counts a decoded or
+				      * execution source (DECODED_SOURCES) */
 	unsigned nlim;
 	uint64_t blocks;             /* blocks seen (yield check every 64) */
 	struct perf_core *core;
