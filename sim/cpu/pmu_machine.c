@@ -578,7 +578,6 @@ static void sum_range(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
 		/* retired and issued alike: a mispredict's wrong path is in
 		 * the resolution (pmu_mispredict) */
 		unsigned uops = insn_value(pv, in, SIM_SRC_UOPS_RETIRED, !rep_cont);
-
 		uint32_t t[BDT_NR];
 
 		d->v[SIM_SRC_UOPS_RETIRED] += uops;
@@ -639,7 +638,10 @@ void pmu_mispredict(const struct pmu_vcpu *pv, struct sim_delta *d)
 static const unsigned resolved[] = {
 	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_COND_NOT_TAKEN, SIM_SRC_BRANCH_MISSES, SIM_SRC_CYCLES,
 	SIM_SRC_UOPS_ISSUED, SIM_SRC_RECOVERY_CYCLES, SIM_SRC_FE_BUBBLES, SIM_SRC_STALLED_FRONTEND,
-	SIM_SRC_STALLED_BACKEND, SIM_SRC_EXEC_STALLS,
+	SIM_SRC_STALLED_BACKEND,
+	/* a mispredict's, and a cut run's released block-level totals */
+	SIM_SRC_EXEC_STALLS, SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES,
+	SIM_SRC_EXEC_CYCLES_EQ1, SIM_SRC_EXEC_CYCLES_EQ2,
 };
 #define NR_RESOLVED (sizeof(resolved) / sizeof(resolved[0]))
 

@@ -4,7 +4,8 @@
  * (100,000) of one loop and exit_group(0). Per iteration, SSE arithmetic
  * of each kind FP_ARITH_INST_RETIRED counts (and some it does not),
  * each software prefetch, two locked loads, an x87 pair and a getpid
- * SYSCALL. Unicorn's
+ * SYSCALL; then 2000 NOPs, one straight run with the exit's 3
+ * instructions. Unicorn's
  * x86 (QEMU 5) has no AVX: the VEX forms are checked on decodes alone.
  * Static, not PIE: the addresses are fixed.
  */
@@ -49,6 +50,9 @@ _start:
 	syscall
 	dec %rbx
 	jnz 1b
+	.rept 2000                  /* a straight run QEMU cuts into blocks */
+	nop
+	.endr
 	mov $231, %eax
 	xor %edi, %edi
 	syscall
