@@ -15,6 +15,14 @@
  * ready, and the next block issues after it. The stack pointer (a stack
  * engine), memory and the instruction pointer carry no dependencies.
  *
+ * The execution schedule: an instruction's unfused uops execute in the
+ * cycle it starts, a load is in flight from then for the L1D latency;
+ * per instruction whether it added a cycle with at least 1..4 uops
+ * executing, per block the cycles with none, with exactly 1 or 2, with a
+ * load in flight (UOPS_EXECUTED, CYCLE_ACTIVITY, EXE_ACTIVITY). The
+ * decoded events (FP arithmetic, prefetches, far branches, locked loads,
+ * x87) come from the architecture's insn_ext.
+ *
  * What is the architecture's comes from its ops table (cpu_arch.h): the
  * classes of an instruction (x86-64: what Intel's architectural events
  * count, SDM vol. 3, 20.2.1 and 19.x: INST_RETIRED counts a REP-prefixed

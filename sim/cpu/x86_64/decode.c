@@ -5,7 +5,10 @@
  * registers it reads and writes (GPRs, flags, vector registers), its uops
  * and latency (MUL, DIV, CALL, RET, load-op-store from the model's
  * struct pmu_pipeline). Classes follow Intel's architectural events (SDM
- * vol. 3, 20.2.1 and 19.x).
+ * vol. 3, 20.2.1 and 19.x). And what the decoded events count of it
+ * (Intel's Skylake event list: FP_ARITH_INST_RETIRED, SW_PREFETCH_ACCESS,
+ * BR_INST_RETIRED.FAR_BRANCH, MEM_INST_RETIRED.LOCK_LOADS, x87 uops) and
+ * its unfused uops executed.
  */
 #include <capstone/capstone.h>
 #include <stdio.h>
