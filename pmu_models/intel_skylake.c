@@ -205,6 +205,85 @@ static const struct pmu_event_desc skl_events[] = {
 	EVL("int_misc.recovery_cycles", 0x0100010d, SIM_SRC_RECOVERY_CYCLES, 0, "cycles the allocator waited for a mispredict's recovery"),
 	EVL("idq_uops_not_delivered.cycles_0_uops_deliv.core", 0x0400019c, SIM_SRC_STALLED_FRONTEND, 0, "cycles the front end delivered nothing"),
 	EVL("resource_stalls.any", 0x01a2, SIM_SRC_STALLED_BACKEND, 0, "back-end resource stall cycles"),
+	/*
+	 * Decoded and execution events (Intel's Skylake event list, the
+	 * perfmon JSON perf 6.1 carries as pmu-events/arch/x86/skylake):
+	 * FP_ARITH_INST_RETIRED.* counts per instruction (an FMA or DPP
+	 * twice), SW_PREFETCH_ACCESS.* per prefetch instruction,
+	 * BR_INST_RETIRED.FAR_BRANCH far transfers, UOPS_EXECUTED.* the
+	 * unfused uops of the pipeline model's execution schedule. The model
+	 * has no SMT: the .CORE forms are the thread's. The cmask forms are
+	 * rows of their own (the lookup ignores cmask otherwise);
+	 * STALL_CYCLES and CORE_CYCLES_NONE (inv) are not driven.
+	 */
+	EVL("fp_arith_inst_retired.scalar_double", 0x01c7, SIM_SRC_FP_SCALAR_DOUBLE, 0, "retired scalar double-precision FP arithmetic (FMA twice)"),
+	EVL("fp_arith_inst_retired.scalar_single", 0x02c7, SIM_SRC_FP_SCALAR_SINGLE, 0, "retired scalar single-precision FP arithmetic (FMA twice)"),
+	EVL("fp_arith_inst_retired.128b_packed_double", 0x04c7, SIM_SRC_FP_128B_DOUBLE, 0, "retired 128-bit packed double FP arithmetic (FMA, DPP twice)"),
+	EVL("fp_arith_inst_retired.128b_packed_single", 0x08c7, SIM_SRC_FP_128B_SINGLE, 0, "retired 128-bit packed single FP arithmetic (FMA, DPP twice)"),
+	EVL("fp_arith_inst_retired.256b_packed_double", 0x10c7, SIM_SRC_FP_256B_DOUBLE, 0, "retired 256-bit packed double FP arithmetic (FMA twice)"),
+	EVL("fp_arith_inst_retired.256b_packed_single", 0x20c7, SIM_SRC_FP_256B_SINGLE, 0, "retired 256-bit packed single FP arithmetic (FMA, DPP twice)"),
+	EVL("sw_prefetch_access.nta", 0x0132, SIM_SRC_SWPF_NTA, 0, "PREFETCHNTA instructions"),
+	EVL("sw_prefetch_access.t0", 0x0232, SIM_SRC_SWPF_T0, 0, "PREFETCHT0 instructions"),
+	EVL("sw_prefetch_access.t1_t2", 0x0432, SIM_SRC_SWPF_T1_T2, 0, "PREFETCHT1 and PREFETCHT2 instructions"),
+	EVL("sw_prefetch_access.prefetchw", 0x0832, SIM_SRC_SWPF_PREFETCHW, 0, "PREFETCHW instructions"),
+	EVL("sw_prefetch_access.any", 0x0f32, SIM_SRC_SWPF_ANY, 0, "software prefetch instructions of any kind (umask 0xf)"),
+	EVL("mem_inst_retired.lock_loads", 0x21d0, SIM_SRC_LOCK_LOADS, GP4, "retired locked loads"),
+	EVL("br_inst_retired.far_branch", 0x40c4, SIM_SRC_FAR_BRANCHES, 0, "retired far branches (SYSCALL at user, the return at kernel level)"),
+	EVL("uops_executed.thread", 0x01b1, SIM_SRC_UOPS_EXECUTED, 0, "uops executed"),
+	EVL("uops_executed.core", 0x02b1, SIM_SRC_UOPS_EXECUTED, 0, "uops executed on the core (no SMT: the thread's)"),
+	EVL("uops_executed.x87", 0x10b1, SIM_SRC_UOPS_EXECUTED_X87, 0, "x87 uops executed"),
+	EVL("uops_executed.cycles_ge_1_uop_exec", 0x010001b1, SIM_SRC_EXEC_CYCLES_GE1, 0, "cycles with at least 1 uop executed"),
+	EVL("uops_executed.cycles_ge_2_uops_exec", 0x020001b1, SIM_SRC_EXEC_CYCLES_GE2, 0, "cycles with at least 2 uops executed"),
+	EVL("uops_executed.cycles_ge_3_uops_exec", 0x030001b1, SIM_SRC_EXEC_CYCLES_GE3, 0, "cycles with at least 3 uops executed"),
+	EVL("uops_executed.cycles_ge_4_uops_exec", 0x040001b1, SIM_SRC_EXEC_CYCLES_GE4, 0, "cycles with at least 4 uops executed"),
+	EVL("uops_executed.stall_cycles", 0x018001b1, SIM_SRC_NONE, 0, "cycles with no uop executed"),
+	EVL("uops_executed.core_cycles_ge_1", 0x010002b1, SIM_SRC_EXEC_CYCLES_GE1, 0, "core cycles with at least 1 uop executed"),
+	EVL("uops_executed.core_cycles_ge_2", 0x020002b1, SIM_SRC_EXEC_CYCLES_GE2, 0, "core cycles with at least 2 uops executed"),
+	EVL("uops_executed.core_cycles_ge_3", 0x030002b1, SIM_SRC_EXEC_CYCLES_GE3, 0, "core cycles with at least 3 uops executed"),
+	EVL("uops_executed.core_cycles_ge_4", 0x040002b1, SIM_SRC_EXEC_CYCLES_GE4, 0, "core cycles with at least 4 uops executed"),
+	EVL("uops_executed.core_cycles_none", 0x018002b1, SIM_SRC_NONE, 0, "core cycles with no uop executed"),
+	/* CYCLE_ACTIVITY, EXE_ACTIVITY: the execution schedule per block (a
+	 * mispredict's cycles execute nothing); a load is in flight for the
+	 * L1D latency, and the cache misses cost no cycles (docs/models.md),
+	 * so the L1D/L2/L3-miss forms are not driven, nor BOUND_ON_STORES
+	 * (no store buffer) */
+	EVL("cycle_activity.stalls_total", 0x040004a3, SIM_SRC_EXEC_STALLS, 0, "cycles with no uop executed"),
+	EVL("cycle_activity.cycles_mem_any", 0x100010a3, SIM_SRC_EXEC_MEM_CYCLES, 0, "cycles with a load in flight"),
+	EVL("cycle_activity.stalls_mem_any", 0x140014a3, SIM_SRC_EXEC_MEM_STALLS, 0, "cycles with no uop executed and a load in flight"),
+	EVL("cycle_activity.cycles_l1d_miss", 0x080008a3, SIM_SRC_NONE, 0, "cycles with an L1D miss in flight (misses cost no cycles)"),
+	EVL("cycle_activity.stalls_l1d_miss", 0x0c000ca3, SIM_SRC_NONE, 0, "stall cycles with an L1D miss in flight"),
+	EVL("cycle_activity.cycles_l2_miss", 0x010001a3, SIM_SRC_NONE, 0, "cycles with an L2 miss in flight"),
+	EVL("cycle_activity.stalls_l2_miss", 0x050005a3, SIM_SRC_NONE, 0, "stall cycles with an L2 miss in flight"),
+	EVL("cycle_activity.cycles_l3_miss", 0x020002a3, SIM_SRC_NONE, 0, "cycles with an L3 miss in flight"),
+	EVL("cycle_activity.stalls_l3_miss", 0x060006a3, SIM_SRC_NONE, 0, "stall cycles with an L3 miss in flight"),
+	EVL("exe_activity.1_ports_util", 0x02a6, SIM_SRC_EXEC_CYCLES_EQ1, 0, "cycles with exactly 1 uop executed"),
+	EVL("exe_activity.2_ports_util", 0x04a6, SIM_SRC_EXEC_CYCLES_EQ2, 0, "cycles with exactly 2 uops executed"),
+	EVL("exe_activity.4_ports_util", 0x10a6, SIM_SRC_EXEC_CYCLES_GE4, 0, "cycles with 4 or more uops executed"),
+	EVL("exe_activity.bound_on_stores", 0x40a6, SIM_SRC_NONE, 0, "cycles the store buffer was full (no store buffer in the model)"),
+	/* L1D_PEND_MISS.*: the misses' latencies (sim_source.h); no overlap
+	 * in the model, so PENDING_CYCLES is PENDING and the fill buffers
+	 * are never full */
+	EVL("l1d_pend_miss.pending", 0x0148, SIM_SRC_L1D_PENDING, 0, "cycles of outstanding L1D load misses, summed over the misses"),
+	EVL("l1d_pend_miss.pending_cycles", 0x01000148, SIM_SRC_L1D_PENDING, 0, "cycles with an L1D load miss outstanding (misses do not overlap)"),
+	EVL("l1d_pend_miss.fb_full", 0x0248, SIM_SRC_NONE, 0, "requests that found the fill buffers full (never in the model)"),
+	/* L2 RFOs and the super queue's offcore requests (loads and stores
+	 * that missed L2), outstanding for their latency without overlap:
+	 * the CYCLES_WITH forms are the sums, and 4 at once never happen */
+	EVL("l2_rqsts.all_rfo", 0xe224, SIM_SRC_STORE_L1_MISS, 0, "RFO requests to L2 (stores that missed L1D)"),
+	EVL("l2_rqsts.rfo_hit", 0x4224, SIM_SRC_STORE_L2_HIT, 0, "RFO requests that hit L2"),
+	EVL("l2_rqsts.rfo_miss", 0x2224, SIM_SRC_STORE_L2_MISS, 0, "RFO requests that missed L2"),
+	EVL("offcore_requests.demand_data_rd", 0x01b0, SIM_SRC_LOAD_L2_MISS, 0, "demand data reads sent beyond L2"),
+	EVL("offcore_requests.demand_rfo", 0x04b0, SIM_SRC_STORE_L2_MISS, 0, "demand RFOs sent beyond L2"),
+	EVL("offcore_requests.all_data_rd", 0x08b0, SIM_SRC_LOAD_L2_MISS, 0, "data reads sent beyond L2 (no prefetcher: the demand ones)"),
+	EVL("offcore_requests.all_requests", 0x80b0, SIM_SRC_L2_MISS, 0, "requests sent beyond L2 (data lines)"),
+	EVL("offcore_requests_outstanding.demand_data_rd", 0x0160, SIM_SRC_OFFCORE_RD_PENDING, 0, "outstanding demand data reads, each cycle"),
+	EVL("offcore_requests_outstanding.cycles_with_demand_data_rd", 0x01000160, SIM_SRC_OFFCORE_RD_PENDING, 0, "cycles with a demand data read outstanding"),
+	EVL("offcore_requests_outstanding.demand_rfo", 0x0460, SIM_SRC_OFFCORE_RFO_PENDING, 0, "outstanding demand RFOs, each cycle"),
+	EVL("offcore_requests_outstanding.cycles_with_demand_rfo", 0x01000460, SIM_SRC_OFFCORE_RFO_PENDING, 0, "cycles with a demand RFO outstanding"),
+	EVL("offcore_requests_outstanding.all_data_rd", 0x0860, SIM_SRC_OFFCORE_RD_PENDING, 0, "outstanding data reads, each cycle"),
+	EVL("offcore_requests_outstanding.cycles_with_data_rd", 0x01000860, SIM_SRC_OFFCORE_RD_PENDING, 0, "cycles with a data read outstanding"),
+	EVL("offcore_requests_outstanding.all_data_rd_c4", 0x04000860, SIM_SRC_NONE, 0, "cycles with 4 data reads outstanding (never: no overlap)"),
+	EVL("offcore_requests_outstanding.demand_data_rd_ge_6", 0x06000160, SIM_SRC_NONE, 0, "cycles with 6 demand reads outstanding (never)"),
 	EVL("offcore_response", 0x01b7, SIM_SRC_NONE, 0, "offcore response (config1: request/response)"),
 	EVL("mem_trans_retired.load_latency", 0x01cd, SIM_SRC_NONE, GP4, "loads above ldlat cycles (config1)"),
 	EVL("frontend_retired", 0x01c6, SIM_SRC_NONE, GP4, "front-end retired events (config1)"),

@@ -43,6 +43,41 @@ enum sim_source {
 	SIM_SRC_FE_BUBBLES,        /* issue slots the front end left empty */
 	SIM_SRC_RECOVERY_CYCLES,   /* cycles recovering from mispredicts */
 	SIM_SRC_COND_NOT_TAKEN,    /* conditional branches that fell through */
+	/* decoded per instruction (x86-64, sim/cpu/x86_64/decode.c), exact:
+	 * SSE/AVX arithmetic by precision and width (an FMA or DPP counts
+	 * twice, Intel's FP_ARITH_INST_RETIRED), software prefetches by kind,
+	 * far branches (SYSCALL; the kernel's return to user mode) */
+	SIM_SRC_FP_SCALAR_DOUBLE,
+	SIM_SRC_FP_SCALAR_SINGLE,
+	SIM_SRC_FP_128B_DOUBLE,
+	SIM_SRC_FP_128B_SINGLE,
+	SIM_SRC_FP_256B_DOUBLE,
+	SIM_SRC_FP_256B_SINGLE,
+	SIM_SRC_SWPF_NTA,
+	SIM_SRC_SWPF_T0,
+	SIM_SRC_SWPF_T1_T2,
+	SIM_SRC_SWPF_PREFETCHW,
+	SIM_SRC_SWPF_ANY,          /* the four above */
+	SIM_SRC_FAR_BRANCHES,
+	SIM_SRC_LOCK_LOADS,        /* locked loads (LOCK prefix, XCHG with memory) */
+	/* the pipeline model's execution (block_decode.h): unfused uops
+	 * executed, those of x87 instructions, and the cycles in which at
+	 * least 1, 2, 3, 4 of them execute */
+	SIM_SRC_UOPS_EXECUTED,
+	SIM_SRC_UOPS_EXECUTED_X87,
+	SIM_SRC_EXEC_CYCLES_GE1,
+	SIM_SRC_EXEC_CYCLES_GE2,
+	SIM_SRC_EXEC_CYCLES_GE3,
+	SIM_SRC_EXEC_CYCLES_GE4,
+	/* the same schedule per block (a straight run's as a whole): cycles
+	 * in which no uop executes (a mispredict's too), those while a load
+	 * is in flight (its L1D latency: misses cost no cycles), the cycles
+	 * with a load in flight, with exactly 1 and 2 uops executing */
+	SIM_SRC_EXEC_STALLS,
+	SIM_SRC_EXEC_MEM_STALLS,
+	SIM_SRC_EXEC_MEM_CYCLES,
+	SIM_SRC_EXEC_CYCLES_EQ1,
+	SIM_SRC_EXEC_CYCLES_EQ2,
 	/* modelled per data access by the cache model (sim/cpu/cache_model.h):
 	 * fed only while the machine's memory hook is on */
 	SIM_SRC_MEM_LOADS,         /* data reads seen by the memory hook */
@@ -71,6 +106,16 @@ enum sim_source {
 	 * memory controller's tracker (the uncore arb box's occupancy) */
 	SIM_SRC_MEM_REQ_OCCUPANCY,     /* every request: LLC misses */
 	SIM_SRC_MEM_READ_OCCUPANCY,    /* data reads: loads served by memory */
+	/* the cycles demand loads that missed L1D are outstanding: each its
+	 * serving level's load-to-use latency (the cache model has no timing,
+	 * so misses never overlap in it) */
+	SIM_SRC_L1D_PENDING,
+	SIM_SRC_STORE_L1_MISS,     /* stores whose line missed L1D (RFOs to L2) */
+	SIM_SRC_STORE_L2_HIT,      /* those L2 served */
+	/* the cycles the loads and the stores (RFOs) that missed L2 are
+	 * outstanding beyond it: each its serving level's latency */
+	SIM_SRC_OFFCORE_RD_PENDING,
+	SIM_SRC_OFFCORE_RFO_PENDING,
 	/* software: reported by the machine's memory and fault handling */
 	SIM_SRC_PAGE_FAULTS_MIN,
 	SIM_SRC_PAGE_FAULTS_MAJ,
@@ -86,6 +131,11 @@ enum sim_source {
 	SIM_SRC_BP3,
 	SIM_SRC_NR
 };
+
+/* A set of sources: bit s for source s (SIM_SRC_NR may pass 64). */
+typedef unsigned __int128 sim_src_mask;
+#define SIM_SRC_BIT(s) ((sim_src_mask)1 << (s))
+_Static_assert(SIM_SRC_NR <= 128, "sim_src_mask holds every source");
 
 /* Privilege level a delta was produced at (exclude_user/exclude_kernel). */
 enum sim_mode { SIM_MODE_USER = 0, SIM_MODE_KERNEL = 1, SIM_MODE_NR };

@@ -93,40 +93,41 @@ bool perf_cpu_samples_user(const struct perf_cpu *cpu)
 	return false;
 }
 
-uint64_t perf_cpu_active_sources(const struct perf_cpu *cpu)
+sim_src_mask perf_cpu_active_sources(const struct perf_cpu *cpu)
 {
-	uint64_t need = 0;
+	sim_src_mask need = 0;
 
 	for (unsigned s = 0; s < cpu->nr_slots; s++)
-		if (cpu->slots[s].source < 64)
-			need |= UINT64_C(1) << cpu->slots[s].source;
+		if (cpu->slots[s].source < SIM_SRC_NR)
+			need |= SIM_SRC_BIT(cpu->slots[s].source);
 	return need;
 }
 
 /* The sources of ctx's hardware events that may be scheduled (neither they
  * nor their leader OFF or in error); only sampling ones with sampled. */
-static uint64_t ctx_schedulable_hw_sources(const struct perf_event_context *ctx, bool sampled)
+static sim_src_mask ctx_schedulable_hw_sources(const struct perf_event_context *ctx, bool sampled)
 {
 	const struct perf_event *e;
-	uint64_t m = 0;
+	sim_src_mask m = 0;
 
 	if (!ctx)
 		return 0;
 	list_for_each_entry(e, &ctx->event_list, event_entry)
 		if (e->state >= PERF_EVENT_STATE_INACTIVE &&
 		    e->group_leader->state >= PERF_EVENT_STATE_INACTIVE &&
-		    !is_software_event(e) && e->source < 64 && (!sampled || is_sampling_event(e)))
-			m |= UINT64_C(1) << e->source;
+		    !is_software_event(e) && e->source < SIM_SRC_NR &&
+		    (!sampled || is_sampling_event(e)))
+			m |= SIM_SRC_BIT(e->source);
 	return m;
 }
 
-uint64_t perf_cpu_schedulable_hw_sources(const struct perf_cpu *cpu)
+sim_src_mask perf_cpu_schedulable_hw_sources(const struct perf_cpu *cpu)
 {
 	return ctx_schedulable_hw_sources(&cpu->ctx, false) |
 	       ctx_schedulable_hw_sources(cpu->task_ctx, false);
 }
 
-uint64_t perf_cpu_schedulable_sampled_sources(const struct perf_cpu *cpu)
+sim_src_mask perf_cpu_schedulable_sampled_sources(const struct perf_cpu *cpu)
 {
 	return ctx_schedulable_hw_sources(&cpu->ctx, true) |
 	       ctx_schedulable_hw_sources(cpu->task_ctx, true);

@@ -237,14 +237,14 @@ bool perf_cpu_counts_reports(const struct perf_cpu *cpu);
 /* Whether an ACTIVE sampling event on cpu counts at user mode (a machine
  * then splits its reports at overflows). */
 bool perf_cpu_samples_user(const struct perf_cpu *cpu);
-/* The sim_sources (a 1 << SIM_SRC_* mask) the ACTIVE events of cpu count. */
-uint64_t perf_cpu_active_sources(const struct perf_cpu *cpu);
+/* The sim_sources (a SIM_SRC_BIT mask) the ACTIVE events of cpu count. */
+sim_src_mask perf_cpu_active_sources(const struct perf_cpu *cpu);
 /* The sim_sources counted by hardware events that may be scheduled on cpu
  * (enabled, in the CPU's context or its running task's): what a machine
  * must be ready to report even while they are multiplexed out. */
-uint64_t perf_cpu_schedulable_hw_sources(const struct perf_cpu *cpu);
+sim_src_mask perf_cpu_schedulable_hw_sources(const struct perf_cpu *cpu);
 /* The same, of the sampling events among them. */
-uint64_t perf_cpu_schedulable_sampled_sources(const struct perf_cpu *cpu);
+sim_src_mask perf_cpu_schedulable_sampled_sources(const struct perf_cpu *cpu);
 
 /* One ACTIVE event's next overflow, as a machine needs it to stop exactly
  * there: in hot-path order, the order the core writes their samples in. */

@@ -21,6 +21,11 @@ struct bd_cache {
 	const struct pmu_pipeline *pipe;
 	unsigned load_latency;
 	uint8_t *reg_key;             /* capstone register -> key (BD_REG_KEYS) */
+	/* the execution schedule of the block being decoded: uops executing
+	 * in each cycle (at most 255), zero outside a decode */
+	uint8_t *exec;
+	uint8_t *mem;                 /* and whether a load is in flight */
+	unsigned exec_cap;
 	cs_insn *in;                  /* the decodes' instruction (cs_malloc'd once) */
 	/* bd_class_at's last answer: a translator asks for the instruction
 	 * of each of a block's exits (a Jcc has two) */
@@ -87,6 +92,8 @@ void bd_cache_free(struct bd_cache *bc)
 		free(bc->e[i]);
 	cs_free(bc->in, 1);
 	cs_close(&bc->cs);
+	free(bc->exec);
+	free(bc->mem);
 	free(bc->reg_key);
 	free(bc->e);
 	free(bc);
@@ -120,12 +127,81 @@ struct schedule {
 	unsigned issued;
 	unsigned ready[BD_REG_KEYS];
 	unsigned end;
+	unsigned exec_end;           /* bc->exec is in use below it */
 };
 
-/* Schedules instruction in (uops, lat); returns how much later the block
- * ends with it. */
-static unsigned schedule_insn(const struct bd_cache *bc, struct schedule *s, const cs_insn *in,
-			      unsigned uops, unsigned lat)
+/*
+ * The execution schedule: instruction bi's unfused uops (xuops) all
+ * execute in cycle start, the one it starts in. Sets bi->ge's bits for the
+ * counts of cycles with at least 1..4 uops executing that grew with it
+ * (each by one at most: only cycle start changes). Without memory for the
+ * cycle, bi->ge stays as it is.
+ */
+/* Room for cycles [0, end) in bc->exec and bc->mem; false without. */
+static bool exec_room(struct bd_cache *bc, unsigned end)
+{
+	unsigned cap = bc->exec_cap ? bc->exec_cap : 256;
+	uint8_t *e, *m;
+
+	if (end <= bc->exec_cap)
+		return true;
+	while (cap < end)
+		cap *= 2;
+	e = realloc(bc->exec, cap);
+	if (e)
+		bc->exec = e;
+	m = realloc(bc->mem, cap);
+	if (m)
+		bc->mem = m;
+	if (!e || !m)
+		return false;
+	memset(e + bc->exec_cap, 0, cap - bc->exec_cap);
+	memset(m + bc->exec_cap, 0, cap - bc->exec_cap);
+	bc->exec_cap = cap;
+	return true;
+}
+
+static void schedule_exec(struct bd_cache *bc, struct schedule *s, struct bd_insn *bi,
+			  unsigned start)
+{
+	unsigned before, after, busy = start + 1;
+
+	if (bi->cls & BD_LOAD)
+		busy = start + bc->load_latency;
+	if (!exec_room(bc, busy))
+		return;
+	for (unsigned c = start; (bi->cls & BD_LOAD) && c < busy; c++)
+		bc->mem[c] = 1;
+	before = bc->exec[start];
+	after = before + bi->xuops > UINT8_MAX ? UINT8_MAX : before + bi->xuops;
+	bc->exec[start] = (uint8_t)after;
+	for (unsigned n = 1; n <= 4; n++)
+		if (before < n && after >= n)
+			bi->ge |= (uint8_t)(1u << (n - 1));
+	if (busy > s->exec_end)
+		s->exec_end = busy;
+}
+
+/* The block-level execution totals of the schedule s (its cycles
+ * [0, s->end)), into t. */
+static void exec_totals(const struct bd_cache *bc, const struct schedule *s, uint32_t *t)
+{
+	for (unsigned c = 0; c < s->end; c++) {
+		unsigned n = c < s->exec_end ? bc->exec[c] : 0;
+		bool mem = c < s->exec_end && bc->mem[c];
+
+		t[BDT_X_STALL] += !n;
+		t[BDT_X_MEM_STALL] += !n && mem;
+		t[BDT_X_MEM_CYCLES] += mem;
+		t[BDT_X_EQ1] += n == 1;
+		t[BDT_X_EQ2] += n == 2;
+	}
+}
+
+/* Schedules instruction in (uops, lat), executing bi's unfused uops
+ * (bi NULL: none); returns how much later the block ends with it. */
+static unsigned schedule_insn(struct bd_cache *bc, struct schedule *s, const cs_insn *in,
+			      unsigned uops, unsigned lat, struct bd_insn *bi)
 {
 	cs_regs rd, wr;
 	uint8_t nrd = 0, nwr = 0;
@@ -141,6 +217,8 @@ static unsigned schedule_insn(const struct bd_cache *bc, struct schedule *s, con
 		if (k && s->ready[k] > start)
 			start = s->ready[k];
 	}
+	if (bi)
+		schedule_exec(bc, s, bi, start);
 	done = start + lat;
 	for (unsigned i = 0; i < nwr; i++) {
 		unsigned k = wr[i] < bc->arch->cs_reg_count ? bc->reg_key[wr[i]] : 0;
@@ -151,6 +229,24 @@ static unsigned schedule_insn(const struct bd_cache *bc, struct schedule *s, con
 	if (done > s->end)
 		s->end = done;
 	return s->end - prev;
+}
+
+/* Instruction in's decoded events and execution into totals t. */
+static void sum_decoded(uint32_t *t, const struct bd_insn *in)
+{
+	unsigned fp = in->xcls & BD_FP_MASK, pf = (in->xcls & BD_PF_MASK) >> BD_PF_SHIFT;
+
+	if (fp)
+		t[BDT_FP_SD + fp - BD_FP_SD] += (in->xcls & BD_FP_TWICE) ? 2 : 1;
+	if (pf)
+		t[BDT_PF_NTA + pf - BD_PF_NTA]++;
+	t[BDT_FAR] += !!(in->xcls & BD_FAR);
+	t[BDT_UOPS_EXEC] += in->xuops;
+	if (in->ge & BD_GE_X87)
+		t[BDT_UOPS_X87] += in->xuops;
+	t[BDT_LOCK_LOADS] += !!(in->ge & BD_GE_LOCK_LOAD);
+	for (unsigned n = 0; n < 4; n++)
+		t[BDT_EXEC_GE1 + n] += (in->ge >> n) & 1;
 }
 
 /* A block's totals of its instructions (enum bd_total, through the uops). */
@@ -169,6 +265,7 @@ static void sum_totals(struct bdesc *b)
 		b->t[BDT_STORES] += !!(c & BD_STORE);
 		b->t[BDT_CYCLES] += b->ins[i].cycles;
 		b->t[BDT_UOPS] += b->ins[i].uops;
+		sum_decoded(b->t, &b->ins[i]);
 	}
 }
 
@@ -177,10 +274,10 @@ static void sum_totals(struct bdesc *b)
  * instructions from addr through the one that starts at last, size then a
  * bound on where it ends: NULL when they do not decode up to it exactly.
  */
-static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, uint64_t last)
+static struct bdesc *decode_sched(struct bd_cache *bc, struct schedule *sched, uint64_t addr,
+				  uint32_t size, uint64_t last)
 {
 	csh cs = bc->cs;
-	struct schedule sched = { 0 };
 	unsigned uops, lat, w = bc->pipe->issue_width, issue_cycles;
 	const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
 	size_t left = size;
@@ -208,7 +305,8 @@ static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, u
 			bi->off = (uint16_t)(at - addr);
 			bi->len = (uint8_t)left;
 			bi->uops = 1;
-			bi->cycles = (uint8_t)schedule_insn(bc, &sched, NULL, 1, 1);
+			bi->xuops = 1;
+			bi->cycles = (uint8_t)schedule_insn(bc, sched, NULL, 1, 1, bi);
 			ends_run = false;
 			b->n++;
 			break;
@@ -218,7 +316,10 @@ static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, u
 		bc->arch->classify(in, bi);
 		ends_run = bc->arch->ends_run(in);
 		bc->arch->insn_cost(in, bi->cls, bc->pipe, bc->load_latency, &uops, &lat);
-		lat = schedule_insn(bc, &sched, in, uops, lat);
+		bi->xuops = (uint8_t)(uops > UINT8_MAX ? UINT8_MAX : uops);
+		if (bc->arch->insn_ext)
+			bc->arch->insn_ext(in, bi->cls, uops, bi);
+		lat = schedule_insn(bc, sched, in, uops, lat, bi);
 		assert(uops <= UINT8_MAX && lat <= UINT8_MAX);
 		bi->uops = (uint8_t)uops;
 		bi->cycles = (uint8_t)lat;
@@ -248,8 +349,21 @@ static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, u
 	/* the last issue cycle's empty slots, and the cycles after it */
 	issue_cycles = (b->t[BDT_UOPS] + w - 1) / w;
 	b->t[BDT_FE_BUBBLES] = issue_cycles * w - b->t[BDT_UOPS];
-	assert(b->t[BDT_CYCLES] == sched.end && sched.end >= issue_cycles);
+	assert(b->t[BDT_CYCLES] == sched->end && sched->end >= issue_cycles);
 	b->t[BDT_BE_STALL] = b->t[BDT_CYCLES] - issue_cycles;
+	exec_totals(bc, sched, b->t);
+	return b;
+}
+
+static struct bdesc *decode(struct bd_cache *bc, uint64_t addr, uint32_t size, uint64_t last)
+{
+	struct schedule sched = { 0 };
+	struct bdesc *b = decode_sched(bc, &sched, addr, size, last);
+
+	if (sched.exec_end) {
+		memset(bc->exec, 0, sched.exec_end);
+		memset(bc->mem, 0, sched.exec_end);
+	}
 	return b;
 }
 
@@ -362,6 +476,8 @@ const struct bdesc *bd_get_in_run(struct bd_cache *bc, uint64_t run_start, uint6
 	/* the run's: the cut blocks before held theirs (pmu_machine.c) */
 	b->t[BDT_FE_BUBBLES] = w->t[BDT_FE_BUBBLES];
 	b->t[BDT_BE_STALL] = w->t[BDT_BE_STALL];
+	for (unsigned k = 0; k < BD_NR_XBLOCK; k++)
+		b->t[BDT_X_STALL + k] = w->t[BDT_X_STALL + k];
 	return bd_insert(bc, b);
 }
 

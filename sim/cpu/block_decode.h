@@ -15,6 +15,14 @@
  * ready, and the next block issues after it. The stack pointer (a stack
  * engine), memory and the instruction pointer carry no dependencies.
  *
+ * The execution schedule: an instruction's unfused uops execute in the
+ * cycle it starts, a load is in flight from then for the L1D latency;
+ * per instruction whether it added a cycle with at least 1..4 uops
+ * executing, per block the cycles with none, with exactly 1 or 2, with a
+ * load in flight (UOPS_EXECUTED, CYCLE_ACTIVITY, EXE_ACTIVITY). The
+ * decoded events (FP arithmetic, prefetches, far branches, locked loads,
+ * x87) come from the architecture's insn_ext.
+ *
  * What is the architecture's comes from its ops table (cpu_arch.h): the
  * classes of an instruction (x86-64: what Intel's architectural events
  * count, SDM vol. 3, 20.2.1 and 19.x: INST_RETIRED counts a REP-prefixed
@@ -48,7 +56,36 @@ struct bd_insn {
 				   * with it than without it (0 or more; the
 				   * block's add up to its cycles) */
 	uint8_t uops;             /* fused-domain uops (retirement slots), >= 1 */
+	uint8_t xcls;             /* enum bd_xclass: what the decoded events count */
+	uint8_t xuops;            /* unfused-domain uops executed */
+	uint8_t ge;               /* bit n-1: the cycles with at least n uops
+				   * executing grew by one with it (n = 1..4);
+				   * BD_GE_X87, BD_GE_LOCK_LOAD */
 };
+
+/*
+ * What an instruction adds to the decoded events (an architecture's
+ * classify_ext, cpu_arch.h): SSE/AVX arithmetic by precision and width
+ * (Intel's FP_ARITH_INST_RETIRED; BD_FP_TWICE for FMA and DPP, which count
+ * twice), software prefetches by kind (SW_PREFETCH_ACCESS), far branches,
+ * x87 instructions.
+ */
+enum bd_xclass {
+	BD_FP_MASK = 7,            /* enum bd_fp */
+	BD_FP_TWICE = 1 << 3,
+	BD_PF_SHIFT = 4,           /* enum bd_pf << BD_PF_SHIFT */
+	BD_PF_MASK = 7 << 4,
+	BD_FAR = 1 << 7,
+};
+enum bd_fp { BD_FP_NONE, BD_FP_SD, BD_FP_SS, BD_FP_128D, BD_FP_128S, BD_FP_256D, BD_FP_256S };
+enum bd_pf { BD_PF_NONE, BD_PF_NTA, BD_PF_T0, BD_PF_T1_T2, BD_PF_W };
+/* ge's bit for an x87 instruction (its uops are UOPS_EXECUTED.X87) */
+#define BD_GE_X87 (1 << 4)
+/* and for a locked load (LOCK prefix, XCHG with memory:
+ * MEM_INST_RETIRED.LOCK_LOADS) */
+#define BD_GE_LOCK_LOAD (1 << 5)
+/* the block-level execution totals, BDT_X_STALL .. BDT_X_EQ2 */
+#define BD_NR_XBLOCK 5
 
 /* Whole-block totals, indexed like enum bd_total. */
 enum bd_total {
@@ -60,6 +97,19 @@ enum bd_total {
 				   * nothing past the block's end */
 	BDT_BE_STALL,             /* cycles after the last issue cycle: waiting
 				   * for results */
+	/* the decoded events (enum bd_xclass) and the execution schedule:
+	 * an instruction's unfused uops all execute in the cycle it starts */
+	BDT_FP_SD, BDT_FP_SS, BDT_FP_128D, BDT_FP_128S, BDT_FP_256D, BDT_FP_256S,
+	BDT_PF_NTA, BDT_PF_T0, BDT_PF_T1_T2, BDT_PF_W,
+	BDT_FAR,
+	BDT_UOPS_EXEC, BDT_UOPS_X87, BDT_LOCK_LOADS,
+	BDT_EXEC_GE1, BDT_EXEC_GE2, BDT_EXEC_GE3, BDT_EXEC_GE4,
+	/* the block's execution schedule as a whole (like BDT_FE_BUBBLES
+	 * and BDT_BE_STALL, a straight run's in its last block): cycles with
+	 * no uop executing, those with a load in flight (from its start for
+	 * the L1D latency), the cycles with a load in flight, the cycles with
+	 * exactly 1 and 2 uops executing */
+	BDT_X_STALL, BDT_X_MEM_STALL, BDT_X_MEM_CYCLES, BDT_X_EQ1, BDT_X_EQ2,
 	BDT_NR
 };
 

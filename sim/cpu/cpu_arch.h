@@ -116,6 +116,14 @@ struct cpu_arch {
 			  uint16_t *wr, uint8_t *nwr);
 	void (*insn_cost)(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
 			  unsigned load_latency, unsigned *uops, unsigned *lat);
+	/*
+	 * insn_ext (NULL: none, and the executed uops are the fused ones):
+	 * what instruction in of class cls with uops fused uops adds to the
+	 * decoded events, into out->xcls (block_decode.h enum bd_xclass),
+	 * its unfused uops executed into out->xuops, and BD_GE_X87 into
+	 * out->ge for an x87 instruction.
+	 */
+	void (*insn_ext)(const cs_insn *in, uint8_t cls, unsigned uops, struct bd_insn *out);
 
 	/*
 	 * A sample's registers in the architecture's perf_regs order

@@ -423,7 +423,7 @@ bool jit_count_want(struct jit_count *j, uint64_t src_mask)
 	return true;
 }
 
-bool jit_count_covers(const struct jit_count *j, uint64_t src_mask)
+bool jit_count_covers(const struct jit_count *j, sim_src_mask src_mask)
 {
 	for (unsigned i = 0; i < JIT_NR_SRC; i++)
 		if (((src_mask >> inline_src[i]) & 1) && j->field[i] < 0)

@@ -126,7 +126,7 @@ void jit_count_end(struct jit_count *j);
  * them for speed). */
 bool jit_count_want(struct jit_count *j, uint64_t src_mask);
 /* Whether every source in src_mask is counted inline. */
-bool jit_count_covers(const struct jit_count *j, uint64_t src_mask);
+bool jit_count_covers(const struct jit_count *j, sim_src_mask src_mask);
 
 /* Before anything else at the slow path of block s: a return's or
  * indirect branch's prediction check the previous block left to it

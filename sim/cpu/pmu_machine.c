@@ -83,20 +83,40 @@ bool pmu_source_needs_mem(unsigned src)
 	case SIM_SRC_ITLB_ACCESS: case SIM_SRC_ITLB_MISS: case SIM_SRC_ITLB_L1_MISS:
 	case SIM_SRC_ITLB_L2_HIT: case SIM_SRC_ITLB_WALK_CYCLES:
 	case SIM_SRC_MEM_REQ_OCCUPANCY: case SIM_SRC_MEM_READ_OCCUPANCY:
+	case SIM_SRC_L1D_PENDING: case SIM_SRC_STORE_L1_MISS: case SIM_SRC_STORE_L2_HIT:
+	case SIM_SRC_OFFCORE_RD_PENDING: case SIM_SRC_OFFCORE_RFO_PENDING:
 		return true;
 	default:
 		return false;
 	}
 }
 
-/* Whether one of the sources (a 1 << SIM_SRC_* mask) is a memory source. */
-static bool sources_need_mem(uint64_t sources)
+/* Whether one of the sources (a SIM_SRC_BIT mask) is a memory source. */
+static bool sources_need_mem(sim_src_mask sources)
 {
-	for (unsigned src = 0; src < 64; src++)
+	for (unsigned src = 0; src < SIM_SRC_NR; src++)
 		if ((sources >> src & 1) && pmu_source_needs_mem(src))
 			return true;
 	return false;
 }
+
+/* The decoded and execution sources: inline counting does not count them
+ * (while one is scheduled, every block takes the slow path), and the
+ * blocks add them only while an enabled event counts one (want_decoded). */
+#define DECODED_SOURCES \
+	(SIM_SRC_BIT(SIM_SRC_FP_SCALAR_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_SCALAR_SINGLE) | \
+	 SIM_SRC_BIT(SIM_SRC_FP_128B_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_128B_SINGLE) | \
+	 SIM_SRC_BIT(SIM_SRC_FP_256B_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_256B_SINGLE) | \
+	 SIM_SRC_BIT(SIM_SRC_SWPF_NTA) | SIM_SRC_BIT(SIM_SRC_SWPF_T0) | \
+	 SIM_SRC_BIT(SIM_SRC_SWPF_T1_T2) | SIM_SRC_BIT(SIM_SRC_SWPF_PREFETCHW) | \
+	 SIM_SRC_BIT(SIM_SRC_SWPF_ANY) | SIM_SRC_BIT(SIM_SRC_FAR_BRANCHES) | \
+	 SIM_SRC_BIT(SIM_SRC_LOCK_LOADS) | \
+	 SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED) | SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED_X87) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE1) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE2) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE3) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE4) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_STALLS) | SIM_SRC_BIT(SIM_SRC_EXEC_MEM_STALLS) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_MEM_CYCLES) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ1) | \
+	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ2))
 
 /*
  * What the hooks should be (pay only for what is counted): the block hook
@@ -111,9 +131,13 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	struct vcpu *c = pv->c;
 	bool change = false;
 
-	uint64_t sources = perf_cpu_schedulable_hw_sources(cpu);
+	sim_src_mask sources = perf_cpu_schedulable_hw_sources(cpu);
 	struct perf_breakpoint bp[PERF_HBP_NUM];
 	unsigned bp_mask = perf_cpu_breakpoints(cpu, bp);
+
+	/* pay only for what is counted: the blocks add their decoded and
+	 * execution totals while an enabled event counts one */
+	pv->want_decoded = (sources & DECODED_SOURCES) != 0;
 
 	/* the debug registers' hooks follow what is installed on the CPU */
 	if (bp_mask != c->bp_want_mask || memcmp(bp, c->bp_want, sizeof(bp))) {
@@ -240,6 +264,77 @@ static void lbr_record(struct pmu_vcpu *pv, uint64_t from, uint64_t to, bool mis
 
 /* ---- per-instruction values for splitting a block ----------------------- */
 
+/* The decoded sources (sim_source.h: FP arithmetic, software prefetches,
+ * far branches, the execution schedule's) and the block totals that give
+ * them (block_decode.h); SWPF_ANY is the sum of the four prefetch kinds. */
+static const struct { unsigned src, bdt; } decoded[] = {
+	{ SIM_SRC_FP_SCALAR_DOUBLE, BDT_FP_SD }, { SIM_SRC_FP_SCALAR_SINGLE, BDT_FP_SS },
+	{ SIM_SRC_FP_128B_DOUBLE, BDT_FP_128D }, { SIM_SRC_FP_128B_SINGLE, BDT_FP_128S },
+	{ SIM_SRC_FP_256B_DOUBLE, BDT_FP_256D }, { SIM_SRC_FP_256B_SINGLE, BDT_FP_256S },
+	{ SIM_SRC_SWPF_NTA, BDT_PF_NTA }, { SIM_SRC_SWPF_T0, BDT_PF_T0 },
+	{ SIM_SRC_SWPF_T1_T2, BDT_PF_T1_T2 }, { SIM_SRC_SWPF_PREFETCHW, BDT_PF_W },
+	{ SIM_SRC_FAR_BRANCHES, BDT_FAR }, { SIM_SRC_LOCK_LOADS, BDT_LOCK_LOADS },
+	{ SIM_SRC_UOPS_EXECUTED, BDT_UOPS_EXEC }, { SIM_SRC_UOPS_EXECUTED_X87, BDT_UOPS_X87 },
+	{ SIM_SRC_EXEC_CYCLES_GE1, BDT_EXEC_GE1 }, { SIM_SRC_EXEC_CYCLES_GE2, BDT_EXEC_GE2 },
+	{ SIM_SRC_EXEC_CYCLES_GE3, BDT_EXEC_GE3 }, { SIM_SRC_EXEC_CYCLES_GE4, BDT_EXEC_GE4 },
+};
+#define NR_DECODED (sizeof(decoded) / sizeof(decoded[0]))
+
+/* Block totals t (one instruction's, or a whole block's) of the decoded
+ * sources into d. */
+static void add_decoded(const uint32_t *t, struct sim_delta *d)
+{
+	for (unsigned i = 0; i < NR_DECODED; i++)
+		d->v[decoded[i].src] += t[decoded[i].bdt];
+	d->v[SIM_SRC_SWPF_ANY] += t[BDT_PF_NTA] + t[BDT_PF_T0] + t[BDT_PF_T1_T2] + t[BDT_PF_W];
+}
+
+/* A block's total of decoded source src, or ~0u when src is none. */
+static unsigned block_decoded(const uint32_t *t, unsigned src)
+{
+	if (src == SIM_SRC_SWPF_ANY)
+		return t[BDT_PF_NTA] + t[BDT_PF_T0] + t[BDT_PF_T1_T2] + t[BDT_PF_W];
+	for (unsigned i = 0; i < NR_DECODED; i++)
+		if (decoded[i].src == src)
+			return t[decoded[i].bdt];
+	return ~0u;
+}
+
+/* Each further iteration of a REP string instruction executes a full
+ * issue width of microcode uops in its one cycle (block_decode.h). */
+static void rep_cont_executed(const struct pmu_vcpu *pv, uint32_t *t)
+{
+	unsigned w = pv->pipe->issue_width;
+
+	t[BDT_UOPS_EXEC] = BD_CYC_REP * w;
+	for (unsigned n = 0; n < 4; n++)
+		t[BDT_EXEC_GE1 + n] = w > n ? BD_CYC_REP : 0;
+}
+
+/* The decoded sources' totals of instruction in (REP continuation:
+ * rep_cont_executed's) into t[BDT_NR], zeroed first. */
+static void insn_decoded(const struct pmu_vcpu *pv, const struct bd_insn *in, bool counts_insn,
+			 uint32_t *t)
+{
+	unsigned fp = in->xcls & BD_FP_MASK, pf = (in->xcls & BD_PF_MASK) >> BD_PF_SHIFT;
+
+	memset(t, 0, BDT_NR * sizeof(*t));
+	if (!counts_insn) {
+		rep_cont_executed(pv, t);
+		return;
+	}
+	if (fp)
+		t[BDT_FP_SD + fp - BD_FP_SD] = (in->xcls & BD_FP_TWICE) ? 2 : 1;
+	if (pf)
+		t[BDT_PF_NTA + pf - BD_PF_NTA] = 1;
+	t[BDT_FAR] = !!(in->xcls & BD_FAR);
+	t[BDT_UOPS_EXEC] = in->xuops;
+	t[BDT_UOPS_X87] = (in->ge & BD_GE_X87) ? in->xuops : 0;
+	t[BDT_LOCK_LOADS] = !!(in->ge & BD_GE_LOCK_LOAD);
+	for (unsigned n = 0; n < 4; n++)
+		t[BDT_EXEC_GE1 + n] = (in->ge >> n) & 1;
+}
+
 static unsigned insn_value(const struct pmu_vcpu *pv, const struct bd_insn *in, unsigned src,
 			   bool counts_insn)
 {
@@ -256,7 +351,14 @@ static unsigned insn_value(const struct pmu_vcpu *pv, const struct bd_insn *in, 
 	case SIM_SRC_CYCLES:       return counts_insn ? in->cycles : BD_CYC_REP;
 	case SIM_SRC_UOPS_RETIRED: case SIM_SRC_UOPS_ISSUED:
 		return counts_insn ? in->uops : BD_CYC_REP * pv->pipe->issue_width;
-	default:                   return 0;
+	default: {
+		uint32_t t[BDT_NR];
+		unsigned v;
+
+		insn_decoded(pv, in, counts_insn, t);
+		v = block_decoded(t, src);
+		return v == ~0u ? 0 : v;
+	}
 	}
 }
 
@@ -268,6 +370,14 @@ static const unsigned filled[] = {
 	SIM_SRC_BRANCH_MISSES, SIM_SRC_UOPS_ISSUED, SIM_SRC_UOPS_RETIRED, SIM_SRC_FE_BUBBLES,
 	SIM_SRC_RECOVERY_CYCLES, SIM_SRC_STALLED_FRONTEND, SIM_SRC_STALLED_BACKEND,
 	SIM_SRC_COND_NOT_TAKEN,
+	SIM_SRC_FP_SCALAR_DOUBLE, SIM_SRC_FP_SCALAR_SINGLE, SIM_SRC_FP_128B_DOUBLE,
+	SIM_SRC_FP_128B_SINGLE, SIM_SRC_FP_256B_DOUBLE, SIM_SRC_FP_256B_SINGLE,
+	SIM_SRC_SWPF_NTA, SIM_SRC_SWPF_T0, SIM_SRC_SWPF_T1_T2, SIM_SRC_SWPF_PREFETCHW,
+	SIM_SRC_SWPF_ANY, SIM_SRC_FAR_BRANCHES, SIM_SRC_LOCK_LOADS, SIM_SRC_UOPS_EXECUTED,
+	SIM_SRC_UOPS_EXECUTED_X87, SIM_SRC_EXEC_CYCLES_GE1, SIM_SRC_EXEC_CYCLES_GE2,
+	SIM_SRC_EXEC_CYCLES_GE3, SIM_SRC_EXEC_CYCLES_GE4, SIM_SRC_EXEC_STALLS,
+	SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES, SIM_SRC_EXEC_CYCLES_EQ1,
+	SIM_SRC_EXEC_CYCLES_EQ2,
 	SIM_SRC_L1D_ACCESS, SIM_SRC_L1D_MISS, SIM_SRC_LLC_ACCESS, SIM_SRC_LLC_MISS,
 	SIM_SRC_MEM_LOADS, SIM_SRC_MEM_STORES, SIM_SRC_LOAD_L1_HIT, SIM_SRC_LOAD_L1_MISS,
 	SIM_SRC_LOAD_L2_HIT, SIM_SRC_LOAD_L2_MISS, SIM_SRC_LOAD_L3_HIT, SIM_SRC_LOAD_L3_MISS,
@@ -277,6 +387,8 @@ static const unsigned filled[] = {
 	SIM_SRC_DTLB_WALK_CYCLES, SIM_SRC_ITLB_ACCESS, SIM_SRC_ITLB_MISS, SIM_SRC_ITLB_L1_MISS,
 	SIM_SRC_ITLB_L2_HIT, SIM_SRC_ITLB_WALK_CYCLES,
 	SIM_SRC_MEM_REQ_OCCUPANCY, SIM_SRC_MEM_READ_OCCUPANCY,
+	SIM_SRC_L1D_PENDING, SIM_SRC_STORE_L1_MISS, SIM_SRC_STORE_L2_HIT,
+	SIM_SRC_OFFCORE_RD_PENDING, SIM_SRC_OFFCORE_RFO_PENDING,
 };
 #define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
 
@@ -319,6 +431,8 @@ static bool block_granular(unsigned src)
 	switch (src) {
 	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_FE_BUBBLES: case SIM_SRC_RECOVERY_CYCLES:
 	case SIM_SRC_STALLED_FRONTEND: case SIM_SRC_STALLED_BACKEND: case SIM_SRC_COND_NOT_TAKEN:
+	case SIM_SRC_EXEC_STALLS: case SIM_SRC_EXEC_MEM_STALLS: case SIM_SRC_EXEC_MEM_CYCLES:
+	case SIM_SRC_EXEC_CYCLES_EQ1: case SIM_SRC_EXEC_CYCLES_EQ2:
 		return true;
 	default:
 		return false;
@@ -405,6 +519,20 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 	return false;
 }
 
+/* The block-level execution sources, in BDT_X_* order. */
+static const unsigned exec_block_src[BD_NR_XBLOCK] = {
+	SIM_SRC_EXEC_STALLS, SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES,
+	SIM_SRC_EXEC_CYCLES_EQ1, SIM_SRC_EXEC_CYCLES_EQ2,
+};
+_Static_assert(BDT_X_EQ2 - BDT_X_STALL + 1 == BD_NR_XBLOCK, "BDT_X_* order");
+
+/* Block-level execution totals x (BDT_X_* order) into d. */
+static void add_exec_block(const uint32_t *x, struct sim_delta *d)
+{
+	for (unsigned k = 0; k < BD_NR_XBLOCK; k++)
+		d->v[exec_block_src[k]] += x[k];
+}
+
 /* Whether QEMU cut a straight run at block b's end (its limits on a
  * block's size, a page): b ends without a control transfer or an
  * instruction that ends a run (cpu_arch.h ends_run: SYSCALL, SVC, ISB),
@@ -423,10 +551,13 @@ static void add_block_stalls(struct pmu_vcpu *pv, const struct bdesc *b, struct 
 	if (block_cut(b)) {
 		pv->held_fe = b->t[BDT_FE_BUBBLES];
 		pv->held_be = b->t[BDT_BE_STALL];
+		memcpy(pv->held_x, &b->t[BDT_X_STALL], sizeof(pv->held_x));
 		return;
 	}
 	d->v[SIM_SRC_FE_BUBBLES] += b->t[BDT_FE_BUBBLES];
 	d->v[SIM_SRC_STALLED_BACKEND] += b->t[BDT_BE_STALL];
+	if (pv->want_decoded)
+		add_exec_block(&b->t[BDT_X_STALL], d);
 }
 
 /* The held counts of a cut block whose run does not go on, into d. */
@@ -434,7 +565,9 @@ static void release_held(struct pmu_vcpu *pv, struct sim_delta *d)
 {
 	d->v[SIM_SRC_FE_BUBBLES] += pv->held_fe;
 	d->v[SIM_SRC_STALLED_BACKEND] += pv->held_be;
+	add_exec_block(pv->held_x, d);
 	pv->held_fe = pv->held_be = 0;
+	memset(pv->held_x, 0, sizeof(pv->held_x));
 }
 
 /* Sum of [from, to) into d (only the sources per-instruction values give,
@@ -447,9 +580,14 @@ static void sum_range(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
 		/* retired and issued alike: a mispredict's wrong path is in
 		 * the resolution (pmu_mispredict) */
 		unsigned uops = insn_value(pv, in, SIM_SRC_UOPS_RETIRED, !rep_cont);
+		uint32_t t[BDT_NR];
 
 		d->v[SIM_SRC_UOPS_RETIRED] += uops;
 		d->v[SIM_SRC_UOPS_ISSUED] += uops;
+		if (pv->want_decoded) {
+			insn_decoded(pv, in, !rep_cont, t);
+			add_decoded(t, d);
+		}
 		if (rep_cont) {
 			d->v[SIM_SRC_CYCLES] += BD_CYC_REP;
 			continue;
@@ -495,6 +633,7 @@ void pmu_mispredict(const struct pmu_vcpu *pv, struct sim_delta *d)
 	d->v[SIM_SRC_RECOVERY_CYCLES] += p->recovery_cycles;
 	d->v[SIM_SRC_FE_BUBBLES] += (uint64_t)p->issue_width * (idle - p->recovery_cycles);
 	d->v[SIM_SRC_STALLED_FRONTEND] += idle;
+	d->v[SIM_SRC_EXEC_STALLS] += p->mispredict_cycles;   /* the wrong path executes nothing */
 }
 
 /* What resolve_prev() writes into the extra counts. */
@@ -502,6 +641,9 @@ static const unsigned resolved[] = {
 	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_COND_NOT_TAKEN, SIM_SRC_BRANCH_MISSES, SIM_SRC_CYCLES,
 	SIM_SRC_UOPS_ISSUED, SIM_SRC_RECOVERY_CYCLES, SIM_SRC_FE_BUBBLES, SIM_SRC_STALLED_FRONTEND,
 	SIM_SRC_STALLED_BACKEND,
+	/* a mispredict's, and a cut run's released block-level totals */
+	SIM_SRC_EXEC_STALLS, SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES,
+	SIM_SRC_EXEC_CYCLES_EQ1, SIM_SRC_EXEC_CYCLES_EQ2,
 };
 #define NR_RESOLVED (sizeof(resolved) / sizeof(resolved[0]))
 
@@ -520,6 +662,8 @@ static void add_block(struct pmu_vcpu *pv, const struct bdesc *b, const struct s
 	d->v[SIM_SRC_CYCLES] += b->t[BDT_CYCLES];
 	d->v[SIM_SRC_UOPS_RETIRED] += b->t[BDT_UOPS];
 	d->v[SIM_SRC_UOPS_ISSUED] += b->t[BDT_UOPS];
+	if (pv->want_decoded)
+		add_decoded(b->t, d);
 	add_block_stalls(pv, b, d);
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		d->v[resolved[i]] += x->v[resolved[i]];
@@ -617,10 +761,22 @@ static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, un
 	case SIM_SRC_UOPS_ISSUED: return b->t[BDT_UOPS] + x->v[src];
 	case SIM_SRC_FE_BUBBLES: return (block_cut(b) ? 0 : b->t[BDT_FE_BUBBLES]) + x->v[src];
 	case SIM_SRC_STALLED_BACKEND: return (block_cut(b) ? 0 : b->t[BDT_BE_STALL]) + x->v[src];
+	case SIM_SRC_EXEC_STALLS: case SIM_SRC_EXEC_MEM_STALLS: case SIM_SRC_EXEC_MEM_CYCLES:
+	case SIM_SRC_EXEC_CYCLES_EQ1: case SIM_SRC_EXEC_CYCLES_EQ2: {
+		unsigned k = 0;
+
+		while (exec_block_src[k] != src)
+			k++;
+		return (block_cut(b) ? 0 : b->t[BDT_X_STALL + k]) + x->v[src];
+	}
 	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_RECOVERY_CYCLES: case SIM_SRC_STALLED_FRONTEND:
 	case SIM_SRC_COND_NOT_TAKEN:
 		return x->v[src];
-	default: return 0;    /* never fed by this machine: never reaches a limit */
+	default: {
+		unsigned v = block_decoded(b->t, src);
+
+		return v == ~0u ? 0 : v;    /* ~0u: never fed by this machine */
+	}
 	}
 }
 
@@ -854,6 +1010,7 @@ static const struct bdesc *continue_run(struct pmu_vcpu *pv, const struct bdesc 
 	w = bd_get_in_run(pv->bc, start, b->addr, b->size);
 	if (w) {
 		pv->held_fe = pv->held_be = 0;
+		memset(pv->held_x, 0, sizeof(pv->held_x));
 		return w;
 	}
 fresh:
@@ -1000,23 +1157,23 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 /* The pipeline model's sources, which inline counting does not count:
  * while one is scheduled, every block takes the slow path. */
 #define PIPELINE_SOURCES \
-	(UINT64_C(1) << SIM_SRC_UOPS_ISSUED | UINT64_C(1) << SIM_SRC_UOPS_RETIRED | \
-	 UINT64_C(1) << SIM_SRC_FE_BUBBLES | UINT64_C(1) << SIM_SRC_RECOVERY_CYCLES | \
-	 UINT64_C(1) << SIM_SRC_COND_NOT_TAKEN | UINT64_C(1) << SIM_SRC_STALLED_FRONTEND | \
-	 UINT64_C(1) << SIM_SRC_STALLED_BACKEND)
-_Static_assert(SIM_SRC_COND_NOT_TAKEN < 64, "PIPELINE_SOURCES is a 64-bit mask");
+	(SIM_SRC_BIT(SIM_SRC_UOPS_ISSUED) | SIM_SRC_BIT(SIM_SRC_UOPS_RETIRED) | \
+	 SIM_SRC_BIT(SIM_SRC_FE_BUBBLES) | SIM_SRC_BIT(SIM_SRC_RECOVERY_CYCLES) | \
+	 SIM_SRC_BIT(SIM_SRC_COND_NOT_TAKEN) | SIM_SRC_BIT(SIM_SRC_STALLED_FRONTEND) | \
+	 SIM_SRC_BIT(SIM_SRC_STALLED_BACKEND))
 
 static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 {
 	struct perf_cpu *cpu = pv->cpu;
-	uint64_t need = 0, head = INT32_MAX;
+	sim_src_mask need;
+	uint64_t head = INT32_MAX;
 	bool on;
 
 	if (!pv->lim_valid)
 		compute_limits(pv);
 	need = perf_cpu_active_sources(cpu);
 	on = pv->locked && !pv->no_batch && !pv->want_lbr && (!pv->c->mem_on || pv->c->mem_log) &&
-	     !(need & PIPELINE_SOURCES) && jit_count_covers(pv->jit, need);
+	     !(need & (PIPELINE_SOURCES | DECODED_SOURCES)) && jit_count_covers(pv->jit, need);
 	if (pv->c->mem_log)     /* the access log must not fill up */
 		head = JIT_LOG_HEAD;
 	for (unsigned i = 0; i < pv->nlim && on; i++) {
@@ -1027,7 +1184,7 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 
 		/* no room for the exit: it resolves in C, with the next block */
 		on = left > acc + exit &&
-		     (cycles || jit_count_covers(pv->jit, UINT64_C(1) << pv->lim[i].src));
+		     (cycles || jit_count_covers(pv->jit, SIM_SRC_BIT(pv->lim[i].src)));
 		left = on ? (left - acc - 1 - exit) / (cycles ? 1 : pv->pipe->issue_width) : 0;
 		head = left < head ? left : head;
 	}
@@ -1154,6 +1311,18 @@ static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
 		return pv->mem_miss[CACHE_L3] * mem_request_cycles(pv);
 	case SIM_SRC_MEM_READ_OCCUPANCY:
 		return ld[CACHE_MEM] * mem_request_cycles(pv);
+	case SIM_SRC_L1D_PENDING: case SIM_SRC_OFFCORE_RD_PENDING:
+	case SIM_SRC_OFFCORE_RFO_PENDING: {
+		const struct pmu_cache_geometry *g = pv->c->model ? pv->c->model->caches : NULL;
+		const uint64_t *a = src == SIM_SRC_OFFCORE_RFO_PENDING ? st : ld;
+
+		if (!g)
+			return 0;
+		return (src == SIM_SRC_L1D_PENDING ? a[CACHE_L2] * g->l2.latency : 0) +
+		       a[CACHE_L3] * g->llc.latency + a[CACHE_MEM] * g->mem_latency;
+	}
+	case SIM_SRC_STORE_L1_MISS: return st[CACHE_L2] + st[CACHE_L3] + st[CACHE_MEM];
+	case SIM_SRC_STORE_L2_HIT: return st[CACHE_L2];
 	default: return 0;
 	}
 }
@@ -1476,18 +1645,20 @@ bool pmu_on_breakpoint_step(struct pmu_vcpu *pv, uint64_t addr)
 /* ---- syscalls, clock, code changes -------------------------------------- */
 
 /* One kernel path of the cost table (docs/machine-counting.md). */
-struct kernel_path { unsigned insns, branches, calls, rets; };
+/* far: the far branches it retires (BR_INST_RETIRED.FAR_BRANCH): the
+ * return to user mode (SYSRET, IRET) of an exit path */
+struct kernel_path { unsigned insns, branches, calls, rets, far; };
 
 static const struct kernel_path syscall_entry = {
 	PMU_SYSCALL_ENTRY_INSNS, PMU_SYSCALL_ENTRY_BRANCHES,
-	PMU_SYSCALL_ENTRY_INSNS / 12, PMU_SYSCALL_ENTRY_INSNS / 12 };
+	PMU_SYSCALL_ENTRY_INSNS / 12, PMU_SYSCALL_ENTRY_INSNS / 12, 0 };
 static const struct kernel_path syscall_exit = {
 	PMU_SYSCALL_EXIT_INSNS, PMU_SYSCALL_EXIT_BRANCHES,
-	PMU_SYSCALL_EXIT_INSNS / 12, PMU_SYSCALL_EXIT_INSNS / 12 };
+	PMU_SYSCALL_EXIT_INSNS / 12, PMU_SYSCALL_EXIT_INSNS / 12, 1 };
 static const struct kernel_path pmi_entry = {
-	PMU_PMI_ENTRY_INSNS, PMU_PMI_ENTRY_BRANCHES, PMU_PMI_ENTRY_CALLS, PMU_PMI_ENTRY_RETS };
+	PMU_PMI_ENTRY_INSNS, PMU_PMI_ENTRY_BRANCHES, PMU_PMI_ENTRY_CALLS, PMU_PMI_ENTRY_RETS, 0 };
 static const struct kernel_path pmi_exit = {
-	PMU_PMI_EXIT_INSNS, PMU_PMI_EXIT_BRANCHES, PMU_PMI_EXIT_CALLS, PMU_PMI_EXIT_RETS };
+	PMU_PMI_EXIT_INSNS, PMU_PMI_EXIT_BRANCHES, PMU_PMI_EXIT_CALLS, PMU_PMI_EXIT_RETS, 1 };
 
 /*
  * The delta of kernel path k (at SIM_MODE_KERNEL): its instructions,
@@ -1504,6 +1675,7 @@ static void kernel_delta(struct pmu_vcpu *pv, const struct kernel_path *k, struc
 	d->v[SIM_SRC_BRANCHES] = k->branches;
 	d->v[SIM_SRC_CALLS] = k->calls;
 	d->v[SIM_SRC_RETURNS] = k->rets;
+	d->v[SIM_SRC_FAR_BRANCHES] = k->far;
 	d->v[SIM_SRC_COND_BRANCHES] = k->branches - k->calls - k->rets;
 	d->v[SIM_SRC_TAKEN_BRANCHES] = k->calls + k->rets + d->v[SIM_SRC_COND_BRANCHES] / 2;
 	d->v[SIM_SRC_LOADS] = k->insns * 3 / 10;

@@ -21,6 +21,7 @@
 #include <linux/perf_event.h>
 #include "sim/core/perf_core.h"
 #include "pmu_models/sim_source.h"
+#include "sim/cpu/block_decode.h"
 
 struct vcpu;
 struct jit_count;
@@ -104,6 +105,8 @@ struct pmu_vcpu {
 	bool locked;                 /* this thread holds the core lock */
 	bool acc_dirty, lim_valid, no_batch;
 	bool want_lbr;               /* a scheduled event samples BRANCH_STACK */
+	bool want_decoded;           /* an enabled event counts a decoded or
+				      * execution source (DECODED_SOURCES) */
 	unsigned nlim;
 	uint64_t blocks;             /* blocks seen (yield check every 64) */
 	struct perf_core *core;
@@ -116,6 +119,7 @@ struct pmu_vcpu {
 	uint64_t run_start;          /* a block QEMU cut without a control transfer: */
 	uint64_t run_end;            /* the start of its straight run, and its end */
 	uint32_t held_fe, held_be;   /* the run's issue and stall counts so far */
+	uint32_t held_x[BD_NR_XBLOCK]; /* and its execution totals (BDT_X_*) */
 	uint64_t acc_ip;
 	struct { uint32_t src; uint64_t left; } lim[PMU_MAX_LIMITS];
 	/* the batch (see flush() in pmu_machine.c) and the previous branch's

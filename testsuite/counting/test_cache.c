@@ -143,6 +143,33 @@ static const struct count_row {
 	{ __LINE__, "store_l2", 3, "ll_read_access", 0 },
 	{ __LINE__, "store_l2", 3, "ll_write_access", N2 },
 	{ __LINE__, "store_l2", 3, "ll_write_miss", N2 },
+
+	/* L1D_PEND_MISS.PENDING: each load that missed L1D is outstanding
+	 * for its serving level's latency (L2 12, LLC 42, memory 195
+	 * cycles); misses do not overlap in the model, so PENDING_CYCLES is
+	 * the same, and the fill buffers are never full */
+	{ __LINE__, "l1_twice", 6, "l1d_pending", N1 * 195 },
+	{ __LINE__, "l1_twice", 6, "l1d_pending_cycles", N1 * 195 },
+	{ __LINE__, "l1_twice", 6, "fb_full", 0 },
+	{ __LINE__, "l2_twice", 6, "l1d_pending", N2 * 12 + N2 * 195 },
+	{ __LINE__, "l3_twice", 6, "l1d_pending", N3 * 42 + N3 * 195 },
+	{ __LINE__, "l3_twice", 6, "l1d_pending_cycles", N3 * 42 + N3 * 195 },
+	{ __LINE__, "set9", 6, "l1d_pending", 81 * 12 + 9 * 195 },
+	{ __LINE__, "set8", 6, "l1d_pending", 8 * 195 },
+	{ __LINE__, "store_l2", 6, "l1d_pending", 0 },
+
+	/* L2_RQSTS.ALL_RFO, RFO_HIT: stores whose line missed L1D, and hit
+	 * L2; OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_DATA_RD and
+	 * _DEMAND_RFO: the loads and the stores that missed L2, each for
+	 * its serving level's latency (LLC 42, memory 195) */
+	{ __LINE__, "store_l2", 7, "all_rfo", 2 * N2 },
+	{ __LINE__, "store_l2", 7, "rfo_hit", N2 },
+	{ __LINE__, "store_l2", 7, "oro_rfo", N2 * 195 },
+	{ __LINE__, "store_l2", 7, "oro_data_rd", 0 },
+	{ __LINE__, "l1_twice", 7, "oro_data_rd", N1 * 195 },
+	{ __LINE__, "l3_twice", 7, "oro_data_rd", N3 * 42 + N3 * 195 },
+	{ __LINE__, "l3_twice", 7, "all_rfo", 0 },
+	{ __LINE__, "set9", 7, "oro_data_rd", 9 * 195 },
 };
 
 static void test_counts_by_arithmetic(void **state)

@@ -109,10 +109,81 @@ static void test_rows(void **state)
 	}
 }
 
+/*
+ * The decoded events of x86-64 blocks (block_decode.h enum bd_xclass),
+ * counted from Intel's list of what each FP_ARITH_INST_RETIRED umask
+ * counts: the AVX forms, which Unicorn's x86 cannot run (the SSE ones run
+ * in test_decoded). Per instruction, in order:
+ *   vaddpd ymm          256B double 1
+ *   vfmadd231pd ymm     256B double 2 (FMA)
+ *   vmulps ymm          256B single 1
+ *   vdpps ymm           256B single 2 (DPP)
+ *   vfmadd213ss         scalar single 2
+ *   vfnmsub231sd        scalar double 2
+ *   vaddpd xmm          128B double 1
+ *   vfmaddsub231ps xmm  128B single 2
+ *   vhsubpd ymm         256B double 1
+ *   vcmpltpd, vandps, vpaddd, vcvtdq2pd: none
+ *   vsqrtps ymm         256B single 1
+ *   vrsqrtss            scalar single 1
+ *   fldz; fstp st(0)    x87, 1 uop each
+ *   prefetchw (rax)     PREFETCHW 1
+ *   syscall             far branch 1
+ */
+static const uint8_t x_decoded[] = {
+	0xc5, 0xf5, 0x58, 0xd0, 0xc4, 0xe2, 0xdd, 0xb8, 0xeb, 0xc5, 0x44, 0x59,
+	0xc6, 0xc4, 0xe3, 0x75, 0x40, 0xd0, 0xff, 0xc4, 0xe2, 0x71, 0xa9, 0xd0,
+	0xc4, 0xe2, 0xd9, 0xbf, 0xeb, 0xc5, 0xf1, 0x58, 0xd8, 0xc4, 0xe2, 0x71,
+	0xb6, 0xe0, 0xc5, 0xf5, 0x7d, 0xf0, 0xc5, 0xf5, 0xc2, 0xf8, 0x01, 0xc5,
+	0x74, 0x54, 0xc0, 0xc5, 0x75, 0xfe, 0xc8, 0xc5, 0x7e, 0xe6, 0xd0, 0xc5,
+	0x7c, 0x51, 0xd8, 0xc5, 0x72, 0x52, 0xe0, 0xd9, 0xee, 0xdd, 0xd8, 0x0f,
+	0x0d, 0x08, 0x0f, 0x05,
+};
+
+static void test_x86_decoded(void **state)
+{
+	const struct pmu_model *m = pmu_model_find("skylake");
+	struct bd_cache *bc;
+	struct bdesc *b;
+
+	(void)state;
+	bc = bd_cache_new(&cpu_arch_x86_64, m->pipeline, m->caches->l1d.latency);
+	assert_non_null(bc);
+	b = bd_decode(bc, (uint64_t)(uintptr_t)x_decoded, sizeof(x_decoded));
+	assert_non_null(b);
+	assert_int_equal(b->n, 19);
+	assert_int_equal(b->t[BDT_FP_SD], 2);
+	assert_int_equal(b->t[BDT_FP_SS], 3);
+	assert_int_equal(b->t[BDT_FP_128D], 1);
+	assert_int_equal(b->t[BDT_FP_128S], 2);
+	assert_int_equal(b->t[BDT_FP_256D], 4);
+	assert_int_equal(b->t[BDT_FP_256S], 4);
+	assert_int_equal(b->t[BDT_PF_W], 1);
+	assert_int_equal(b->t[BDT_PF_T0] + b->t[BDT_PF_NTA] + b->t[BDT_PF_T1_T2], 0);
+	assert_int_equal(b->t[BDT_FAR], 1);
+	assert_int_equal(b->t[BDT_UOPS_X87], 2);
+	/* no loads but the prefetch's (a load alone), no stores */
+	assert_int_equal(b->t[BDT_UOPS_EXEC], 19);
+	free(b);
+	/* x_loadop's execution: add rbx,[rdi] (2 unfused: load and add) and
+	 * RET (2) start in cycle 0, add rcx,rbx in cycle 5: cycles with at
+	 * least 1 uop 2, with 2, 3, 4 one each */
+	b = bd_decode(bc, (uint64_t)(uintptr_t)x_loadop, sizeof(x_loadop));
+	assert_non_null(b);
+	assert_int_equal(b->t[BDT_UOPS_EXEC], 5);
+	assert_int_equal(b->t[BDT_EXEC_GE1], 2);
+	assert_int_equal(b->t[BDT_EXEC_GE2], 1);
+	assert_int_equal(b->t[BDT_EXEC_GE3], 1);
+	assert_int_equal(b->t[BDT_EXEC_GE4], 1);
+	free(b);
+	bd_cache_free(bc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
+		cmocka_unit_test(test_x86_decoded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

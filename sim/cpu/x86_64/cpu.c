@@ -164,6 +164,7 @@ const struct cpu_arch cpu_arch_x86_64 = {
 	.reg_key = x86_64_reg_key,
 	.insn_regs = x86_64_insn_regs,
 	.insn_cost = x86_64_insn_cost,
+	.insn_ext = x86_64_insn_ext,
 	.reads_counter = x86_64_reads_counter,
 	.ends_run = x86_64_ends_run,
 	.perf_regs = x86_64_perf_regs,

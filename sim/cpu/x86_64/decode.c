@@ -5,7 +5,10 @@
  * registers it reads and writes (GPRs, flags, vector registers), its uops
  * and latency (MUL, DIV, CALL, RET, load-op-store from the model's
  * struct pmu_pipeline). Classes follow Intel's architectural events (SDM
- * vol. 3, 20.2.1 and 19.x).
+ * vol. 3, 20.2.1 and 19.x). And what the decoded events count of it
+ * (Intel's Skylake event list: FP_ARITH_INST_RETIRED, SW_PREFETCH_ACCESS,
+ * BR_INST_RETIRED.FAR_BRANCH, MEM_INST_RETIRED.LOCK_LOADS, x87 uops) and
+ * its unfused uops executed.
  */
 #include <capstone/capstone.h>
 #include <stdio.h>
@@ -203,4 +206,132 @@ bool x86_64_reads_counter(const uint8_t *p, unsigned n)
 			 (p[k] & 0xf0) == 0x40))
 		k++;
 	return k + 1 < n && p[k] == 0x0f && p[k + 1] == 0x33;
+}
+
+/*
+ * FP_ARITH_INST_RETIRED (Intel's Skylake event list, event 0xc7): the
+ * SSE/AVX computational instructions by their mnemonic without the VEX
+ * "v": an operation, then ss/sd (scalar) or ps/pd (packed, 128 or 256
+ * bits by the widest operand). Scalar: ADD SUB MUL DIV MIN MAX SQRT
+ * FM(N)ADD/SUB, and RSQRT RCP in single precision; packed adds HADD HSUB
+ * ADDSUB DPP (and FMADDSUB/FMSUBADD). FM* and DPP count twice.
+ * Comparisons, conversions, logic, blends and moves do not count.
+ */
+static unsigned fp_arith(const cs_insn *in)
+{
+	static const struct { const char *op; bool single_only, packed_only, twice; } ops[] = {
+		{ "add", false, false, false }, { "sub", false, false, false },
+		{ "mul", false, false, false }, { "div", false, false, false },
+		{ "min", false, false, false }, { "max", false, false, false },
+		{ "sqrt", false, false, false }, { "rsqrt", true, false, false },
+		{ "rcp", true, false, false }, { "hadd", false, true, false },
+		{ "hsub", false, true, false }, { "addsub", false, true, false },
+		{ "dp", false, true, true },
+	};
+	static const char *const fma[] = { "fmadd", "fmsub", "fnmadd", "fnmsub", "fmaddsub", "fmsubadd" };
+	const char *m = in->mnemonic;
+	const cs_x86 *x = &in->detail->x86;
+	size_t n = strlen(m), opn = 0;
+	bool single, packed, twice = false, vex = m[0] == 'v', known = false;
+	unsigned width = 16;
+
+	if (vex)
+		m++, n--;
+	if (n < 4)
+		return 0;
+	single = m[n - 1] == 's';
+	packed = m[n - 2] == 'p';
+	if ((m[n - 1] != 's' && m[n - 1] != 'd') || (m[n - 2] != 's' && m[n - 2] != 'p'))
+		return 0;
+	opn = n - 2;
+	for (unsigned i = 0; i < sizeof(ops) / sizeof(ops[0]) && !known; i++) {
+		if (strlen(ops[i].op) != opn || strncmp(m, ops[i].op, opn) ||
+		    (ops[i].single_only && !single) || (ops[i].packed_only && !packed))
+			continue;
+		known = true;
+		twice = ops[i].twice;
+	}
+	/* vfmadd132sd ...: the form's three digits before the type */
+	for (unsigned i = 0; vex && i < sizeof(fma) / sizeof(fma[0]) && !known; i++) {
+		size_t l = strlen(fma[i]);
+
+		if (opn == l + 3 && !strncmp(m, fma[i], l) && strspn(m + l, "123") == 3 &&
+		    (packed || (strcmp(fma[i], "fmaddsub") && strcmp(fma[i], "fmsubadd"))))
+			known = twice = true;
+	}
+	if (!known)
+		return 0;
+	if (!packed)
+		return (twice ? BD_FP_TWICE : 0) | (single ? BD_FP_SS : BD_FP_SD);
+	for (unsigned i = 0; i < x->op_count; i++)
+		if (x->operands[i].size > width)
+			width = x->operands[i].size;
+	if (width > 32)
+		return 0;     /* AVX-512: no such events on the model */
+	if (width == 32)
+		return (twice ? BD_FP_TWICE : 0) | (single ? BD_FP_256S : BD_FP_256D);
+	return (twice ? BD_FP_TWICE : 0) | (single ? BD_FP_128S : BD_FP_128D);
+}
+
+/* SW_PREFETCH_ACCESS (event 0x32): PREFETCHNTA, PREFETCHT0, PREFETCHT1 or
+ * T2, PREFETCHW. */
+static unsigned sw_prefetch(unsigned id)
+{
+	switch (id) {
+	case X86_INS_PREFETCHNTA: return BD_PF_NTA;
+	case X86_INS_PREFETCHT0: return BD_PF_T0;
+	case X86_INS_PREFETCHT1: case X86_INS_PREFETCHT2: return BD_PF_T1_T2;
+	case X86_INS_PREFETCHW: return BD_PF_W;
+	default: return BD_PF_NONE;
+	}
+}
+
+/* A far branch that retires in user mode (BR_INST_RETIRED.FAR_BRANCH):
+ * SYSCALL, SYSENTER, INT n, INT3, INTO, far CALL, JMP and RET, IRET. */
+static bool far_branch(unsigned id)
+{
+	switch (id) {
+	case X86_INS_SYSCALL: case X86_INS_SYSENTER: case X86_INS_INT: case X86_INS_INT3:
+	case X86_INS_INTO: case X86_INS_LCALL: case X86_INS_LJMP: case X86_INS_RETF:
+	case X86_INS_RETFQ: case X86_INS_IRET: case X86_INS_IRETD: case X86_INS_IRETQ:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* An x87 instruction: its mnemonic starts with "f" (capstone 4's FPU
+ * group misses some, FSTP ST(i)), but FXSAVE, FXRSTOR and FEMMS are not. */
+static bool x87(const cs_insn *in)
+{
+	return in->mnemonic[0] == 'f' && strncmp(in->mnemonic, "fxsave", 6) &&
+	       strncmp(in->mnemonic, "fxrstor", 7) && strcmp(in->mnemonic, "femms");
+}
+
+/*
+ * cpu_arch's insn_ext: the decoded events (a locked load: LOCK-prefixed,
+ * or XCHG with memory, which locks without one), and the unfused uops
+ * executed:
+ * the fused ones, plus the load of a load-op (micro-fused with its
+ * operation; a prefetch is a load alone) and the store-data half of a
+ * store (store-address and store-data are one fused uop), so a
+ * load-op-store executes 4.
+ */
+void x86_64_insn_ext(const cs_insn *in, uint8_t cls, unsigned uops, struct bd_insn *out)
+{
+	unsigned xuops = uops;
+
+	out->xcls = (uint8_t)(fp_arith(in) | sw_prefetch(in->id) << BD_PF_SHIFT |
+			      (far_branch(in->id) ? BD_FAR : 0));
+	if ((cls & BD_LOAD) && !plain_load(in) && !(cls & (BD_CALL | BD_RET)) &&
+	    !sw_prefetch(in->id) && in->id != X86_INS_PREFETCH)
+		xuops++;
+	if (cls & BD_STORE)
+		xuops++;
+	out->xuops = (uint8_t)(xuops > UINT8_MAX ? UINT8_MAX : xuops);
+	if (x87(in))
+		out->ge |= BD_GE_X87;
+	if ((cls & BD_LOAD) && (in->detail->x86.prefix[0] == X86_PREFIX_LOCK ||
+				in->id == X86_INS_XCHG))
+		out->ge |= BD_GE_LOCK_LOAD;
 }

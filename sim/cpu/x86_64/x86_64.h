@@ -23,6 +23,7 @@ void x86_64_insn_regs(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
 		      uint16_t *wr, uint8_t *nwr);
 void x86_64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
 		      unsigned load_latency, unsigned *uops, unsigned *lat);
+void x86_64_insn_ext(const cs_insn *in, uint8_t cls, unsigned uops, struct bd_insn *out);
 bool x86_64_reads_counter(const uint8_t *insn, unsigned len);
 bool x86_64_ends_run(const cs_insn *in);
 

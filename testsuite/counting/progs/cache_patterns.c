@@ -3,7 +3,7 @@
  * follow by arithmetic (test_cache.c works them out), counted by the
  * program itself with one group of up to four cache events.
  *
- * Usage: cache_patterns PATTERN GROUP [hook]   (GROUP 0..5, or "native": no perf
+ * Usage: cache_patterns PATTERN GROUP [hook]   (GROUP 0..7, or "native": no perf
  * events, for valgrind's cache simulator with --toggle-collect=region, or
  * "ring": mem-loads with ldlat 30 sampled every 100 loads into a ring,
  * printed sample by sample with a hash of the ring's bytes)
@@ -45,7 +45,7 @@ static const struct pattern patterns[] = {
 struct ev { const char *name; uint32_t type; uint64_t config; };
 
 /* Skylake raw encodings (pmu_models/intel_skylake.c, Intel's event list) */
-static const struct ev groups[6][4] = {
+static const struct ev groups[8][4] = {
 	{ { "l1_hit", PERF_TYPE_RAW, 0x01d1 }, { "l1_miss", PERF_TYPE_RAW, 0x08d1 },
 	  { "l2_hit", PERF_TYPE_RAW, 0x02d1 }, { "l2_miss", PERF_TYPE_RAW, 0x10d1 } },
 	{ { "l3_hit", PERF_TYPE_RAW, 0x04d1 }, { "l3_miss", PERF_TYPE_RAW, 0x20d1 },
@@ -70,6 +70,12 @@ static const struct ev groups[6][4] = {
 	  { "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
 	  { "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
 	  { "all_loads", PERF_TYPE_RAW, 0x81d0 } },
+	/* L1D_PEND_MISS: the misses' latencies */
+	{ { "l1d_pending", PERF_TYPE_RAW, 0x0148 }, { "l1d_pending_cycles", PERF_TYPE_RAW, 0x01000148 },
+	  { "fb_full", PERF_TYPE_RAW, 0x0248 }, { "l1_miss", PERF_TYPE_RAW, 0x08d1 } },
+	/* L2_RQSTS RFOs, OFFCORE_REQUESTS_OUTSTANDING cycles */
+	{ { "all_rfo", PERF_TYPE_RAW, 0xe224 }, { "rfo_hit", PERF_TYPE_RAW, 0x4224 },
+	  { "oro_data_rd", PERF_TYPE_RAW, 0x01000860 }, { "oro_rfo", PERF_TYPE_RAW, 0x01000460 } },
 };
 
 /* The measured region (valgrind toggles its collection on this function). */
@@ -191,7 +197,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[2], "ring"))
 		return ring_run(p);
 	g = atoi(argv[2]);
-	if (g < 0 || g > 5)
+	if (g < 0 || g > 7)
 		return 2;
 	if (argc == 4) {
 		/* "hook": a user-mode instructions sampler that never overflows
