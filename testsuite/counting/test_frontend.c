@@ -117,30 +117,16 @@ static void by_hand(struct fe_counts *c, const char *prog)
 static void perf_counts(const char *how, const char *prog, const char *ev,
 			unsigned long long *v, int nv)
 {
-	int st, seen = 0;
+	int st, seen;
 	char *o = run(&st, "%s %s " PERF " stat -x, -e %s -- %s/%s 2>&1", pmusim, how, ev,
 		      progdir, prog);
-	char *save, *line;
 
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		fail_msg("%s: status %d\n%s", prog, st, o);
-	for (line = strtok_r(o, "\n", &save); line && seen < nv; line = strtok_r(NULL, "\n", &save)) {
-		char *end;
-		unsigned long long x = strtoull(line, &end, 10);
-
-		if (end != line && *end == ',')
-			v[seen++] = x;
-	}
+	seen = perf_csv_counts(o, v, nv);
 	if (seen != nv)
 		fail_msg("%s: %d counts of %d", prog, seen, nv);
 	free(o);
-}
-
-static void expect(const char *prog, const char *what, unsigned long long got,
-		   unsigned long long want)
-{
-	if (got != want)
-		fail_msg("%s: %s %llu, by hand %llu", prog, what, got, want);
 }
 
 static const char *const progs[] = { "fe_fit", "fe_big", "fe_mix", "fe_ms" };
@@ -159,24 +145,24 @@ static void test_counts(void **state)
 		perf_counts("run --", progs[i], "instructions:u,cpu/idq.dsb_uops/u,"
 			    "cpu/idq.mite_uops/u,cpu/idq.ms_uops/u,cpu/uops_retired.retire_slots/u",
 			    v, 5);
-		expect(progs[i], "instructions", v[0], c.insns);
-		expect(progs[i], "idq.dsb_uops", v[1], c.dsb);
-		expect(progs[i], "idq.mite_uops", v[2], c.mite);
-		expect(progs[i], "idq.ms_uops", v[3], c.ms);
-		expect(progs[i], "uops_retired.retire_slots", v[4], c.uops);
+		expect_count(progs[i], "instructions", v[0], c.insns);
+		expect_count(progs[i], "idq.dsb_uops", v[1], c.dsb);
+		expect_count(progs[i], "idq.mite_uops", v[2], c.mite);
+		expect_count(progs[i], "idq.ms_uops", v[3], c.ms);
+		expect_count(progs[i], "uops_retired.retire_slots", v[4], c.uops);
 		perf_counts("run --", progs[i], "cpu/idq.ms_switches/u,cpu/dsb2mite_switches.count/u,"
 			    "cpu/dsb2mite_switches.penalty_cycles/u,cpu/frontend_retired.any_dsb_miss/u",
 			    v, 4);
-		expect(progs[i], "idq.ms_switches", v[0], c.ms_switches);
-		expect(progs[i], "dsb2mite_switches.count", v[1], c.switches);
-		expect(progs[i], "dsb2mite_switches.penalty_cycles", v[2], DSB2MITE_PENALTY * c.switches);
-		expect(progs[i], "frontend_retired.any_dsb_miss", v[3], c.dsb_miss);
+		expect_count(progs[i], "idq.ms_switches", v[0], c.ms_switches);
+		expect_count(progs[i], "dsb2mite_switches.count", v[1], c.switches);
+		expect_count(progs[i], "dsb2mite_switches.penalty_cycles", v[2], DSB2MITE_PENALTY * c.switches);
+		expect_count(progs[i], "frontend_retired.any_dsb_miss", v[3], c.dsb_miss);
 		perf_counts("run --", progs[i], "cpu/ild_stall.lcp/u,cpu/baclears.any/u,"
 			    "cpu/int_misc.clear_resteer_cycles/u,branch-misses:u", v, 4);
-		expect(progs[i], "ild_stall.lcp", v[0], c.lcp);
-		expect(progs[i], "baclears.any", v[1], BACLEARS);
-		expect(progs[i], "int_misc.clear_resteer_cycles", v[2], RESTEER * MISSES);
-		expect(progs[i], "branch-misses", v[3], MISSES);
+		expect_count(progs[i], "ild_stall.lcp", v[0], c.lcp);
+		expect_count(progs[i], "baclears.any", v[1], BACLEARS);
+		expect_count(progs[i], "int_misc.clear_resteer_cycles", v[2], RESTEER * MISSES);
+		expect_count(progs[i], "branch-misses", v[3], MISSES);
 	}
 }
 
@@ -191,10 +177,10 @@ static void test_fetch_stalls(void **state)
 	perf_counts("run --", "fe_big", "cpu/icache_16b.ifdata_stall/u,"
 		    "cpu/icache_16b.ifdata_stall,cmask=1,edge/u,cpu/icache_64b.iftag_stall/u,"
 		    "cpu/icache_64b.iftag_miss/u", v, 4);
-	expect("fe_big", "icache_16b.ifdata_stall", v[0], 257 * 195);
-	expect("fe_big", "icache_16b.ifdata_stall:c1:e", v[1], 257);
-	expect("fe_big", "icache_64b.iftag_stall", v[2], 5 * 20);
-	expect("fe_big", "icache_64b.iftag_miss", v[3], 257);
+	expect_count("fe_big", "icache_16b.ifdata_stall", v[0], 257 * 195);
+	expect_count("fe_big", "icache_16b.ifdata_stall:c1:e", v[1], 257);
+	expect_count("fe_big", "icache_64b.iftag_stall", v[2], 5 * 20);
+	expect_count("fe_big", "icache_64b.iftag_miss", v[3], 257);
 }
 
 /* The same counts inline and with a call per block (perf emulated, so
@@ -220,26 +206,11 @@ static void test_modes(void **state)
 			by_hand(&c, progs[i]);
 			perf_counts(h, progs[i], "cpu/idq.dsb_uops/u,cpu/idq.mite_uops/u,"
 				    "cpu/dsb2mite_switches.count/u,L1-icache-load-misses:u", v, 4);
-			expect(progs[i], h, v[0], c.dsb);
-			expect(progs[i], h, v[1], c.mite);
-			expect(progs[i], h, v[2], c.switches);
+			expect_count(progs[i], h, v[0], c.dsb);
+			expect_count(progs[i], h, v[1], c.mite);
+			expect_count(progs[i], h, v[2], c.switches);
 		}
 	}
-}
-
-/* "#     0.24 DSB_Coverage": the value perf prints for metric m. */
-static double metric_value(const char *out, const char *m)
-{
-	const char *p = strstr(out, m), *hash;
-	double x;
-
-	if (!p)
-		fail_msg("no %s\n%s", m, out);
-	for (hash = p; hash > out && *hash != '#'; hash--)
-		;
-	if (sscanf(hash, "# %lf", &x) != 1)
-		fail_msg("%s unreadable\n%s", m, out);
-	return x;
 }
 
 /* perf stat -M with perf's Skylake metrics (pmusim run sets PERF_CPUID):
@@ -259,17 +230,17 @@ static void test_metrics(void **state)
 		skip();
 	by_hand(&c, "fe_mix");
 	o = run(&st, "%s run -- " PERF " stat -M DSB_Coverage -- %s/fe_mix 2>&1", pmusim, progdir);
-	x = metric_value(o, "DSB_Coverage");
+	x = perf_metric_value(o, "DSB_Coverage");
 	if (x < (double)c.dsb / c.uops - 0.006 || x > (double)c.dsb / c.uops + 0.006)
 		fail_msg("DSB_Coverage %.2f, by hand %.4f\n%s", x, (double)c.dsb / c.uops, o);
 	free(o);
 	o = run(&st, "%s run -- " PERF " stat -M DSB_Switch_Cost -- %s/fe_mix 2>&1", pmusim, progdir);
-	x = metric_value(o, "DSB_Switch_Cost");
+	x = perf_metric_value(o, "DSB_Switch_Cost");
 	if (x < DSB2MITE_PENALTY - 0.006 || x > DSB2MITE_PENALTY + 0.006)
 		fail_msg("DSB_Switch_Cost %.2f, by hand %d\n%s", x, DSB2MITE_PENALTY, o);
 	free(o);
 	o = run(&st, "%s run -- " PERF " stat -M IpDSB_Miss_Ret -- %s/fe_mix 2>&1", pmusim, progdir);
-	x = metric_value(o, "IpDSB_Miss_Ret");
+	x = perf_metric_value(o, "IpDSB_Miss_Ret");
 	if (x < (double)c.insns / c.dsb_miss - 0.006 ||
 	    x > (double)(c.insns + 1000) / c.dsb_miss + 0.006)
 		fail_msg("IpDSB_Miss_Ret %.2f, by hand %.4f\n%s", x, (double)c.insns / c.dsb_miss, o);
