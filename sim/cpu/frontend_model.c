@@ -170,6 +170,7 @@ static void take_slots(struct fe_model *fe, unsigned uops, uint8_t cls, bool mic
 void fe_model_block(struct fe_model *fe, const struct bdesc *b, struct sim_delta *x)
 {
 	const struct pmu_frontend *f = fe->f;
+	uint64_t dsb = 0, mite = 0, ms = 0, ms_switches = 0, missed = 0, lcp = 0;
 
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct bd_insn *in = &b->ins[i];
@@ -179,19 +180,27 @@ void fe_model_block(struct fe_model *fe, const struct bdesc *b, struct sim_delta
 		if (tag != fe->win || ip != fe->next_ip)
 			enter_window(fe, tag, x);
 		fe->next_ip = ip + in->len;
+		if (fe->from_dsb && !microcoded) {
+			dsb += in->uops;    /* the common case: a cached window's ways are known */
+			continue;
+		}
 		take_slots(fe, in->uops, in->cls, microcoded);
-		x->v[SIM_SRC_DSB_MISS_INSNS] += !fe->from_dsb;
+		missed += !fe->from_dsb;
 		if (microcoded) {
-			x->v[SIM_SRC_MS_UOPS] += in->uops;
-			x->v[SIM_SRC_MS_SWITCHES]++;
-		} else if (fe->from_dsb) {
-			x->v[SIM_SRC_DSB_UOPS] += in->uops;
+			ms += in->uops;
+			ms_switches++;
 		} else {
-			x->v[SIM_SRC_MITE_UOPS] += in->uops;
+			mite += in->uops;
 			if (fe_insn_has_lcp((const uint8_t *)(uintptr_t)ip, in->len))
-				x->v[SIM_SRC_LCP_STALLS] += f->lcp_penalty;
+				lcp += f->lcp_penalty;
 		}
 	}
+	x->v[SIM_SRC_DSB_UOPS] += dsb;
+	x->v[SIM_SRC_MITE_UOPS] += mite;
+	x->v[SIM_SRC_MS_UOPS] += ms;
+	x->v[SIM_SRC_MS_SWITCHES] += ms_switches;
+	x->v[SIM_SRC_DSB_MISS_INSNS] += missed;
+	x->v[SIM_SRC_LCP_STALLS] += lcp;
 }
 
 void fe_model_rep(struct fe_model *fe, unsigned uops, struct sim_delta *x)
