@@ -118,6 +118,39 @@ static const struct pmu_pipeline skl_pipeline = {
 	.rmw_uops = 2,
 };
 
+/*
+ * The front end of a Skylake client core: Intel 64 and IA-32 Architectures
+ * Optimization Reference Manual (248966), "Decoded ICache" (Sandy Bridge,
+ * whose organisation the Skylake chapter keeps with a wider delivery): 32
+ * sets of 8 ways, each way up to 6 uops of instructions that start in one
+ * aligned 32-byte window; a window takes at most 3 ways (18 uops), else it
+ * is not cached and the legacy decode pipeline (MITE) delivers it; a way
+ * holds at most 2 branches, an unconditional branch ends its way, an
+ * instruction that turns on the MSROM takes a whole way; "Legacy Decode
+ * Pipeline": instructions of more than 4 uops are delivered by the
+ * microcode sequencer (MSROM); a length-changing prefix (0x66 with an
+ * imm16) stalls the legacy decoders 3 cycles, and costs nothing from the
+ * Decoded ICache. Model values: a DSB-to-MITE switch costs 2 cycles (the
+ * manual gives no figure); a code page the STLB serves stalls fetch 9
+ * cycles (the STLB-hit cost of Intel's TMA metrics for Skylake, perf's
+ * tma_dtlb_load); BACLEARS come from a BTB of the machine's predictor
+ * geometry (1024 entries by branch address, docs/machine-counting.md
+ * "Branch predictor"), for direct branches.
+ */
+static const struct pmu_frontend skl_frontend = {
+	.dsb_sets = 32,
+	.dsb_ways = 8,
+	.dsb_window = 32,
+	.way_uops = 6,
+	.way_branches = 2,
+	.window_ways = 3,
+	.ms_uops = 4,
+	.dsb2mite_penalty = 2,
+	.lcp_penalty = 3,
+	.stlb_hit_cycles = 9,
+	.btb_entries = 1024,
+};
+
 static const struct pmu_event_desc skl_events[] = {
 	/*
 	 * events/ as intel_pmu_init() builds it for Skylake: events_attr of
@@ -284,6 +317,20 @@ static const struct pmu_event_desc skl_events[] = {
 	EVL("offcore_requests_outstanding.cycles_with_data_rd", 0x01000860, SIM_SRC_OFFCORE_RD_PENDING, 0, "cycles with a data read outstanding"),
 	EVL("offcore_requests_outstanding.all_data_rd_c4", 0x04000860, SIM_SRC_NONE, 0, "cycles with 4 data reads outstanding (never: no overlap)"),
 	EVL("offcore_requests_outstanding.demand_data_rd_ge_6", 0x06000160, SIM_SRC_NONE, 0, "cycles with 6 demand reads outstanding (never)"),
+	/* the front-end model (skl_frontend); frontend_retired.any_dsb_miss
+	 * is frontend_retired with config1 frontend=0x1 (intel_frontend_source) */
+	EVL("idq.dsb_uops", 0x0879, SIM_SRC_DSB_UOPS, 0, "uops delivered by the decoded uop cache (DSB)"),
+	EVL("idq.mite_uops", 0x0479, SIM_SRC_MITE_UOPS, 0, "uops delivered by the legacy decoders (MITE)"),
+	EVL("idq.ms_uops", 0x3079, SIM_SRC_MS_UOPS, 0, "uops delivered by the microcode sequencer (MS)"),
+	EVL("idq.ms_switches", 0x01043079, SIM_SRC_MS_SWITCHES, 0, "switches of uop delivery to the MS"),
+	EVL("dsb2mite_switches.count", 0x01ab, SIM_SRC_DSB2MITE_SWITCHES, 0, "switches from the DSB to MITE"),
+	EVL("dsb2mite_switches.penalty_cycles", 0x02ab, SIM_SRC_DSB2MITE_PENALTY, 0, "penalty cycles of DSB-to-MITE switches"),
+	EVL("baclears.any", 0x01e6, SIM_SRC_BACLEARS, 0, "front-end resteers: taken direct branches the BTB did not know"),
+	EVL("ild_stall.lcp", 0x0187, SIM_SRC_LCP_STALLS, 0, "decoder stall cycles on length-changing prefixes"),
+	EVL("int_misc.clear_resteer_cycles", 0x800d, SIM_SRC_CLEAR_RESTEER_CYCLES, 0, "cycles waiting for the front end after a mispredict"),
+	EVL("icache_16b.ifdata_stall", 0x0480, SIM_SRC_ICACHE_DATA_STALL, 0, "fetch stall cycles on L1I misses"),
+	EVL("icache_16b.ifdata_stall:c1:e", 0x01040480, SIM_SRC_L1I_MISS, 0, "fetch stalls on L1I misses (their starts: the misses)"),
+	EVL("icache_64b.iftag_stall", 0x0483, SIM_SRC_ICACHE_TAG_STALL, 0, "fetch stall cycles on ITLB misses"),
 	EVL("offcore_response", 0x01b7, SIM_SRC_NONE, 0, "offcore response (config1: request/response)"),
 	EVL("mem_trans_retired.load_latency", 0x01cd, SIM_SRC_NONE, GP4, "loads above ldlat cycles (config1)"),
 	EVL("frontend_retired", 0x01c6, SIM_SRC_NONE, GP4, "front-end retired events (config1)"),
@@ -476,6 +523,7 @@ const struct pmu_model pmu_model_skylake = {
 	.mux_interval_ms = 4,
 	.caches = &skl_caches,
 	.pipeline = &skl_pipeline,
+	.frontend = &skl_frontend,
 	.ops = &x86_counter_ops,
 	.arch_data = &skl_arch,
 	.side_pmus = skl_side_pmus,

@@ -203,6 +203,25 @@ static int validate_pipeline(const struct pmu_model *m, char *why, size_t whylen
 	return 0;
 }
 
+/* The front-end table, as sim/cpu/frontend_model.c simulates it: a
+ * power-of-two number of DSB sets, window bytes and BTB entries, ways that
+ * hold something, a window that fits its set. */
+static int validate_frontend(const struct pmu_model *m, char *why, size_t whylen)
+{
+	const struct pmu_frontend *f = m->frontend;
+
+	if (!f)
+		return 0;
+	if (!f->dsb_sets || (f->dsb_sets & (f->dsb_sets - 1)) || !f->dsb_window ||
+	    (f->dsb_window & (f->dsb_window - 1)) || !f->btb_entries ||
+	    (f->btb_entries & (f->btb_entries - 1)))
+		return invalid(m, why, whylen, "front-end sets, window or BTB not a power of two");
+	if (!f->dsb_ways || f->dsb_ways > 255 || !f->way_uops || !f->way_branches ||
+	    !f->window_ways || f->window_ways > f->dsb_ways || !f->ms_uops)
+		return invalid(m, why, whylen, "front-end ways, uops or branches out of range");
+	return 0;
+}
+
 /* The cache table, as sim/cpu/cache_model.c simulates it: every cache and
  * TLB level a power-of-two number of sets, one line size throughout. */
 static int validate_caches(const struct pmu_model *m, char *why, size_t whylen)
@@ -352,6 +371,8 @@ int pmu_model_validate(const struct pmu_model *m, char *why, size_t whylen)
 	if (!m->freq_hz || !m->tsc_hz || !m->mux_interval_ms)
 		return invalid(m, why, whylen, "clock or mux interval missing");
 	if ((ret = validate_pipeline(m, why, whylen)))
+		return ret;
+	if ((ret = validate_frontend(m, why, whylen)))
 		return ret;
 	return validate_caches(m, why, whylen);
 }

@@ -159,6 +159,29 @@ struct pmu_pipeline {
 	unsigned rmw_uops;         /* an instruction that loads and stores memory */
 };
 
+/*
+ * The front end of an x86 core with a decoded uop cache (the machine's
+ * front-end model, sim/cpu/frontend_model.h): the DSB's geometry and
+ * filling rules, the microcode sequencer's threshold, the penalties of a
+ * switch from the DSB to the legacy decoders and of a length-changing
+ * prefix, the cost of a second-level ITLB hit, and the BTB that resteers
+ * a taken branch it does not know (BACLEARS). The model table cites the
+ * vendor's document for each value.
+ */
+struct pmu_frontend {
+	unsigned dsb_sets;         /* a power of two; set = window number mod sets */
+	unsigned dsb_ways;
+	unsigned dsb_window;       /* bytes of the aligned code window a way caches */
+	unsigned way_uops;         /* uops a way holds */
+	unsigned way_branches;     /* branches a way holds */
+	unsigned window_ways;      /* ways one window may take (more: not cached) */
+	unsigned ms_uops;          /* an instruction of more uops is microcoded */
+	unsigned dsb2mite_penalty; /* cycles of a DSB-to-MITE switch */
+	unsigned lcp_penalty;      /* decoder stall cycles of a length-changing prefix */
+	unsigned stlb_hit_cycles;  /* fetch stall of a code page the STLB serves */
+	unsigned btb_entries;      /* a power of two; entry = branch address mod entries */
+};
+
 struct pmu_model;
 
 /* The model's counter allocator: the kernel's x86_schedule_events /
@@ -299,6 +322,7 @@ struct pmu_model {
 	/* the pipeline of the cycle and top-down model (required with caches:
 	 * a load's latency is the L1D's) */
 	const struct pmu_pipeline *pipeline;
+	const struct pmu_frontend *frontend;   /* NULL: no front-end model (its sources count 0) */
 
 	const struct pmu_counter_ops *ops;
 	/* Tables private to the allocator named by ops (constraint tables,

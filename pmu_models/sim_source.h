@@ -78,6 +78,25 @@ enum sim_source {
 	SIM_SRC_EXEC_MEM_CYCLES,
 	SIM_SRC_EXEC_CYCLES_EQ1,
 	SIM_SRC_EXEC_CYCLES_EQ2,
+	/* the front-end model (sim/cpu/frontend_model.h, pmu_model.h struct
+	 * pmu_frontend): where each uop came from (the decoded uop cache, the
+	 * legacy decoders, the microcode sequencer), switches between them,
+	 * front-end resteers and decoder stalls; fed per block while an event
+	 * counts one of them */
+	SIM_SRC_DSB_UOPS,          /* uops delivered by the DSB (IDQ.DSB_UOPS) */
+	SIM_SRC_MITE_UOPS,         /* uops delivered by the legacy decoders */
+	SIM_SRC_MS_UOPS,           /* uops delivered by the microcode sequencer */
+	SIM_SRC_MS_SWITCHES,       /* deliveries switched to the MS */
+	SIM_SRC_DSB2MITE_SWITCHES, /* deliveries switched from the DSB to MITE */
+	SIM_SRC_DSB2MITE_PENALTY,  /* their penalty cycles */
+	SIM_SRC_DSB_MISS_INSNS,    /* retired instructions whose window missed the DSB */
+	SIM_SRC_BACLEARS,          /* taken direct branches the BTB did not know */
+	SIM_SRC_LCP_STALLS,        /* cycles the decoders stalled on length-changing prefixes */
+	SIM_SRC_CLEAR_RESTEER_CYCLES, /* cycles refilling the front end after a mispredict */
+	/* the front-end stalls of instruction fetch, fed by the cache model
+	 * like the fetch sources below (the memory hook) */
+	SIM_SRC_ICACHE_DATA_STALL, /* cycles fetch waited for lines that missed L1I */
+	SIM_SRC_ICACHE_TAG_STALL,  /* cycles fetch waited for code pages that missed the ITLB */
 	/* modelled per data access by the cache model (sim/cpu/cache_model.h):
 	 * fed only while the machine's memory hook is on */
 	SIM_SRC_MEM_LOADS,         /* data reads seen by the memory hook */

@@ -330,6 +330,23 @@ static enum sim_source intel_mem_source(const struct pmu_model *m,
 	return src;
 }
 
+/*
+ * FRONTEND_RETIRED (0x01c6) counts what config1 (MSR_PEBS_FRONTEND,
+ * intel_skl_extra_regs "frontend") selects: event 0x1, ANY_DSB_MISS, the
+ * retired instructions whose code missed the decoded uop cache (perf's
+ * frontend_retired.any_dsb_miss), is the front-end model's; the other
+ * selections are not driven.
+ */
+static enum sim_source intel_frontend_source(const struct pmu_model *m,
+					     const struct perf_event_attr *attr,
+					     uint64_t encoding, enum sim_source src)
+{
+	if ((encoding & X86_INTEL_ARCH_EVENT_MASK) == 0x01c6 && src == SIM_SRC_NONE &&
+	    m->frontend && (attr->config1 & 0x7fff17) == 0x1)
+		return SIM_SRC_DSB_MISS_INSNS;
+	return src;
+}
+
 int x86_event_init(const struct pmu_model *m, unsigned nr_gp,
 		   const struct perf_event_attr *attr, struct pmu_event_config *out)
 {
@@ -360,8 +377,10 @@ int x86_event_init(const struct pmu_model *m, unsigned nr_gp,
 		e = pmu_model_lookup(m, attr->config & m->raw_config_mask);
 		src = e ? e->source : SIM_SRC_NONE;
 	}
-	if (m->arch == PMU_ARCH_X86_INTEL)
+	if (m->arch == PMU_ARCH_X86_INTEL) {
 		src = intel_mem_source(m, attr, encoding, src);
+		src = intel_frontend_source(m, attr, encoding, src);
+	}
 
 	/*
 	 * exclude_host: the counter runs only while a guest does

@@ -26,6 +26,7 @@
 #include "sim/cpu/cache_model.h"
 #include "sim/cpu/cg_machine.h"
 #include "sim/cpu/cg_model.h"
+#include "sim/cpu/frontend_model.h"
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/kernel_symbols.h"
 #include "sim/cpu/pmu_machine.h"
@@ -85,6 +86,7 @@ bool pmu_source_needs_mem(unsigned src)
 	case SIM_SRC_MEM_REQ_OCCUPANCY: case SIM_SRC_MEM_READ_OCCUPANCY:
 	case SIM_SRC_L1D_PENDING: case SIM_SRC_STORE_L1_MISS: case SIM_SRC_STORE_L2_HIT:
 	case SIM_SRC_OFFCORE_RD_PENDING: case SIM_SRC_OFFCORE_RFO_PENDING:
+	case SIM_SRC_ICACHE_DATA_STALL: case SIM_SRC_ICACHE_TAG_STALL:
 		return true;
 	default:
 		return false;
@@ -117,6 +119,45 @@ static bool sources_need_mem(sim_src_mask sources)
 	 SIM_SRC_BIT(SIM_SRC_EXEC_STALLS) | SIM_SRC_BIT(SIM_SRC_EXEC_MEM_STALLS) | \
 	 SIM_SRC_BIT(SIM_SRC_EXEC_MEM_CYCLES) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ1) | \
 	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ2))
+
+/* The front-end model's sources (frontend_model.h), and the mispredicts'
+ * resteer cycles: while an enabled event counts one, every block takes the
+ * slow path, which feeds the model (fe_on). */
+#define FRONTEND_SOURCES \
+	(SIM_SRC_BIT(SIM_SRC_DSB_UOPS) | SIM_SRC_BIT(SIM_SRC_MITE_UOPS) | \
+	 SIM_SRC_BIT(SIM_SRC_MS_UOPS) | SIM_SRC_BIT(SIM_SRC_MS_SWITCHES) | \
+	 SIM_SRC_BIT(SIM_SRC_DSB2MITE_SWITCHES) | SIM_SRC_BIT(SIM_SRC_DSB2MITE_PENALTY) | \
+	 SIM_SRC_BIT(SIM_SRC_DSB_MISS_INSNS) | SIM_SRC_BIT(SIM_SRC_BACLEARS) | \
+	 SIM_SRC_BIT(SIM_SRC_LCP_STALLS) | SIM_SRC_BIT(SIM_SRC_CLEAR_RESTEER_CYCLES))
+
+/* The front-end model's sources, in a block's extra counts (x). */
+static const unsigned fe_sources[] = {
+	SIM_SRC_DSB_UOPS, SIM_SRC_MITE_UOPS, SIM_SRC_MS_UOPS, SIM_SRC_MS_SWITCHES,
+	SIM_SRC_DSB2MITE_SWITCHES, SIM_SRC_DSB2MITE_PENALTY, SIM_SRC_DSB_MISS_INSNS,
+	SIM_SRC_BACLEARS, SIM_SRC_LCP_STALLS, SIM_SRC_CLEAR_RESTEER_CYCLES,
+};
+#define NR_FE_SOURCES (sizeof(fe_sources) / sizeof(fe_sources[0]))
+
+/* Whether src is one of fe_sources. */
+static bool is_fe_source(unsigned src)
+{
+	return src < SIM_SRC_NR && ((FRONTEND_SOURCES >> src) & 1);
+}
+
+/* The front-end model on while an enabled event counts one of its
+ * sources (scheduled or multiplexed out: its state follows every block
+ * then, so its counts do not depend on the other events open). */
+static void frontend_decide(struct pmu_vcpu *pv, sim_src_mask sources)
+{
+	const struct pmu_model *m = pv->c->model;
+
+	pv->fe_on = false;
+	if (!m || !m->frontend || !(sources & FRONTEND_SOURCES))
+		return;
+	if (!pv->fe)
+		pv->fe = fe_model_new(m->frontend);
+	pv->fe_on = pv->fe != NULL;      /* no memory: not counted */
+}
 
 /*
  * What the hooks should be (pay only for what is counted): the block hook
@@ -153,6 +194,7 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	}
 	/* inline counting adds what the contexts' events count; more means
 	 * translating again (vcpu_want_blocks drops them all the first time) */
+	frontend_decide(pv, sources);
 	if (pv->jit && jit_count_want(pv->jit, sources) &&
 	    c->blocks_on) {
 		c->jit_retranslate = true;
@@ -378,6 +420,10 @@ static const unsigned filled[] = {
 	SIM_SRC_EXEC_CYCLES_GE3, SIM_SRC_EXEC_CYCLES_GE4, SIM_SRC_EXEC_STALLS,
 	SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES, SIM_SRC_EXEC_CYCLES_EQ1,
 	SIM_SRC_EXEC_CYCLES_EQ2,
+	SIM_SRC_DSB_UOPS, SIM_SRC_MITE_UOPS, SIM_SRC_MS_UOPS, SIM_SRC_MS_SWITCHES,
+	SIM_SRC_DSB2MITE_SWITCHES, SIM_SRC_DSB2MITE_PENALTY, SIM_SRC_DSB_MISS_INSNS,
+	SIM_SRC_BACLEARS, SIM_SRC_LCP_STALLS, SIM_SRC_CLEAR_RESTEER_CYCLES,
+	SIM_SRC_ICACHE_DATA_STALL, SIM_SRC_ICACHE_TAG_STALL,
 	SIM_SRC_L1D_ACCESS, SIM_SRC_L1D_MISS, SIM_SRC_LLC_ACCESS, SIM_SRC_LLC_MISS,
 	SIM_SRC_MEM_LOADS, SIM_SRC_MEM_STORES, SIM_SRC_LOAD_L1_HIT, SIM_SRC_LOAD_L1_MISS,
 	SIM_SRC_LOAD_L2_HIT, SIM_SRC_LOAD_L2_MISS, SIM_SRC_LOAD_L3_HIT, SIM_SRC_LOAD_L3_MISS,
@@ -435,7 +481,7 @@ static bool block_granular(unsigned src)
 	case SIM_SRC_EXEC_CYCLES_EQ1: case SIM_SRC_EXEC_CYCLES_EQ2:
 		return true;
 	default:
-		return false;
+		return is_fe_source(src);
 	}
 }
 
@@ -634,6 +680,10 @@ void pmu_mispredict(const struct pmu_vcpu *pv, struct sim_delta *d)
 	d->v[SIM_SRC_FE_BUBBLES] += (uint64_t)p->issue_width * (idle - p->recovery_cycles);
 	d->v[SIM_SRC_STALLED_FRONTEND] += idle;
 	d->v[SIM_SRC_EXEC_STALLS] += p->mispredict_cycles;   /* the wrong path executes nothing */
+	/* INT_MISC.CLEAR_RESTEER_CYCLES: the cycles after the recovery, in
+	 * which the front end fetches the right path again */
+	if (pv->fe_on)
+		d->v[SIM_SRC_CLEAR_RESTEER_CYCLES] += idle - p->recovery_cycles;
 }
 
 /* What resolve_prev() writes into the extra counts. */
@@ -667,6 +717,9 @@ static void add_block(struct pmu_vcpu *pv, const struct bdesc *b, const struct s
 	add_block_stalls(pv, b, d);
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		d->v[resolved[i]] += x->v[resolved[i]];
+	if (pv->fe_on)
+		for (unsigned i = 0; i < NR_FE_SOURCES; i++)
+			d->v[fe_sources[i]] += x->v[fe_sources[i]];
 }
 
 /*
@@ -708,6 +761,9 @@ static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *e
 	}
 	if (miss)
 		pmu_mispredict(pv, extra);
+	/* BACLEARS: the decoders resteer to a direct branch's target */
+	if (pv->fe_on && taken && !(cls & (BD_RET | BD_INDIRECT)))
+		fe_model_taken(pv->fe, from, extra);
 	if (taken && pv->want_lbr)
 		lbr_record(pv, from, addr, miss, type);
 }
@@ -772,11 +828,14 @@ static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, un
 	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_RECOVERY_CYCLES: case SIM_SRC_STALLED_FRONTEND:
 	case SIM_SRC_COND_NOT_TAKEN:
 		return x->v[src];
-	default: {
-		unsigned v = block_decoded(b->t, src);
+	default:
+		if (is_fe_source(src))
+			return x->v[src];     /* the front end's, in x */
+		{
+			unsigned v = block_decoded(b->t, src);
 
-		return v == ~0u ? 0 : v;    /* ~0u: never fed by this machine */
-	}
+			return v == ~0u ? 0 : v;    /* ~0u: never fed by this machine */
+		}
 	}
 }
 
@@ -965,6 +1024,15 @@ static uint64_t block_pages(const struct bdesc *b)
 	return ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
 }
 
+/* The cycles fetch waits for the lines of fetch o that missed L1I: each
+ * waits for the level that serves it (ICACHE_16B.IFDATA_STALL). */
+static uint64_t fetch_stall(const struct pmu_cache_geometry *g, const struct cache_outcome *o)
+{
+	return (uint64_t)(o->miss[CACHE_L1] - o->miss[CACHE_L2]) * g->l2.latency +
+	       (uint64_t)(o->miss[CACHE_L2] - o->miss[CACHE_L3]) * g->llc.latency +
+	       (uint64_t)o->miss[CACHE_L3] * g->mem_latency;
+}
+
 /* The code of block b through the instruction side of the cache model (an
  * event counts a memory source, so every block comes here): its lines
  * through L1I, L2 and the LLC, its pages through the ITLB side, into the
@@ -977,6 +1045,7 @@ static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
 	cache_model_fetch(pv->cm, b->addr, b->size, &o);
 	pv->fetch_n[0] += o.lines;
 	pv->fetch_n[1] += o.miss[CACHE_L1];
+	pv->fetch_n[2] += fetch_stall(pv->c->model->caches, &o);
 	pv->tlb_n[0][0] += block_pages(b);
 	pv->tlb_n[0][1] += o.tlb_miss;
 	pv->tlb_n[0][2] += o.tlb_walk;
@@ -1053,6 +1122,9 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 		return;
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		xp->v[resolved[i]] = 0;
+	if (pv->fe_on)
+		for (unsigned i = 0; i < NR_FE_SOURCES; i++)
+			xp->v[fe_sources[i]] = 0;
 	if (p && p->n) {
 		/* QEMU runs each iteration of a REP string instruction as a block
 		 * that starts at the instruction again: only the first retires it */
@@ -1061,6 +1133,10 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 		else if (p->last_cls & BD_BRANCH)
 			resolve_prev(pv, addr, xp);
 	}
+	if (pv->fe_on && rep_cont)
+		fe_model_rep(pv->fe, BD_CYC_REP * pv->pipe->issue_width, xp);
+	else if (pv->fe_on && !rest)
+		fe_model_block(pv->fe, b, xp);   /* the block's own instructions */
 	if (!rest && !rep_cont)
 		b = continue_run(pv, p, b, xp);
 	if (block_cut(b)) {
@@ -1172,7 +1248,8 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 	if (!pv->lim_valid)
 		compute_limits(pv);
 	need = perf_cpu_active_sources(cpu);
-	on = pv->locked && !pv->no_batch && !pv->want_lbr && (!pv->c->mem_on || pv->c->mem_log) &&
+	on = pv->locked && !pv->no_batch && !pv->want_lbr && !pv->fe_on &&
+	     (!pv->c->mem_on || pv->c->mem_log) &&
 	     !(need & (PIPELINE_SOURCES | DECODED_SOURCES)) && jit_count_covers(pv->jit, need);
 	if (pv->c->mem_log)     /* the access log must not fill up */
 		head = JIT_LOG_HEAD;
@@ -1290,6 +1367,15 @@ static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
 	case SIM_SRC_LOAD_L3_MISS: return ld[CACHE_MEM];
 	case SIM_SRC_L1I_ACCESS: return pv->fetch_n[0];
 	case SIM_SRC_L1I_MISS: return pv->fetch_n[1];
+	case SIM_SRC_ICACHE_DATA_STALL: return pv->fetch_n[2];
+	case SIM_SRC_ICACHE_TAG_STALL: {
+		/* ICACHE_64B.IFTAG_STALL: code pages the STLB serves, and walks */
+		const struct pmu_model *m = pv->c->model;
+		const uint64_t *t = pv->tlb_n[0];
+
+		return m && m->caches && m->frontend ?
+		       (t[1] - t[2]) * m->frontend->stlb_hit_cycles + t[2] * m->caches->walk_cycles : 0;
+	}
 	case SIM_SRC_ITLB_ACCESS: case SIM_SRC_DTLB_ACCESS:
 		return pv->tlb_n[src == SIM_SRC_DTLB_ACCESS][0];
 	case SIM_SRC_ITLB_L1_MISS: case SIM_SRC_DTLB_L1_MISS:
@@ -2277,5 +2363,6 @@ void pmu_vcpu_free(struct pmu_vcpu *pv)
 	jit_count_free(pv->jit);
 	bd_cache_free(pv->bc);
 	cache_model_free(pv->cm);
+	fe_model_free(pv->fe);
 	free(pv);
 }

@@ -171,7 +171,8 @@ struct pmu_vcpu {
 	bool mem_dirty;              /* the counts below are not in acc yet */
 	uint64_t mem_n[2][4];        /* accesses [write][enum cache_level that served] */
 	uint64_t mem_miss[3];        /* lines that missed L1D, L2, LLC */
-	uint64_t fetch_n[2];         /* fetched lines, and those that missed L1I */
+	uint64_t fetch_n[3];         /* fetched lines, those that missed L1I, and
+				      * the cycles fetch waited for them */
 	uint64_t tlb_n[2][3];        /* [fetch, data]: pages looked up, first-level
 				      * misses, walks */
 	struct pmu_mem_access ma;
@@ -180,6 +181,10 @@ struct pmu_vcpu {
 				      * (0: it did not) */
 	uint64_t fetch_version;      /* fetches that moved L1I or ITLB LRU order,
 				      * and code changes (slots' cached decodes) */
+	/* the front-end model (frontend_model.h), on while an enabled event
+	 * counts one of its sources (FRONTEND_SOURCES), or NULL */
+	struct fe_model *fe;
+	bool fe_on;
 	/* the cachegrind-compatible configuration (cg_machine.h), or NULL:
 	 * its model, the block whose fetches are being made, and the next
 	 * instruction to fetch */

@@ -54,4 +54,45 @@ static __attribute__((unused)) unsigned long long val(const char *out, const cha
 	return 0;
 }
 
+/* The counts of `perf stat -x,` output out (its lines "COUNT,..."), the
+ * first nv into v, strtok'ing out; how many it found. */
+static __attribute__((unused)) int perf_csv_counts(char *out, unsigned long long *v, int nv)
+{
+	char *save, *line;
+	int seen = 0;
+
+	for (line = strtok_r(out, "\n", &save); line && seen < nv; line = strtok_r(NULL, "\n", &save)) {
+		char *end;
+		unsigned long long x = strtoull(line, &end, 10);
+
+		if (end != line && *end == ',')
+			v[seen++] = x;
+	}
+	return seen;
+}
+
+/* Fails unless a count of prog equals its by-hand value. */
+static __attribute__((unused)) void expect_count(const char *prog, const char *what,
+						 unsigned long long got, unsigned long long want)
+{
+	if (got != want)
+		fail_msg("%s: %s %llu, by hand %llu", prog, what, got, want);
+}
+
+/* The value perf stat prints for metric m in out ("#     0.24 m" or
+ * "#     52.6 %  m"), or fails. */
+static __attribute__((unused)) double perf_metric_value(const char *out, const char *m)
+{
+	const char *p = strstr(out, m), *hash;
+	double x;
+
+	if (!p)
+		fail_msg("no %s\n%s", m, out);
+	for (hash = p; hash > out && *hash != '#'; hash--)
+		;
+	if (sscanf(hash, "# %lf", &x) != 1)
+		fail_msg("%s unreadable\n%s", m, out);
+	return x;
+}
+
 #endif

@@ -122,30 +122,16 @@ static void shares(const struct counts *c, double s[4])
 static void perf_counts(const char *model, const char *prog, const char *ev,
 			unsigned long long *v, int nv)
 {
-	int st, seen = 0;
+	int st, seen;
 	char *o = run(&st, "%s run --model %s -- " PERF " stat -x, -e %s -- %s/%s 2>&1",
 		      pmusim, model, ev, progdir, prog);
-	char *save, *line;
 
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		fail_msg("%s: status %d\n%s", prog, st, o);
-	for (line = strtok_r(o, "\n", &save); line && seen < nv; line = strtok_r(NULL, "\n", &save)) {
-		char *end;
-		unsigned long long x = strtoull(line, &end, 10);
-
-		if (end != line && *end == ',')
-			v[seen++] = x;
-	}
+	seen = perf_csv_counts(o, v, nv);
 	if (seen != nv)
 		fail_msg("%s: %d counts of %d", prog, seen, nv);
 	free(o);
-}
-
-static void expect(const char *prog, const char *what, unsigned long long got,
-		   unsigned long long want)
-{
-	if (got != want)
-		fail_msg("%s: %s %llu, by hand %llu", prog, what, got, want);
 }
 
 static const char *const progs[] = { "td_compute", "td_chase", "td_branchy" };
@@ -165,26 +151,26 @@ static void test_counts(void **state)
 		perf_counts("skylake", progs[i], "instructions:u,cycles:u,"
 			    "cpu/uops_retired.retire_slots/u,cpu/uops_issued.any/u,"
 			    "cpu/idq_uops_not_delivered.core/u,cpu/int_misc.recovery_cycles/u", v, 6);
-		expect(progs[i], "instructions", v[0], c.insns);
-		expect(progs[i], "cycles", v[1], c.cycles);
-		expect(progs[i], "uops_retired.retire_slots", v[2], c.uops);
-		expect(progs[i], "uops_issued.any", v[3], issued(&c));
-		expect(progs[i], "idq_uops_not_delivered.core", v[4], c.bubbles);
-		expect(progs[i], "int_misc.recovery_cycles", v[5], RECOVERY * c.misses);
+		expect_count(progs[i], "instructions", v[0], c.insns);
+		expect_count(progs[i], "cycles", v[1], c.cycles);
+		expect_count(progs[i], "uops_retired.retire_slots", v[2], c.uops);
+		expect_count(progs[i], "uops_issued.any", v[3], issued(&c));
+		expect_count(progs[i], "idq_uops_not_delivered.core", v[4], c.bubbles);
+		expect_count(progs[i], "int_misc.recovery_cycles", v[5], RECOVERY * c.misses);
 		perf_counts("skylake", progs[i], "cpu/br_inst_retired.not_taken/u,branch-misses:u,"
 			    "cpu/resource_stalls.any/u,"
 			    "cpu/idq_uops_not_delivered.cycles_0_uops_deliv.core/u", v, 4);
-		expect(progs[i], "br_inst_retired.not_taken", v[0], c.not_taken);
-		expect(progs[i], "branch-misses", v[1], c.misses);
-		expect(progs[i], "resource_stalls.any", v[2], c.be_stall);
-		expect(progs[i], "cycles_0_uops_deliv", v[3], c.misses * (MISS_CYCLES - WRONG_PATH));
+		expect_count(progs[i], "br_inst_retired.not_taken", v[0], c.not_taken);
+		expect_count(progs[i], "branch-misses", v[1], c.misses);
+		expect_count(progs[i], "resource_stalls.any", v[2], c.be_stall);
+		expect_count(progs[i], "cycles_0_uops_deliv", v[3], c.misses * (MISS_CYCLES - WRONG_PATH));
 		/* cycles alone (inline counting) and beside cache and TLB
 		 * events (the memory hook and the cache model): the same */
 		perf_counts("skylake", progs[i], "cycles:u", v, 1);
-		expect(progs[i], "cycles alone", v[0], c.cycles);
+		expect_count(progs[i], "cycles alone", v[0], c.cycles);
 		perf_counts("skylake", progs[i], "cycles:u,L1-dcache-load-misses:u,dTLB-load-misses:u",
 			    v, 3);
-		expect(progs[i], "cycles beside cache events", v[0], c.cycles);
+		expect_count(progs[i], "cycles beside cache events", v[0], c.cycles);
 	}
 	/* Zen (6 wide): these blocks issue in one cycle there too, so the
 	 * same cycles; its stalled-cycles generic events and retired
@@ -196,11 +182,11 @@ static void test_counts(void **state)
 		by_hand(&c, "td_branchy");
 		perf_counts("zen", "td_branchy", "cycles:u,stalled-cycles-frontend:u,"
 			    "stalled-cycles-backend:u,cpu/event=0xc1/u", v, 4);
-		expect("zen td_branchy", "cycles", v[0], c.cycles);
-		expect("zen td_branchy", "stalled-cycles-frontend", v[1],
+		expect_count("zen td_branchy", "cycles", v[0], c.cycles);
+		expect_count("zen td_branchy", "stalled-cycles-frontend", v[1],
 		       c.misses * (MISS_CYCLES - WRONG_PATH));
-		expect("zen td_branchy", "stalled-cycles-backend", v[2], c.be_stall);
-		expect("zen td_branchy", "ex_ret_cops", v[3], c.uops);
+		expect_count("zen td_branchy", "stalled-cycles-backend", v[2], c.be_stall);
+		expect_count("zen td_branchy", "ex_ret_cops", v[3], c.uops);
 	}
 }
 
@@ -283,20 +269,9 @@ static void test_perf_metrics(void **state)
 			pmusim, pmusim, progdir, progs[i]);
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			fail_msg("%s: status %d\n%s", progs[i], st, o);
-		for (unsigned k = 0; k < 4; k++) {
-			char *p = strstr(o, metric[k]);
-			char *hash;
-			double got;
-
-			/* "...  #     52.6 %  tma_bad_speculation" */
-			if (!p)
-				fail_msg("%s: no %s\n%s", progs[i], metric[k], o);
-			for (hash = p; hash > o && *hash != '#'; hash--)
-				;
-			if (sscanf(hash, "# %lf %%", &got) != 1)
-				fail_msg("%s: %s unreadable\n%s", progs[i], metric[k], o);
-			expect_share(progs[i], "-M TopdownL1", metric[k], got, s[k]);
-		}
+		for (unsigned k = 0; k < 4; k++)   /* "#     52.6 %  tma_bad_speculation" */
+			expect_share(progs[i], "-M TopdownL1", metric[k],
+				     perf_metric_value(o, metric[k]), s[k]);
 		free(o);
 	}
 }

@@ -1,0 +1,257 @@
+/*
+ * frontend_model.c - the front end's uop sources, switches, decoder stalls
+ * and BACLEARS (frontend_model.h), on the PMU model's struct pmu_frontend.
+ *
+ * The rules (Intel optimization manual 248966, "Decoded ICache" and
+ * "Legacy Decode Pipeline"; the values are the model table's):
+ *  - Code is delivered window by window: an aligned window of dsb_window
+ *    bytes holds the instructions that start in it. A window is entered
+ *    where the stream goes into it (a branch target, or the straight run
+ *    from the window before) and left where the stream leaves it (a taken
+ *    branch, or the next instruction starting in another window). A
+ *    straight run QEMU cuts into blocks stays in its window: the outcome
+ *    depends on the instruction addresses alone.
+ *  - Entering a window looks it up in the DSB (set = window number mod
+ *    dsb_sets, LRU over the set's ways): a hit delivers the window's uops
+ *    from the DSB, a miss from MITE. MITE after the DSB is a DSB-to-MITE
+ *    switch (dsb2mite_penalty cycles).
+ *  - Leaving a window MITE delivered fills it into the DSB with the ways
+ *    its instructions took, evicting the set's least recently used windows:
+ *    a way holds way_uops uops and way_branches branches, an unconditional
+ *    branch ends its way, an instruction that turns on the MSROM takes a
+ *    whole way, and a window that needs more than window_ways ways is not
+ *    cached at all (MITE delivers it every time).
+ *  - An instruction of more than ms_uops uops (the pipeline table's: DIV
+ *    and IDIV on Skylake) and a REP string instruction are microcoded:
+ *    the MS delivers all their uops, each a switch to the MS; every further
+ *    iteration of a REP string instruction is more MS uops.
+ *  - An instruction with a length-changing prefix that MITE decodes stalls
+ *    the decoders lcp_penalty cycles; from the DSB it costs nothing.
+ *  - A taken direct branch (JMP, CALL, a taken Jcc) the BTB does not hold
+ *    (btb_entries entries, indexed by the branch address, tagged with it)
+ *    is a BACLEAR: the decoders find the branch and resteer the front end.
+ *    Returns and indirect branches have their own predictors.
+ * Not modelled: the DSB's inclusion in L1I and the ITLB (an L1I eviction
+ * does not evict the DSB's ways), the loop stream detector, macro-fusion,
+ * 64-bit immediates taking two slots.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "sim/cpu/frontend_model.h"
+
+struct dsb_entry {
+	uint64_t tag;              /* window number + 1; 0 empty */
+	unsigned ways;
+};
+
+struct fe_model {
+	const struct pmu_frontend *f;
+	unsigned win_shift;        /* log2(dsb_window) */
+	struct dsb_entry *dsb;     /* dsb_sets x dsb_ways, each set most recent first */
+	uint64_t *btb;             /* branch addresses + 1 */
+	/* the window being delivered */
+	uint64_t win;              /* its number + 1; 0 none */
+	uint64_t next_ip;          /* where its straight stream goes on */
+	bool from_dsb;             /* the DSB delivers it (else MITE) */
+	unsigned ways, way_uops, way_branches;
+	bool way_closed;
+};
+
+struct fe_model *fe_model_new(const struct pmu_frontend *f)
+{
+	struct fe_model *fe = calloc(1, sizeof(*fe));
+
+	if (!fe)
+		return NULL;
+	fe->f = f;
+	while ((1u << fe->win_shift) < f->dsb_window)
+		fe->win_shift++;
+	fe->dsb = calloc((size_t)f->dsb_sets * f->dsb_ways, sizeof(*fe->dsb));
+	fe->btb = calloc(f->btb_entries, sizeof(*fe->btb));
+	if (!fe->dsb || !fe->btb) {
+		fe_model_free(fe);
+		return NULL;
+	}
+	return fe;
+}
+
+void fe_model_free(struct fe_model *fe)
+{
+	if (!fe)
+		return;
+	free(fe->dsb);
+	free(fe->btb);
+	free(fe);
+}
+
+/* Looks window w + 1 up in its set; a hit becomes the most recent. */
+static bool dsb_lookup(struct fe_model *fe, uint64_t tag)
+{
+	unsigned ways = fe->f->dsb_ways;
+	struct dsb_entry *s = &fe->dsb[(size_t)((tag - 1) & (fe->f->dsb_sets - 1)) * ways];
+
+	for (unsigned i = 0; i < ways && s[i].tag; i++) {
+		if (s[i].tag == tag) {
+			struct dsb_entry e = s[i];
+
+			memmove(&s[1], &s[0], i * sizeof(*s));
+			s[0] = e;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Fills window tag with ways ways, the most recent of its set, evicting
+ * the least recent windows until the set's ways hold it. */
+static void dsb_fill(struct fe_model *fe, uint64_t tag, unsigned ways)
+{
+	unsigned n = 0, used = 0, max = fe->f->dsb_ways;
+	struct dsb_entry *s = &fe->dsb[(size_t)((tag - 1) & (fe->f->dsb_sets - 1)) * max];
+
+	while (n < max && s[n].tag)
+		used += s[n++].ways;
+	while (n && (used + ways > max || n == max))
+		used -= s[--n].ways;
+	memmove(&s[1], &s[0], n * sizeof(*s));
+	s[0].tag = tag;
+	s[0].ways = ways;
+	if (n + 1 < max)
+		s[n + 1].tag = 0;
+}
+
+/* Leaves the window being delivered: MITE's, when it fits, fills the DSB. */
+static void leave_window(struct fe_model *fe)
+{
+	if (fe->win && !fe->from_dsb && fe->ways <= fe->f->window_ways)
+		dsb_fill(fe, fe->win, fe->ways);
+	fe->win = 0;
+}
+
+/* Enters window tag: where the DSB or MITE delivers it from. */
+static void enter_window(struct fe_model *fe, uint64_t tag, struct sim_delta *x)
+{
+	bool was_dsb = fe->from_dsb;
+
+	leave_window(fe);
+	fe->win = tag;
+	fe->from_dsb = dsb_lookup(fe, tag);
+	fe->ways = fe->way_uops = fe->way_branches = 0;
+	fe->way_closed = false;
+	if (was_dsb && !fe->from_dsb) {
+		x->v[SIM_SRC_DSB2MITE_SWITCHES]++;
+		x->v[SIM_SRC_DSB2MITE_PENALTY] += fe->f->dsb2mite_penalty;
+	}
+}
+
+/* The ways of the window so far with one more instruction of uops uops. */
+static void take_slots(struct fe_model *fe, unsigned uops, uint8_t cls, bool microcoded)
+{
+	const struct pmu_frontend *f = fe->f;
+	bool branch = cls & BD_BRANCH;
+
+	if (microcoded) {
+		fe->ways++;
+		fe->way_closed = true;
+		return;
+	}
+	if (!fe->ways || fe->way_closed || fe->way_uops + uops > f->way_uops ||
+	    (branch && fe->way_branches == f->way_branches)) {
+		fe->ways++;
+		fe->way_uops = fe->way_branches = 0;
+		fe->way_closed = false;
+	}
+	fe->way_uops += uops;
+	fe->way_branches += branch;
+	if (branch && !(cls & BD_COND))
+		fe->way_closed = true;
+}
+
+void fe_model_block(struct fe_model *fe, const struct bdesc *b, struct sim_delta *x)
+{
+	const struct pmu_frontend *f = fe->f;
+	uint64_t dsb = 0, mite = 0, ms = 0, ms_switches = 0, missed = 0, lcp = 0;
+
+	for (unsigned i = 0; i < b->n; i++) {
+		const struct bd_insn *in = &b->ins[i];
+		uint64_t ip = b->addr + in->off, tag = (ip >> fe->win_shift) + 1;
+		bool microcoded = in->uops > f->ms_uops || (in->cls & BD_REP);
+
+		if (tag != fe->win || ip != fe->next_ip)
+			enter_window(fe, tag, x);
+		fe->next_ip = ip + in->len;
+		if (fe->from_dsb && !microcoded) {
+			dsb += in->uops;    /* the common case: a cached window's ways are known */
+			continue;
+		}
+		take_slots(fe, in->uops, in->cls, microcoded);
+		missed += !fe->from_dsb;
+		if (microcoded) {
+			ms += in->uops;
+			ms_switches++;
+		} else {
+			mite += in->uops;
+			if (fe_insn_has_lcp((const uint8_t *)(uintptr_t)ip, in->len))
+				lcp += f->lcp_penalty;
+		}
+	}
+	x->v[SIM_SRC_DSB_UOPS] += dsb;
+	x->v[SIM_SRC_MITE_UOPS] += mite;
+	x->v[SIM_SRC_MS_UOPS] += ms;
+	x->v[SIM_SRC_MS_SWITCHES] += ms_switches;
+	x->v[SIM_SRC_DSB_MISS_INSNS] += missed;
+	x->v[SIM_SRC_LCP_STALLS] += lcp;
+}
+
+void fe_model_rep(struct fe_model *fe, unsigned uops, struct sim_delta *x)
+{
+	(void)fe;
+	x->v[SIM_SRC_MS_UOPS] += uops;
+}
+
+void fe_model_taken(struct fe_model *fe, uint64_t from, struct sim_delta *x)
+{
+	uint64_t *e = &fe->btb[from & (fe->f->btb_entries - 1)];
+
+	if (*e != from + 1) {
+		*e = from + 1;
+		x->v[SIM_SRC_BACLEARS]++;
+	}
+}
+
+bool fe_insn_has_lcp(const uint8_t *p, unsigned len)
+{
+	unsigned k = 0;
+	bool opsize = false;
+
+	for (; k < len; k++) {
+		uint8_t c = p[k];
+
+		if (c == 0x66)
+			opsize = true;
+		else if (!(c == 0x67 || c == 0xf0 || c == 0xf2 || c == 0xf3 || c == 0x2e ||
+			   c == 0x36 || c == 0x3e || c == 0x26 || c == 0x64 || c == 0x65))
+			break;
+	}
+	if (!opsize || k >= len)
+		return false;
+	if ((p[k] & 0xf0) == 0x40) {       /* REX: REX.W makes the operand 64-bit */
+		if (p[k] & 0x08)
+			return false;
+		if (++k >= len)
+			return false;
+	}
+	switch (p[k]) {
+	case 0x05: case 0x0d: case 0x15: case 0x1d:   /* op eAX, Iz */
+	case 0x25: case 0x2d: case 0x35: case 0x3d:
+	case 0x68: case 0x69: case 0x81: case 0xa9: case 0xc7:
+		return true;
+	case 0xb8: case 0xb9: case 0xba: case 0xbb:   /* MOV r, Iv */
+	case 0xbc: case 0xbd: case 0xbe: case 0xbf:
+		return true;
+	case 0xf7:                                     /* TEST Ev, Iz: /0 and /1 */
+		return k + 1 < len && ((p[k + 1] >> 3) & 7) < 2;
+	default:
+		return false;
+	}
+}
