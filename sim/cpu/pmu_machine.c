@@ -59,7 +59,7 @@ void pmu_vcpu_release(struct pmu_vcpu *pv)
 	pv->lim_valid = false;
 	/* unlocked, blocks may not count inline: the next one acquires */
 	if (pv->jit)
-		jit_count_arm(pv->jit, 0, false, false);
+		jit_count_arm(pv->jit, 0, false, false, false);
 	if (pv->locked) {
 		perf_cpu_unlock_all(pv->cpu);
 		pv->locked = false;
@@ -585,7 +585,7 @@ static void flush(struct pmu_vcpu *pv)
 		pv->acc_dirty = true;
 		pv->acc_ip = vcpu_pc(pv->c);
 		/* new limits: the next block takes the slow path, which arms */
-		jit_count_arm(pv->jit, 0, false, false);
+		jit_count_arm(pv->jit, 0, false, false, false);
 	}
 	if (pv->mem_dirty)
 		mem_to_acc(pv);
@@ -1008,7 +1008,7 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 {
 	struct perf_cpu *cpu = pv->cpu;
 	uint64_t need = 0, head = INT32_MAX;
-	bool on;
+	bool on, cycles_only = true;
 
 	if (!pv->lim_valid)
 		compute_limits(pv);
@@ -1028,8 +1028,9 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 		     (cycles || jit_count_covers(pv->jit, UINT64_C(1) << pv->lim[i].src));
 		left = on ? (left - acc - 1 - exit) / (cycles ? 1 : pv->pipe->issue_width) : 0;
 		head = left < head ? left : head;
+		cycles_only &= cycles;
 	}
-	jit_count_arm(pv->jit, on ? (int64_t)head : 0, on, block_start);
+	jit_count_arm(pv->jit, on ? (int64_t)head : 0, on, block_start, cycles_only);
 }
 
 void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
@@ -1064,11 +1065,21 @@ void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
 	}
 	if (was_on) {
 		/* the previous block left with the inline tables on: its
-		 * branch is resolved unless it left it to this block */
+		 * branch is resolved unless it left it to this block, and a
+		 * straight run it cut is the one its exit names (it may have
+		 * run inline as a continuation) */
 		pv->prev = p ? slot_block(pv, p) : NULL;
+		if (p) {
+			pv->run_start = jit_count_run_of(pv->jit, p);
+			pv->run_end = p->pc + p->size;
+		}
 		maybe_yield(pv);
 	}
 	on_decoded_block(pv, s->pc, slot_block(pv, s));
+	/* the run that goes on at this block's end, and the block as a
+	 * continuation for its slot to count inline next time */
+	jit_count_ran(pv->jit, (struct jit_slot *)s,
+		      pv->run_end == s->pc + s->size ? pv->run_start : 0, pv->cur);
 	if (pv->ex.state == PMU_EXACT_PREFIX)
 		/* exact_defer stopped the engine: the block runs up to the
 		 * overflow in run_exact_prefix() instead */
@@ -1680,6 +1691,8 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
 	memset(pv->front, 0, sizeof(pv->front));
 	bd_invalidate(pv->bc, start, end);
 	pv->decode_gen++;         /* the slots' cached decodes may be freed */
+	if (pv->jit)              /* and what they know of straight runs */
+		jit_count_code_changed(pv->jit);
 	pv->fetch_version++;      /* and what they say of REP instructions */
 	pv->prev = NULL;
 	pv->cur = NULL;
