@@ -26,6 +26,8 @@
  *   sample P N    IPs of samples every P instructions over a loop of N
  *   sample_notid P N  the same without PERF_SAMPLE_TID (same bytes every run)
  *   sample_cycles P N  IPs of samples every P user cycles over calls N
+ *   sample_straight P N, sample_straight_cycles P N  IPs of samples every
+ *                 P user instructions, cycles over straight_entries N
  *   signal P N    O_ASYNC+F_SETSIG signals, one per overflow
  *   refresh P R   IOC_REFRESH(R): R-1 POLL_IN then one POLL_HUP
  *   refresh_group P  IOC_REFRESH(1) on a leader whose sibling overflows on
@@ -483,6 +485,20 @@ static void mode_sample_cycles(unsigned long long p, unsigned long n)
 	fd = open_sampler_of(PERF_COUNT_HW_CPU_CYCLES, 0, p, 64);
 	calls_region(fd, n);
 	printf("cycles=%llu\n", rd(fd));
+	dump_samples();
+}
+
+/* A user-mode sampler of cycles (cycles set) or instructions every p over
+ * straight_entries_region(n): its blocks continue runs QEMU cut. */
+static void mode_sample_straight(int cycles, unsigned long long p, unsigned long n)
+{
+	int fd;
+
+	no_tid = 1;
+	fd = open_sampler_of(cycles ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_HW_INSTRUCTIONS,
+			     cycles ? 0 : 2, p, 64);
+	straight_entries_region(fd, n);
+	printf("%s=%llu\n", cycles ? "cycles" : "instructions", rd(fd));
 	dump_samples();
 }
 
@@ -1259,6 +1275,10 @@ int main(int argc, char **argv)
 		mode_sample(a1, a2);
 	else if (!strcmp(argv[1], "sample_cycles"))
 		mode_sample_cycles(a1, a2);
+	else if (!strcmp(argv[1], "sample_straight_cycles"))
+		mode_sample_straight(1, a1, a2);
+	else if (!strcmp(argv[1], "sample_straight"))
+		mode_sample_straight(0, a1, a2);
 	else if (!strcmp(argv[1], "sample_notid")) {
 		no_tid = 1;
 		mode_sample(a1, a2);
