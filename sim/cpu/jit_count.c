@@ -119,6 +119,12 @@ struct jit_count {
 	uint64_t *log;               /* the access log (JIT_LOG_CAP records + a
 				      * block's worth of slack), or NULL */
 	bool log_on;                 /* translations append to it */
+	/* where translated cut exits let a run go on (open addressing, 0
+	 * free): only a block that starts at one of them carries the
+	 * continuation check (translation costs per op) */
+	uint64_t *cut_end;
+	size_t cut_mask, cut_used;
+	bool cut_all;                /* the set could not grow: every block */
 };
 
 #define OFF(field) ((intptr_t)offsetof(struct jit_count, field))
@@ -274,6 +280,7 @@ void jit_count_free(struct jit_count *j)
 {
 	if (!j)
 		return;
+	free(j->cut_end);
 	if (j->log)
 		munmap(j->log, log_bytes());
 	while (j->chunks) {
@@ -369,6 +376,58 @@ static void on_helper_access(void *opaque, uint64_t addr, unsigned size_log2, bo
 		return;
 	*j->log_pos++ = (addr & JIT_LOG_ADDR_MASK) | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
 			(write ? JIT_LOG_WRITE : 0);
+}
+
+/* ---- where translated cut exits go on ------------------------------------- */
+
+static size_t cut_hash(uint64_t a, size_t mask)
+{
+	return (size_t)((a * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
+}
+
+static bool cut_end_has(const struct jit_count *j, uint64_t a)
+{
+	if (j->cut_all)
+		return true;
+	if (!j->cut_end)
+		return false;
+	for (size_t i = cut_hash(a, j->cut_mask); j->cut_end[i]; i = (i + 1) & j->cut_mask)
+		if (j->cut_end[i] == a)
+			return true;
+	return false;
+}
+
+/* Adds a (not 0); on allocation failure every block is taken to follow
+ * a cut (cut_all). */
+static void cut_end_add(struct jit_count *j, uint64_t a)
+{
+	size_t i;
+
+	if (cut_end_has(j, a))
+		return;
+	if ((j->cut_used + 1) * 2 > (j->cut_end ? j->cut_mask + 1 : 0)) {
+		size_t cap = j->cut_end ? (j->cut_mask + 1) * 2 : 256;
+		uint64_t *n = calloc(cap, sizeof(*n));
+
+		if (!n) {
+			j->cut_all = true;
+			return;
+		}
+		for (size_t k = 0; j->cut_end && k <= j->cut_mask; k++) {
+			if (!j->cut_end[k])
+				continue;
+			for (i = cut_hash(j->cut_end[k], cap - 1); n[i]; i = (i + 1) & (cap - 1))
+				;
+			n[i] = j->cut_end[k];
+		}
+		free(j->cut_end);
+		j->cut_end = n;
+		j->cut_mask = cap - 1;
+	}
+	for (i = cut_hash(a, j->cut_mask); j->cut_end[i]; i = (i + 1) & j->cut_mask)
+		;
+	j->cut_end[i] = a;
+	j->cut_used++;
 }
 
 /* Slots live as long as the vCPU: translated code points at them. */
@@ -1171,8 +1230,10 @@ static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t
  *    instruction's loop back (the next block continues it) leave the
  *    resolution to the next block's slow path;
  *  - an exit after no control transfer (QEMU cut the block, or SYSCALL)
- *    leaves it to the next block's slow path whether it continues the
- *    straight run.
+ *    leaves it to the next block whether it continues the straight run:
+ *    a cut names the run (emit_cut_exit), and the next block's out-of-line
+ *    path counts it inline when its slot knows that run (emit_cont_check),
+ *    else its slow path decides (pmu_machine.c, continue_run).
  */
 static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind kind,
 			  unsigned idx, uint64_t insn_pc)
@@ -1194,8 +1255,7 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 		 * finds it cached): each instruction decoded once */
 		cls = b->ins[b->n - 1].cls;
 		len = b->ins[b->n - 1].len;
-		/* pmu_machine.c's block_cut */
-		j->cur_exit_cut = !(b->last_cls & (BD_BRANCH | BD_REP)) && !b->last_ends_run;
+		j->cur_exit_cut = bd_cut(b);
 	} else {
 		cls = bd_class_at(j->bc, insn_pc, &len);
 		j->cur_exit_cut = false;     /* the slow path tells */
@@ -1215,15 +1275,18 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 	}
 	if (!(cls & BD_BRANCH)) {
 		/* QEMU cut a straight run here (or a SYSCALL ends the block):
-		 * whether the next block goes on with the run is the slow
-		 * path's (pmu_machine.c, continue_run); at a boundary QEMU
-		 * never crosses, no run goes on */
+		 * whether the next block goes on with the run is its own
+		 * (emit_cont_check) or its slow path's (pmu_machine.c,
+		 * continue_run); at a boundary QEMU never crosses, no run goes
+		 * on */
 		unsigned bound = bd_cache_arch(j->bc)->block_bound;
 
 		if (!bound || (insn_pc + len) % bound)
 			emit_dyn_exit(j, e);
-		if (j->cur_exit_cut)
+		if (j->cur_exit_cut) {
 			emit_cut_exit(j, e, tcg_e_block_pc(e), insn_pc + len);
+			cut_end_add(j, insn_pc + len);
+		}
 		return;
 	}
 	if (cls & BD_COND) {
@@ -1267,7 +1330,8 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 		return;
 	b = bd_get(j->bc, pc, size);
 	forced = !b || !b->n || (b->ins[0].cls & BD_REP) || reads_counter(j, b);
-	emit_slow_call(j, e, pc, b && b->n && (b->ins[0].cls & BD_REP), !forced);
+	emit_slow_call(j, e, pc, b && b->n && (b->ins[0].cls & BD_REP),
+		       !forced && cut_end_has(j, pc));
 	for (unsigned i = 0; i < j->cur_njcc; i++)
 		emit_jcc_update(j, e, &j->cur_jcc[i]);
 	j->cur = NULL;

@@ -20,6 +20,8 @@
  *    the next address (returns, indirect jumps and calls, direct calls for
  *    the return stack, LOOP/JrCXZ, a jump to another page), it continues a
  *    REP string instruction, it holds RDPMC, or C asked (jit_force_next);
+ *    or it continues a straight run QEMU cut at its start, and its slot
+ *    does not know that run yet (struct jit_slot's cont_start);
  *  - inline counting is off (every block then takes the slow path, which
  *    runs pmu_on_block as the block hook did).
  *

@@ -403,22 +403,13 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 	return false;
 }
 
-/* Whether QEMU cut a straight run at block b's end (its limits on a
- * block's size, a page): b ends without a control transfer or an
- * instruction that ends a run (cpu_arch.h ends_run: SYSCALL, SVC, ISB),
- * and not at a boundary no block crosses (block_bound). */
-static bool block_cut(const struct bdesc *b)
-{
-	return !(b->last_cls & (BD_BRANCH | BD_REP)) && !b->last_ends_run;
-}
-
 /* The block's static issue and stall counts (with its last instruction).
  * A cut block holds them: the next block either continues its run and
  * counts the whole run's (continue_run), or gets them with the previous
  * block's resolution. */
 static void add_block_stalls(struct pmu_vcpu *pv, const struct bdesc *b, struct sim_delta *d)
 {
-	if (block_cut(b)) {
+	if (bd_cut(b)) {
 		pv->held_fe = b->t[BDT_FE_BUBBLES];
 		pv->held_be = b->t[BDT_BE_STALL];
 		return;
@@ -613,8 +604,8 @@ static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, un
 	case SIM_SRC_CYCLES: return b->t[BDT_CYCLES] + x->v[src];
 	case SIM_SRC_UOPS_RETIRED: return b->t[BDT_UOPS];
 	case SIM_SRC_UOPS_ISSUED: return b->t[BDT_UOPS] + x->v[src];
-	case SIM_SRC_FE_BUBBLES: return (block_cut(b) ? 0 : b->t[BDT_FE_BUBBLES]) + x->v[src];
-	case SIM_SRC_STALLED_BACKEND: return (block_cut(b) ? 0 : b->t[BDT_BE_STALL]) + x->v[src];
+	case SIM_SRC_FE_BUBBLES: return (bd_cut(b) ? 0 : b->t[BDT_FE_BUBBLES]) + x->v[src];
+	case SIM_SRC_STALLED_BACKEND: return (bd_cut(b) ? 0 : b->t[BDT_BE_STALL]) + x->v[src];
 	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_RECOVERY_CYCLES: case SIM_SRC_STALLED_FRONTEND:
 	case SIM_SRC_COND_NOT_TAKEN:
 		return x->v[src];
@@ -842,10 +833,11 @@ static const struct bdesc *continue_run(struct pmu_vcpu *pv, const struct bdesc 
 	uint64_t start;
 	const struct bdesc *w;
 
-	if (!p || !p->n || !block_cut(p) || p->addr + p->size != b->addr)
+	if (!p || !p->n || !bd_cut(p) || p->addr + p->size != b->addr)
 		goto fresh;
 	/* p goes on with a run itself: its decode says so, or inline (p is
-	 * the slot's own decode) the run the slow path saw at p */
+	 * the slot's own decode) the run p's exit named (pmu_on_jit_block:
+	 * p may have run inline as a continuation) */
 	start = p->run_start;
 	if (pv->run_end == b->addr && pv->run_start < start)
 		start = pv->run_start;
@@ -904,7 +896,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	}
 	if (!rest && !rep_cont)
 		b = continue_run(pv, p, b, xp);
-	if (block_cut(b)) {
+	if (bd_cut(b)) {
 		pv->run_start = b->run_start;
 		pv->run_end = b->addr + b->size;
 	} else {
