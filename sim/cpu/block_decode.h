@@ -172,6 +172,14 @@ const struct bdesc *bd_get_through(struct bd_cache *bc, uint64_t addr, uint64_t 
  * failure). */
 const struct bdesc *bd_get_in_run(struct bd_cache *bc, uint64_t run_start, uint64_t addr,
 				  uint32_t size);
+/* Whether QEMU cut a straight run at block b's end (its limits on a
+ * block's size, a page): b ends without a control transfer or an
+ * instruction that ends a run (cpu_arch.h ends_run: SYSCALL, SVC, ISB),
+ * and not at a boundary no block crosses (block_bound). */
+static inline bool bd_cut(const struct bdesc *b)
+{
+	return !(b->last_cls & (BD_BRANCH | BD_REP)) && !b->last_ends_run;
+}
 /* Decodes without the cache's table (tests); free() the result. */
 struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size);
 /* The class bits of the single instruction at addr (host readable; a

@@ -45,6 +45,7 @@
 #define SLOTS_PER_CHUNK 1024
 /* No block starts there (not a canonical address, nor odd for AArch64). */
 #define EXPECT_NONE (UINT64_C(1) << 63 | 1)
+#define CONT_NONE   EXPECT_NONE
 
 struct slot_chunk {
 	struct slot_chunk *next;
@@ -80,6 +81,16 @@ struct jit_count {
 				      * head bounds the starts between two takes,
 				      * JIT_LOG_HEAD: neither half overflows) */
 	uint64_t fetch_after;        /* JIT_LOG_AFTER_HITS once one was, else 0 */
+	uint64_t cont_pc;            /* a cut exit: where its straight run goes on
+				      * (the next block start takes it; CONT_NONE:
+				      * the exit before was no cut) */
+	uint64_t cont_run;           /* and that run's start */
+	const struct jit_slot *cont_of;  /* the block that runs as the continuation
+					  * of cont_run (its cut exit keeps it) */
+	uint64_t cont_free;          /* 1: the head bounds only cycles (no limit on
+				      * another source, no access log), so any
+				      * continuation may count inline; 0: only
+				      * those whose cycles bound their counts */
 
 	/* --- C only --- */
 	int64_t head0;               /* head when nothing ran inline since the sync */
@@ -98,8 +109,9 @@ struct jit_count {
 	unsigned cur_njcc;
 	uint64_t cur_exit_pc;        /* the instruction of the last exit seen, */
 	unsigned cur_exit_n;         /* how many it has had, */
-	unsigned cur_exit_len;       /* its length and class */
+	unsigned cur_exit_len;       /* its length and class, */
 	uint8_t cur_exit_cls;
+	bool cur_exit_cut;           /* whether the block ends a cut there */
 	struct jit_predictors pred;
 	struct bd_cache *bc;
 	void *user;
@@ -107,6 +119,12 @@ struct jit_count {
 	uint64_t *log;               /* the access log (JIT_LOG_CAP records + a
 				      * block's worth of slack), or NULL */
 	bool log_on;                 /* translations append to it */
+	/* where translated cut exits let a run go on (open addressing, 0
+	 * free): only a block that starts at one of them carries the
+	 * continuation check (translation costs per op) */
+	uint64_t *cut_end;
+	size_t cut_mask, cut_used;
+	bool cut_all;                /* the set could not grow: every block */
 };
 
 #define OFF(field) ((intptr_t)offsetof(struct jit_count, field))
@@ -244,6 +262,7 @@ struct jit_count *jit_count_new(const struct jit_predictors *p, struct bd_cache 
 	j->pred = *p;
 	j->miss_store = &j->scratch;
 	j->expect = EXPECT_NONE;
+	j->cont_pc = CONT_NONE;
 	j->bc = bc;
 	j->user = engine_user;
 	for (unsigned i = 0; i < JIT_NR_SRC; i++)
@@ -261,6 +280,7 @@ void jit_count_free(struct jit_count *j)
 {
 	if (!j)
 		return;
+	free(j->cut_end);
 	if (j->log)
 		munmap(j->log, log_bytes());
 	while (j->chunks) {
@@ -358,6 +378,58 @@ static void on_helper_access(void *opaque, uint64_t addr, unsigned size_log2, bo
 			(write ? JIT_LOG_WRITE : 0);
 }
 
+/* ---- where translated cut exits go on ------------------------------------- */
+
+static size_t cut_hash(uint64_t a, size_t mask)
+{
+	return (size_t)((a * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
+}
+
+static bool cut_end_has(const struct jit_count *j, uint64_t a)
+{
+	if (j->cut_all)
+		return true;
+	if (!j->cut_end)
+		return false;
+	for (size_t i = cut_hash(a, j->cut_mask); j->cut_end[i]; i = (i + 1) & j->cut_mask)
+		if (j->cut_end[i] == a)
+			return true;
+	return false;
+}
+
+/* Adds a (not 0); on allocation failure every block is taken to follow
+ * a cut (cut_all). */
+static void cut_end_add(struct jit_count *j, uint64_t a)
+{
+	size_t i;
+
+	if (cut_end_has(j, a))
+		return;
+	if ((j->cut_used + 1) * 2 > (j->cut_end ? j->cut_mask + 1 : 0)) {
+		size_t cap = j->cut_end ? (j->cut_mask + 1) * 2 : 256;
+		uint64_t *n = calloc(cap, sizeof(*n));
+
+		if (!n) {
+			j->cut_all = true;
+			return;
+		}
+		for (size_t k = 0; j->cut_end && k <= j->cut_mask; k++) {
+			if (!j->cut_end[k])
+				continue;
+			for (i = cut_hash(j->cut_end[k], cap - 1); n[i]; i = (i + 1) & (cap - 1))
+				;
+			n[i] = j->cut_end[k];
+		}
+		free(j->cut_end);
+		j->cut_end = n;
+		j->cut_mask = cap - 1;
+	}
+	for (i = cut_hash(a, j->cut_mask); j->cut_end[i]; i = (i + 1) & j->cut_mask)
+		;
+	j->cut_end[i] = a;
+	j->cut_used++;
+}
+
 /* Slots live as long as the vCPU: translated code points at them. */
 static struct jit_slot *slot_new(struct jit_count *j)
 {
@@ -418,6 +490,7 @@ bool jit_count_want(struct jit_count *j, uint64_t src_mask)
 		for (unsigned i = 0; i < c->used; i++) {
 			c->s[i].k[0] = JIT_FORCE << HEAD_SHIFT;
 			c->s[i].k[1] = c->s[i].k[2] = 0;
+			c->s[i].cont_start = CONT_NONE;
 		}
 	build_rows(j);
 	return true;
@@ -432,6 +505,24 @@ bool jit_count_covers(const struct jit_count *j, sim_src_mask src_mask)
 }
 
 /* ---- the slow path's steps ----------------------------------------------------- */
+
+/* What a block of decode b subtracts from (k[0]) and adds to (k[1], k[2])
+ * the accumulators: its cycles in the head, its counts in their fields. */
+static void block_k(const struct jit_count *j, const struct bdesc *b, int64_t k[3])
+{
+	k[0] = (int64_t)b->t[BDT_CYCLES] << HEAD_SHIFT;
+	k[1] = k[2] = 0;
+	for (unsigned i = 0; i < JIT_NR_STATIC; i++) {
+		int f = j->field[i];
+
+		if (f < 0)
+			continue;
+		if (field_word((unsigned)f) == 0)
+			k[0] -= (int64_t)b->t[i] << field_shift((unsigned)f);
+		else
+			k[field_word((unsigned)f)] += (int64_t)b->t[i] << field_shift((unsigned)f);
+	}
+}
 
 bool jit_count_check_pending(struct jit_count *j, const struct jit_slot *s)
 {
@@ -493,7 +584,8 @@ bool jit_count_sync(struct jit_count *j, struct sim_delta *d)
 	return any;
 }
 
-void jit_count_arm(struct jit_count *j, int64_t head, bool on, bool block_start)
+void jit_count_arm(struct jit_count *j, int64_t head, bool on, bool block_start,
+		   bool cycles_only)
 {
 	int64_t pending = pending_bias(j);
 
@@ -511,6 +603,7 @@ void jit_count_arm(struct jit_count *j, int64_t head, bool on, bool block_start)
 		head = JIT_SLICE;
 	j->head0 = head;
 	j->w[0] = head_word(head - pending);
+	j->cont_free = head != JIT_OFF && cycles_only && !j->log_on;
 }
 
 bool jit_count_on(const struct jit_count *j)
@@ -532,6 +625,47 @@ void jit_count_force_next(struct jit_count *j)
 {
 	j->w[0] -= JIT_BIAS << HEAD_SHIFT;
 	j->bias += JIT_BIAS;
+}
+
+uint64_t jit_count_run_of(const struct jit_count *j, const struct jit_slot *p)
+{
+	/* as p's cut exit (emit_cut_exit) tells it */
+	return j->cont_of == p ? j->cont_run : p->pc;
+}
+
+void jit_count_ran(struct jit_count *j, struct jit_slot *s, uint64_t run,
+		   const struct bdesc *in_run)
+{
+	int64_t k[3];
+
+	j->cont_pc = CONT_NONE;      /* the exit before is taken */
+	j->cont_of = run ? s : NULL;
+	if (run)
+		j->cont_run = run;
+	if (!in_run || in_run->addr != s->pc || in_run->size != s->size ||
+	    in_run->run_start >= in_run->addr || s->k[0] == JIT_FORCE << HEAD_SHIFT)
+		return;
+	block_k(j, in_run, k);
+	if (k[1] != s->k[1] || k[2] != s->k[2])
+		return;
+	s->cont_adj = s->k[0] - k[0] + (JIT_BIAS << HEAD_SHIFT);
+	s->cont_start = in_run->run_start;
+	/* the head bounds a limit on another source than cycles, and the
+	 * access log's records, through the cycles (jit_rearm in
+	 * pmu_machine.c): a block counted inline then must not count more
+	 * than issue width x its cycles of any source (a fresh block's
+	 * cycles are at least its uops over the width). A continuation's
+	 * may be fewer: it issues while the run before it waits for its
+	 * results; then it counts inline only while cont_free says */
+	s->cont_need = in_run->t[BDT_INSNS] > (uint64_t)bd_issue_width(j->bc) * in_run->t[BDT_CYCLES];
+}
+
+void jit_count_code_changed(struct jit_count *j)
+{
+	for (struct slot_chunk *c = j->chunks; c; c = c->next)
+		for (unsigned i = 0; i < c->used; i++)
+			c->s[i].cont_start = CONT_NONE;
+	j->cont_of = NULL;
 }
 
 /* ---- what translated blocks carry ------------------------------------------- */
@@ -619,6 +753,7 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_val S, B, t, u;
 
 	s->k[0] = JIT_FORCE << HEAD_SHIFT;     /* until block_done fills it */
+	s->cont_start = CONT_NONE;
 	j->cur = s;
 	j->cur_uc = uc;
 	j->cur_hook = hook;
@@ -705,15 +840,92 @@ static void emit_rep_continue(struct jit_count *j, struct tcg_emit *e, uint64_t 
 }
 
 /*
- * The slow path of the block at pc being finished, after its end. First
- * the check a return or an indirect branch left to it (emit_predicted_exit),
+ * The block at pc as the continuation of a straight run (struct jit_slot's
+ * cont_start), right after the cut exit before it (emit_cut_exit), whose
+ * bias brought it here:
+ *   if (cont_pc == pc && cont_run == slot->cont_start &&
+ *       cont_free >= slot->cont_need && w[0] + slot->cont_adj >= 0) {
+ *       w[0] += slot->cont_adj;  dyn = NULL;  cont_pc = CONT_NONE;
+ *       cont_of = slot;  goto back;
+ *   }
+ * else on to other (more checks, or the call) with nothing changed; the
+ * head used up goes to call.
+ */
+static void emit_cont_check(struct jit_count *j, struct tcg_emit *e, uint64_t pc,
+			    struct tcg_label *other, struct tcg_label *call)
+{
+	const intptr_t start = (intptr_t)offsetof(struct jit_slot, cont_start);
+	const intptr_t adj = (intptr_t)offsetof(struct jit_slot, cont_adj);
+	const intptr_t need = (intptr_t)offsetof(struct jit_slot, cont_need);
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), B, t = tcg_e_temp(e), u;
+
+	tcg_e_ld64(e, t, S, OFF(cont_pc));
+	tcg_e_br_if_ne(e, t, (int64_t)pc, other);
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+	/* temporaries do not live across a branch: new ones after each */
+	S = tcg_e_const(e, (uintptr_t)j);
+	B = tcg_e_const(e, (uintptr_t)j->cur);
+	t = tcg_e_temp(e);
+	u = tcg_e_temp(e);
+	tcg_e_ld64(e, t, S, OFF(cont_run));
+	tcg_e_ld64(e, u, B, start);
+	tcg_e_sub(e, t, t, u);
+	tcg_e_br_if_ne(e, t, 0, other);
+	tcg_e_free(e, u);
+	tcg_e_free(e, t);
+	tcg_e_free(e, B);
+	tcg_e_free(e, S);
+	S = tcg_e_const(e, (uintptr_t)j);
+	B = tcg_e_const(e, (uintptr_t)j->cur);
+	t = tcg_e_temp(e);
+	u = tcg_e_temp(e);
+	tcg_e_ld64(e, t, S, OFF(cont_free));
+	tcg_e_ld64(e, u, B, need);
+	tcg_e_sub(e, t, t, u);
+	tcg_e_br_if_neg(e, t, other);
+	tcg_e_free(e, u);
+	tcg_e_free(e, t);
+	tcg_e_free(e, B);
+	tcg_e_free(e, S);
+	for (unsigned pass = 0; pass < 2; pass++) {
+		S = tcg_e_const(e, (uintptr_t)j);
+		B = tcg_e_const(e, (uintptr_t)j->cur);
+		t = tcg_e_temp(e);
+		u = tcg_e_temp(e);
+		tcg_e_ld64(e, t, S, OFF(w));
+		tcg_e_ld64(e, u, B, adj);
+		tcg_e_add(e, t, t, u);
+		if (!pass)
+			tcg_e_br_if_neg(e, t, call);
+		else
+			tcg_e_st64(e, t, S, OFF(w));
+		tcg_e_free(e, u);
+		tcg_e_free(e, t);
+		if (pass)
+			tcg_e_st64(e, B, S, OFF(cont_of));
+		tcg_e_free(e, B);
+		tcg_e_free(e, S);
+	}
+	emit_store_imm(j, e, OFF(dyn), 0);
+	emit_store_imm(j, e, OFF(cont_pc), CONT_NONE);
+	tcg_e_br(e, j->cur_back);
+}
+
+/*
+ * The slow path of the block at pc being finished, after its end. First,
+ * unless its slot always takes the slow path (cont false), the check
+ * whether it continues the straight run of the block before
+ * (emit_cont_check); then the check a return or an indirect branch left
+ * to it (emit_predicted_exit),
  * as resolve_prev() does it: when pc is the predicted target (expect),
  * expect and dyn clear, dyn's bias goes back, and the block runs on
  * unless the head is still negative (a limit, or the force of a slot). A
  * mispredict, and everything else, is the call's: the C slow path resolves
  * a pending check first (jit_count_check_pending), as it was done here.
  */
-static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc, bool rep_start)
+static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc, bool rep_start,
+			   bool cont)
 {
 	struct tcg_label *call = tcg_e_label(e);
 	tcg_val S, t;
@@ -721,6 +933,12 @@ static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc,
 	tcg_e_set_label(e, j->cur_slow);
 	if (rep_start)
 		emit_rep_continue(j, e, pc, call);
+	if (cont) {
+		struct tcg_label *other = tcg_e_label(e);
+
+		emit_cont_check(j, e, pc, other, call);
+		tcg_e_set_label(e, other);
+	}
 	if (!tcg_e_has_exit_targets(e)) {     /* x86-64: no check is left to a block */
 		S = tcg_e_const(e, (uintptr_t)j);
 		t = tcg_e_temp(e);
@@ -827,6 +1045,31 @@ static void emit_dyn_exit(struct jit_count *j, struct tcg_emit *e)
 	tcg_e_st64(e, B, S, OFF(w));
 	tcg_e_free(e, B);
 	tcg_e_free(e, S);
+}
+
+/*
+ * A cut exit of the block at pc (no control transfer, nothing that ends a
+ * run: QEMU's limits on a block), its straight run going on at end:
+ *   cont_pc = end;  if (cont_of != this slot) cont_run = pc;
+ * (the run is the one this block continued, or starts here), for the
+ * next block's head (emit_cont_check) or the slow path (jit_count_run_of).
+ */
+static void emit_cut_exit(struct jit_count *j, struct tcg_emit *e, uint64_t pc, uint64_t end)
+{
+	struct tcg_label *kept = tcg_e_label(e);
+	tcg_val S, B, t;
+
+	emit_store_imm(j, e, OFF(cont_pc), end);
+	S = tcg_e_const(e, (uintptr_t)j);
+	B = tcg_e_const(e, (uintptr_t)j->cur);
+	t = tcg_e_temp(e);
+	tcg_e_ld64(e, t, S, OFF(cont_of));
+	tcg_e_br_if_eq(e, t, B, kept);
+	tcg_e_free(e, t);
+	tcg_e_free(e, B);
+	tcg_e_free(e, S);
+	emit_store_imm(j, e, OFF(cont_run), pc);
+	tcg_e_set_label(e, kept);
 }
 
 /* A call's return-stack push, as resolve_prev's: ras[top / 8] = ret;
@@ -987,8 +1230,10 @@ static void emit_predicted_exit(struct jit_count *j, struct tcg_emit *e, uint8_t
  *    instruction's loop back (the next block continues it) leave the
  *    resolution to the next block's slow path;
  *  - an exit after no control transfer (QEMU cut the block, or SYSCALL)
- *    leaves it to the next block's slow path whether it continues the
- *    straight run.
+ *    leaves it to the next block whether it continues the straight run:
+ *    a cut names the run (emit_cut_exit), and the next block's out-of-line
+ *    path counts it inline when its slot knows that run (emit_cont_check),
+ *    else its slow path decides (pmu_machine.c, continue_run).
  */
 static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind kind,
 			  unsigned idx, uint64_t insn_pc)
@@ -1010,8 +1255,10 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 		 * finds it cached): each instruction decoded once */
 		cls = b->ins[b->n - 1].cls;
 		len = b->ins[b->n - 1].len;
+		j->cur_exit_cut = bd_cut(b);
 	} else {
 		cls = bd_class_at(j->bc, insn_pc, &len);
+		j->cur_exit_cut = false;     /* the slow path tells */
 	}
 	j->cur_exit_cls = cls;
 	j->cur_exit_len = len;
@@ -1028,13 +1275,18 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 	}
 	if (!(cls & BD_BRANCH)) {
 		/* QEMU cut a straight run here (or a SYSCALL ends the block):
-		 * whether the next block goes on with the run is the slow
-		 * path's (pmu_machine.c, continue_run); at a boundary QEMU
-		 * never crosses, no run goes on */
+		 * whether the next block goes on with the run is its own
+		 * (emit_cont_check) or its slow path's (pmu_machine.c,
+		 * continue_run); at a boundary QEMU never crosses, no run goes
+		 * on */
 		unsigned bound = bd_cache_arch(j->bc)->block_bound;
 
 		if (!bound || (insn_pc + len) % bound)
 			emit_dyn_exit(j, e);
+		if (j->cur_exit_cut) {
+			emit_cut_exit(j, e, tcg_e_block_pc(e), insn_pc + len);
+			cut_end_add(j, insn_pc + len);
+		}
 		return;
 	}
 	if (cls & BD_COND) {
@@ -1062,7 +1314,7 @@ static bool reads_counter(const struct jit_count *j, const struct bdesc *b)
 	return false;
 }
 
-/* The block's k[]: its cycles and the counts of the sources with fields;
+/* The block's k[] (block_k): its cycles and the counts of the sources with fields;
  * a block starting with a REP instruction may continue it (counted by
  * pmu_on_block from the previous block), and RDPMC or an EL0 PMU register
  * access needs pv->cur: those
@@ -1072,33 +1324,23 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 	struct jit_count *j = opaque;
 	struct jit_slot *s = j->cur;
 	const struct bdesc *b;
+	bool forced;
 
 	if (!s)
 		return;
 	b = bd_get(j->bc, pc, size);
-	emit_slow_call(j, e, pc, b && b->n && (b->ins[0].cls & BD_REP));
+	forced = !b || !b->n || (b->ins[0].cls & BD_REP) || reads_counter(j, b);
+	emit_slow_call(j, e, pc, b && b->n && (b->ins[0].cls & BD_REP),
+		       !forced && cut_end_has(j, pc));
 	for (unsigned i = 0; i < j->cur_njcc; i++)
 		emit_jcc_update(j, e, &j->cur_jcc[i]);
 	j->cur = NULL;
 	s->pc = pc;
 	s->size = size;
-	if (!b || !b->n || (b->ins[0].cls & BD_REP) || reads_counter(j, b)) {
+	if (forced)
 		s->k[0] = JIT_FORCE << HEAD_SHIFT;
-	} else {
-		int64_t k[3] = { (int64_t)b->t[BDT_CYCLES] << HEAD_SHIFT, 0, 0 };
-
-		for (unsigned i = 0; i < JIT_NR_STATIC; i++) {
-			int f = j->field[i];
-
-			if (f < 0)
-				continue;
-			if (field_word((unsigned)f) == 0)
-				k[0] -= (int64_t)b->t[i] << field_shift((unsigned)f);
-			else
-				k[field_word((unsigned)f)] += (int64_t)b->t[i] << field_shift((unsigned)f);
-		}
-		memcpy(s->k, k, sizeof(k));
-	}
+	else
+		block_k(j, b, s->k);
 	s->done = true;
 	atomic_fetch_add_explicit(&n_translated, 1, memory_order_relaxed);
 }
@@ -1113,6 +1355,9 @@ static const struct tcg_observer observer = {
 
 void jit_count_begin(struct jit_count *j)
 {
+	/* the run stopped since, perhaps in the middle of a block (a fault)
+	 * whose cut exit never ran: no block is a continuation now */
+	j->cont_of = NULL;
 	tcg_emit_observe(&observer, j);
 }
 

@@ -20,6 +20,8 @@
  *    the next address (returns, indirect jumps and calls, direct calls for
  *    the return stack, LOOP/JrCXZ, a jump to another page), it continues a
  *    REP string instruction, it holds RDPMC, or C asked (jit_force_next);
+ *    or it continues a straight run QEMU cut at its start, and its slot
+ *    does not know that run yet (struct jit_slot's cont_start);
  *  - inline counting is off (every block then takes the slow path, which
  *    runs pmu_on_block as the block hook did).
  *
@@ -50,6 +52,7 @@
 
 struct jit_count;
 struct bd_cache;
+struct bdesc;
 
 /* One translated block, filled when its translation completes. k[] are
  * what its inline ops subtract from (k[0]) and add to (k[1], k[2]) the
@@ -78,6 +81,16 @@ struct jit_slot {
 	 * records; a block that starts or ends with a REP instruction always
 	 * records, whose replay tells its iterations apart) */
 	uint64_t fetch_inline, fetch_counts;
+	/* the block as the continuation of a straight run QEMU cut at its
+	 * start (pmu_machine.c, continue_run): while the run the previous
+	 * block's exit names starts at cont_start, the block's head takes
+	 * cont_adj to w[0] after k[0] (its cycles as scheduled in the whole
+	 * run instead of alone, and the cut exit's bias back) and runs on
+	 * inline; the slow path fills them (jit_count_ran), ~0: none */
+	uint64_t cont_start;
+	int64_t cont_adj;
+	uint64_t cont_need;          /* 1: its counts exceed issue width x its
+				      * cycles there (jit_count_ran) */
 };
 
 /* Whether inline counting can be used at all (probe; off by option). */
@@ -140,6 +153,26 @@ bool jit_count_check_pending(struct jit_count *j, const struct jit_slot *s);
  * block's exit ran with them). */
 const struct jit_slot *jit_count_enter(struct jit_count *j, const struct jit_slot *s,
 				       bool *was_on);
+/*
+ * Straight runs QEMU cut (pmu_machine.c, continue_run). A cut exit (no
+ * control transfer, nothing that ends a run) names the run its block
+ * belongs to and where it goes on; the next block's head, if it starts
+ * there and its slot knows that run (cont_start), counts itself inline as
+ * the run's continuation. The slow path keeps the two in step:
+ * jit_count_run_of answers, for the cut block p whose exit just ran, the
+ * start of its run (its own start unless it ran as a continuation);
+ * jit_count_ran, after the slow path ran block s: run is the start of the
+ * run that goes on at s's end (0: none does, s is no cut block), in_run
+ * s's decode as the continuation of the run from in_run->run_start (or
+ * NULL), which s's slot keeps while its k[] are current (noting whether
+ * its cycles bound its counts, insns <= width x cycles, as a head on
+ * another source than cycles needs).
+ */
+uint64_t jit_count_run_of(const struct jit_count *j, const struct jit_slot *p);
+void jit_count_ran(struct jit_count *j, struct jit_slot *s, uint64_t run,
+		   const struct bdesc *in_run);
+/* Code changed (decodes dropped): the slots forget their continuations. */
+void jit_count_code_changed(struct jit_count *j);
 /* Moves what blocks counted inline into d (adding); returns whether any. */
 bool jit_count_sync(struct jit_count *j, struct sim_delta *d);
 /*
@@ -147,9 +180,13 @@ bool jit_count_sync(struct jit_count *j, struct sim_delta *d);
  * path; on: whether inline counting (and the exits' predictor tables) are
  * on. At a block start (the slow path) both change; elsewhere (mid-block)
  * only the head may shrink to force the next block into the slow path,
- * and tables stay as they are (see the invariants).
+ * and tables stay as they are (see the invariants). cycles_only: the head
+ * bounds no limit on another source than cycles (then continuations whose
+ * counts exceed issue width x their cycles may count inline too,
+ * jit_count_ran).
  */
-void jit_count_arm(struct jit_count *j, int64_t head, bool on, bool block_start);
+void jit_count_arm(struct jit_count *j, int64_t head, bool on, bool block_start,
+		   bool cycles_only);
 bool jit_count_on(const struct jit_count *j);
 /* From the slow path, with the engine stopped (uc_emu_stop): the block
  * leaves before its first instruction, its PC at its start, and its next

@@ -60,7 +60,7 @@ void pmu_vcpu_release(struct pmu_vcpu *pv)
 	pv->lim_valid = false;
 	/* unlocked, blocks may not count inline: the next one acquires */
 	if (pv->jit)
-		jit_count_arm(pv->jit, 0, false, false);
+		jit_count_arm(pv->jit, 0, false, false, false);
 	if (pv->locked) {
 		perf_cpu_unlock_all(pv->cpu);
 		pv->locked = false;
@@ -579,22 +579,13 @@ static void add_exec_block(const uint32_t *x, struct sim_delta *d)
 		d->v[exec_block_src[k]] += x[k];
 }
 
-/* Whether QEMU cut a straight run at block b's end (its limits on a
- * block's size, a page): b ends without a control transfer or an
- * instruction that ends a run (cpu_arch.h ends_run: SYSCALL, SVC, ISB),
- * and not at a boundary no block crosses (block_bound). */
-static bool block_cut(const struct bdesc *b)
-{
-	return !(b->last_cls & (BD_BRANCH | BD_REP)) && !b->last_ends_run;
-}
-
 /* The block's static issue and stall counts (with its last instruction).
  * A cut block holds them: the next block either continues its run and
  * counts the whole run's (continue_run), or gets them with the previous
  * block's resolution. */
 static void add_block_stalls(struct pmu_vcpu *pv, const struct bdesc *b, struct sim_delta *d)
 {
-	if (block_cut(b)) {
+	if (bd_cut(b)) {
 		pv->held_fe = b->t[BDT_FE_BUBBLES];
 		pv->held_be = b->t[BDT_BE_STALL];
 		memcpy(pv->held_x, &b->t[BDT_X_STALL], sizeof(pv->held_x));
@@ -787,7 +778,7 @@ static void flush(struct pmu_vcpu *pv)
 		pv->acc_dirty = true;
 		pv->acc_ip = vcpu_pc(pv->c);
 		/* new limits: the next block takes the slow path, which arms */
-		jit_count_arm(pv->jit, 0, false, false);
+		jit_count_arm(pv->jit, 0, false, false, false);
 	}
 	if (pv->mem_dirty)
 		mem_to_acc(pv);
@@ -815,15 +806,15 @@ static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, un
 	case SIM_SRC_CYCLES: return b->t[BDT_CYCLES] + x->v[src];
 	case SIM_SRC_UOPS_RETIRED: return b->t[BDT_UOPS];
 	case SIM_SRC_UOPS_ISSUED: return b->t[BDT_UOPS] + x->v[src];
-	case SIM_SRC_FE_BUBBLES: return (block_cut(b) ? 0 : b->t[BDT_FE_BUBBLES]) + x->v[src];
-	case SIM_SRC_STALLED_BACKEND: return (block_cut(b) ? 0 : b->t[BDT_BE_STALL]) + x->v[src];
+	case SIM_SRC_FE_BUBBLES: return (bd_cut(b) ? 0 : b->t[BDT_FE_BUBBLES]) + x->v[src];
+	case SIM_SRC_STALLED_BACKEND: return (bd_cut(b) ? 0 : b->t[BDT_BE_STALL]) + x->v[src];
 	case SIM_SRC_EXEC_STALLS: case SIM_SRC_EXEC_MEM_STALLS: case SIM_SRC_EXEC_MEM_CYCLES:
 	case SIM_SRC_EXEC_CYCLES_EQ1: case SIM_SRC_EXEC_CYCLES_EQ2: {
 		unsigned k = 0;
 
 		while (exec_block_src[k] != src)
 			k++;
-		return (block_cut(b) ? 0 : b->t[BDT_X_STALL + k]) + x->v[src];
+		return (bd_cut(b) ? 0 : b->t[BDT_X_STALL + k]) + x->v[src];
 	}
 	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_RECOVERY_CYCLES: case SIM_SRC_STALLED_FRONTEND:
 	case SIM_SRC_COND_NOT_TAKEN:
@@ -1069,10 +1060,11 @@ static const struct bdesc *continue_run(struct pmu_vcpu *pv, const struct bdesc 
 	uint64_t start;
 	const struct bdesc *w;
 
-	if (!p || !p->n || !block_cut(p) || p->addr + p->size != b->addr)
+	if (!p || !p->n || !bd_cut(p) || p->addr + p->size != b->addr)
 		goto fresh;
 	/* p goes on with a run itself: its decode says so, or inline (p is
-	 * the slot's own decode) the run the slow path saw at p */
+	 * the slot's own decode) the run p's exit named (pmu_on_jit_block:
+	 * p may have run inline as a continuation) */
 	start = p->run_start;
 	if (pv->run_end == b->addr && pv->run_start < start)
 		start = pv->run_start;
@@ -1139,7 +1131,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 		fe_model_block(pv->fe, b, xp);   /* the block's own instructions */
 	if (!rest && !rep_cont)
 		b = continue_run(pv, p, b, xp);
-	if (block_cut(b)) {
+	if (bd_cut(b)) {
 		pv->run_start = b->run_start;
 		pv->run_end = b->addr + b->size;
 	} else {
@@ -1241,9 +1233,9 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 {
 	struct perf_cpu *cpu = pv->cpu;
-	sim_src_mask need;
+	sim_src_mask need = 0;
 	uint64_t head = INT32_MAX;
-	bool on;
+	bool on, cycles_only = true;
 
 	if (!pv->lim_valid)
 		compute_limits(pv);
@@ -1264,8 +1256,9 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 		     (cycles || jit_count_covers(pv->jit, SIM_SRC_BIT(pv->lim[i].src)));
 		left = on ? (left - acc - 1 - exit) / (cycles ? 1 : pv->pipe->issue_width) : 0;
 		head = left < head ? left : head;
+		cycles_only &= cycles;
 	}
-	jit_count_arm(pv->jit, on ? (int64_t)head : 0, on, block_start);
+	jit_count_arm(pv->jit, on ? (int64_t)head : 0, on, block_start, cycles_only);
 }
 
 void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
@@ -1300,11 +1293,21 @@ void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
 	}
 	if (was_on) {
 		/* the previous block left with the inline tables on: its
-		 * branch is resolved unless it left it to this block */
+		 * branch is resolved unless it left it to this block, and a
+		 * straight run it cut is the one its exit names (it may have
+		 * run inline as a continuation) */
 		pv->prev = p ? slot_block(pv, p) : NULL;
+		if (p) {
+			pv->run_start = jit_count_run_of(pv->jit, p);
+			pv->run_end = p->pc + p->size;
+		}
 		maybe_yield(pv);
 	}
 	on_decoded_block(pv, s->pc, slot_block(pv, s));
+	/* the run that goes on at this block's end, and the block as a
+	 * continuation for its slot to count inline next time */
+	jit_count_ran(pv->jit, (struct jit_slot *)s,
+		      pv->run_end == s->pc + s->size ? pv->run_start : 0, pv->cur);
 	if (pv->ex.state == PMU_EXACT_PREFIX)
 		/* exact_defer stopped the engine: the block runs up to the
 		 * overflow in run_exact_prefix() instead */
@@ -1956,6 +1959,8 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
 	memset(pv->front, 0, sizeof(pv->front));
 	bd_invalidate(pv->bc, start, end);
 	pv->decode_gen++;         /* the slots' cached decodes may be freed */
+	if (pv->jit)              /* and what they know of straight runs */
+		jit_count_code_changed(pv->jit);
 	pv->fetch_version++;      /* and what they say of REP instructions */
 	pv->prev = NULL;
 	pv->cur = NULL;

@@ -122,6 +122,13 @@ static const struct arith_row arith_rows[] = {
 	{ __LINE__, "the same beside an L1D miss counter (the memory hook; inline, the access log's "
 	  "TCG ops cut the run elsewhere)", "straight 1", "cycles", 503 },
 	{ __LINE__, "the miss counter opened", "straight 1", "l1d_misses_open", 1 },
+	{ __LINE__, "straight_loop: 2000 loads, dec, jnz per iteration + DISABLE's 5", "straight_loop 1000",
+	  "instructions", 2002 * N1 + 5 },
+	{ __LINE__, "straight_loop: each iteration one run wherever QEMU cuts it (inline, its cut "
+	  "blocks continue it in the translated code): the last load ready at 503, dec in cycle 500 "
+	  "(ready 501), jnz waits for its flags (501, ready 502); DISABLE 2; the jnz's first taken "
+	  "and last not taken miss: 2 x 15", "straight_loop 1000", "cycles", 503 * N1 + 2 + 2 * 15 },
+	{ __LINE__, "straight_loop: the jnz's first and last", "straight_loop 1000", "branch_misses", 2 },
 	{ __LINE__, "exclude_user: syscall cost table, ENABLE exit + M calls + DISABLE entry",
 	  "kernel 10", "kernel_instructions", KERNEL_INSNS(10) },
 	{ __LINE__, "exclude_user", "kernel 1000", "kernel_instructions", KERNEL_INSNS(1000) },
@@ -206,13 +213,13 @@ static const struct arith_row arith_rows[] = {
  * The rows in both counting paths: by default blocks count inline
  * (jit_count.h) while no sampling event needs the per-block call; with
  * --no-inline-count every block calls pmu_on_block. Rows whose guest only
- * counts (loop, memloop, rep, kernel, rdpmc, straight) run both ways; the others
+ * counts (loop, memloop, rep, kernel, rdpmc, straight...) run both ways; the others
  * sample, and both ways are the per-block path for them.
  */
 static bool counting_only(const char *args)
 {
 	static const char *const progs[] = { "loop ", "memloop ", "rep ", "kernel ", "rdpmc ",
-					     "straight " };
+					     "straight ", "straight_loop ", "straight_entries " };
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		if (!strncmp(args, progs[i], strlen(progs[i])))
@@ -288,12 +295,18 @@ static unsigned long long slow_calls(const char *args, char **o)
  * block; and so do the samples of a cycles sampler every 7 cycles over
  * the calls region, whose mispredict penalties (resolved at the block
  * exits inline) often bring it to its overflow: they count with the next
- * block's first instruction either way.
+ * block's first instruction either way. Straight runs QEMU cuts in several
+ * blocks, looped over 1000 times, take the slow path a bounded number of
+ * times (the blocks that continue a run count inline); entered at four
+ * points (a jump into the middle of a run starts a run there) they count
+ * the same both ways, and so do samplers of instructions and cycles over
+ * them.
  */
 static void test_inline_used(void **state)
 {
 	static const char *const same[] = { "calls 1000", "deep 40 100", "deep 17 50", "rep 4096",
-					    "farjcc 1000", "sample_cycles 7 60" };
+					    "farjcc 1000", "sample_cycles 7 60", "straight_entries 1000",
+					    "sample_straight 1009 300", "sample_straight_cycles 997 300" };
 	char *o;
 	unsigned long long slow = slow_calls("loop 123457", &o);
 
@@ -315,6 +328,11 @@ static void test_inline_used(void **state)
 	slow = slow_calls("rep 100000", &o);
 	if (slow > 2000)
 		fail_msg("%llu slow-path calls for 200000 REP iterations", slow);
+	free(o);
+	slow = slow_calls("straight_loop 1000", &o);
+	if (slow > 200)
+		fail_msg("%llu slow-path calls for 1000 straight runs QEMU cuts in several blocks: the "
+			 "blocks that continue them do not count inline", slow);
 	free(o);
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
 		char *a = guest_opts("", "counting", same[i]);

@@ -16,6 +16,9 @@
  *   rep N         REP MOVSB of N bytes and REP STOSQ of N qwords
  *   straight C    a straight run of 2000 loads, cut by QEMU into several
  *                 blocks (C: an L1D miss counter open too)
+ *   straight_loop N  a loop of N over such a run
+ *   straight_entries N  a loop of N over such a run, entered at one of
+ *                 four points in it by the counter's low bits
  *   kernel M      exclude_user count of M getppid syscalls
  *   pmi P N       kernel-mode counts and task-clock of a loop of N sampled
  *                 every P user instructions (the PMI's cost)
@@ -23,6 +26,8 @@
  *   sample P N    IPs of samples every P instructions over a loop of N
  *   sample_notid P N  the same without PERF_SAMPLE_TID (same bytes every run)
  *   sample_cycles P N  IPs of samples every P user cycles over calls N
+ *   sample_straight P N, sample_straight_cycles P N  IPs of samples every
+ *                 P user instructions, cycles over straight_entries N
  *   signal P N    O_ASYNC+F_SETSIG signals, one per overflow
  *   refresh P R   IOC_REFRESH(R): R-1 POLL_IN then one POLL_HUP
  *   refresh_group P  IOC_REFRESH(1) on a leader whose sibling overflows on
@@ -197,6 +202,39 @@ static void straight_region(int fd)
 }
 
 /* m getppid syscalls in a loop: per iteration mov, syscall, dec, jnz */
+/* after ENABLE, n iterations of 2000 independent loads, dec, jnz: each
+ * iteration one straight run QEMU cuts into several blocks */
+static void straight_loop_region(int fd, unsigned long n)
+{
+	register long r12 asm("r12") = fd;
+	register long r13 asm("r13") = (long)n;
+
+	asm volatile(ENABLE_ASM
+		     "1:\n\t.rept " STRAIGHT_LOADS "\n\tmov (%%rsp), %%rax\n\t.endr\n\t"
+		     "dec %%r13\n\tjnz 1b\n\t"
+		     DISABLE_ASM
+		     : "+r"(r12), "+r"(r13) : : REGION_CLOBBERS);
+}
+
+/* the same run entered at load 0, 341, 1000 or 1512 as the counter's low
+ * two bits say (a jump into the middle of a run starts a run there) */
+static void straight_entries_region(int fd, unsigned long n)
+{
+	register long r12 asm("r12") = fd;
+	register long r13 asm("r13") = (long)n;
+
+	asm volatile(ENABLE_ASM
+		     "0:\tmov %%r13, %%rax\n\tand $3, %%eax\n\tjz 1f\n\t"
+		     "cmp $1, %%eax\n\tje 2f\n\tcmp $2, %%eax\n\tje 3f\n\tjmp 4f\n"
+		     "1:\n\t.rept 341\n\tmov (%%rsp), %%rax\n\t.endr\n"
+		     "2:\n\t.rept 659\n\tmov (%%rsp), %%rax\n\t.endr\n"
+		     "3:\n\t.rept 512\n\tmov (%%rsp), %%rax\n\t.endr\n"
+		     "4:\n\t.rept 488\n\tmov (%%rsp), %%rax\n\t.endr\n\t"
+		     "dec %%r13\n\tjnz 0b\n\t"
+		     DISABLE_ASM
+		     : "+r"(r12), "+r"(r13) : : REGION_CLOBBERS);
+}
+
 static void kernel_region(int fd, unsigned long m)
 {
 	register long r12 asm("r12") = fd;
@@ -287,6 +325,19 @@ static void mode_straight(unsigned long cache)
 	branch_group_print(f);
 	if (cache)
 		printf("l1d_misses_open=%d\n", fm >= 0);
+}
+
+/* The branch group over straight_loop_region or straight_entries_region */
+static void mode_straight_loop(int entries, unsigned long n)
+{
+	int f[4];
+
+	branch_group_open(f);
+	if (entries)
+		straight_entries_region(f[0], n);
+	else
+		straight_loop_region(f[0], n);
+	branch_group_print(f);
 }
 
 static void mode_kernel(unsigned long m)
@@ -434,6 +485,20 @@ static void mode_sample_cycles(unsigned long long p, unsigned long n)
 	fd = open_sampler_of(PERF_COUNT_HW_CPU_CYCLES, 0, p, 64);
 	calls_region(fd, n);
 	printf("cycles=%llu\n", rd(fd));
+	dump_samples();
+}
+
+/* A user-mode sampler of cycles (cycles set) or instructions every p over
+ * straight_entries_region(n): its blocks continue runs QEMU cut. */
+static void mode_sample_straight(int cycles, unsigned long long p, unsigned long n)
+{
+	int fd;
+
+	no_tid = 1;
+	fd = open_sampler_of(cycles ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_HW_INSTRUCTIONS,
+			     cycles ? 0 : 2, p, 64);
+	straight_entries_region(fd, n);
+	printf("%s=%llu\n", cycles ? "cycles" : "instructions", rd(fd));
 	dump_samples();
 }
 
@@ -1198,6 +1263,8 @@ int main(int argc, char **argv)
 		mode_rep(a1);
 	else if (!strcmp(argv[1], "straight"))
 		mode_straight(a1);
+	else if (!strcmp(argv[1], "straight_loop") || !strcmp(argv[1], "straight_entries"))
+		mode_straight_loop(argv[1][9] == 'e', a1);
 	else if (!strcmp(argv[1], "kernel"))
 		mode_kernel(a1);
 	else if (!strcmp(argv[1], "mux"))
@@ -1208,6 +1275,10 @@ int main(int argc, char **argv)
 		mode_sample(a1, a2);
 	else if (!strcmp(argv[1], "sample_cycles"))
 		mode_sample_cycles(a1, a2);
+	else if (!strcmp(argv[1], "sample_straight_cycles"))
+		mode_sample_straight(1, a1, a2);
+	else if (!strcmp(argv[1], "sample_straight"))
+		mode_sample_straight(0, a1, a2);
 	else if (!strcmp(argv[1], "sample_notid")) {
 		no_tid = 1;
 		mode_sample(a1, a2);
