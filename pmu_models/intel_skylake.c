@@ -409,12 +409,15 @@ static const struct pmu_format_field skl_uncore_formats[] = {
  * tracker from the miss to the fill; the cache model has no write-backs
  * and no coherent (non-memory) requests, which count 0 */
 static const struct pmu_side_event skl_arb_events[] = {
-	{ .config = 0x0181, .source = SIM_SRC_LLC_MISS },      /* UNC_ARB_TRK_REQUESTS.ALL */
-	{ .config = 0x0281, .source = SIM_SRC_LOAD_L3_MISS },  /* UNC_ARB_TRK_REQUESTS.DATA_READ */
-	{ .config = 0x2081, .source = SIM_SRC_NONE },          /* UNC_ARB_TRK_REQUESTS.WRITES */
-	{ .config = 0x0180, .source = SIM_SRC_MEM_REQ_OCCUPANCY },  /* UNC_ARB_TRK_OCCUPANCY.ALL */
-	{ .config = 0x0280, .source = SIM_SRC_MEM_READ_OCCUPANCY }, /* UNC_ARB_TRK_OCCUPANCY.DATA_READ */
-	{ .config = 0x0184, .source = SIM_SRC_NONE },          /* UNC_ARB_COH_TRK_REQUESTS.ALL */
+	{ .perf_name = "UNC_ARB_TRK_REQUESTS.ALL", .config = 0x0181, .source = SIM_SRC_LLC_MISS },
+	{ .perf_name = "UNC_ARB_TRK_REQUESTS.DATA_READ", .config = 0x0281,
+	  .source = SIM_SRC_LOAD_L3_MISS },
+	{ .perf_name = "UNC_ARB_TRK_REQUESTS.WRITES", .config = 0x2081, .source = SIM_SRC_NONE },
+	{ .perf_name = "UNC_ARB_TRK_OCCUPANCY.ALL", .config = 0x0180,
+	  .source = SIM_SRC_MEM_REQ_OCCUPANCY },
+	{ .perf_name = "UNC_ARB_TRK_OCCUPANCY.DATA_READ", .config = 0x0280,
+	  .source = SIM_SRC_MEM_READ_OCCUPANCY },
+	{ .perf_name = "UNC_ARB_COH_TRK_REQUESTS.ALL", .config = 0x0184, .source = SIM_SRC_NONE },
 };
 
 /* snb_uncore_arb_constraints: the occupancy events (0x80, 0x83) count on

@@ -253,6 +253,35 @@ static int validate_caches(const struct pmu_model *m, char *why, size_t whylen)
 	return 0;
 }
 
+/* The PMUs beside the core PMU: named, with formats and events; an event
+ * with a sysfs name (msr, cstate) or perf's name (uncore), a known source,
+ * an uncore event selected by its select bits alone. */
+static int validate_side_pmus(const struct pmu_model *m, char *why, size_t whylen)
+{
+	for (unsigned i = 0; i < m->nr_side_pmus; i++) {
+		const struct pmu_side_pmu *p = &m->side_pmus[i];
+		bool uncore = p->kind == PMU_SIDE_UNCORE;
+
+		if (!p->name || !p->nr_formats || !p->nr_events)
+			return invalid(m, why, whylen, "side PMU %u incomplete", i);
+		if (uncore && (!p->nr_counters || p->nr_counters > PMU_MAX_COUNTERS))
+			return invalid(m, why, whylen, "%s has no counters", p->name);
+		for (unsigned e = 0; e < p->nr_events; e++) {
+			const struct pmu_side_event *ev = &p->events[e];
+
+			if (uncore ? !ev->perf_name : !ev->name)
+				return invalid(m, why, whylen, "%s event %u has no name", p->name, e);
+			if ((unsigned)ev->source >= SIM_SRC_NR || ev->time > PMU_TIME_PKG_IDLE)
+				return invalid(m, why, whylen, "%s event %u counts out of range",
+					       p->name, e);
+			if (uncore && (ev->config & ~p->select_mask))
+				return invalid(m, why, whylen, "%s event %u past the select bits",
+					       p->name, e);
+		}
+	}
+	return 0;
+}
+
 int pmu_model_validate(const struct pmu_model *m, char *why, size_t whylen)
 {
 	const struct pmu_cpu_identity *id;
@@ -373,6 +402,8 @@ int pmu_model_validate(const struct pmu_model *m, char *why, size_t whylen)
 	if ((ret = validate_pipeline(m, why, whylen)))
 		return ret;
 	if ((ret = validate_frontend(m, why, whylen)))
+		return ret;
+	if ((ret = validate_side_pmus(m, why, whylen)))
 		return ret;
 	return validate_caches(m, why, whylen);
 }

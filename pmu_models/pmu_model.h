@@ -252,6 +252,7 @@ enum pmu_time_source {
 
 struct pmu_side_event {
 	const char *name;          /* events/<name>, or NULL: no sysfs alias */
+	const char *perf_name;     /* without an alias: perf's pmu-events name */
 	uint64_t config;           /* attr.config (uncore: event | umask << 8) */
 	enum pmu_time_source time; /* msr and cstate events */
 	enum sim_source source;    /* uncore events: what the machine reports */

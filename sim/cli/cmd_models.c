@@ -158,6 +158,44 @@ static void print_events(const struct pmu_model *m, bool vendor_list, const char
 		       buf, e->desc);
 	}
 }
+/* The model's PMUs beside its core PMU: each event and what it counts
+ * (docs/models.md, "The PMUs beside cpu"). */
+static void print_side_pmus(const struct pmu_model *m)
+{
+	static const char *const kinds[] = {
+		[PMU_SIDE_MSR] = "msr.c: per task or per CPU",
+		[PMU_SIDE_CSTATE_CORE] = "cstate.c: per core, CPU-wide only",
+		[PMU_SIDE_CSTATE_PKG] = "cstate.c: per package, CPU-wide only",
+		[PMU_SIDE_UNCORE] = "uncore.c: per package on CPU 0, CPU-wide only",
+	};
+	static const char *const times[] = {
+		[PMU_TIME_NONE] = "0 (never in the model)",
+		[PMU_TIME_TSC] = "TSC ticks",
+		[PMU_TIME_BUSY] = "TSC ticks a task runs (C0)",
+		[PMU_TIME_CORE_IDLE] = "TSC ticks the CPU runs nothing (core C6)",
+		[PMU_TIME_PKG_IDLE] = "TSC ticks no CPU runs anything (package C6)",
+	};
+
+	if (!m->nr_side_pmus)
+		return;
+	printf("\nPMUs beside %s (dynamic types, in this order)\n", m->pmu_name);
+	for (unsigned i = 0; i < m->nr_side_pmus; i++) {
+		const struct pmu_side_pmu *p = &m->side_pmus[i];
+
+		printf("  %s (%s)\n", p->name, kinds[p->kind]);
+		for (unsigned e = 0; e < p->nr_events; e++) {
+			const struct pmu_side_event *ev = &p->events[e];
+
+			if (p->kind == PMU_SIDE_UNCORE)
+				printf("    %-32s 0x%-10" PRIx64 " %s\n", ev->perf_name,
+				       ev->config, sim_source_name(ev->source));
+			else
+				printf("    %-16s 0x%-10" PRIx64 " %s\n", ev->name, ev->config,
+				       times[ev->time]);
+		}
+	}
+}
+
 static void print_model(const struct pmu_model *m)
 {
 	const struct pmu_cpu_identity *id = &m->cpu;
@@ -209,6 +247,7 @@ static void print_model(const struct pmu_model *m)
 
 	print_events(m, false, "events/");
 	print_events(m, true, "vendor event list (no events/ file: perf's pmu-events name them)");
+	print_side_pmus(m);
 }
 
 static int known_list(char *buf, size_t len)

@@ -286,12 +286,6 @@ void perf_cpu_account(struct perf_cpu *cpu, enum sim_mode mode, const struct sim
 }
 
 /*
- * cpu, running nothing, lets its clock run on to `cycles`: each timer that
- * falls due meanwhile fires at its own deadline, as the hrtimers of an
- * idle CPU do (perf_mux_hrtimer_handler -> perf_rotate_context every mux
- * interval, the tick), rather than once at the end. With cpu's lock held.
- */
-/*
  * The package C-state model (docs/models.md): cpu, idle, moves its clock
  * from `from` to `to` cycles. The part of that span past every other
  * CPU's clock is new time for the whole machine; if no other CPU runs a
@@ -337,6 +331,12 @@ static void perf_pkg_idle_account(struct perf_cpu *cpu, u64 from, u64 to)
 	}
 }
 
+/*
+ * cpu, running nothing, lets its clock run on to `cycles`: each timer that
+ * falls due meanwhile fires at its own deadline, as the hrtimers of an
+ * idle CPU do (perf_mux_hrtimer_handler -> perf_rotate_context every mux
+ * interval, the tick), rather than once at the end. With cpu's lock held.
+ */
 static void perf_cpu_idle_to(struct perf_cpu *cpu, u64 cycles)
 {
 	assert(!cpu->task);

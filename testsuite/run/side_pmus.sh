@@ -35,9 +35,9 @@ tsc=$(val one msr/tsc/) aperf=$(val one msr/aperf/) cyc=$(val one cycles)
 [ "$aperf" = "$cyc" ] || fail "aperf $aperf, cycles $cyc"
 [ "$aperf" -gt 0 ] || fail "aperf counted nothing"
 [ "$tsc" = $((c6 + aperf)) ] || fail "tsc $tsc is not C6 $c6 + aperf $aperf"
-# again: the same arithmetic (the workload's own instruction count, and so
-# its busy cycles and the sleeps' sub-ns start, can differ by a few between
-# sessions: a property of the machine, seen with `instructions` too)
+# again: the same arithmetic (SLEEPER prints the host's clock readings,
+# whose digits change its instruction count, and so its busy cycles and
+# the sleeps' sub-ns start, by a few between runs)
 "$PMUSIM" run --paranoid 0 -- perf stat -x\; -a -e $ev -- "$SLEEPER" 2> "$tmp/again.csv" > /dev/null ||
 	fail "pmusim run perf stat -a, again"
 c62=$(val again cstate_core/c6-residency/) a2=$(val again msr/aperf/)
