@@ -1,7 +1,8 @@
 /*
  * test_topdown.c - the pipeline model's cycle and top-down counts, by hand,
- * on the three programs of progs/topdown.S (N = 40,000,000 iterations,
- * no libc: every user-mode instruction is in the file), and the shares
+ * on the three programs of progs/topdown.S (N = 40,000,000 iterations, and
+ * N_SHORT = 4,000,000 in the "_short" builds for the exact counts; no
+ * libc: every user-mode instruction is in the file), and the shares
  * `perf stat --topdown` and `perf stat -M TopdownL1` print for them.
  *
  * The model (docs/machine-counting.md, "The pipeline model"), Skylake's
@@ -54,7 +55,8 @@
 #include "counting_test_util.h"
 
 #define PERF "/usr/bin/perf"
-#define N 40000000ull
+#define N_LONG 40000000ull   /* the loops perf's multiplexed metrics scale */
+#define N_SHORT 4000000ull   /* the "_short" builds: exact counts need no more */
 #define W 4                   /* Skylake's issue width */
 #define MISS_CYCLES 15
 #define WRONG_PATH 8
@@ -71,16 +73,18 @@ struct counts {
 /* Sum of the block facts above; bubbles and stalls before mispredicts. */
 static void by_hand(struct counts *c, const char *prog)
 {
+	const unsigned long long N = strstr(prog, "_short") ? N_SHORT : N_LONG;
+
 	memset(c, 0, sizeof(*c));
 	c->prog = prog;
-	if (!strcmp(prog, "td_compute")) {
+	if (!strncmp(prog, "td_compute", 10)) {
 		c->insns = 13 + 12 * (N - 1) + 3;
 		c->cycles = 4 + 3 * (N - 1) + 1;
 		c->bubbles = 3 + 0 + 1;
 		c->be_stall = 0;
 		c->misses = 2;
 		c->not_taken = 1;
-	} else if (!strcmp(prog, "td_chase")) {
+	} else if (!strncmp(prog, "td_chase", 8)) {
 		c->insns = 5 + 3 * (N - 1) + 3;
 		c->cycles = 5 + 4 * (N - 1) + 1;
 		c->bubbles = 3 + 1 * (N - 1) + 1;
@@ -135,6 +139,9 @@ static void perf_counts(const char *model, const char *prog, const char *ev,
 }
 
 static const char *const progs[] = { "td_compute", "td_chase", "td_branchy" };
+static const char *const progs_short[] = {
+	"td_compute_short", "td_chase_short", "td_branchy_short",
+};
 
 /* The raw events, counted exactly (4 general counters and the fixed
  * ones: no multiplexing). */
@@ -147,30 +154,30 @@ static void test_counts(void **state)
 		struct counts c;
 		unsigned long long v[6];
 
-		by_hand(&c, progs[i]);
-		perf_counts("skylake", progs[i], "instructions:u,cycles:u,"
+		by_hand(&c, progs_short[i]);
+		perf_counts("skylake", progs_short[i], "instructions:u,cycles:u,"
 			    "cpu/uops_retired.retire_slots/u,cpu/uops_issued.any/u,"
 			    "cpu/idq_uops_not_delivered.core/u,cpu/int_misc.recovery_cycles/u", v, 6);
-		expect_count(progs[i], "instructions", v[0], c.insns);
-		expect_count(progs[i], "cycles", v[1], c.cycles);
-		expect_count(progs[i], "uops_retired.retire_slots", v[2], c.uops);
-		expect_count(progs[i], "uops_issued.any", v[3], issued(&c));
-		expect_count(progs[i], "idq_uops_not_delivered.core", v[4], c.bubbles);
-		expect_count(progs[i], "int_misc.recovery_cycles", v[5], RECOVERY * c.misses);
-		perf_counts("skylake", progs[i], "cpu/br_inst_retired.not_taken/u,branch-misses:u,"
+		expect_count(progs_short[i], "instructions", v[0], c.insns);
+		expect_count(progs_short[i], "cycles", v[1], c.cycles);
+		expect_count(progs_short[i], "uops_retired.retire_slots", v[2], c.uops);
+		expect_count(progs_short[i], "uops_issued.any", v[3], issued(&c));
+		expect_count(progs_short[i], "idq_uops_not_delivered.core", v[4], c.bubbles);
+		expect_count(progs_short[i], "int_misc.recovery_cycles", v[5], RECOVERY * c.misses);
+		perf_counts("skylake", progs_short[i], "cpu/br_inst_retired.not_taken/u,branch-misses:u,"
 			    "cpu/resource_stalls.any/u,"
 			    "cpu/idq_uops_not_delivered.cycles_0_uops_deliv.core/u", v, 4);
-		expect_count(progs[i], "br_inst_retired.not_taken", v[0], c.not_taken);
-		expect_count(progs[i], "branch-misses", v[1], c.misses);
-		expect_count(progs[i], "resource_stalls.any", v[2], c.be_stall);
-		expect_count(progs[i], "cycles_0_uops_deliv", v[3], c.misses * (MISS_CYCLES - WRONG_PATH));
+		expect_count(progs_short[i], "br_inst_retired.not_taken", v[0], c.not_taken);
+		expect_count(progs_short[i], "branch-misses", v[1], c.misses);
+		expect_count(progs_short[i], "resource_stalls.any", v[2], c.be_stall);
+		expect_count(progs_short[i], "cycles_0_uops_deliv", v[3], c.misses * (MISS_CYCLES - WRONG_PATH));
 		/* cycles alone (inline counting) and beside cache and TLB
 		 * events (the memory hook and the cache model): the same */
-		perf_counts("skylake", progs[i], "cycles:u", v, 1);
-		expect_count(progs[i], "cycles alone", v[0], c.cycles);
-		perf_counts("skylake", progs[i], "cycles:u,L1-dcache-load-misses:u,dTLB-load-misses:u",
+		perf_counts("skylake", progs_short[i], "cycles:u", v, 1);
+		expect_count(progs_short[i], "cycles alone", v[0], c.cycles);
+		perf_counts("skylake", progs_short[i], "cycles:u,L1-dcache-load-misses:u,dTLB-load-misses:u",
 			    v, 3);
-		expect_count(progs[i], "cycles beside cache events", v[0], c.cycles);
+		expect_count(progs_short[i], "cycles beside cache events", v[0], c.cycles);
 	}
 	/* Zen (6 wide): these blocks issue in one cycle there too, so the
 	 * same cycles; its stalled-cycles generic events and retired
@@ -179,8 +186,8 @@ static void test_counts(void **state)
 		struct counts c;
 		unsigned long long v[4];
 
-		by_hand(&c, "td_branchy");
-		perf_counts("zen", "td_branchy", "cycles:u,stalled-cycles-frontend:u,"
+		by_hand(&c, "td_branchy_short");
+		perf_counts("zen", "td_branchy_short", "cycles:u,stalled-cycles-frontend:u,"
 			    "stalled-cycles-backend:u,cpu/event=0xc1/u", v, 4);
 		expect_count("zen td_branchy", "cycles", v[0], c.cycles);
 		expect_count("zen td_branchy", "stalled-cycles-frontend", v[1],
@@ -221,16 +228,16 @@ static void test_perf_topdown(void **state)
 		int st;
 		char *o, *p;
 
-		by_hand(&c, progs[i]);
+		by_hand(&c, progs_short[i]);
 		shares(&c, s);
 		o = run(&st, "%s run --paranoid 0 -- " PERF " stat --topdown -a -x, -- %s/%s 2>&1",
-			pmusim, progdir, progs[i]);
+			pmusim, progdir, progs_short[i]);
 		p = strstr(o, "S0-D0-C0,1,");
 		if (!WIFEXITED(st) || WEXITSTATUS(st) || !p ||
 		    sscanf(p, "S0-D0-C0,1,%lf,%lf,%lf,%lf", &got[0], &got[1], &got[2], &got[3]) != 4)
-			fail_msg("%s: status %d\n%s", progs[i], st, o);
+			fail_msg("%s: status %d\n%s", progs_short[i], st, o);
 		for (unsigned k = 0; k < 4; k++) {
-			expect_share(progs[i], "--topdown", share_names[k], got[k], s[k]);
+			expect_share(progs_short[i], "--topdown", share_names[k], got[k], s[k]);
 			ex[i][k] = s[k];
 		}
 		free(o);
