@@ -888,9 +888,10 @@ static void emit_cont_check(struct jit_count *j, struct tcg_emit *e, uint64_t pc
 
 /*
  * The slow path of the block at pc being finished, after its end. First,
- * unless its slot always takes the slow path (cont false), the check
- * whether it continues the straight run of the block before
- * (emit_cont_check); then the check a return or an indirect branch left
+ * with cont (its slot does not always take the slow path, and a translated
+ * cut exit goes on at pc), the check whether it continues the straight
+ * run of the block before (emit_cont_check); then the check a return or
+ * an indirect branch left
  * to it (emit_predicted_exit),
  * as resolve_prev() does it: when pc is the predicted target (expect),
  * expect and dyn clear, dyn's bias goes back, and the block runs on
