@@ -680,6 +680,37 @@ static void emit_store_imm(struct jit_count *j, struct tcg_emit *e, intptr_t off
 	tcg_e_free(e, S);
 }
 
+/* What emit_slot_pair does with its value. */
+enum pair_then { PAIR_IF_NONZERO, PAIR_IF_NEG, PAIR_STORE };
+
+/* v = j's word at joff + (add) or - slot s's word at soff; then if (v !=
+ * 0) / if (v < 0) goto l, or j's word at joff = v. */
+static void emit_slot_pair(struct jit_count *j, struct tcg_emit *e, const struct jit_slot *s,
+			   intptr_t joff, intptr_t soff, bool add, enum pair_then then,
+			   struct tcg_label *l)
+{
+	/* temporaries do not live across a branch: new ones for each */
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), B = tcg_e_const(e, (uintptr_t)s);
+	tcg_val t = tcg_e_temp(e), u = tcg_e_temp(e);
+
+	tcg_e_ld64(e, t, S, joff);
+	tcg_e_ld64(e, u, B, soff);
+	if (add)
+		tcg_e_add(e, t, t, u);
+	else
+		tcg_e_sub(e, t, t, u);
+	if (then == PAIR_IF_NONZERO)
+		tcg_e_br_if_ne(e, t, 0, l);
+	else if (then == PAIR_IF_NEG)
+		tcg_e_br_if_neg(e, t, l);
+	else
+		tcg_e_st64(e, t, S, joff);
+	tcg_e_free(e, u);
+	tcg_e_free(e, t);
+	tcg_e_free(e, B);
+	tcg_e_free(e, S);
+}
+
 /*
  * A block start while logging:
  *   if (slot->fetch_inline == fetch_ok) {       (a hit that moves nothing)
@@ -692,30 +723,12 @@ static void emit_store_imm(struct jit_count *j, struct tcg_emit *e, intptr_t off
 static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_slot *s)
 {
 	struct tcg_label *record = tcg_e_label(e), *done = tcg_e_label(e);
-	tcg_val S = tcg_e_const(e, (uintptr_t)j), B = tcg_e_const(e, (uintptr_t)s);
-	tcg_val t = tcg_e_temp(e), u = tcg_e_temp(e);
+	tcg_val S, t, u;
 
-	tcg_e_ld64(e, t, B, (intptr_t)offsetof(struct jit_slot, fetch_inline));
-	tcg_e_ld64(e, u, S, OFF(fetch_ok));
-	tcg_e_sub(e, t, t, u);
-	tcg_e_br_if_ne(e, t, 0, record);
-	tcg_e_free(e, u);
-	tcg_e_free(e, t);
-	tcg_e_free(e, B);
-	tcg_e_free(e, S);
-	/* temporaries do not live across a branch: new ones after each */
-	S = tcg_e_const(e, (uintptr_t)j);
-	B = tcg_e_const(e, (uintptr_t)s);
-	t = tcg_e_temp(e);
-	u = tcg_e_temp(e);
-	tcg_e_ld64(e, t, B, (intptr_t)offsetof(struct jit_slot, fetch_counts));
-	tcg_e_ld64(e, u, S, OFF(fetch_sum));
-	tcg_e_add(e, u, u, t);
-	tcg_e_st64(e, u, S, OFF(fetch_sum));
-	tcg_e_free(e, u);
-	tcg_e_free(e, t);
-	tcg_e_free(e, B);
-	tcg_e_free(e, S);
+	emit_slot_pair(j, e, s, OFF(fetch_ok), (intptr_t)offsetof(struct jit_slot, fetch_inline),
+		       false, PAIR_IF_NONZERO, record);
+	emit_slot_pair(j, e, s, OFF(fetch_sum), (intptr_t)offsetof(struct jit_slot, fetch_counts),
+		       true, PAIR_STORE, NULL);
 	emit_store_imm(j, e, OFF(fetch_after), JIT_LOG_AFTER_HITS);
 	tcg_e_br(e, done);
 	tcg_e_set_label(e, record);
@@ -854,59 +867,20 @@ static void emit_rep_continue(struct jit_count *j, struct tcg_emit *e, uint64_t 
 static void emit_cont_check(struct jit_count *j, struct tcg_emit *e, uint64_t pc,
 			    struct tcg_label *other, struct tcg_label *call)
 {
-	const intptr_t start = (intptr_t)offsetof(struct jit_slot, cont_start);
 	const intptr_t adj = (intptr_t)offsetof(struct jit_slot, cont_adj);
-	const intptr_t need = (intptr_t)offsetof(struct jit_slot, cont_need);
-	tcg_val S = tcg_e_const(e, (uintptr_t)j), B, t = tcg_e_temp(e), u;
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e);
 
 	tcg_e_ld64(e, t, S, OFF(cont_pc));
 	tcg_e_br_if_ne(e, t, (int64_t)pc, other);
 	tcg_e_free(e, t);
 	tcg_e_free(e, S);
-	/* temporaries do not live across a branch: new ones after each */
-	S = tcg_e_const(e, (uintptr_t)j);
-	B = tcg_e_const(e, (uintptr_t)j->cur);
-	t = tcg_e_temp(e);
-	u = tcg_e_temp(e);
-	tcg_e_ld64(e, t, S, OFF(cont_run));
-	tcg_e_ld64(e, u, B, start);
-	tcg_e_sub(e, t, t, u);
-	tcg_e_br_if_ne(e, t, 0, other);
-	tcg_e_free(e, u);
-	tcg_e_free(e, t);
-	tcg_e_free(e, B);
-	tcg_e_free(e, S);
-	S = tcg_e_const(e, (uintptr_t)j);
-	B = tcg_e_const(e, (uintptr_t)j->cur);
-	t = tcg_e_temp(e);
-	u = tcg_e_temp(e);
-	tcg_e_ld64(e, t, S, OFF(cont_free));
-	tcg_e_ld64(e, u, B, need);
-	tcg_e_sub(e, t, t, u);
-	tcg_e_br_if_neg(e, t, other);
-	tcg_e_free(e, u);
-	tcg_e_free(e, t);
-	tcg_e_free(e, B);
-	tcg_e_free(e, S);
-	for (unsigned pass = 0; pass < 2; pass++) {
-		S = tcg_e_const(e, (uintptr_t)j);
-		B = tcg_e_const(e, (uintptr_t)j->cur);
-		t = tcg_e_temp(e);
-		u = tcg_e_temp(e);
-		tcg_e_ld64(e, t, S, OFF(w));
-		tcg_e_ld64(e, u, B, adj);
-		tcg_e_add(e, t, t, u);
-		if (!pass)
-			tcg_e_br_if_neg(e, t, call);
-		else
-			tcg_e_st64(e, t, S, OFF(w));
-		tcg_e_free(e, u);
-		tcg_e_free(e, t);
-		if (pass)
-			tcg_e_st64(e, B, S, OFF(cont_of));
-		tcg_e_free(e, B);
-		tcg_e_free(e, S);
-	}
+	emit_slot_pair(j, e, j->cur, OFF(cont_run), (intptr_t)offsetof(struct jit_slot, cont_start),
+		       false, PAIR_IF_NONZERO, other);
+	emit_slot_pair(j, e, j->cur, OFF(cont_free), (intptr_t)offsetof(struct jit_slot, cont_need),
+		       false, PAIR_IF_NEG, other);
+	emit_slot_pair(j, e, j->cur, OFF(w), adj, true, PAIR_IF_NEG, call);
+	emit_slot_pair(j, e, j->cur, OFF(w), adj, true, PAIR_STORE, NULL);
+	emit_store_imm(j, e, OFF(cont_of), (uintptr_t)j->cur);
 	emit_store_imm(j, e, OFF(dyn), 0);
 	emit_store_imm(j, e, OFF(cont_pc), CONT_NONE);
 	tcg_e_br(e, j->cur_back);
@@ -914,9 +888,10 @@ static void emit_cont_check(struct jit_count *j, struct tcg_emit *e, uint64_t pc
 
 /*
  * The slow path of the block at pc being finished, after its end. First,
- * unless its slot always takes the slow path (cont false), the check
- * whether it continues the straight run of the block before
- * (emit_cont_check); then the check a return or an indirect branch left
+ * with cont (its slot does not always take the slow path, and a translated
+ * cut exit goes on at pc), the check whether it continues the straight
+ * run of the block before (emit_cont_check); then the check a return or
+ * an indirect branch left
  * to it (emit_predicted_exit),
  * as resolve_prev() does it: when pc is the predicted target (expect),
  * expect and dyn clear, dyn's bias goes back, and the block runs on
