@@ -44,8 +44,30 @@ struct dsb_entry {
 	unsigned ways;
 };
 
+/* A block's run of instructions in one window, and what a cached window
+ * delivers of it when none is microcoded (plain). */
+struct fe_seg {
+	uint64_t first_ip, end_ip;
+	uint32_t uops;
+	uint16_t first, n;
+	bool plain;
+};
+
+#define FE_SEGS 8             /* a block of more windows goes instruction by instruction */
+#define FE_SUMMARIES 1024     /* direct-mapped by decode */
+
+/* A decode's runs by window, valid while its decode generation holds
+ * (decodes are freed only when the generation moves on). */
+struct fe_summary {
+	const struct bdesc *b;
+	uint32_t gen;
+	unsigned nseg;            /* 0: more than FE_SEGS */
+	struct fe_seg seg[FE_SEGS];
+};
+
 struct fe_model {
 	const struct pmu_frontend *f;
+	struct fe_summary *sum;   /* FE_SUMMARIES */
 	unsigned win_shift;        /* log2(dsb_window) */
 	struct dsb_entry *dsb;     /* dsb_sets x dsb_ways, each set most recent first */
 	uint64_t *btb;             /* branch addresses + 1 */
@@ -68,7 +90,8 @@ struct fe_model *fe_model_new(const struct pmu_frontend *f)
 		fe->win_shift++;
 	fe->dsb = calloc((size_t)f->dsb_sets * f->dsb_ways, sizeof(*fe->dsb));
 	fe->btb = calloc(f->btb_entries, sizeof(*fe->btb));
-	if (!fe->dsb || !fe->btb) {
+	fe->sum = calloc(FE_SUMMARIES, sizeof(*fe->sum));
+	if (!fe->dsb || !fe->btb || !fe->sum) {
 		fe_model_free(fe);
 		return NULL;
 	}
@@ -81,6 +104,7 @@ void fe_model_free(struct fe_model *fe)
 		return;
 	free(fe->dsb);
 	free(fe->btb);
+	free(fe->sum);
 	free(fe);
 }
 
@@ -167,12 +191,19 @@ static void take_slots(struct fe_model *fe, unsigned uops, uint8_t cls, bool mic
 		fe->way_closed = true;
 }
 
-void fe_model_block(struct fe_model *fe, const struct bdesc *b, struct sim_delta *x)
+/* What the front end delivers of b's instructions [from, to), into the
+ * sums (uops of the DSB, MITE and MS, MS switches, instructions that
+ * missed the DSB, LCP cycles), the switches into x. */
+struct fe_sums {
+	uint64_t dsb, mite, ms, ms_switches, missed, lcp;
+};
+
+static void deliver(struct fe_model *fe, const struct bdesc *b, unsigned from, unsigned to,
+		    struct fe_sums *s, struct sim_delta *x)
 {
 	const struct pmu_frontend *f = fe->f;
-	uint64_t dsb = 0, mite = 0, ms = 0, ms_switches = 0, missed = 0, lcp = 0;
 
-	for (unsigned i = 0; i < b->n; i++) {
+	for (unsigned i = from; i < to; i++) {
 		const struct bd_insn *in = &b->ins[i];
 		uint64_t ip = b->addr + in->off, tag = (ip >> fe->win_shift) + 1;
 		bool microcoded = in->uops > f->ms_uops || (in->cls & BD_REP);
@@ -181,26 +212,85 @@ void fe_model_block(struct fe_model *fe, const struct bdesc *b, struct sim_delta
 			enter_window(fe, tag, x);
 		fe->next_ip = ip + in->len;
 		if (fe->from_dsb && !microcoded) {
-			dsb += in->uops;    /* the common case: a cached window's ways are known */
+			s->dsb += in->uops;   /* a cached window's ways are known */
 			continue;
 		}
 		take_slots(fe, in->uops, in->cls, microcoded);
-		missed += !fe->from_dsb;
+		s->missed += !fe->from_dsb;
 		if (microcoded) {
-			ms += in->uops;
-			ms_switches++;
+			s->ms += in->uops;
+			s->ms_switches++;
 		} else {
-			mite += in->uops;
+			s->mite += in->uops;
 			if (fe_insn_has_lcp((const uint8_t *)(uintptr_t)ip, in->len))
-				lcp += f->lcp_penalty;
+				s->lcp += f->lcp_penalty;
 		}
 	}
-	x->v[SIM_SRC_DSB_UOPS] += dsb;
-	x->v[SIM_SRC_MITE_UOPS] += mite;
-	x->v[SIM_SRC_MS_UOPS] += ms;
-	x->v[SIM_SRC_MS_SWITCHES] += ms_switches;
-	x->v[SIM_SRC_DSB_MISS_INSNS] += missed;
-	x->v[SIM_SRC_LCP_STALLS] += lcp;
+}
+
+/* b's runs by window (its summary, made at its first delivery in this
+ * generation); NULL when it has more than FE_SEGS. */
+static const struct fe_summary *summary_of(struct fe_model *fe, const struct bdesc *b,
+					   uint32_t gen)
+{
+	struct fe_summary *s = &fe->sum[((uintptr_t)b >> 4) & (FE_SUMMARIES - 1)];
+
+	if (s->b != b || s->gen != gen) {
+		s->b = b;
+		s->gen = gen;
+		s->nseg = 0;
+		for (unsigned i = 0; i < b->n; i++) {
+			const struct bd_insn *in = &b->ins[i];
+			uint64_t ip = b->addr + in->off;
+			struct fe_seg *g = s->nseg ? &s->seg[s->nseg - 1] : NULL;
+
+			if (!g || (ip >> fe->win_shift) != (g->first_ip >> fe->win_shift)) {
+				if (s->nseg == FE_SEGS) {
+					s->nseg = 0;
+					break;
+				}
+				g = &s->seg[s->nseg++];
+				*g = (struct fe_seg){ .first_ip = ip, .first = (uint16_t)i, .plain = true };
+			}
+			g->end_ip = ip + in->len;
+			g->uops += in->uops;
+			g->n++;
+			g->plain &= !(in->uops > fe->f->ms_uops || (in->cls & BD_REP));
+		}
+	}
+	return s->nseg ? s : NULL;
+}
+
+void fe_model_block(struct fe_model *fe, const struct bdesc *b, uint32_t gen, struct sim_delta *x)
+{
+	const struct fe_summary *s = summary_of(fe, b, gen);
+	struct fe_sums sums = { 0 };
+
+	if (!s) {
+		deliver(fe, b, 0, b->n, &sums, x);
+	} else {
+		for (unsigned k = 0; k < s->nseg; k++) {
+			const struct fe_seg *g = &s->seg[k];
+			uint64_t tag = (g->first_ip >> fe->win_shift) + 1;
+
+			if (tag != fe->win || g->first_ip != fe->next_ip) {
+				enter_window(fe, tag, x);
+				fe->next_ip = g->first_ip;   /* deliver() goes on in it */
+			}
+			if (fe->from_dsb && g->plain) {
+				sums.dsb += g->uops;
+				fe->next_ip = g->end_ip;
+			} else {
+				deliver(fe, b, g->first, g->first + g->n, &sums, x);
+			}
+		}
+	}
+	x->v[SIM_SRC_DSB_UOPS] += sums.dsb;
+	x->v[SIM_SRC_MITE_UOPS] += sums.mite;
+	x->v[SIM_SRC_MS_UOPS] += sums.ms;
+	x->v[SIM_SRC_MS_SWITCHES] += sums.ms_switches;
+	x->v[SIM_SRC_DSB_MISS_INSNS] += sums.missed;
+	x->v[SIM_SRC_LCP_STALLS] += sums.lcp;
 }
 
 void fe_model_rep(struct fe_model *fe, unsigned uops, struct sim_delta *x)

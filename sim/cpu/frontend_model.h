@@ -29,8 +29,11 @@ struct fe_model *fe_model_new(const struct pmu_frontend *f);
 void fe_model_free(struct fe_model *fe);
 /* Block b (host-readable code: it is executing) delivered from its first
  * instruction: its uops by source, the switches, the stalls, the
- * instructions that missed the DSB, added to x. */
-void fe_model_block(struct fe_model *fe, const struct bdesc *b, struct sim_delta *x);
+ * instructions that missed the DSB, added to x. gen: the decode cache's
+ * generation, which moves on when decodes are freed (b's summary by
+ * window is kept while it holds). */
+void fe_model_block(struct fe_model *fe, const struct bdesc *b, uint32_t gen,
+		    struct sim_delta *x);
 /* A further iteration of a REP string instruction, uops of microcode:
  * delivered by the MS, which already delivers (no switch). */
 void fe_model_rep(struct fe_model *fe, unsigned uops, struct sim_delta *x);

@@ -1128,7 +1128,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	if (pv->fe_on && rep_cont)
 		fe_model_rep(pv->fe, BD_CYC_REP * pv->pipe->issue_width, xp);
 	else if (pv->fe_on && !rest)
-		fe_model_block(pv->fe, b, xp);   /* the block's own instructions */
+		fe_model_block(pv->fe, b, pv->decode_gen, xp);   /* the block's own instructions */
 	if (!rest && !rep_cont)
 		b = continue_run(pv, p, b, xp);
 	if (bd_cut(b)) {
