@@ -563,7 +563,8 @@ static void release_held(struct pmu_vcpu *pv, struct sim_delta *d)
 {
 	d->v[SIM_SRC_FE_BUBBLES] += pv->held_fe;
 	d->v[SIM_SRC_STALLED_BACKEND] += pv->held_be;
-	add_exec_block(pv->held_x, d);
+	if (pv->want_decoded)
+		add_exec_block(pv->held_x, d);
 	pv->held_fe = pv->held_be = 0;
 	memset(pv->held_x, 0, sizeof(pv->held_x));
 }
@@ -631,7 +632,8 @@ void pmu_mispredict(const struct pmu_vcpu *pv, struct sim_delta *d)
 	d->v[SIM_SRC_RECOVERY_CYCLES] += p->recovery_cycles;
 	d->v[SIM_SRC_FE_BUBBLES] += (uint64_t)p->issue_width * (idle - p->recovery_cycles);
 	d->v[SIM_SRC_STALLED_FRONTEND] += idle;
-	d->v[SIM_SRC_EXEC_STALLS] += p->mispredict_cycles;   /* the wrong path executes nothing */
+	if (pv->want_decoded)   /* the wrong path executes nothing */
+		d->v[SIM_SRC_EXEC_STALLS] += p->mispredict_cycles;
 }
 
 /* What resolve_prev() writes into the extra counts. */
@@ -639,10 +641,9 @@ static const unsigned resolved[] = {
 	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_COND_NOT_TAKEN, SIM_SRC_BRANCH_MISSES, SIM_SRC_CYCLES,
 	SIM_SRC_UOPS_ISSUED, SIM_SRC_RECOVERY_CYCLES, SIM_SRC_FE_BUBBLES, SIM_SRC_STALLED_FRONTEND,
 	SIM_SRC_STALLED_BACKEND,
-	/* a mispredict's, and a cut run's released block-level totals */
-	SIM_SRC_EXEC_STALLS, SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES,
-	SIM_SRC_EXEC_CYCLES_EQ1, SIM_SRC_EXEC_CYCLES_EQ2,
 };
+/* and, while want_decoded, a mispredict's execution stalls and a cut run's
+ * released block-level execution totals (exec_block_src) */
 #define NR_RESOLVED (sizeof(resolved) / sizeof(resolved[0]))
 
 /* Block b's static counts, and the previous branch's resolution x, into d. */
@@ -660,11 +661,14 @@ static void add_block(struct pmu_vcpu *pv, const struct bdesc *b, const struct s
 	d->v[SIM_SRC_CYCLES] += b->t[BDT_CYCLES];
 	d->v[SIM_SRC_UOPS_RETIRED] += b->t[BDT_UOPS];
 	d->v[SIM_SRC_UOPS_ISSUED] += b->t[BDT_UOPS];
-	if (pv->want_decoded)
-		add_decoded(b->t, d);
 	add_block_stalls(pv, b, d);
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		d->v[resolved[i]] += x->v[resolved[i]];
+	if (pv->want_decoded) {
+		add_decoded(b->t, d);
+		for (unsigned k = 0; k < BD_NR_XBLOCK; k++)
+			d->v[exec_block_src[k]] += x->v[exec_block_src[k]];
+	}
 }
 
 /*
@@ -1051,6 +1055,8 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 		return;
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		xp->v[resolved[i]] = 0;
+	for (unsigned k = 0; pv->want_decoded && k < BD_NR_XBLOCK; k++)
+		xp->v[exec_block_src[k]] = 0;
 	if (p && p->n) {
 		/* QEMU runs each iteration of a REP string instruction as a block
 		 * that starts at the instruction again: only the first retires it */
