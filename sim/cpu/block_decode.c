@@ -238,8 +238,10 @@ static void sum_decoded(uint32_t *t, const struct bd_insn *in)
 
 	if (fp)
 		t[BDT_FP_SD + fp - BD_FP_SD] += (in->xcls & BD_FP_TWICE) ? 2 : 1;
-	if (pf)
+	if (pf) {
 		t[BDT_PF_NTA + pf - BD_PF_NTA]++;
+		t[BDT_PF_ANY]++;
+	}
 	t[BDT_FAR] += !!(in->xcls & BD_FAR);
 	t[BDT_UOPS_EXEC] += in->xuops;
 	if (in->ge & BD_GE_X87)

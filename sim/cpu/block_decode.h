@@ -100,7 +100,7 @@ enum bd_total {
 	/* the decoded events (enum bd_xclass) and the execution schedule:
 	 * an instruction's unfused uops all execute in the cycle it starts */
 	BDT_FP_SD, BDT_FP_SS, BDT_FP_128D, BDT_FP_128S, BDT_FP_256D, BDT_FP_256S,
-	BDT_PF_NTA, BDT_PF_T0, BDT_PF_T1_T2, BDT_PF_W,
+	BDT_PF_NTA, BDT_PF_T0, BDT_PF_T1_T2, BDT_PF_W, BDT_PF_ANY,
 	BDT_FAR,
 	BDT_UOPS_EXEC, BDT_UOPS_X87, BDT_LOCK_LOADS,
 	BDT_EXEC_GE1, BDT_EXEC_GE2, BDT_EXEC_GE3, BDT_EXEC_GE4,

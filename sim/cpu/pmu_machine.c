@@ -159,6 +159,8 @@ static void frontend_decide(struct pmu_vcpu *pv, sim_src_mask sources)
 	pv->fe_on = pv->fe != NULL;      /* no memory: not counted */
 }
 
+static void decoded_wanted(struct pmu_vcpu *pv, sim_src_mask sources);
+
 /*
  * What the hooks should be (pay only for what is counted): the block hook
  * once any event is scheduled on the CPU (it then stays); the memory hook
@@ -178,7 +180,7 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 
 	/* pay only for what is counted: the blocks add their decoded and
 	 * execution totals while an enabled event counts one */
-	pv->want_decoded = (sources & DECODED_SOURCES) != 0;
+	decoded_wanted(pv, sources);
 
 	/* the debug registers' hooks follow what is installed on the CPU */
 	if (bp_mask != c->bp_want_mask || memcmp(bp, c->bp_want, sizeof(bp))) {
@@ -307,14 +309,15 @@ static void lbr_record(struct pmu_vcpu *pv, uint64_t from, uint64_t to, bool mis
 /* ---- per-instruction values for splitting a block ----------------------- */
 
 /* The decoded sources (sim_source.h: FP arithmetic, software prefetches,
- * far branches, the execution schedule's) and the block totals that give
- * them (block_decode.h); SWPF_ANY is the sum of the four prefetch kinds. */
+ * far branches, locked loads, the execution schedule's per instruction)
+ * and the block totals that give them (block_decode.h). */
 static const struct { unsigned src, bdt; } decoded[] = {
 	{ SIM_SRC_FP_SCALAR_DOUBLE, BDT_FP_SD }, { SIM_SRC_FP_SCALAR_SINGLE, BDT_FP_SS },
 	{ SIM_SRC_FP_128B_DOUBLE, BDT_FP_128D }, { SIM_SRC_FP_128B_SINGLE, BDT_FP_128S },
 	{ SIM_SRC_FP_256B_DOUBLE, BDT_FP_256D }, { SIM_SRC_FP_256B_SINGLE, BDT_FP_256S },
 	{ SIM_SRC_SWPF_NTA, BDT_PF_NTA }, { SIM_SRC_SWPF_T0, BDT_PF_T0 },
 	{ SIM_SRC_SWPF_T1_T2, BDT_PF_T1_T2 }, { SIM_SRC_SWPF_PREFETCHW, BDT_PF_W },
+	{ SIM_SRC_SWPF_ANY, BDT_PF_ANY },
 	{ SIM_SRC_FAR_BRANCHES, BDT_FAR }, { SIM_SRC_LOCK_LOADS, BDT_LOCK_LOADS },
 	{ SIM_SRC_UOPS_EXECUTED, BDT_UOPS_EXEC }, { SIM_SRC_UOPS_EXECUTED_X87, BDT_UOPS_X87 },
 	{ SIM_SRC_EXEC_CYCLES_GE1, BDT_EXEC_GE1 }, { SIM_SRC_EXEC_CYCLES_GE2, BDT_EXEC_GE2 },
@@ -322,20 +325,43 @@ static const struct { unsigned src, bdt; } decoded[] = {
 };
 #define NR_DECODED (sizeof(decoded) / sizeof(decoded[0]))
 
+/* The block-level execution sources, in BDT_X_* order. */
+static const unsigned exec_block_src[BD_NR_XBLOCK] = {
+	SIM_SRC_EXEC_STALLS, SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES,
+	SIM_SRC_EXEC_CYCLES_EQ1, SIM_SRC_EXEC_CYCLES_EQ2,
+};
+_Static_assert(BDT_X_EQ2 - BDT_X_STALL + 1 == BD_NR_XBLOCK, "BDT_X_* order");
+
+_Static_assert(NR_DECODED <= sizeof(((struct pmu_vcpu *)0)->dec_src), "pmu_vcpu.dec_src");
+
 /* Block totals t (one instruction's, or a whole block's) of the decoded
- * sources into d. */
-static void add_decoded(const uint32_t *t, struct sim_delta *d)
+ * sources enabled events count (pv->dec_src) into d. */
+static void add_decoded(const struct pmu_vcpu *pv, const uint32_t *t, struct sim_delta *d)
 {
-	for (unsigned i = 0; i < NR_DECODED; i++)
-		d->v[decoded[i].src] += t[decoded[i].bdt];
-	d->v[SIM_SRC_SWPF_ANY] += t[BDT_PF_NTA] + t[BDT_PF_T0] + t[BDT_PF_T1_T2] + t[BDT_PF_W];
+	for (unsigned i = 0; i < pv->nr_dec; i++)
+		d->v[pv->dec_src[i]] += t[pv->dec_bdt[i]];
+}
+
+/* Whether sources (a SIM_SRC_BIT mask) hold a decoded or execution one,
+ * and the per-instruction ones among them into pv->dec_src. */
+static void decoded_wanted(struct pmu_vcpu *pv, sim_src_mask sources)
+{
+	pv->want_decoded = (sources & DECODED_SOURCES) != 0;
+	pv->want_exec_block = false;
+	for (unsigned k = 0; k < BD_NR_XBLOCK; k++)
+		pv->want_exec_block |= (sources & SIM_SRC_BIT(exec_block_src[k])) != 0;
+	pv->nr_dec = 0;
+	for (unsigned i = 0; i < NR_DECODED; i++) {
+		if (!(sources & SIM_SRC_BIT(decoded[i].src)))
+			continue;
+		pv->dec_src[pv->nr_dec] = (uint8_t)decoded[i].src;
+		pv->dec_bdt[pv->nr_dec++] = (uint8_t)decoded[i].bdt;
+	}
 }
 
 /* A block's total of decoded source src, or ~0u when src is none. */
 static unsigned block_decoded(const uint32_t *t, unsigned src)
 {
-	if (src == SIM_SRC_SWPF_ANY)
-		return t[BDT_PF_NTA] + t[BDT_PF_T0] + t[BDT_PF_T1_T2] + t[BDT_PF_W];
 	for (unsigned i = 0; i < NR_DECODED; i++)
 		if (decoded[i].src == src)
 			return t[decoded[i].bdt];
@@ -367,8 +393,10 @@ static void insn_decoded(const struct pmu_vcpu *pv, const struct bd_insn *in, bo
 	}
 	if (fp)
 		t[BDT_FP_SD + fp - BD_FP_SD] = (in->xcls & BD_FP_TWICE) ? 2 : 1;
-	if (pf)
+	if (pf) {
 		t[BDT_PF_NTA + pf - BD_PF_NTA] = 1;
+		t[BDT_PF_ANY] = 1;
+	}
 	t[BDT_FAR] = !!(in->xcls & BD_FAR);
 	t[BDT_UOPS_EXEC] = in->xuops;
 	t[BDT_UOPS_X87] = (in->ge & BD_GE_X87) ? in->xuops : 0;
@@ -565,13 +593,6 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 	return false;
 }
 
-/* The block-level execution sources, in BDT_X_* order. */
-static const unsigned exec_block_src[BD_NR_XBLOCK] = {
-	SIM_SRC_EXEC_STALLS, SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES,
-	SIM_SRC_EXEC_CYCLES_EQ1, SIM_SRC_EXEC_CYCLES_EQ2,
-};
-_Static_assert(BDT_X_EQ2 - BDT_X_STALL + 1 == BD_NR_XBLOCK, "BDT_X_* order");
-
 /* Block-level execution totals x (BDT_X_* order) into d. */
 static void add_exec_block(const uint32_t *x, struct sim_delta *d)
 {
@@ -593,7 +614,7 @@ static void add_block_stalls(struct pmu_vcpu *pv, const struct bdesc *b, struct 
 	}
 	d->v[SIM_SRC_FE_BUBBLES] += b->t[BDT_FE_BUBBLES];
 	d->v[SIM_SRC_STALLED_BACKEND] += b->t[BDT_BE_STALL];
-	if (pv->want_decoded)
+	if (pv->want_exec_block)
 		add_exec_block(&b->t[BDT_X_STALL], d);
 }
 
@@ -602,7 +623,8 @@ static void release_held(struct pmu_vcpu *pv, struct sim_delta *d)
 {
 	d->v[SIM_SRC_FE_BUBBLES] += pv->held_fe;
 	d->v[SIM_SRC_STALLED_BACKEND] += pv->held_be;
-	add_exec_block(pv->held_x, d);
+	if (pv->want_exec_block)
+		add_exec_block(pv->held_x, d);
 	pv->held_fe = pv->held_be = 0;
 	memset(pv->held_x, 0, sizeof(pv->held_x));
 }
@@ -623,7 +645,7 @@ static void sum_range(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
 		d->v[SIM_SRC_UOPS_ISSUED] += uops;
 		if (pv->want_decoded) {
 			insn_decoded(pv, in, !rep_cont, t);
-			add_decoded(t, d);
+			add_decoded(pv, t, d);
 		}
 		if (rep_cont) {
 			d->v[SIM_SRC_CYCLES] += BD_CYC_REP;
@@ -670,7 +692,8 @@ void pmu_mispredict(const struct pmu_vcpu *pv, struct sim_delta *d)
 	d->v[SIM_SRC_RECOVERY_CYCLES] += p->recovery_cycles;
 	d->v[SIM_SRC_FE_BUBBLES] += (uint64_t)p->issue_width * (idle - p->recovery_cycles);
 	d->v[SIM_SRC_STALLED_FRONTEND] += idle;
-	d->v[SIM_SRC_EXEC_STALLS] += p->mispredict_cycles;   /* the wrong path executes nothing */
+	if (pv->want_exec_block)   /* the wrong path executes nothing */
+		d->v[SIM_SRC_EXEC_STALLS] += p->mispredict_cycles;
 	/* INT_MISC.CLEAR_RESTEER_CYCLES: the cycles after the recovery, in
 	 * which the front end fetches the right path again */
 	if (pv->fe_on)
@@ -682,10 +705,9 @@ static const unsigned resolved[] = {
 	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_COND_NOT_TAKEN, SIM_SRC_BRANCH_MISSES, SIM_SRC_CYCLES,
 	SIM_SRC_UOPS_ISSUED, SIM_SRC_RECOVERY_CYCLES, SIM_SRC_FE_BUBBLES, SIM_SRC_STALLED_FRONTEND,
 	SIM_SRC_STALLED_BACKEND,
-	/* a mispredict's, and a cut run's released block-level totals */
-	SIM_SRC_EXEC_STALLS, SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES,
-	SIM_SRC_EXEC_CYCLES_EQ1, SIM_SRC_EXEC_CYCLES_EQ2,
 };
+/* and, while want_exec_block, a mispredict's execution stalls and a cut run's
+ * released block-level execution totals (exec_block_src) */
 #define NR_RESOLVED (sizeof(resolved) / sizeof(resolved[0]))
 
 /* Block b's static counts, and the previous branch's resolution x, into d. */
@@ -703,14 +725,15 @@ static void add_block(struct pmu_vcpu *pv, const struct bdesc *b, const struct s
 	d->v[SIM_SRC_CYCLES] += b->t[BDT_CYCLES];
 	d->v[SIM_SRC_UOPS_RETIRED] += b->t[BDT_UOPS];
 	d->v[SIM_SRC_UOPS_ISSUED] += b->t[BDT_UOPS];
-	if (pv->want_decoded)
-		add_decoded(b->t, d);
 	add_block_stalls(pv, b, d);
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		d->v[resolved[i]] += x->v[resolved[i]];
 	if (pv->fe_on)
 		for (unsigned i = 0; i < NR_FE_SOURCES; i++)
 			d->v[fe_sources[i]] += x->v[fe_sources[i]];
+	add_decoded(pv, b->t, d);
+	for (unsigned k = 0; pv->want_exec_block && k < BD_NR_XBLOCK; k++)
+		d->v[exec_block_src[k]] += x->v[exec_block_src[k]];
 }
 
 /*
@@ -1117,6 +1140,8 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	if (pv->fe_on)
 		for (unsigned i = 0; i < NR_FE_SOURCES; i++)
 			xp->v[fe_sources[i]] = 0;
+	for (unsigned k = 0; pv->want_exec_block && k < BD_NR_XBLOCK; k++)
+		xp->v[exec_block_src[k]] = 0;
 	if (p && p->n) {
 		/* QEMU runs each iteration of a REP string instruction as a block
 		 * that starts at the instruction again: only the first retires it */

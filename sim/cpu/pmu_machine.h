@@ -107,6 +107,9 @@ struct pmu_vcpu {
 	bool want_lbr;               /* a scheduled event samples BRANCH_STACK */
 	bool want_decoded;           /* an enabled event counts a decoded or
 				      * execution source (DECODED_SOURCES) */
+	bool want_exec_block;        /* one of the block-level execution ones */
+	uint8_t nr_dec;              /* those of the per-instruction ones */
+	uint8_t dec_src[24], dec_bdt[24];   /* (their enum bd_total) */
 	unsigned nlim;
 	uint64_t blocks;             /* blocks seen (yield check every 64) */
 	struct perf_core *core;
