@@ -107,10 +107,12 @@ void perf_event_set_state(struct perf_event *event, enum perf_event_state state)
  * hardware event the model does not drive (SIM_SRC_NONE: it counts 0)
  * takes a slot too: it occupies a counter, so the machine must keep the
  * CPU's clock, and with it the multiplexing rotation, going while it is
- * scheduled, as on hardware. */
+ * scheduled, as on hardware. The side PMUs' time-driven counters (msr,
+ * cstate: sw_source RESIDENCY) are the core's to feed. */
 static bool perf_event_counts_from_machine(const struct perf_event *event)
 {
-	return event->source != SIM_SRC_NONE || !is_software_event(event);
+	return event->source != SIM_SRC_NONE ||
+	       (!is_software_event(event) && event->sw_source == PERF_SW_SRC_NONE);
 }
 
 /* Gives an ACTIVE, unthrottled event its hot-path slot. */
