@@ -190,6 +190,7 @@ struct perf_event_context {
 };
 
 /* lock.c: a recursive, robust, process-shared lock (the core's, a CPU's). */
+#define PERF_LOCK_TIDS 8
 struct perf_lock {
 	pthread_mutex_t mu;
 	pid_t owner;                    /* tid holding it, 0: none */
@@ -197,6 +198,11 @@ struct perf_lock {
 	unsigned waiters;               /* threads blocked on mu (atomic) */
 	unsigned gen;                   /* acquisitions so far (atomic; a futex word) */
 	unsigned handing;               /* holders waiting for their hand-over (atomic) */
+	/* who is counted in waiters and handing (as far as there are slots),
+	 * so that a thread that died counted (its process was killed) can be
+	 * taken out of the counts (lock.c, lock_reap) */
+	pid_t waiter_tid[PERF_LOCK_TIDS];
+	pid_t handing_tid[PERF_LOCK_TIDS];
 };
 
 /* One hot-path slot: an ACTIVE event and what it adds. */

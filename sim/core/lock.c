@@ -23,13 +23,18 @@
  *
  * Invariants: l->depth > 0 exactly when l->owner holds l->mu; a thread
  * that holds the core lock holds every CPU's, each with one level of depth
- * for it.
+ * for it. l->waiters and l->handing count live threads, and threads that
+ * died counted until a hand-over that timed out takes them out
+ * (lock_reap): a process killed while it waited must not make every
+ * later holder yield for nothing.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "sim/core/core_types.h"
@@ -82,6 +87,8 @@ static void lock_init(struct perf_lock *l)
 	l->waiters = 0;
 	l->gen = 0;
 	l->handing = 0;
+	for (unsigned i = 0; i < PERF_LOCK_TIDS; i++)
+		l->waiter_tid[i] = l->handing_tid[i] = 0;
 }
 
 void perf_core_lock_init(struct perf_core *core)
@@ -102,6 +109,77 @@ static void mutex_lock_robust(pthread_mutex_t *mu)
 		 * in what that operation touched, but it is usable */
 		pthread_mutex_consistent(mu);
 	}
+}
+
+/* Counts me in *count and names me in a free slot of tids; returns the
+ * slot, or -1 when all are taken (then a death cannot be taken out). */
+static int counted_enter(unsigned *count, pid_t *tids, pid_t me)
+{
+	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < PERF_LOCK_TIDS; i++) {
+		pid_t none = 0;
+
+		if (__atomic_compare_exchange_n(&tids[i], &none, me, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return i;
+	}
+	return -1;
+}
+
+static void counted_leave(unsigned *count, pid_t *tids, int slot, pid_t me)
+{
+	if (slot >= 0)
+		__atomic_compare_exchange_n(&tids[slot], &me, 0, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
+	__atomic_sub_fetch(count, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Whether thread tid is gone: no such task, or a zombie (its process was
+ * killed and not reaped yet). Raw calls: this may run in the shim's
+ * SIGSYS handler. */
+static bool tid_gone(pid_t tid)
+{
+	char path[32] = "/proc/", buf[256], *p;
+	unsigned n = 6, k = 0;
+	char digits[12];
+	long fd, len;
+
+	for (pid_t t = tid; t && k < sizeof(digits); t /= 10)
+		digits[k++] = (char)('0' + t % 10);
+	while (k)
+		path[n++] = digits[--k];
+	memcpy(path + n, "/stat", 6);
+	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	len = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, fd);
+	if (len <= 0)
+		return false;
+	buf[len] = 0;
+	p = strrchr(buf, ')');          /* "pid (comm) S ..." */
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/* Takes the threads of tids that are gone out of *count. */
+static void reap_counted(unsigned *count, pid_t *tids)
+{
+	for (unsigned i = 0; i < PERF_LOCK_TIDS; i++) {
+		pid_t t = __atomic_load_n(&tids[i], __ATOMIC_ACQUIRE);
+
+		if (t && tid_gone(t) &&
+		    __atomic_compare_exchange_n(&tids[i], &t, 0, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			__atomic_sub_fetch(count, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* A hand-over of l timed out with waiters counted: those that died
+ * waiting, or handing over, leave the counts (a live one stays). */
+static void lock_reap(struct perf_lock *l)
+{
+	reap_counted(&l->waiters, l->waiter_tid);
+	reap_counted(&l->handing, l->handing_tid);
 }
 
 /* l is now me's, first level: a yielder waiting for the hand-over learns
@@ -140,11 +218,13 @@ static bool lock_trytake(struct perf_lock *l, pid_t me)
 /* As lock_trytake, then waits as a counted waiter (perf_*_should_yield). */
 static void lock_take(struct perf_lock *l, pid_t me)
 {
+	int slot;
+
 	if (lock_trytake(l, me))
 		return;
-	__atomic_add_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
+	slot = counted_enter(&l->waiters, l->waiter_tid, me);
 	mutex_lock_robust(&l->mu);
-	__atomic_sub_fetch(&l->waiters, 1, __ATOMIC_RELAXED);
+	counted_leave(&l->waiters, l->waiter_tid, slot, me);
 	lock_got(l, me);
 }
 
@@ -259,6 +339,9 @@ static void wait_handover(struct perf_lock *l, unsigned g)
 		left.tv_nsec = PERF_HANDOVER_NS - ns;
 		syscall(SYS_futex, &l->gen, FUTEX_WAIT, g, &left, NULL, 0);
 	}
+	if (__atomic_load_n(&l->gen, __ATOMIC_ACQUIRE) == g &&
+	    __atomic_load_n(&l->waiters, __ATOMIC_RELAXED))
+		lock_reap(l);       /* no one took it: are the waiters alive? */
 }
 
 /*
@@ -308,12 +391,12 @@ static void cpu_handover(struct perf_cpu *cpu)
 	struct perf_lock *l = &cpu->lock;
 	unsigned depth = l->depth, g = __atomic_load_n(&l->gen, __ATOMIC_ACQUIRE);
 	pid_t me = my_tid();
+	int slot = counted_enter(&l->handing, l->handing_tid, me);
 
-	__atomic_add_fetch(&l->handing, 1, __ATOMIC_ACQ_REL);
 	l->depth = 1;
 	lock_put(l);
 	wait_handover(l, g);
-	__atomic_sub_fetch(&l->handing, 1, __ATOMIC_ACQ_REL);
+	counted_leave(&l->handing, l->handing_tid, slot, me);
 	if (__atomic_load_n(&l->gen, __ATOMIC_ACQUIRE) != g)
 		wait_turn(cpu);
 	lock_take(l, me);
@@ -338,12 +421,13 @@ void perf_core_yield(struct perf_core *core)
 {
 	struct perf_lock *l = &core->lock;
 	unsigned depth = l->depth, g = __atomic_load_n(&l->gen, __ATOMIC_ACQUIRE);
+	pid_t me = my_tid();
+	int slot = counted_enter(&l->handing, l->handing_tid, me);
 
-	__atomic_add_fetch(&l->handing, 1, __ATOMIC_ACQ_REL);
 	l->depth = 1;
 	perf_core_unlock(core);
 	wait_handover(l, g);
-	__atomic_sub_fetch(&l->handing, 1, __ATOMIC_ACQ_REL);
+	counted_leave(&l->handing, l->handing_tid, slot, me);
 	perf_core_lock(core);
 	l->depth = depth;
 }

@@ -4,6 +4,7 @@
  * process that attached to it at the same address, with the CPUs' locks.
  */
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -175,6 +176,55 @@ static void test_shared_lock(void **state)
 	shared_fini(&s);
 }
 
+/* A process killed while it waits for a CPU's lock (perf test kills its
+ * workloads so) leaves the count of waiters: the holder's next hand-over
+ * finds no one to take the lock, sees the waiter is gone (a zombie here,
+ * not reaped yet) and takes it out, so later checks no longer yield. Run
+ * twice: once with the waiter reaped first, once a zombie. */
+static void test_dead_waiter(void **state)
+{
+	struct shared s;
+	struct perf_cpu *cpu;
+
+	(void)state;
+	shared_init(&s);
+	cpu = perf_core_cpu(s.core, 0);
+	for (int reaped = 0; reaped < 2; reaped++) {
+		int status;
+		pid_t pid;
+
+		perf_cpu_lock(cpu);
+		pid = fork();
+		if (pid == 0) {
+			struct perf_core *c = perf_core_attach(child_attach(&s), &s.machine);
+
+			perf_cpu_lock(perf_core_cpu(c, 0));     /* blocks: the parent holds it */
+			_exit(3);
+		}
+		assert_true(pid > 0);
+		while (!perf_cpu_should_yield(cpu))
+			sched_yield();
+		kill(pid, SIGKILL);
+		if (reaped) {
+			assert_int_equal(waitpid(pid, &status, 0), pid);
+		} else {
+			siginfo_t si;
+
+			/* a zombie: exited, not reaped */
+			assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+		}
+		assert_true(perf_cpu_should_yield(cpu));
+		perf_cpu_yield(cpu);                  /* 1 ms: no one takes it */
+		assert_false(perf_cpu_should_yield(cpu));
+		assert_int_equal(cpu->lock.handing, 0);
+		perf_cpu_unlock(cpu);
+		if (!reaped)
+			assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	}
+	shared_fini(&s);
+}
+
 /* Two processes run two simulated CPUs of one core at once: the parent
  * holds CPU 0's lock while it runs, and the child takes CPU 1's without
  * waiting for it (the kernel's CPUs run their own contexts). The child's
@@ -256,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_shared_core),
 		cmocka_unit_test(test_shared_lock),
 		cmocka_unit_test(test_cpu_locks),
+		cmocka_unit_test(test_dead_waiter),
 	};
 	return cmocka_run_group_tests_name("core_arena", tests, NULL, NULL);
 }
