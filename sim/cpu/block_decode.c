@@ -374,6 +374,13 @@ static struct bdesc *decode_sched(struct bd_cache *bc, struct schedule *sched, u
 	assert(b->t[BDT_CYCLES] == sched->end && sched->end >= issue_cycles);
 	b->t[BDT_BE_STALL] = b->t[BDT_CYCLES] - issue_cycles;
 	exec_totals(bc, sched, b->t);
+	/* room was for one instruction a byte: keep what the block holds */
+	if (b->n < cap) {
+		struct bdesc *fit = realloc(b, sizeof(*b) + b->n * sizeof(struct bd_insn));
+
+		if (fit)
+			b = fit;
+	}
 	return b;
 }
 
