@@ -7,7 +7,6 @@
 #include <assert.h>
 #include <capstone/capstone.h>
 #include <errno.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pmu_models/pmu_model.h"
@@ -15,19 +14,25 @@
 #include "sim/cpu/cpu_arch.h"
 
 /*
- * The table's entries are decodes (malloc'd, so aligned to max_align_t)
- * with the key's hash's low bits in their pointer's free low bits: a probe
- * reads a decode only when those match, not every entry on its way. The
- * table stays one pointer an entry: its allocations, which take host
- * address space the guest's mmaps would get (guest address == host
- * address), stay those they were.
+ * The table's entries are decodes (malloc'd: aligned for a uint64_t, so
+ * the pointer's low three bits are free) with three bits of the key's hash
+ * there, bits the index does not use: a probe reads a decode only when
+ * those match, not every entry on its way. The table stays one pointer an
+ * entry: its allocations, which take host address space the guest's mmaps
+ * would get (guest address == host address), stay those they were.
  */
-#define BD_TAG_MASK ((uintptr_t)_Alignof(max_align_t) - 1)
-_Static_assert(_Alignof(max_align_t) >= 16, "four tag bits");
+#define BD_TAG_MASK ((uintptr_t)7)
+#define BD_TAG_SHIFT 36
+_Static_assert(_Alignof(uint64_t) > BD_TAG_MASK, "three free bits");
+
+static uintptr_t bd_tag(size_t hash)
+{
+	return (hash >> BD_TAG_SHIFT) & BD_TAG_MASK;
+}
 
 static uintptr_t bd_tagged(const struct bdesc *b, size_t hash)
 {
-	return (uintptr_t)b | (hash & BD_TAG_MASK);
+	return (uintptr_t)b | bd_tag(hash);
 }
 
 static struct bdesc *bd_untag(uintptr_t e)
@@ -441,7 +446,7 @@ static struct bdesc *bd_find(const struct bd_cache *bc, uint64_t addr, uint32_t 
 	while ((x = bc->e[i])) {
 		struct bdesc *b = bd_untag(x);
 
-		if ((x & BD_TAG_MASK) == (h & BD_TAG_MASK) && b->addr == addr && b->size == size &&
+		if ((x & BD_TAG_MASK) == bd_tag(h) && b->addr == addr && b->size == size &&
 		    b->run_start == run_start)
 			return b;
 		i = (i + 1) & bc->mask;
