@@ -13,9 +13,36 @@
 #include "sim/cpu/block_decode.h"
 #include "sim/cpu/cpu_arch.h"
 
+/*
+ * The table's entries are decodes (malloc'd: aligned for a uint64_t, so
+ * the pointer's low three bits are free) with three bits of the key's hash
+ * there, bits the index does not use: a probe reads a decode only when
+ * those match, not every entry on its way. The table stays one pointer an
+ * entry: its allocations, which take host address space the guest's mmaps
+ * would get (guest address == host address), stay those they were.
+ */
+#define BD_TAG_MASK ((uintptr_t)7)
+#define BD_TAG_SHIFT 36
+_Static_assert(_Alignof(uint64_t) > BD_TAG_MASK, "three free bits");
+
+static uintptr_t bd_tag(size_t hash)
+{
+	return (hash >> BD_TAG_SHIFT) & BD_TAG_MASK;
+}
+
+static uintptr_t bd_tagged(const struct bdesc *b, size_t hash)
+{
+	return (uintptr_t)b | bd_tag(hash);
+}
+
+static struct bdesc *bd_untag(uintptr_t e)
+{
+	return (struct bdesc *)(e & ~BD_TAG_MASK);
+}
+
 struct bd_cache {
 	const struct cpu_arch *arch;
-	struct bdesc **e;
+	uintptr_t *e;                 /* bd_tagged decodes, 0: free */
 	size_t mask, used;
 	csh cs;
 	const struct pmu_pipeline *pipe;
@@ -89,7 +116,7 @@ void bd_cache_free(struct bd_cache *bc)
 	if (!bc)
 		return;
 	for (size_t i = 0; i <= bc->mask; i++)
-		free(bc->e[i]);
+		free(bd_untag(bc->e[i]));
 	cs_free(bc->in, 1);
 	cs_close(&bc->cs);
 	free(bc->exec);
@@ -354,6 +381,13 @@ static struct bdesc *decode_sched(struct bd_cache *bc, struct schedule *sched, u
 	assert(b->t[BDT_CYCLES] == sched->end && sched->end >= issue_cycles);
 	b->t[BDT_BE_STALL] = b->t[BDT_CYCLES] - issue_cycles;
 	exec_totals(bc, sched, b->t);
+	/* room was for one instruction a byte: keep what the block holds */
+	if (b->n < cap) {
+		struct bdesc *fit = realloc(b, sizeof(*b) + b->n * sizeof(struct bd_insn));
+
+		if (fit)
+			b = fit;
+	}
 	return b;
 }
 
@@ -374,24 +408,31 @@ struct bdesc *bd_decode(struct bd_cache *bc, uint64_t addr, uint32_t size)
 	return decode(bc, addr, size, UINT64_MAX);
 }
 
+static size_t bd_hash_of(const struct bdesc *b)
+{
+	return bd_hash(b->addr, b->size, b->run_start);
+}
+
+/* Puts the bd_tagged entry x of hash h into table e of mask (not full). */
+static void bd_place(uintptr_t *e, size_t mask, uintptr_t x, size_t h)
+{
+	size_t j = h & mask;
+
+	while (e[j])
+		j = (j + 1) & mask;
+	e[j] = x;
+}
+
 static int bd_grow(struct bd_cache *bc)
 {
 	size_t ncap = (bc->mask + 1) * 2;
-	struct bdesc **ne = calloc(ncap, sizeof(*ne));
+	uintptr_t *ne = calloc(ncap, sizeof(*ne));
 
 	if (!ne)
 		return -ENOMEM;
-	for (size_t i = 0; i <= bc->mask; i++) {
-		struct bdesc *b = bc->e[i];
-		size_t j;
-
-		if (!b)
-			continue;
-		j = bd_hash(b->addr, b->size, b->run_start) & (ncap - 1);
-		while (ne[j])
-			j = (j + 1) & (ncap - 1);
-		ne[j] = b;
-	}
+	for (size_t i = 0; i <= bc->mask; i++)
+		if (bc->e[i])
+			bd_place(ne, ncap - 1, bc->e[i], bd_hash_of(bd_untag(bc->e[i])));
 	free(bc->e);
 	bc->e = ne;
 	bc->mask = ncap - 1;
@@ -401,11 +442,14 @@ static int bd_grow(struct bd_cache *bc)
 static struct bdesc *bd_find(const struct bd_cache *bc, uint64_t addr, uint32_t size,
 			     uint64_t run_start)
 {
-	size_t i = bd_hash(addr, size, run_start) & bc->mask;
-	struct bdesc *b;
+	size_t h = bd_hash(addr, size, run_start), i = h & bc->mask;
+	uintptr_t x;
 
-	while ((b = bc->e[i])) {
-		if (b->addr == addr && b->size == size && b->run_start == run_start)
+	while ((x = bc->e[i])) {
+		struct bdesc *b = bd_untag(x);
+
+		if ((x & BD_TAG_MASK) == bd_tag(h) && b->addr == addr && b->size == size &&
+		    b->run_start == run_start)
 			return b;
 		i = (i + 1) & bc->mask;
 	}
@@ -416,18 +460,16 @@ static struct bdesc *bd_find(const struct bd_cache *bc, uint64_t addr, uint32_t 
  * table cannot grow. */
 static const struct bdesc *bd_insert(struct bd_cache *bc, struct bdesc *b)
 {
-	size_t i;
+	size_t h = bd_hash_of(b);
 
+	assert(!((uintptr_t)b & BD_TAG_MASK));
 	if ((bc->used + 1) * 2 > bc->mask + 1) {
 		if (bd_grow(bc)) {
 			free(b);
 			return NULL;
 		}
 	}
-	i = bd_hash(b->addr, b->size, b->run_start) & bc->mask;
-	while (bc->e[i])
-		i = (i + 1) & bc->mask;
-	bc->e[i] = b;
+	bd_place(bc->e, bc->mask, bd_tagged(b, h), h);
 	bc->used++;
 	return b;
 }
@@ -518,18 +560,18 @@ void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end)
 		bc->class_valid = false;
 
 	for (size_t i = 0; i <= bc->mask; i++) {
-		struct bdesc *b = bc->e[i];
+		struct bdesc *b = bd_untag(bc->e[i]);
 
 		if (b && b->run_start < end && b->addr + b->size > start) {
 			free(b);
-			bc->e[i] = NULL;
+			bc->e[i] = 0;
 			bc->used--;
 			any = true;
 		}
 	}
 	if (any) {
 		/* reinsert what is left so probe chains stay unbroken */
-		struct bdesc **old = bc->e;
+		uintptr_t *old = bc->e;
 		size_t cap = bc->mask + 1;
 
 		bc->e = calloc(cap, sizeof(*bc->e));
@@ -537,16 +579,9 @@ void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end)
 			bc->e = old;    /* keep the holes: lookups may miss and re-decode */
 			return;
 		}
-		for (size_t i = 0; i < cap; i++) {
-			size_t j;
-
-			if (!old[i])
-				continue;
-			j = bd_hash(old[i]->addr, old[i]->size, old[i]->run_start) & bc->mask;
-			while (bc->e[j])
-				j = (j + 1) & bc->mask;
-			bc->e[j] = old[i];
-		}
+		for (size_t i = 0; i < cap; i++)
+			if (old[i])
+				bd_place(bc->e, bc->mask, old[i], bd_hash_of(bd_untag(old[i])));
 		free(old);
 	}
 }

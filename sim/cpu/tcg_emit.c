@@ -29,6 +29,15 @@ struct qemu_tb_head { uint64_t pc, cs_base; uint32_t flags; uint16_t size, icoun
 
 typedef uintptr_t tcg_arg;
 typedef void (*add_inline_hook_fn)(void *uc, void *hook, void **args, int nargs);
+typedef void (*call_n_fn)(struct tcg_emit *s, void *func, void *ret, int nargs, void **args);
+/* The head of Unicorn's struct hook (uc_priv.h) through its callback's
+ * user data. */
+struct uc_hook_head {
+	int type, insn, refs, op, op_flags;
+	bool to_delete;
+	uint64_t begin, end;
+	void *callback, *user_data;
+};
 typedef void (*brcondi_i32_fn)(struct tcg_emit *s, int cond, tcg_val a, int32_t imm,
 			       struct tcg_label *l);
 typedef void (*op2_fn)(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2);
@@ -64,6 +73,7 @@ struct tcg_arch {
 	void (*brcond_i64)(struct tcg_emit *s, int cond, tcg_val a, tcg_val b,
 			   struct tcg_label *l);
 	struct tcg_label *(*new_label)(struct tcg_emit *s);
+	call_n_fn call_n;
 	/* resolve_all(): the real functions our definitions stand for */
 	add_inline_hook_fn real_add_inline_hook;
 	brcondi_i32_fn real_brcondi_i32;
@@ -105,6 +115,10 @@ struct emit_thread {
 	bool st_seen;
 	tcg_arg st_base;
 	intptr_t st_off;
+	/* the context and hook whose callback uc_add_inline_hook registered
+	 * as a helper since the observer was set (tcg_e_call_hook) */
+	struct tcg_emit *called_ctx;
+	void *called_hook;
 };
 static __thread struct emit_thread tl;
 
@@ -136,6 +150,7 @@ static void resolve_arch(struct tcg_arch *a)
 	a->brcond_i64 = (void (*)(struct tcg_emit *, int, tcg_val, tcg_val, struct tcg_label *))
 		sym(a, "tcg_gen_brcond_i64");
 	a->new_label = (struct tcg_label *(*)(struct tcg_emit *))sym(a, "gen_new_label");
+	a->call_n = (call_n_fn)sym(a, "tcg_gen_callN");
 	a->real_add_inline_hook = (add_inline_hook_fn)sym(a, "uc_add_inline_hook");
 	a->real_brcondi_i32 = (brcondi_i32_fn)sym(a, "tcg_gen_brcondi_i32");
 	a->real_op2 = (op2_fn)sym(a, "tcg_gen_op2");
@@ -145,7 +160,7 @@ static void resolve_arch(struct tcg_arch *a)
 	a->real_exit_tb = (exit_tb_fn)sym(a, "tcg_gen_exit_tb");
 	a->real_gen_code = (gen_code_fn)sym(a, "tcg_gen_code");
 	a->resolved = a->temp_new && a->temp_free && a->const_i64 && a->const_i32 && a->op1 &&
-		      a->op3 && a->addi && a->andi && a->ori && a->brcondi_i64 && a->brcond_i64 && a->new_label &&
+		      a->op3 && a->addi && a->andi && a->ori && a->brcondi_i64 && a->brcond_i64 && a->new_label && a->call_n &&
 		      a->real_add_inline_hook && a->real_brcondi_i32 && a->real_op2 &&
 		      a->real_op3 && a->real_goto_tb && a->real_goto_ptr && a->real_exit_tb &&
 		      a->real_gen_code;
@@ -173,6 +188,8 @@ void tcg_emit_observe(const struct tcg_observer *o, void *opaque)
 	tl.opaque = opaque;
 	tl.start_pending = false;
 	tl.in_insn = false;
+	tl.called_ctx = NULL;
+	tl.called_hook = NULL;
 }
 
 /* ---- interposed translator functions ------------------------------------ */
@@ -589,6 +606,15 @@ bool tcg_e_exit_target(struct tcg_emit *e, tcg_val *target)
 	return true;
 }
 
+/*
+ * uc_add_inline_hook (Unicorn's tcg.c) registers the callback as a helper
+ * of the context (a fresh TCGHelperInfo, its name printed, two hash
+ * inserts) and then emits tcg_gen_callN. The registration outlives the
+ * call (Unicorn 2.0.1 never takes one back; a later one of the same
+ * callback replaces it), so once per context and hook since the observer
+ * was set, a call goes straight to tcg_gen_callN. Only when the hook's
+ * user data is user: that tells the mirrored struct hook reads right.
+ */
 void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint32_t size,
 		     void *user)
 {
@@ -600,7 +626,15 @@ void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint3
 
 	for (unsigned i = 0; i < 4; i++)
 		args[i] = (char *)e + v[i];
-	REAL(tl.arch, real_add_inline_hook)(uc, hook, args, 4);
+	if (tl.called_ctx == e && tl.called_hook == hook) {
+		tl.arch->call_n(e, ((const struct uc_hook_head *)hook)->callback, NULL, 4, args);
+	} else {
+		REAL(tl.arch, real_add_inline_hook)(uc, hook, args, 4);
+		if (((const struct uc_hook_head *)hook)->user_data == user) {
+			tl.called_ctx = e;
+			tl.called_hook = hook;
+		}
+	}
 	for (unsigned i = 0; i < 4; i++)
 		tcg_e_free(e, v[i]);
 }
