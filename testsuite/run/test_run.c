@@ -1629,6 +1629,9 @@ static void test_killed(void **state)
 			dup2(null, 0);
 			dup2(null, 1);
 			dup2(null, 2);
+			/* as from a terminal: under nohup the signal would be
+			 * ignored, and pmusim run keeps an inherited SIG_IGN */
+			signal(killed_rows[i].sig, SIG_DFL);
 			execlp(pmusim(), pmusim(), "run", "--", "/bin/sh", "-c",
 			       "sleep 1000 & exec " PERF " stat -e instructions:u -- sleep 999",
 			       (char *)NULL);
