@@ -7,9 +7,24 @@
 #define PMUSIM_COUNTING_TEST_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The arguments meson passes, PMUSIM and PROGDIR, into *pmusim and
+ * *progdir; false, with the usage on stderr, when there are not two. */
+static __attribute__((unused)) bool counting_args(int argc, char **argv, const char **pmusim,
+						  const char **progdir)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s PMUSIM PROGDIR\n", argv[0]);
+		return false;
+	}
+	*pmusim = argv[1];
+	*progdir = argv[2];
+	return true;
+}
 
 /* Runs a shell command; returns its stdout (malloc'd) and sets *status. */
 static char *run(int *status, const char *fmt, ...)

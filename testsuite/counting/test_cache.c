@@ -614,12 +614,8 @@ int main(int argc, char **argv)
 	};
 	int fails, st;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s PMUSIM PROGDIR\n", argv[0]);
+	if (!counting_args(argc, argv, &pmusim, &progdir))
 		return 2;
-	}
-	pmusim = argv[1];
-	progdir = argv[2];
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 2;

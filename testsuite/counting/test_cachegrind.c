@@ -192,12 +192,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_geometry),
 	};
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s PMUSIM PROGDIR\n", argv[0]);
-		return 2;
-	}
 	(void)val;   /* counting_test_util.h's "key=value" parser: unused here */
-	pmusim = argv[1];
-	progdir = argv[2];
+	if (!counting_args(argc, argv, &pmusim, &progdir))
+		return 2;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -262,11 +262,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_metrics),
 	};
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: %s PMUSIM PROGDIR\n", argv[0]);
+	if (!counting_args(argc, argv, &pmusim, &progdir))
 		return 2;
-	}
-	pmusim = argv[1];
-	progdir = argv[2];
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
