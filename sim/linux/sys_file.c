@@ -68,18 +68,26 @@ static long opened(struct guest_thread *t, long k, long fd)
 }
 
 /*
- * After a call that may have changed the size of the file open as fd (an
- * open with O_TRUNC, ftruncate): the guest's mappings of that file learn
- * its size (guest_mm_file_resized), so that an access past its new end is
- * the guest's SIGBUS, as filemap_fault() gives, and not pmusim's. Returns r.
+ * The regular file st has changed its size (a truncate, an open with
+ * O_TRUNC): the guest's mappings of it learn the size
+ * (guest_mm_file_resized), so that an access past its new end is the
+ * guest's SIGBUS, as filemap_fault() gives, and not pmusim's.
  */
-static long file_resized(struct guest_thread *t, long r, long fd)
+static void file_resized(struct guest_thread *t, const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		LOCKED(t, (guest_mm_file_resized(&t->proc->mm, st->st_dev, st->st_ino,
+						 (uint64_t)st->st_size), 0));
+}
+
+/* After r, a call that may have changed the size of the file open as fd:
+ * file_resized() if it succeeded. Returns r. */
+static long fd_resized(struct guest_thread *t, long r, long fd)
 {
 	struct stat st;
 
-	if (r >= 0 && fd >= 0 && fstat((int)fd, &st) == 0 && S_ISREG(st.st_mode))
-		LOCKED(t, (guest_mm_file_resized(&t->proc->mm, st.st_dev, st.st_ino,
-						 (uint64_t)st.st_size), 0));
+	if (r >= 0 && fstat((int)fd, &st) == 0)
+		file_resized(t, &st);
 	return r;
 }
 
@@ -87,7 +95,7 @@ static long file_resized(struct guest_thread *t, long r, long fd)
  * file. Returns fd (or the error). */
 static long opened_trunc(struct guest_thread *t, long fd, uint64_t flags)
 {
-	return flags & O_TRUNC ? file_resized(t, fd, fd) : fd;
+	return flags & O_TRUNC ? fd_resized(t, fd, fd) : fd;
 }
 
 long sys_open(struct guest_thread *t, const uint64_t a[6])
@@ -140,7 +148,9 @@ long sys_openat2(struct guest_thread *t, const uint64_t a[6])
 	if (guest_uptr_check(t, a))
 		return -EFAULT;
 	r = opened(t, r, ret_errno(R(SYS_openat2, a[0], p, a[2], a[3])));
-	return opened_trunc(t, r, ((const struct open_how *)(uintptr_t)a[2])->flags);
+	/* once the call succeeded, the kernel has read how (a failed one, a
+	 * size of 0 say, may not have: EINVAL before copy_struct_from_user) */
+	return r < 0 ? r : opened_trunc(t, r, ((const struct open_how *)(uintptr_t)a[2])->flags);
 }
 
 long sys_creat(struct guest_thread *t, const uint64_t a[6])
@@ -152,17 +162,16 @@ long sys_creat(struct guest_thread *t, const uint64_t a[6])
  * the perf file layer's), then the guest's mappings learn the size. */
 long sys_ftruncate(struct guest_thread *t, const uint64_t a[6])
 {
-	return file_resized(t, sys_perf_no_op(t, a), (long)a[0]);
+	return fd_resized(t, sys_perf_no_op(t, a), (long)a[0]);
 }
 
 long sys_truncate(struct guest_thread *t, const uint64_t a[6])
 {
 	long r = ret_errno(R(SYS_truncate, a[0], a[1]));
-	long fd = r == 0 ? ret_errno(R(SYS_open, a[0], O_PATH | O_CLOEXEC)) : -1;
+	struct stat st;
 
-	r = file_resized(t, r, fd);
-	if (fd >= 0)
-		close((int)fd);
+	if (r == 0 && stat((const char *)(uintptr_t)a[0], &st) == 0)
+		file_resized(t, &st);
 	return r;
 }
 

@@ -57,6 +57,10 @@ static long c_newfstatat(char *p) { return ret(syscall(SYS_newfstatat, AT_FDCWD,
 static long c_statx(char *p) { return ret(syscall(SYS_statx, AT_FDCWD, "/", 0, 0xfff, p)); }
 static long c_open(char *p) { return ret(syscall(SYS_open, p, O_RDONLY)); }
 static long c_openat(char *p) { return ret(syscall(SYS_openat, AT_FDCWD, p, O_RDONLY)); }
+/* struct open_how is 24 bytes (OPEN_HOW_SIZE_VER0); a size of 0 is EINVAL
+ * before the kernel reads it */
+static long c_openat2(char *p) { return ret(syscall(SYS_openat2, AT_FDCWD, "/", p, 24)); }
+static long c_openat2_size0(char *p) { return ret(syscall(SYS_openat2, AT_FDCWD, "/", p, 0)); }
 static long c_access(char *p) { return ret(syscall(SYS_access, p, F_OK)); }
 static long c_readlink(char *p) { return ret(syscall(SYS_readlink, "/proc/self/cwd", p, 64)); }
 static long c_fionread(char *p) { return ret(syscall(SYS_ioctl, pfd[0], FIONREAD, p)); }
@@ -108,7 +112,8 @@ static const struct {
 	{ "pwrite64", c_pwrite, 0 }, { "readv", c_readv, 1 }, { "writev iovec", c_writev_arr, 0 },
 	{ "stat buf", c_stat_buf, 1 }, { "stat path", c_stat_path, 0 }, { "fstat", c_fstat, 1 },
 	{ "newfstatat", c_newfstatat, 1 }, { "statx", c_statx, 1 }, { "open", c_open, 0 },
-	{ "openat", c_openat, 0 }, { "access", c_access, 0 }, { "mkdir", c_mkdir, 0 },
+	{ "openat", c_openat, 0 }, { "openat2 how", c_openat2, 0 },
+	{ "openat2 size 0", c_openat2_size0, 0 }, { "access", c_access, 0 }, { "mkdir", c_mkdir, 0 },
 	{ "readlink", c_readlink, 1 },
 	{ "ioctl FIONREAD", c_fionread, 1 }, { "ioctl RNDGETENTCNT", c_rndgetentcnt, 1 },
 	{ "getdents64", c_getdents64, 1 }, { "getcwd", c_getcwd, 1 },
