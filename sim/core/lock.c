@@ -126,12 +126,14 @@ static int counted_enter(unsigned *count, pid_t *tids, pid_t me)
 	return -1;
 }
 
+/* Undoes counted_enter(): one decrement per entry, by whoever clears its
+ * slot (reap_counted() may have, taking a live thread for gone when
+ * /proc cannot tell). */
 static void counted_leave(unsigned *count, pid_t *tids, int slot, pid_t me)
 {
-	if (slot >= 0)
-		__atomic_compare_exchange_n(&tids[slot], &me, 0, false, __ATOMIC_ACQ_REL,
-					    __ATOMIC_RELAXED);
-	__atomic_sub_fetch(count, 1, __ATOMIC_SEQ_CST);
+	if (slot < 0 || __atomic_compare_exchange_n(&tids[slot], &me, 0, false, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED))
+		__atomic_sub_fetch(count, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Whether thread tid is gone: no such task, or a zombie (its process was
