@@ -103,16 +103,16 @@ void perf_event_set_state(struct perf_event *event, enum perf_event_state state)
 /* ---- hot-path slots ---- */
 
 /* Hardware events, and the software events the machine reports (page
- * faults...), count a sim_source; the core feeds the others itself. A
- * hardware event the model does not drive (SIM_SRC_NONE: it counts 0)
- * takes a slot too: it occupies a counter, so the machine must keep the
- * CPU's clock, and with it the multiplexing rotation, going while it is
- * scheduled, as on hardware. The side PMUs' time-driven counters (msr,
- * cstate: sw_source RESIDENCY) are the core's to feed. */
+ * faults...), count a sim_source; the core feeds the others itself. An
+ * event of a counter-sharing PMU that the model does not drive
+ * (SIM_SRC_NONE: it counts 0) takes a slot too: it occupies a counter, so
+ * the machine must keep the CPU's clock, and with it the multiplexing
+ * rotation, going while it is scheduled, as on hardware. Events that
+ * never wait for a counter (software, the side PMUs' free-running ones,
+ * whose time-driven counts the core feeds) need no slot for that. */
 static bool perf_event_counts_from_machine(const struct perf_event *event)
 {
-	return event->source != SIM_SRC_NONE ||
-	       (!is_software_event(event) && event->sw_source == PERF_SW_SRC_NONE);
+	return event->source != SIM_SRC_NONE || !perf_event_fits_always(event);
 }
 
 /* Gives an ACTIVE, unthrottled event its hot-path slot. */
