@@ -2,8 +2,12 @@
  * pmu.c - the registry of the simulated kernel's PMUs: the order
  * perf_event_init() registers them in (software, cpu_clock, task_clock,
  * tracepoint, breakpoint, then the architecture's core PMU), and the lookups perf_init_event()
- * makes in it (pmu_idr by type, the pmus list in order).
+ * makes in it (pmu_idr by type, the pmus list in order), and what the
+ * side PMUs (msr, cstate, uncore) share: their table lookups and the
+ * free-running counters' event_init.
  */
+#include <errno.h>
+#include "sim/core/attr_check.h"
 #include "sim/core/pmu.h"
 
 /* Adding a PMU: its file, and its line here (registration order is the
@@ -84,6 +88,35 @@ const struct pmu_side_pmu *perf_side_pmu(const struct perf_core *core, enum pmu_
 		return &m->side_pmus[i];
 	}
 	return NULL;
+}
+
+/* The model's event of a side PMU with this config, or NULL. */
+const struct pmu_side_event *perf_side_event(const struct pmu_side_pmu *p, uint64_t config)
+{
+	for (unsigned i = 0; i < p->nr_events; i++)
+		if (p->events[i].config == config)
+			return &p->events[i];
+	return NULL;
+}
+
+int perf_side_counter_init(const struct perf_core *core, enum pmu_side_kind kind,
+			   const struct perf_event_attr *attr, struct perf_event_init *out)
+{
+	uint32_t type = 0;
+	const struct pmu_side_pmu *p = perf_side_pmu(core, kind, &type);
+	const struct pmu_side_event *e;
+
+	if (!p || attr->type != type)
+		return -ENOENT;
+	if (attr->sample_period)        /* no sampling */
+		return -EINVAL;
+	e = perf_side_event(p, attr->config);
+	if (!e)
+		return -EINVAL;
+	out->source = SIM_SRC_NONE;
+	out->time_source = e->time;
+	out->sw_source = e->time == PMU_TIME_NONE ? PERF_SW_SRC_NONE : PERF_SW_SRC_RESIDENCY;
+	return 0;
 }
 
 bool perf_side_pmu_probe(const struct perf_core *core, enum pmu_side_kind kind, uint32_t *type)

@@ -114,8 +114,14 @@ extern const struct perf_pmu perf_cstate_pkg_pmu;  /* pmu_cstate.c: "cstate_pkg"
  * numbering of drivers registered one after the other). NULL: absent. */
 const struct pmu_side_pmu *perf_side_pmu(const struct perf_core *core, enum pmu_side_kind kind,
 					 uint32_t *type);
-/* The event of a side PMU with this config (pmu_msr.c), or NULL. */
+/* The event of a side PMU with this config, or NULL. */
 const struct pmu_side_event *perf_side_event(const struct pmu_side_pmu *p, uint64_t config);
+/* The event_init both free-running side PMUs share (msr_event_init(),
+ * cstate_pmu_event_init()): its own type only (-ENOENT), no sampling, a
+ * config the model's table has (-EINVAL); out counts the event's time
+ * source, fed by the core (PERF_SW_SRC_RESIDENCY), or nothing. */
+int perf_side_counter_init(const struct perf_core *core, enum pmu_side_kind kind,
+			   const struct perf_event_attr *attr, struct perf_event_init *out);
 /* The probe of a side PMU of that kind: whether it exists, its type. */
 bool perf_side_pmu_probe(const struct perf_core *core, enum pmu_side_kind kind, uint32_t *type);
 

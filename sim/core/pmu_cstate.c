@@ -44,24 +44,12 @@ static int cstate_event_init(enum pmu_side_kind kind, const struct perf_core *co
 			     struct perf_event_attr *attr, const struct perf_event_init_hooks *hooks,
 			     struct perf_event_init *out)
 {
-	uint32_t type = 0;
-	const struct pmu_side_pmu *p = perf_side_pmu(core, kind, &type);
-	const struct pmu_side_event *e;
+	int err = perf_side_counter_init(core, kind, attr, out);
 
-	if (!p || attr->type != type)
-		return -ENOENT;
-	if (attr->sample_period)        /* no sampling */
-		return -EINVAL;
 	(void)hooks;
-	if (out->cpu < 0)
-		return -EINVAL;
-	e = perf_side_event(p, attr->config);
-	if (!e)
-		return -EINVAL;
-	out->source = SIM_SRC_NONE;
-	out->time_source = e->time;
-	out->sw_source = e->time == PMU_TIME_NONE ? PERF_SW_SRC_NONE : PERF_SW_SRC_RESIDENCY;
-	return 0;
+	if (err)
+		return err;
+	return out->cpu < 0 ? -EINVAL : 0;
 }
 
 static int cstate_core_event_init(const struct perf_core *core, struct perf_event_attr *attr,

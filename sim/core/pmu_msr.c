@@ -20,37 +20,14 @@ static bool msr_probe(const struct perf_core *core, uint32_t *type, unsigned *ca
 	return perf_side_pmu_probe(core, PMU_SIDE_MSR, type);
 }
 
-/* The model's event of a side PMU with this config, or NULL. */
-const struct pmu_side_event *perf_side_event(const struct pmu_side_pmu *p, uint64_t config)
-{
-	for (unsigned i = 0; i < p->nr_events; i++)
-		if (p->events[i].config == config)
-			return &p->events[i];
-	return NULL;
-}
-
 /* msr_event_init(): its own type only (-ENOENT), no sampling (-EINVAL),
  * a config past PERF_MSR_EVENT_MAX or not in msr_mask (-EINVAL). The
  * caller's perf_try_init_event() then rejects exclude_* (NO_EXCLUDE). */
 static int msr_event_init(const struct perf_core *core, struct perf_event_attr *attr,
 			  const struct perf_event_init_hooks *hooks, struct perf_event_init *out)
 {
-	uint32_t type = 0;
-	const struct pmu_side_pmu *p = perf_side_pmu(core, PMU_SIDE_MSR, &type);
-	const struct pmu_side_event *e;
-
 	(void)hooks;
-	if (!p || attr->type != type)
-		return -ENOENT;
-	if (attr->sample_period)        /* no sampling */
-		return -EINVAL;
-	e = perf_side_event(p, attr->config);
-	if (!e)
-		return -EINVAL;
-	out->source = SIM_SRC_NONE;
-	out->time_source = e->time;
-	out->sw_source = e->time == PMU_TIME_NONE ? PERF_SW_SRC_NONE : PERF_SW_SRC_RESIDENCY;
-	return 0;
+	return perf_side_counter_init(core, PMU_SIDE_MSR, attr, out);
 }
 
 const struct perf_pmu perf_msr_pmu = {
