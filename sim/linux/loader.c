@@ -228,7 +228,7 @@ static int image_map(struct guest_process *p, struct elf_image *im, uint64_t roo
 		uint64_t flen = PAGE_UP((ph->p_vaddr & (PAGE - 1)) + ph->p_filesz);
 
 		if (ph->p_memsz < ph->p_filesz || ph->p_vaddr + ph->p_memsz < ph->p_vaddr ||
-		    ph->p_memsz > 0x7ffffffff000ull || ((ph->p_vaddr - ph->p_offset) & (PAGE - 1)) ||
+		    ph->p_memsz > GUEST_TASK_SIZE || ((ph->p_vaddr - ph->p_offset) & (PAGE - 1)) ||
 		    (ph->p_filesz && (flen > (uint64_t)INT64_MAX ||
 				      ph->p_offset / PAGE > ((uint64_t)INT64_MAX - flen) / PAGE))) {
 			set_err(e, LOAD_FATAL_SEGV, EINVAL, "%s: a PT_LOAD that cannot be mapped", path);
@@ -250,7 +250,7 @@ static int image_map(struct guest_process *p, struct elf_image *im, uint64_t roo
 	}
 	span = hi - lo;
 	if (im->eh.e_type == ET_EXEC) {
-		if (hi > 0x7ffffffff000ull)
+		if (hi > GUEST_TASK_SIZE)
 			goto nomem;
 		res = mmap((void *)(uintptr_t)lo, span, PROT_NONE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);

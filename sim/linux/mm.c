@@ -20,7 +20,6 @@
 
 #define PAGE 4096ull
 #define PAGE_UP(x) (((x) + PAGE - 1) & ~(PAGE - 1))
-#define TASK_SIZE 0x7ffffffff000ull            /* x86-64 4-level TASK_SIZE_MAX */
 #define BRK_RESERVE (1ull << 30)               /* heap reservation */
 
 static uint32_t uc_perms(int prot)
@@ -364,7 +363,7 @@ static int fixed_range_free(struct guest_mm *mm, uint64_t s, uint64_t e, struct 
 	uint64_t cur = s;
 	size_t i = 0;
 
-	if (e > TASK_SIZE || e <= s)
+	if (e > GUEST_TASK_SIZE || e <= s)
 		return -ENOMEM;
 	while (cur < e) {
 		uint64_t gs = cur, ge = e;
@@ -679,7 +678,7 @@ long guest_munmap(struct guest_mm *mm, uint64_t addr, uint64_t len)
 {
 	long ret;
 
-	if ((addr & (PAGE - 1)) || !len || addr + PAGE_UP(len) > TASK_SIZE + PAGE)
+	if ((addr & (PAGE - 1)) || !len || addr + PAGE_UP(len) > GUEST_TASK_SIZE + PAGE)
 		return -EINVAL;
 	len = PAGE_UP(len);
 	pthread_mutex_lock(&mm->lock);
