@@ -154,6 +154,8 @@ enum sim_source {
 /* A set of sources: bit s for source s (SIM_SRC_NR may pass 64). */
 typedef unsigned __int128 sim_src_mask;
 #define SIM_SRC_BIT(s) ((sim_src_mask)1 << (s))
+/* The sources a .. b (a <= b), as a mask. */
+#define SIM_SRC_RANGE(a, b) ((SIM_SRC_BIT(b) << 1) - SIM_SRC_BIT(a))
 _Static_assert(SIM_SRC_NR <= 128, "sim_src_mask holds every source");
 
 /* Privilege level a delta was produced at (exclude_user/exclude_kernel). */

@@ -258,8 +258,7 @@ static unsigned schedule_insn(struct bd_cache *bc, struct schedule *s, const cs_
 	return s->end - prev;
 }
 
-/* Instruction in's decoded events and execution into totals t. */
-static void sum_decoded(uint32_t *t, const struct bd_insn *in)
+void bd_insn_decoded(uint32_t *t, const struct bd_insn *in)
 {
 	unsigned fp = in->xcls & BD_FP_MASK, pf = (in->xcls & BD_PF_MASK) >> BD_PF_SHIFT;
 
@@ -294,7 +293,7 @@ static void sum_totals(struct bdesc *b)
 		b->t[BDT_STORES] += !!(c & BD_STORE);
 		b->t[BDT_CYCLES] += b->ins[i].cycles;
 		b->t[BDT_UOPS] += b->ins[i].uops;
-		sum_decoded(b->t, &b->ins[i]);
+		bd_insn_decoded(b->t, &b->ins[i]);
 	}
 }
 

@@ -85,7 +85,7 @@ enum bd_pf { BD_PF_NONE, BD_PF_NTA, BD_PF_T0, BD_PF_T1_T2, BD_PF_W };
  * MEM_INST_RETIRED.LOCK_LOADS) */
 #define BD_GE_LOCK_LOAD (1 << 5)
 /* the block-level execution totals, BDT_X_STALL .. BDT_X_EQ2 */
-#define BD_NR_XBLOCK 5
+#define BD_NR_XBLOCK (BDT_X_EQ2 - BDT_X_STALL + 1)
 
 /* Whole-block totals, indexed like enum bd_total. */
 enum bd_total {
@@ -98,11 +98,13 @@ enum bd_total {
 	BDT_BE_STALL,             /* cycles after the last issue cycle: waiting
 				   * for results */
 	/* the decoded events (enum bd_xclass) and the execution schedule:
-	 * an instruction's unfused uops all execute in the cycle it starts */
+	 * an instruction's unfused uops all execute in the cycle it starts
+	 * (BDT_FP_SD .. BDT_X_EQ2 in the order of their sources in
+	 * sim_source.h, SIM_SRC_FP_SCALAR_DOUBLE .. SIM_SRC_EXEC_CYCLES_EQ2) */
 	BDT_FP_SD, BDT_FP_SS, BDT_FP_128D, BDT_FP_128S, BDT_FP_256D, BDT_FP_256S,
 	BDT_PF_NTA, BDT_PF_T0, BDT_PF_T1_T2, BDT_PF_W, BDT_PF_ANY,
-	BDT_FAR,
-	BDT_UOPS_EXEC, BDT_UOPS_X87, BDT_LOCK_LOADS,
+	BDT_FAR, BDT_LOCK_LOADS,
+	BDT_UOPS_EXEC, BDT_UOPS_X87,
 	BDT_EXEC_GE1, BDT_EXEC_GE2, BDT_EXEC_GE3, BDT_EXEC_GE4,
 	/* the block's execution schedule as a whole (like BDT_FE_BUBBLES
 	 * and BDT_BE_STALL, a straight run's in its last block): cycles with
@@ -133,6 +135,10 @@ struct bdesc {
 	uint32_t t[BDT_NR];
 	struct bd_insn ins[];     /* n entries */
 };
+
+/* Adds instruction in's decoded events and execution (BDT_FP_SD ..
+ * BDT_EXEC_GE4) to totals t: a block's are its instructions' sum. */
+void bd_insn_decoded(uint32_t *t, const struct bd_insn *in);
 
 /* Each further iteration of a REP string instruction (QEMU runs it as a
  * block of its own): one cycle, a full issue width of microcode uops. */

@@ -104,44 +104,43 @@ static bool sources_need_mem(sim_src_mask sources)
 
 /* The decoded and execution sources: inline counting does not count them
  * (while one is scheduled, every block takes the slow path), and the
- * blocks add them only while an enabled event counts one (want_decoded). */
-#define DECODED_SOURCES \
-	(SIM_SRC_BIT(SIM_SRC_FP_SCALAR_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_SCALAR_SINGLE) | \
-	 SIM_SRC_BIT(SIM_SRC_FP_128B_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_128B_SINGLE) | \
-	 SIM_SRC_BIT(SIM_SRC_FP_256B_DOUBLE) | SIM_SRC_BIT(SIM_SRC_FP_256B_SINGLE) | \
-	 SIM_SRC_BIT(SIM_SRC_SWPF_NTA) | SIM_SRC_BIT(SIM_SRC_SWPF_T0) | \
-	 SIM_SRC_BIT(SIM_SRC_SWPF_T1_T2) | SIM_SRC_BIT(SIM_SRC_SWPF_PREFETCHW) | \
-	 SIM_SRC_BIT(SIM_SRC_SWPF_ANY) | SIM_SRC_BIT(SIM_SRC_FAR_BRANCHES) | \
-	 SIM_SRC_BIT(SIM_SRC_LOCK_LOADS) | \
-	 SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED) | SIM_SRC_BIT(SIM_SRC_UOPS_EXECUTED_X87) | \
-	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE1) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE2) | \
-	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE3) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_GE4) | \
-	 SIM_SRC_BIT(SIM_SRC_EXEC_STALLS) | SIM_SRC_BIT(SIM_SRC_EXEC_MEM_STALLS) | \
-	 SIM_SRC_BIT(SIM_SRC_EXEC_MEM_CYCLES) | SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ1) | \
-	 SIM_SRC_BIT(SIM_SRC_EXEC_CYCLES_EQ2))
+ * blocks add them only while an enabled event counts one (decoded_wanted).
+ * They run in sim_source.h as their totals do in block_decode.h
+ * (SRC_BDT): the per-instruction ones, then the block-level execution
+ * ones (EXEC_BLOCK_SOURCES). */
+#define DECODED_SOURCES SIM_SRC_RANGE(SIM_SRC_FP_SCALAR_DOUBLE, SIM_SRC_EXEC_CYCLES_EQ2)
+#define EXEC_BLOCK_SOURCES SIM_SRC_RANGE(SIM_SRC_EXEC_STALLS, SIM_SRC_EXEC_CYCLES_EQ2)
+#define SRC_BDT(src) (BDT_FP_SD + ((src) - SIM_SRC_FP_SCALAR_DOUBLE))
+_Static_assert(SRC_BDT(SIM_SRC_SWPF_NTA) == BDT_PF_NTA && SRC_BDT(SIM_SRC_SWPF_ANY) == BDT_PF_ANY &&
+	       SRC_BDT(SIM_SRC_FAR_BRANCHES) == BDT_FAR &&
+	       SRC_BDT(SIM_SRC_LOCK_LOADS) == BDT_LOCK_LOADS &&
+	       SRC_BDT(SIM_SRC_UOPS_EXECUTED) == BDT_UOPS_EXEC &&
+	       SRC_BDT(SIM_SRC_UOPS_EXECUTED_X87) == BDT_UOPS_X87 &&
+	       SRC_BDT(SIM_SRC_EXEC_CYCLES_GE1) == BDT_EXEC_GE1 &&
+	       SRC_BDT(SIM_SRC_EXEC_CYCLES_GE4) == BDT_EXEC_GE4 &&
+	       SRC_BDT(SIM_SRC_EXEC_STALLS) == BDT_X_STALL &&
+	       SRC_BDT(SIM_SRC_EXEC_CYCLES_EQ2) == BDT_X_EQ2,
+	       "the decoded sources in the order of their block totals");
+
+/* Whether src is a per-instruction decoded source (its total in a
+ * block's t and an instruction's, SRC_BDT). */
+static bool is_insn_decoded(unsigned src)
+{
+	return src >= SIM_SRC_FP_SCALAR_DOUBLE && src <= SIM_SRC_EXEC_CYCLES_GE4;
+}
 
 /* The front-end model's sources (frontend_model.h), and the mispredicts'
- * resteer cycles: while an enabled event counts one, every block takes the
- * slow path, which feeds the model (fe_on). */
-#define FRONTEND_SOURCES \
-	(SIM_SRC_BIT(SIM_SRC_DSB_UOPS) | SIM_SRC_BIT(SIM_SRC_MITE_UOPS) | \
-	 SIM_SRC_BIT(SIM_SRC_MS_UOPS) | SIM_SRC_BIT(SIM_SRC_MS_SWITCHES) | \
-	 SIM_SRC_BIT(SIM_SRC_DSB2MITE_SWITCHES) | SIM_SRC_BIT(SIM_SRC_DSB2MITE_PENALTY) | \
-	 SIM_SRC_BIT(SIM_SRC_DSB_MISS_INSNS) | SIM_SRC_BIT(SIM_SRC_BACLEARS) | \
-	 SIM_SRC_BIT(SIM_SRC_LCP_STALLS) | SIM_SRC_BIT(SIM_SRC_CLEAR_RESTEER_CYCLES))
+ * resteer cycles, DSB_UOPS .. CLEAR_RESTEER_CYCLES in sim_source.h: while
+ * an enabled event counts one, every block takes the slow path, which
+ * feeds the model (fe_on); their counts are in a block's extra counts (x). */
+#define FE_FIRST SIM_SRC_DSB_UOPS
+#define FE_LAST SIM_SRC_CLEAR_RESTEER_CYCLES
+#define FRONTEND_SOURCES SIM_SRC_RANGE(FE_FIRST, FE_LAST)
 
-/* The front-end model's sources, in a block's extra counts (x). */
-static const unsigned fe_sources[] = {
-	SIM_SRC_DSB_UOPS, SIM_SRC_MITE_UOPS, SIM_SRC_MS_UOPS, SIM_SRC_MS_SWITCHES,
-	SIM_SRC_DSB2MITE_SWITCHES, SIM_SRC_DSB2MITE_PENALTY, SIM_SRC_DSB_MISS_INSNS,
-	SIM_SRC_BACLEARS, SIM_SRC_LCP_STALLS, SIM_SRC_CLEAR_RESTEER_CYCLES,
-};
-#define NR_FE_SOURCES (sizeof(fe_sources) / sizeof(fe_sources[0]))
-
-/* Whether src is one of fe_sources. */
+/* Whether src is one of the front-end model's. */
 static bool is_fe_source(unsigned src)
 {
-	return src < SIM_SRC_NR && ((FRONTEND_SOURCES >> src) & 1);
+	return src >= FE_FIRST && src <= FE_LAST;
 }
 
 /* The front-end model on while an enabled event counts one of its
@@ -308,65 +307,27 @@ static void lbr_record(struct pmu_vcpu *pv, uint64_t from, uint64_t to, bool mis
 
 /* ---- per-instruction values for splitting a block ----------------------- */
 
-/* The decoded sources (sim_source.h: FP arithmetic, software prefetches,
- * far branches, locked loads, the execution schedule's per instruction)
- * and the block totals that give them (block_decode.h). */
-static const struct { unsigned src, bdt; } decoded[] = {
-	{ SIM_SRC_FP_SCALAR_DOUBLE, BDT_FP_SD }, { SIM_SRC_FP_SCALAR_SINGLE, BDT_FP_SS },
-	{ SIM_SRC_FP_128B_DOUBLE, BDT_FP_128D }, { SIM_SRC_FP_128B_SINGLE, BDT_FP_128S },
-	{ SIM_SRC_FP_256B_DOUBLE, BDT_FP_256D }, { SIM_SRC_FP_256B_SINGLE, BDT_FP_256S },
-	{ SIM_SRC_SWPF_NTA, BDT_PF_NTA }, { SIM_SRC_SWPF_T0, BDT_PF_T0 },
-	{ SIM_SRC_SWPF_T1_T2, BDT_PF_T1_T2 }, { SIM_SRC_SWPF_PREFETCHW, BDT_PF_W },
-	{ SIM_SRC_SWPF_ANY, BDT_PF_ANY },
-	{ SIM_SRC_FAR_BRANCHES, BDT_FAR }, { SIM_SRC_LOCK_LOADS, BDT_LOCK_LOADS },
-	{ SIM_SRC_UOPS_EXECUTED, BDT_UOPS_EXEC }, { SIM_SRC_UOPS_EXECUTED_X87, BDT_UOPS_X87 },
-	{ SIM_SRC_EXEC_CYCLES_GE1, BDT_EXEC_GE1 }, { SIM_SRC_EXEC_CYCLES_GE2, BDT_EXEC_GE2 },
-	{ SIM_SRC_EXEC_CYCLES_GE3, BDT_EXEC_GE3 }, { SIM_SRC_EXEC_CYCLES_GE4, BDT_EXEC_GE4 },
-};
-#define NR_DECODED (sizeof(decoded) / sizeof(decoded[0]))
-
-/* The block-level execution sources, in BDT_X_* order. */
-static const unsigned exec_block_src[BD_NR_XBLOCK] = {
-	SIM_SRC_EXEC_STALLS, SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES,
-	SIM_SRC_EXEC_CYCLES_EQ1, SIM_SRC_EXEC_CYCLES_EQ2,
-};
-_Static_assert(BDT_X_EQ2 - BDT_X_STALL + 1 == BD_NR_XBLOCK, "BDT_X_* order");
-
-_Static_assert(NR_DECODED <= sizeof(((struct pmu_vcpu *)0)->dec_src), "pmu_vcpu.dec_src");
-
 /* Block totals t (one instruction's, or a whole block's) of the decoded
  * sources enabled events count (pv->dec_src) into d. */
 static void add_decoded(const struct pmu_vcpu *pv, const uint32_t *t, struct sim_delta *d)
 {
 	for (unsigned i = 0; i < pv->nr_dec; i++)
-		d->v[pv->dec_src[i]] += t[pv->dec_bdt[i]];
+		d->v[pv->dec_src[i]] += t[SRC_BDT(pv->dec_src[i])];
 }
 
-/* Whether sources (a SIM_SRC_BIT mask) hold a decoded or execution one,
- * and the per-instruction ones among them into pv->dec_src. */
+/* Whether sources (a SIM_SRC_BIT mask) hold a block-level execution one,
+ * and the per-instruction decoded ones among them into pv->dec_src. */
 static void decoded_wanted(struct pmu_vcpu *pv, sim_src_mask sources)
 {
-	pv->want_decoded = (sources & DECODED_SOURCES) != 0;
-	pv->want_exec_block = false;
-	for (unsigned k = 0; k < BD_NR_XBLOCK; k++)
-		pv->want_exec_block |= (sources & SIM_SRC_BIT(exec_block_src[k])) != 0;
+	pv->want_exec_block = (sources & EXEC_BLOCK_SOURCES) != 0;
 	pv->nr_dec = 0;
-	for (unsigned i = 0; i < NR_DECODED; i++) {
-		if (!(sources & SIM_SRC_BIT(decoded[i].src)))
-			continue;
-		pv->dec_src[pv->nr_dec] = (uint8_t)decoded[i].src;
-		pv->dec_bdt[pv->nr_dec++] = (uint8_t)decoded[i].bdt;
-	}
+	for (unsigned src = SIM_SRC_FP_SCALAR_DOUBLE; is_insn_decoded(src); src++)
+		if (sources & SIM_SRC_BIT(src))
+			pv->dec_src[pv->nr_dec++] = (uint8_t)src;
 }
-
-/* A block's total of decoded source src, or ~0u when src is none. */
-static unsigned block_decoded(const uint32_t *t, unsigned src)
-{
-	for (unsigned i = 0; i < NR_DECODED; i++)
-		if (decoded[i].src == src)
-			return t[decoded[i].bdt];
-	return ~0u;
-}
+_Static_assert(SIM_SRC_EXEC_CYCLES_GE4 - SIM_SRC_FP_SCALAR_DOUBLE <
+	       sizeof(((struct pmu_vcpu *)0)->dec_src), "pmu_vcpu.dec_src");
+_Static_assert(SIM_SRC_NR <= 256, "pmu_vcpu.dec_src holds a source in a byte");
 
 /* Each further iteration of a REP string instruction executes a full
  * issue width of microcode uops in its one cycle (block_decode.h). */
@@ -384,25 +345,11 @@ static void rep_cont_executed(const struct pmu_vcpu *pv, uint32_t *t)
 static void insn_decoded(const struct pmu_vcpu *pv, const struct bd_insn *in, bool counts_insn,
 			 uint32_t *t)
 {
-	unsigned fp = in->xcls & BD_FP_MASK, pf = (in->xcls & BD_PF_MASK) >> BD_PF_SHIFT;
-
 	memset(t, 0, BDT_NR * sizeof(*t));
-	if (!counts_insn) {
+	if (counts_insn)
+		bd_insn_decoded(t, in);
+	else
 		rep_cont_executed(pv, t);
-		return;
-	}
-	if (fp)
-		t[BDT_FP_SD + fp - BD_FP_SD] = (in->xcls & BD_FP_TWICE) ? 2 : 1;
-	if (pf) {
-		t[BDT_PF_NTA + pf - BD_PF_NTA] = 1;
-		t[BDT_PF_ANY] = 1;
-	}
-	t[BDT_FAR] = !!(in->xcls & BD_FAR);
-	t[BDT_UOPS_EXEC] = in->xuops;
-	t[BDT_UOPS_X87] = (in->ge & BD_GE_X87) ? in->xuops : 0;
-	t[BDT_LOCK_LOADS] = !!(in->ge & BD_GE_LOCK_LOAD);
-	for (unsigned n = 0; n < 4; n++)
-		t[BDT_EXEC_GE1 + n] = (in->ge >> n) & 1;
 }
 
 static unsigned insn_value(const struct pmu_vcpu *pv, const struct bd_insn *in, unsigned src,
@@ -423,11 +370,11 @@ static unsigned insn_value(const struct pmu_vcpu *pv, const struct bd_insn *in, 
 		return counts_insn ? in->uops : BD_CYC_REP * pv->pipe->issue_width;
 	default: {
 		uint32_t t[BDT_NR];
-		unsigned v;
 
+		if (!is_insn_decoded(src))
+			return 0;
 		insn_decoded(pv, in, counts_insn, t);
-		v = block_decoded(t, src);
-		return v == ~0u ? 0 : v;
+		return t[SRC_BDT(src)];
 	}
 	}
 }
@@ -597,7 +544,7 @@ static bool granular_exact(struct pmu_vcpu *pv, const struct sim_delta *d)
 static void add_exec_block(const uint32_t *x, struct sim_delta *d)
 {
 	for (unsigned k = 0; k < BD_NR_XBLOCK; k++)
-		d->v[exec_block_src[k]] += x[k];
+		d->v[SIM_SRC_EXEC_STALLS + k] += x[k];
 }
 
 /* The block's static issue and stall counts (with its last instruction).
@@ -643,7 +590,7 @@ static void sum_range(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
 
 		d->v[SIM_SRC_UOPS_RETIRED] += uops;
 		d->v[SIM_SRC_UOPS_ISSUED] += uops;
-		if (pv->want_decoded) {
+		if (pv->nr_dec) {
 			insn_decoded(pv, in, !rep_cont, t);
 			add_decoded(pv, t, d);
 		}
@@ -707,7 +654,7 @@ static const unsigned resolved[] = {
 	SIM_SRC_STALLED_BACKEND,
 };
 /* and, while want_exec_block, a mispredict's execution stalls and a cut run's
- * released block-level execution totals (exec_block_src) */
+ * released block-level execution totals (EXEC_BLOCK_SOURCES) */
 #define NR_RESOLVED (sizeof(resolved) / sizeof(resolved[0]))
 
 /* Block b's static counts, and the previous branch's resolution x, into d. */
@@ -729,11 +676,11 @@ static void add_block(struct pmu_vcpu *pv, const struct bdesc *b, const struct s
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		d->v[resolved[i]] += x->v[resolved[i]];
 	if (pv->fe_on)
-		for (unsigned i = 0; i < NR_FE_SOURCES; i++)
-			d->v[fe_sources[i]] += x->v[fe_sources[i]];
+		for (unsigned src = FE_FIRST; src <= FE_LAST; src++)
+			d->v[src] += x->v[src];
 	add_decoded(pv, b->t, d);
 	for (unsigned k = 0; pv->want_exec_block && k < BD_NR_XBLOCK; k++)
-		d->v[exec_block_src[k]] += x->v[exec_block_src[k]];
+		d->v[SIM_SRC_EXEC_STALLS + k] += x->v[SIM_SRC_EXEC_STALLS + k];
 }
 
 /*
@@ -832,24 +779,15 @@ static uint64_t block_value(const struct bdesc *b, const struct sim_delta *x, un
 	case SIM_SRC_FE_BUBBLES: return (bd_cut(b) ? 0 : b->t[BDT_FE_BUBBLES]) + x->v[src];
 	case SIM_SRC_STALLED_BACKEND: return (bd_cut(b) ? 0 : b->t[BDT_BE_STALL]) + x->v[src];
 	case SIM_SRC_EXEC_STALLS: case SIM_SRC_EXEC_MEM_STALLS: case SIM_SRC_EXEC_MEM_CYCLES:
-	case SIM_SRC_EXEC_CYCLES_EQ1: case SIM_SRC_EXEC_CYCLES_EQ2: {
-		unsigned k = 0;
-
-		while (exec_block_src[k] != src)
-			k++;
-		return (bd_cut(b) ? 0 : b->t[BDT_X_STALL + k]) + x->v[src];
-	}
+	case SIM_SRC_EXEC_CYCLES_EQ1: case SIM_SRC_EXEC_CYCLES_EQ2:
+		return (bd_cut(b) ? 0 : b->t[SRC_BDT(src)]) + x->v[src];
 	case SIM_SRC_BRANCH_MISSES: case SIM_SRC_RECOVERY_CYCLES: case SIM_SRC_STALLED_FRONTEND:
 	case SIM_SRC_COND_NOT_TAKEN:
 		return x->v[src];
 	default:
 		if (is_fe_source(src))
 			return x->v[src];     /* the front end's, in x */
-		{
-			unsigned v = block_decoded(b->t, src);
-
-			return v == ~0u ? 0 : v;    /* ~0u: never fed by this machine */
-		}
+		return is_insn_decoded(src) ? b->t[SRC_BDT(src)] : 0;  /* 0: not fed here */
 	}
 }
 
@@ -1138,10 +1076,10 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	for (unsigned i = 0; i < NR_RESOLVED; i++)
 		xp->v[resolved[i]] = 0;
 	if (pv->fe_on)
-		for (unsigned i = 0; i < NR_FE_SOURCES; i++)
-			xp->v[fe_sources[i]] = 0;
+		for (unsigned src = FE_FIRST; src <= FE_LAST; src++)
+			xp->v[src] = 0;
 	for (unsigned k = 0; pv->want_exec_block && k < BD_NR_XBLOCK; k++)
-		xp->v[exec_block_src[k]] = 0;
+		xp->v[SIM_SRC_EXEC_STALLS + k] = 0;
 	if (p && p->n) {
 		/* QEMU runs each iteration of a REP string instruction as a block
 		 * that starts at the instruction again: only the first retires it */

@@ -105,11 +105,10 @@ struct pmu_vcpu {
 	bool locked;                 /* this thread holds the core lock */
 	bool acc_dirty, lim_valid, no_batch;
 	bool want_lbr;               /* a scheduled event samples BRANCH_STACK */
-	bool want_decoded;           /* an enabled event counts a decoded or
-				      * execution source (DECODED_SOURCES) */
-	bool want_exec_block;        /* one of the block-level execution ones */
-	uint8_t nr_dec;              /* those of the per-instruction ones */
-	uint8_t dec_src[24], dec_bdt[24];   /* (their enum bd_total) */
+	bool want_exec_block;        /* an enabled event counts a block-level
+				      * execution source */
+	uint8_t nr_dec;              /* the per-instruction decoded ones counted */
+	uint8_t dec_src[24];
 	unsigned nlim;
 	uint64_t blocks;             /* blocks seen (yield check every 64) */
 	struct perf_core *core;
