@@ -135,6 +135,9 @@ enum sim_source {
 	 * outstanding beyond it: each its serving level's latency */
 	SIM_SRC_OFFCORE_RD_PENDING,
 	SIM_SRC_OFFCORE_RFO_PENDING,
+	/* the hardware sources above, SIM_SRC_INSTRUCTIONS .. this one, are
+	 * what a block's delta and the memory hook fill */
+	SIM_SRC_HW_LAST = SIM_SRC_OFFCORE_RFO_PENDING,
 	/* software: reported by the machine's memory and fault handling */
 	SIM_SRC_PAGE_FAULTS_MIN,
 	SIM_SRC_PAGE_FAULTS_MAJ,

@@ -379,39 +379,10 @@ static unsigned insn_value(const struct pmu_vcpu *pv, const struct bd_insn *in, 
 	}
 }
 
-/* The sources the per-block delta and the memory hook (pmu_on_mem) fill. */
-static const unsigned filled[] = {
-	SIM_SRC_INSTRUCTIONS, SIM_SRC_BRANCHES, SIM_SRC_COND_BRANCHES,
-	SIM_SRC_TAKEN_BRANCHES, SIM_SRC_CALLS, SIM_SRC_RETURNS, SIM_SRC_LOADS,
-	SIM_SRC_STORES, SIM_SRC_CYCLES, SIM_SRC_REF_CYCLES, SIM_SRC_BUS_CYCLES,
-	SIM_SRC_BRANCH_MISSES, SIM_SRC_UOPS_ISSUED, SIM_SRC_UOPS_RETIRED, SIM_SRC_FE_BUBBLES,
-	SIM_SRC_RECOVERY_CYCLES, SIM_SRC_STALLED_FRONTEND, SIM_SRC_STALLED_BACKEND,
-	SIM_SRC_COND_NOT_TAKEN,
-	SIM_SRC_FP_SCALAR_DOUBLE, SIM_SRC_FP_SCALAR_SINGLE, SIM_SRC_FP_128B_DOUBLE,
-	SIM_SRC_FP_128B_SINGLE, SIM_SRC_FP_256B_DOUBLE, SIM_SRC_FP_256B_SINGLE,
-	SIM_SRC_SWPF_NTA, SIM_SRC_SWPF_T0, SIM_SRC_SWPF_T1_T2, SIM_SRC_SWPF_PREFETCHW,
-	SIM_SRC_SWPF_ANY, SIM_SRC_FAR_BRANCHES, SIM_SRC_LOCK_LOADS, SIM_SRC_UOPS_EXECUTED,
-	SIM_SRC_UOPS_EXECUTED_X87, SIM_SRC_EXEC_CYCLES_GE1, SIM_SRC_EXEC_CYCLES_GE2,
-	SIM_SRC_EXEC_CYCLES_GE3, SIM_SRC_EXEC_CYCLES_GE4, SIM_SRC_EXEC_STALLS,
-	SIM_SRC_EXEC_MEM_STALLS, SIM_SRC_EXEC_MEM_CYCLES, SIM_SRC_EXEC_CYCLES_EQ1,
-	SIM_SRC_EXEC_CYCLES_EQ2,
-	SIM_SRC_DSB_UOPS, SIM_SRC_MITE_UOPS, SIM_SRC_MS_UOPS, SIM_SRC_MS_SWITCHES,
-	SIM_SRC_DSB2MITE_SWITCHES, SIM_SRC_DSB2MITE_PENALTY, SIM_SRC_DSB_MISS_INSNS,
-	SIM_SRC_BACLEARS, SIM_SRC_LCP_STALLS, SIM_SRC_CLEAR_RESTEER_CYCLES,
-	SIM_SRC_ICACHE_DATA_STALL, SIM_SRC_ICACHE_TAG_STALL,
-	SIM_SRC_L1D_ACCESS, SIM_SRC_L1D_MISS, SIM_SRC_LLC_ACCESS, SIM_SRC_LLC_MISS,
-	SIM_SRC_MEM_LOADS, SIM_SRC_MEM_STORES, SIM_SRC_LOAD_L1_HIT, SIM_SRC_LOAD_L1_MISS,
-	SIM_SRC_LOAD_L2_HIT, SIM_SRC_LOAD_L2_MISS, SIM_SRC_LOAD_L3_HIT, SIM_SRC_LOAD_L3_MISS,
-	SIM_SRC_STORE_L2_MISS, SIM_SRC_STORE_L3_MISS, SIM_SRC_L2_ACCESS, SIM_SRC_L2_MISS,
-	SIM_SRC_L1I_ACCESS, SIM_SRC_L1I_MISS,
-	SIM_SRC_DTLB_ACCESS, SIM_SRC_DTLB_MISS, SIM_SRC_DTLB_L1_MISS, SIM_SRC_DTLB_L2_HIT,
-	SIM_SRC_DTLB_WALK_CYCLES, SIM_SRC_ITLB_ACCESS, SIM_SRC_ITLB_MISS, SIM_SRC_ITLB_L1_MISS,
-	SIM_SRC_ITLB_L2_HIT, SIM_SRC_ITLB_WALK_CYCLES,
-	SIM_SRC_MEM_REQ_OCCUPANCY, SIM_SRC_MEM_READ_OCCUPANCY,
-	SIM_SRC_L1D_PENDING, SIM_SRC_STORE_L1_MISS, SIM_SRC_STORE_L2_HIT,
-	SIM_SRC_OFFCORE_RD_PENDING, SIM_SRC_OFFCORE_RFO_PENDING,
-};
-#define NR_FILLED (sizeof(filled) / sizeof(filled[0]))
+/* The sources the per-block delta and the memory hook (pmu_on_mem) fill:
+ * the hardware ones, FILLED_FIRST .. SIM_SRC_HW_LAST. */
+#define FILLED_FIRST SIM_SRC_INSTRUCTIONS
+#define FILLED_BYTES ((SIM_SRC_HW_LAST - FILLED_FIRST + 1) * sizeof(((struct sim_delta *)0)->v[0]))
 
 /* c core cycles (at freq_hz) as a clock at hz, with *rem carried over. */
 static uint64_t rescale(uint64_t c, uint64_t hz, uint64_t freq_hz, uint64_t *rem)
@@ -618,8 +589,7 @@ static void sum_range(struct pmu_vcpu *pv, const struct bdesc *b, unsigned from,
 
 static void clear_filled(struct sim_delta *d)
 {
-	for (unsigned i = 0; i < NR_FILLED; i++)
-		d->v[filled[i]] = 0;
+	memset(&d->v[FILLED_FIRST], 0, FILLED_BYTES);
 }
 
 /*
@@ -1137,8 +1107,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 		bool exact;
 
 		k = first_crossing(pv, b, from, xp, rep_cont, &exact);
-		for (unsigned i = 0; i < NR_FILLED; i++)
-			dp->v[filled[i]] = xp->v[filled[i]];
+		memcpy(&dp->v[FILLED_FIRST], &xp->v[FILLED_FIRST], FILLED_BYTES);
 		clear_filled(xp);
 		if (k >= b->n) {
 			sum_range(pv, b, from, b->n, rep_cont, dp);
@@ -1382,9 +1351,9 @@ static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
 /* Moves the access counts into the batch's memory sources. */
 static void mem_to_acc(struct pmu_vcpu *pv)
 {
-	for (unsigned i = 0; i < NR_FILLED; i++)
-		if (pmu_source_needs_mem(filled[i]))
-			pv->acc.v[filled[i]] += mem_value(pv, filled[i]);
+	for (unsigned src = FILLED_FIRST; src <= SIM_SRC_HW_LAST; src++)
+		if (pmu_source_needs_mem(src))
+			pv->acc.v[src] += mem_value(pv, src);
 	memset(pv->fetch_n, 0, sizeof(pv->fetch_n));
 	memset(pv->tlb_n, 0, sizeof(pv->tlb_n));
 	memset(pv->mem_n, 0, sizeof(pv->mem_n));
