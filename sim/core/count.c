@@ -83,16 +83,28 @@ static void perf_cpu_residency(struct perf_cpu *cpu, struct perf_event *e, u64 t
 }
 
 /* Time-driven software events (cpu-clock, task-clock; msr and cstate
- * ones) on cpu. */
-static void perf_cpu_clock_events(struct perf_cpu *cpu, u64 delta_ns, u64 ticks)
+ * ones) on cpu, whose clock moved from before_cycles on by delta_ns (not
+ * at all: only a package event's share of the other CPUs' idling is new).
+ * The TSC ticks are worked out only for a residency event. */
+static void perf_cpu_clock_events(struct perf_cpu *cpu, u64 delta_ns, u64 before_cycles)
 {
+	bool still = before_cycles == cpu->cycles, have_ticks = still;
+	u64 ticks = 0;
+
 	for (unsigned i = 0; i < cpu->nr_sw_slots; i++) {
 		struct perf_event *e = cpu->sw_slots[i];
 
 		if (e->sw_source == PERF_SW_SRC_RESIDENCY) {
+			if (!have_ticks) {
+				ticks = perf_cycles_to_tsc(cpu->core, cpu->cycles) -
+					perf_cycles_to_tsc(cpu->core, before_cycles);
+				have_ticks = true;
+			}
 			perf_cpu_residency(cpu, e, ticks);
 			continue;
 		}
+		if (still)
+			continue;
 		if (e->sw_source != PERF_SW_SRC_CLOCK)
 			continue;
 		e->count += delta_ns;
@@ -114,20 +126,14 @@ void perf_cpu_sync_time(struct perf_cpu *cpu)
 {
 	u64 before = cpu->time_ns, before_cycles = cpu->time_cycles;
 
-	if (cpu->time_cycles == cpu->cycles) {
-		/* a package event gains what other CPUs' idling added */
-		for (unsigned i = 0; i < cpu->nr_sw_slots; i++)
-			if (cpu->sw_slots[i]->time_source == PMU_TIME_PKG_IDLE &&
-			    cpu->sw_slots[i]->sw_source == PERF_SW_SRC_RESIDENCY)
-				cpu->sw_slots[i]->count += perf_pkg_idle_take(cpu->sw_slots[i]);
-		return;
+	if (cpu->time_cycles != cpu->cycles) {
+		cpu->time_cycles = cpu->cycles;
+		cpu->time_ns = perf_cycles_to_ns(cpu->core, cpu->cycles);
 	}
-	cpu->time_cycles = cpu->cycles;
-	cpu->time_ns = perf_cycles_to_ns(cpu->core, cpu->cycles);
+	/* with the clock still, a package event gains what other CPUs'
+	 * idling added */
 	if (cpu->nr_sw_slots)
-		perf_cpu_clock_events(cpu, cpu->time_ns - before,
-				      perf_cycles_to_tsc(cpu->core, cpu->cycles) -
-				      perf_cycles_to_tsc(cpu->core, before_cycles));
+		perf_cpu_clock_events(cpu, cpu->time_ns - before, before_cycles);
 }
 
 uint64_t perf_cpu_time_ns(struct perf_cpu *cpu)
