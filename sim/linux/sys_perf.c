@@ -1084,6 +1084,16 @@ static long wait_step(struct guest_thread *t, int fd, int64_t ns)
 	return r < 0 && r != -EINTR && r != -SIG_ERESTARTNOINTR ? 0 : r;
 }
 
+/* do_sys_poll()'s first check: a set longer than the soft RLIMIT_NOFILE.
+ * Asked only where pmusim answers (a set the host polls is the host's to
+ * refuse), as it costs a syscall. */
+static bool over_nofile(uint64_t nfds)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_NOFILE, &rl) == 0 && nfds > rl.rlim_cur;
+}
+
 /*
  * poll() over a set with perf fds (perf_fd_poll_fds): perf fds answer from
  * the core (perf_poll), others from the host; without an answer the call
@@ -1091,21 +1101,18 @@ static long wait_step(struct guest_thread *t, int fd, int64_t ns)
  * simulated CPUs of other threads run meanwhile) or a signal. Returns
  * -ENOSYS when no fd is a perf fd (the host's call). As do_sys_poll(),
  * a set longer than the soft RLIMIT_NOFILE (the guest's: getrlimit is the
- * host's) is EINVAL, checked before the set is read.
+ * host's) is EINVAL whatever the set holds (over_nofile()).
  */
 static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, int64_t timeout_ns)
 {
 	struct pollfd *pfd = (struct pollfd *)(uintptr_t)ufds;
 	static __thread int small[256];
 	int *hs = small;
-	struct rlimit rl;
 	bool any = false;
 	long r = -ENOSYS;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && nfds > rl.rlim_cur)
-		return -EINVAL;
 	if (nfds && !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
-		return -EFAULT;
+		return over_nofile(nfds) ? -EINVAL : -EFAULT;
 	if (nfds > sizeof(small) / sizeof(small[0]) && !(hs = malloc(nfds * sizeof(*hs))))
 		return -ENOMEM;
 	for (uint64_t i = 0; i < nfds; i++) {
@@ -1113,7 +1120,7 @@ static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, in
 		any |= hs[i] >= 0;
 	}
 	if (any)
-		r = perf_fd_poll_fds(&PF, t, pfd, nfds, hs, timeout_ns);
+		r = over_nofile(nfds) ? -EINVAL : perf_fd_poll_fds(&PF, t, pfd, nfds, hs, timeout_ns);
 	if (hs != small)
 		free(hs);
 	return r;
