@@ -60,7 +60,7 @@ struct bd_insn {
 	uint8_t xuops;            /* unfused-domain uops executed */
 	uint8_t ge;               /* bit n-1: the cycles with at least n uops
 				   * executing grew by one with it (n = 1..4);
-				   * BD_GE_X87, BD_GE_LOCK_LOAD */
+				   * BD_GE_X87, BD_GE_LOCK_LOAD, BD_GE_LCP */
 };
 
 /*
@@ -84,6 +84,8 @@ enum bd_pf { BD_PF_NONE, BD_PF_NTA, BD_PF_T0, BD_PF_T1_T2, BD_PF_W };
 /* and for a locked load (LOCK prefix, XCHG with memory:
  * MEM_INST_RETIRED.LOCK_LOADS) */
 #define BD_GE_LOCK_LOAD (1 << 5)
+/* and for a length-changing prefix (x86: ILD_STALL.LCP, frontend_model.c) */
+#define BD_GE_LCP (1 << 6)
 /* the block-level execution totals, BDT_X_STALL .. BDT_X_EQ2 */
 #define BD_NR_XBLOCK (BDT_X_EQ2 - BDT_X_STALL + 1)
 

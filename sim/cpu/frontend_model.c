@@ -198,6 +198,13 @@ struct fe_sums {
 	uint64_t dsb, mite, ms, ms_switches, missed, lcp;
 };
 
+/* Whether the MS delivers in: more uops than the decoders give, or a REP
+ * string instruction. */
+static bool is_microcoded(const struct pmu_frontend *f, const struct bd_insn *in)
+{
+	return in->uops > f->ms_uops || (in->cls & BD_REP);
+}
+
 static void deliver(struct fe_model *fe, const struct bdesc *b, unsigned from, unsigned to,
 		    struct fe_sums *s, struct sim_delta *x)
 {
@@ -206,7 +213,7 @@ static void deliver(struct fe_model *fe, const struct bdesc *b, unsigned from, u
 	for (unsigned i = from; i < to; i++) {
 		const struct bd_insn *in = &b->ins[i];
 		uint64_t ip = b->addr + in->off, tag = (ip >> fe->win_shift) + 1;
-		bool microcoded = in->uops > f->ms_uops || (in->cls & BD_REP);
+		bool microcoded = is_microcoded(f, in);
 
 		if (tag != fe->win || ip != fe->next_ip)
 			enter_window(fe, tag, x);
@@ -222,7 +229,7 @@ static void deliver(struct fe_model *fe, const struct bdesc *b, unsigned from, u
 			s->ms_switches++;
 		} else {
 			s->mite += in->uops;
-			if (fe_insn_has_lcp((const uint8_t *)(uintptr_t)ip, in->len))
+			if (in->ge & BD_GE_LCP)
 				s->lcp += f->lcp_penalty;
 		}
 	}
@@ -255,7 +262,7 @@ static const struct fe_summary *summary_of(struct fe_model *fe, const struct bde
 			g->end_ip = ip + in->len;
 			g->uops += in->uops;
 			g->n++;
-			g->plain &= !(in->uops > fe->f->ms_uops || (in->cls & BD_REP));
+			g->plain &= !is_microcoded(fe->f, in);
 		}
 	}
 	return s->nseg ? s : NULL;
@@ -306,42 +313,5 @@ void fe_model_taken(struct fe_model *fe, uint64_t from, struct sim_delta *x)
 	if (*e != from + 1) {
 		*e = from + 1;
 		x->v[SIM_SRC_BACLEARS]++;
-	}
-}
-
-bool fe_insn_has_lcp(const uint8_t *p, unsigned len)
-{
-	unsigned k = 0;
-	bool opsize = false;
-
-	for (; k < len; k++) {
-		uint8_t c = p[k];
-
-		if (c == 0x66)
-			opsize = true;
-		else if (!(c == 0x67 || c == 0xf0 || c == 0xf2 || c == 0xf3 || c == 0x2e ||
-			   c == 0x36 || c == 0x3e || c == 0x26 || c == 0x64 || c == 0x65))
-			break;
-	}
-	if (!opsize || k >= len)
-		return false;
-	if ((p[k] & 0xf0) == 0x40) {       /* REX: REX.W makes the operand 64-bit */
-		if (p[k] & 0x08)
-			return false;
-		if (++k >= len)
-			return false;
-	}
-	switch (p[k]) {
-	case 0x05: case 0x0d: case 0x15: case 0x1d:   /* op eAX, Iz */
-	case 0x25: case 0x2d: case 0x35: case 0x3d:
-	case 0x68: case 0x69: case 0x81: case 0xa9: case 0xc7:
-		return true;
-	case 0xb8: case 0xb9: case 0xba: case 0xbb:   /* MOV r, Iv */
-	case 0xbc: case 0xbd: case 0xbe: case 0xbf:
-		return true;
-	case 0xf7:                                     /* TEST Ev, Iz: /0 and /1 */
-		return k + 1 < len && ((p[k + 1] >> 3) & 7) < 2;
-	default:
-		return false;
 	}
 }

@@ -40,9 +40,5 @@ void fe_model_rep(struct fe_model *fe, unsigned uops, struct sim_delta *x);
 /* A taken direct branch at from: a BACLEAR, added to x, when the BTB did
  * not know it (it knows it from now on). */
 void fe_model_taken(struct fe_model *fe, uint64_t from, struct sim_delta *x);
-/* Whether the x86-64 instruction of len bytes at p has a length-changing
- * prefix: 0x66 before an opcode whose immediate it shortens from 32 to 16
- * bits (no REX.W). */
-bool fe_insn_has_lcp(const uint8_t *p, unsigned len);
 
 #endif

@@ -308,9 +308,50 @@ static bool x87(const cs_insn *in)
 	       strncmp(in->mnemonic, "fxrstor", 7) && strcmp(in->mnemonic, "femms");
 }
 
+/* Whether the instruction's len bytes at p have a length-changing prefix
+ * (ILD_STALL.LCP, Intel 248966): 0x66 before an opcode whose immediate it
+ * shortens from 32 to 16 bits (no REX.W). */
+static bool has_lcp(const uint8_t *p, unsigned len)
+{
+	unsigned k = 0;
+	bool opsize = false;
+
+	for (; k < len; k++) {
+		uint8_t c = p[k];
+
+		if (c == 0x66)
+			opsize = true;
+		else if (!(c == 0x67 || c == 0xf0 || c == 0xf2 || c == 0xf3 || c == 0x2e ||
+			   c == 0x36 || c == 0x3e || c == 0x26 || c == 0x64 || c == 0x65))
+			break;
+	}
+	if (!opsize || k >= len)
+		return false;
+	if ((p[k] & 0xf0) == 0x40) {       /* REX: REX.W makes the operand 64-bit */
+		if (p[k] & 0x08)
+			return false;
+		if (++k >= len)
+			return false;
+	}
+	switch (p[k]) {
+	case 0x05: case 0x0d: case 0x15: case 0x1d:   /* op eAX, Iz */
+	case 0x25: case 0x2d: case 0x35: case 0x3d:
+	case 0x68: case 0x69: case 0x81: case 0xa9: case 0xc7:
+		return true;
+	case 0xb8: case 0xb9: case 0xba: case 0xbb:   /* MOV r, Iv */
+	case 0xbc: case 0xbd: case 0xbe: case 0xbf:
+		return true;
+	case 0xf7:                                     /* TEST Ev, Iz: /0 and /1 */
+		return k + 1 < len && ((p[k + 1] >> 3) & 7) < 2;
+	default:
+		return false;
+	}
+}
+
 /*
  * cpu_arch's insn_ext: the decoded events (a locked load: LOCK-prefixed,
- * or XCHG with memory, which locks without one), and the unfused uops
+ * or XCHG with memory, which locks without one; a length-changing prefix,
+ * which the front-end model charges), and the unfused uops
  * executed:
  * the fused ones, plus the load of a load-op (micro-fused with its
  * operation; a prefetch is a load alone) and the store-data half of a
@@ -334,4 +375,6 @@ void x86_64_insn_ext(const cs_insn *in, uint8_t cls, unsigned uops, struct bd_in
 	if ((cls & BD_LOAD) && (in->detail->x86.prefix[0] == X86_PREFIX_LOCK ||
 				in->id == X86_INS_XCHG))
 		out->ge |= BD_GE_LOCK_LOAD;
+	if (has_lcp(in->bytes, in->size))
+		out->ge |= BD_GE_LCP;
 }
