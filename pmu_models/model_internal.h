@@ -130,16 +130,7 @@ struct pmuv3_arch_data {
 extern const struct pmu_counter_ops x86_counter_ops;
 extern const struct pmu_counter_ops pmuv3_counter_ops;
 
-/*
- * perf_assign_events() of arch/x86/events/core.c on plain masks: places the
- * n events of masks[] (weights = popcount) on counters, lowest weight first,
- * fixed counters first, at most gpmax general counters; pair[i] marks an
- * AMD PERF_X86_EVENT_PAIR event (takes idx and idx+1), overlap[i] an
- * EVENT_CONSTRAINT_OVERLAP constraint. Returns the number left unassigned
- * (0 on success). Exposed for the tests.
- */
-int x86_perf_assign_events(const uint64_t *masks, const bool *pair, const bool *overlap,
-			   unsigned n, unsigned gpmax, int *assign);
+/* x86_perf_assign_events(): pmu_model.h (the core's uncore boxes use it too) */
 
 /* The general-counter mask of nr_gp counters. */
 static inline uint64_t pmu_gp_mask(unsigned nr_gp)

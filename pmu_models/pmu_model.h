@@ -352,6 +352,18 @@ const struct pmu_model *pmu_model_at(unsigned i);
 /* Validates a model's tables; on failure returns -EINVAL and writes a one-line
  * reason naming the problem into why. */
 int pmu_model_validate(const struct pmu_model *m, char *why, size_t whylen);
+
+/*
+ * perf_assign_events() of arch/x86/events/core.c on plain masks: places the
+ * n events of masks[] (weights = popcount) on counters, lowest weight first,
+ * fixed counters first, at most gpmax general counters; pair[i] marks an
+ * AMD PERF_X86_EVENT_PAIR event (takes idx and idx+1), overlap[i] an
+ * EVENT_CONSTRAINT_OVERLAP constraint. Returns the number left unassigned
+ * (0 on success). pair and overlap may be NULL (none). The x86 allocator
+ * and the uncore boxes' group check (uncore_assign_events()) use it.
+ */
+int x86_perf_assign_events(const uint64_t *masks, const bool *pair, const bool *overlap,
+			   unsigned n, unsigned gpmax, int *assign);
 /* Finds the event description of an encoding (masked as the model decodes
  * it), or NULL: such an encoding is accepted but counts SIM_SRC_NONE. */
 const struct pmu_event_desc *pmu_model_lookup(const struct pmu_model *m, uint64_t config);

@@ -13,11 +13,11 @@
 #include "sim/core/attr_check.h"
 #include "sim/core/pmu.h"
 
-/* uncore_pmu_register(): "uncore_<type>", PERF_PMU_CAP_NO_EXCLUDE; no
- * interrupt (uncore counters never raise a sampling PMI) */
+/* uncore_pmu_register(): "uncore_<type>", PERF_PMU_CAP_NO_EXCLUDE only
+ * (sampling is event_init's to refuse) */
 static bool uncore_probe(const struct perf_core *core, uint32_t *type, unsigned *caps)
 {
-	*caps = PERF_PMU_CAP_SIM_NO_INTERRUPT | PERF_PMU_CAP_SIM_NO_EXCLUDE;
+	*caps = PERF_PMU_CAP_SIM_NO_EXCLUDE;
 	return perf_side_pmu_probe(core, PMU_SIDE_UNCORE, type);
 }
 
@@ -39,7 +39,7 @@ static uint64_t uncore_counters(const struct pmu_side_pmu *p, uint64_t config)
 static int uncore_validate_group(const struct pmu_side_pmu *p, const struct perf_event *leader,
 				 uint64_t config)
 {
-	uint64_t want[PMU_MAX_COUNTERS + 1], used = 0;
+	uint64_t want[PMU_MAX_COUNTERS + 1];
 	const struct perf_event *e;
 	unsigned n = 0;
 
@@ -55,19 +55,7 @@ static int uncore_validate_group(const struct pmu_side_pmu *p, const struct perf
 	if (n >= p->nr_counters)
 		return -EINVAL;
 	want[n++] = uncore_counters(p, config);
-	/* perf_assign_events(): by increasing weight, each its first free */
-	for (unsigned w = 1; w <= p->nr_counters; w++)
-		for (unsigned i = 0; i < n; i++) {
-			uint64_t free;
-
-			if ((unsigned)__builtin_popcountll(want[i]) != w)
-				continue;
-			free = want[i] & ~used;
-			if (!free)
-				return -EINVAL;
-			used |= free & -free;
-		}
-	return 0;
+	return x86_perf_assign_events(want, NULL, NULL, n, p->nr_counters, NULL) ? -EINVAL : 0;
 }
 
 /*

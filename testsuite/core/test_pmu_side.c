@@ -138,14 +138,22 @@ static void test_attr_rows(void **state)
 	fixture_fini(&f);
 }
 
-/* Types and contexts as registered; no side PMU on a model without them. */
+/* Types, contexts and capabilities as registered (msr_init(),
+ * cstate_init(): NO_INTERRUPT | NO_EXCLUDE; uncore_pmu_register():
+ * NO_EXCLUDE); no side PMU on a model without them. */
 static void test_types(void **state)
 {
-	static const struct { const struct perf_pmu *pmu; uint32_t type; int ctx; } rows[] = {
-		{ &perf_msr_pmu, T_MSR, perf_sw_context },
-		{ &perf_uncore_pmu, T_ARB, perf_invalid_context },
-		{ &perf_cstate_core_pmu, T_CORE, perf_invalid_context },
-		{ &perf_cstate_pkg_pmu, T_PKG, perf_invalid_context },
+	enum { NI = PERF_PMU_CAP_SIM_NO_INTERRUPT, NE = PERF_PMU_CAP_SIM_NO_EXCLUDE };
+	static const struct {
+		const struct perf_pmu *pmu;
+		uint32_t type;
+		int ctx;
+		unsigned caps;
+	} rows[] = {
+		{ &perf_msr_pmu, T_MSR, perf_sw_context, NI | NE },
+		{ &perf_uncore_pmu, T_ARB, perf_invalid_context, NE },
+		{ &perf_cstate_core_pmu, T_CORE, perf_invalid_context, NI | NE },
+		{ &perf_cstate_pkg_pmu, T_PKG, perf_invalid_context, NI | NE },
 	};
 	struct perf_event_attr a = { .type = T_MSR, .size = sizeof(a) };
 	struct perf_event_init init;
@@ -160,8 +168,7 @@ static void test_types(void **state)
 		assert_int_equal(type, rows[i].type);
 		assert_int_equal(rows[i].pmu->task_ctx_nr, rows[i].ctx);
 		assert_int_equal(perf_pmu_find_type(f.core, rows[i].type), perf_pmu_index(rows[i].pmu));
-		assert_true(caps & PERF_PMU_CAP_SIM_NO_EXCLUDE);
-		assert_true(caps & PERF_PMU_CAP_SIM_NO_INTERRUPT);
+		assert_int_equal(caps & (NI | NE), rows[i].caps);
 		assert_true(perf_core_is_side_type(f.core, rows[i].type));
 	}
 	assert_false(perf_core_is_side_type(f.core, T_PKG + 1));
