@@ -23,6 +23,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "pmu_models/pmu_model.h"
+#include "sim/core/perf_core.h"
 #include "syscall_shim/vfs.h"
 
 /* every path here is under a short mkdtemp directory: truncation cannot happen */
@@ -30,6 +31,14 @@
 
 #define DEVICES "/sys/bus/event_source/devices"
 #define NODE0_CPULIST "/sys/devices/system/node/node0/cpulist"
+
+/* perf_event_mux_interval_ms_show(): the session's interval, or the
+ * model's, or the kernel's default (PERF_CPU_HRTIMER, 4 ms). */
+static unsigned mux_interval_ms(const struct vfs_config *cfg)
+{
+	return cfg->mux_interval_ms ? cfg->mux_interval_ms :
+	       cfg->model->mux_interval_ms ? cfg->model->mux_interval_ms : 4;
+}
 
 static int put_file(const char *dir, const char *name, const char *text, size_t len)
 {
@@ -80,9 +89,7 @@ int vfs_write_pmu_dir(const struct vfs_config *cfg, const char *dir)
 	if ((err = put_line(dir, "type", "%u\n", m->pmu_type)))
 		return err;
 	/* perf_event_mux_interval_ms_show() */
-	if ((err = put_line(dir, "perf_event_mux_interval_ms", "%u\n",
-			    cfg->mux_interval_ms ? cfg->mux_interval_ms :
-			    m->mux_interval_ms ? m->mux_interval_ms : 4)))
+	if ((err = put_line(dir, "perf_event_mux_interval_ms", "%u\n", mux_interval_ms(cfg))))
 		return err;
 	if (arm) {
 		/* armpmu_cpumask_show(): the CPUs the PMU covers */
@@ -147,7 +154,7 @@ static bool model_pmu_name(const struct pmu_model *m, const char *name)
 
 uint32_t vfs_first_side_type(const struct pmu_model *m)
 {
-	uint32_t first = 8;     /* after cpu_clock and task_clock */
+	uint32_t first = PERF_FIRST_SIDE_TYPE;
 	DIR *d = opendir(DEVICES);
 	struct dirent *de;
 
@@ -199,9 +206,7 @@ int vfs_write_side_pmu_dir(const struct vfs_config *cfg, unsigned i, const char 
 		return -errno;
 	if ((err = put_line(dir, "type", "%u\n", cfg->first_side_type + i)))
 		return err;
-	if ((err = put_line(dir, "perf_event_mux_interval_ms", "%u\n",
-			    cfg->mux_interval_ms ? cfg->mux_interval_ms :
-			    cfg->model->mux_interval_ms ? cfg->model->mux_interval_ms : 4)))
+	if ((err = put_line(dir, "perf_event_mux_interval_ms", "%u\n", mux_interval_ms(cfg))))
 		return err;
 	switch (p->kind) {
 	case PMU_SIDE_CSTATE_CORE:

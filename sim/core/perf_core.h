@@ -100,10 +100,12 @@ struct perf_core_config {
 	struct perf_arena *arena;        /* where the core lives; NULL: the heap */
 	/* The type the model's first PMU beside its core PMU registers with
 	 * (msr, cstate, uncore: dynamic types, one after the other, as the
-	 * kernel's idr hands them out); 0: 8, after cpu_clock and task_clock.
-	 * pmusim run puts them after the host's PMUs that stay visible. */
+	 * kernel's idr hands them out); 0: PERF_FIRST_SIDE_TYPE. pmusim run
+	 * puts them after the host's PMUs that stay visible. */
 	uint32_t first_side_type;
 };
+/* The first dynamic type, after cpu_clock (6) and task_clock (7). */
+#define PERF_FIRST_SIDE_TYPE 8u
 
 /* Reads kernel.perf_event_paranoid of the host (default 2 if unreadable). */
 int perf_host_paranoid(void);

@@ -68,7 +68,12 @@ unsigned perf_event_pmu_caps(const struct perf_event *event)
 	return caps;
 }
 
-#define PERF_FIRST_SIDE_TYPE_DEFAULT 8u /* after cpu_clock (6) and task_clock (7) */
+/* The type the first side PMU registers with: the session's, or the one
+ * after cpu_clock (6) and task_clock (7). */
+static uint32_t side_first_type(const struct perf_core *core)
+{
+	return core->cfg.first_side_type ? core->cfg.first_side_type : PERF_FIRST_SIDE_TYPE;
+}
 
 const struct pmu_side_pmu *perf_side_pmu(const struct perf_core *core, enum pmu_side_kind kind,
 					 uint32_t *type)
@@ -78,8 +83,7 @@ const struct pmu_side_pmu *perf_side_pmu(const struct perf_core *core, enum pmu_
 
 	if (!m)
 		return NULL;
-	first = core->cfg.first_side_type ? core->cfg.first_side_type
-					  : PERF_FIRST_SIDE_TYPE_DEFAULT;
+	first = side_first_type(core);
 	for (unsigned i = 0; i < m->nr_side_pmus; i++) {
 		if (m->side_pmus[i].kind != kind)
 			continue;
@@ -127,8 +131,7 @@ bool perf_side_pmu_probe(const struct perf_core *core, enum pmu_side_kind kind, 
 bool perf_core_is_side_type(const struct perf_core *core, uint32_t type)
 {
 	const struct pmu_model *m = core ? perf_core_model(core) : NULL;
-	uint32_t first = core && core->cfg.first_side_type ? core->cfg.first_side_type
-							   : PERF_FIRST_SIDE_TYPE_DEFAULT;
+	uint32_t first = core ? side_first_type(core) : 0;
 
 	return m && type >= first && type - first < m->nr_side_pmus;
 }
