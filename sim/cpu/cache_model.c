@@ -164,6 +164,12 @@ bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
 	return touch(a, line);
 }
 
+void lru_sets_mru_tags(const struct lru_sets *a, uint64_t *out)
+{
+	for (uint64_t s = 0; s <= a->set_mask; s++)
+		out[s] = a->tags[s * a->ways];
+}
+
 /* The pages of [addr, addr+size) through the first-level TLB tlb1 and the
  * second level tlb2, into out's TLB counts. */
 static void tlb_lookup(struct lru_sets *tlb1, struct lru_sets *tlb2,

@@ -71,6 +71,8 @@ static inline bool lru_sets_mru(const struct lru_sets *a, uint64_t line)
 {
 	return a->tags[(line & a->set_mask) * a->ways] == line + 1;
 }
+/* out[s] = the most recent tag (line + 1, 0: an empty set) of each set s. */
+void lru_sets_mru_tags(const struct lru_sets *a, uint64_t *out);
 static inline bool lru_sets_touch(struct lru_sets *a, uint64_t line)
 {
 	return lru_sets_mru(a, line) || lru_sets_touch_slow(a, line);

@@ -75,12 +75,6 @@ struct jit_slot {
 	uint64_t fetch_version;
 	uint32_t fetch_lines, fetch_pages;
 	uint64_t fetch_rep_end;
-	/* what the block's start does inline instead of a record: while
-	 * fetch_inline is the log's jit_count_fetch_hits() version, it adds
-	 * fetch_counts (lines | pages << 32) to the log's sums (0: it
-	 * records; a block that starts or ends with a REP instruction always
-	 * records, whose replay tells its iterations apart) */
-	uint64_t fetch_inline, fetch_counts;
 	/* the block as the continuation of a straight run QEMU cut at its
 	 * start (pmu_machine.c, continue_run): while the run the previous
 	 * block's exit names starts at cont_start, the block's head takes
@@ -223,11 +217,16 @@ bool jit_count_logging(const struct jit_count *j);
 /* The records since the last take, [*begin, return); the log is empty
  * after. */
 const uint64_t *jit_count_log_take(struct jit_count *j, const uint64_t **begin);
-/* From now until a block start records, a start of a block whose slot has
- * fetch_inline == version counts inline (the caller's promise: such a
- * fetch hits and moves nothing while no other fetch is replayed); 0: none
- * does. */
-void jit_count_fetch_hits(struct jit_count *j, uint64_t version);
+/* After a replay of the log through cm (nothing pending): the fetch
+ * side's shadows take the most recent tag of each L1I and first-level
+ * ITLB set of cm, whose geometry must not change. A block start whose
+ * lines and pages all hold the most recent tag of their sets in the
+ * shadows is counted inline (jit_count_fetch_take) instead of recorded;
+ * a recorded start updates the shadows as its replay will update the
+ * model. The first call allocates them (blocks translated before, or
+ * without the memory for them, record every start). */
+struct cache_model;
+void jit_count_fetch_sync(struct jit_count *j, const struct cache_model *cm);
 /* The sums of the starts counted inline since the last take (lines,
  * pages); zero after. */
 void jit_count_fetch_take(struct jit_count *j, uint64_t *lines, uint64_t *pages);

@@ -224,6 +224,8 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 		pv->cm = cache_model_new(c->model->caches);
 		if (!pv->cm)
 			c->mem_toggle_pending = false;   /* no memory: not counted */
+		else if (pv->jit)  /* before the access log's blocks are translated */
+			jit_count_fetch_sync(pv->jit, pv->cm);
 	}
 	return change || c->mem_toggle_pending;
 }
@@ -1418,11 +1420,7 @@ static void slot_fetch_cache(struct pmu_vcpu *pv, struct jit_slot *s, const stru
 		s->fetch_lines = (uint32_t)(((b->addr + b->size - 1) >> ls) - (b->addr >> ls) + 1);
 		s->fetch_pages = (uint32_t)block_pages(b);
 		s->fetch_rep_end = rep_end(b);
-		s->fetch_counts = s->fetch_lines | (uint64_t)s->fetch_pages << 32;
 	}
-	/* a block that starts or ends with a REP instruction keeps recording
-	 * its starts: the replay tells a REP's further iterations apart */
-	s->fetch_inline = s->fetch_rep_end || (b->ins[0].cls & BD_REP) ? 0 : s->fetch_version;
 }
 
 /*
@@ -1444,11 +1442,13 @@ static void log_replay(struct pmu_vcpu *pv)
 	struct cache_model *cm = pv->cm;
 	uint64_t lines, pages, accesses[2] = { 0, 0 };
 	uint64_t rep = pv->log_rep;
+	bool fetched = false;
 	struct cache_tally t = { 0 };
 
 	if (!r || !cm)
 		return;
-	/* the starts counted inline (jit_count_fetch_hits) */
+	/* the starts counted inline (their lines and pages the most recent of
+	 * their sets in the shadows, jit_count_fetch_sync) */
 	jit_count_fetch_take(pv->jit, &lines, &pages);
 	for (; r < end; r++) {
 		uint64_t v = *r;
@@ -1458,6 +1458,7 @@ static void log_replay(struct pmu_vcpu *pv)
 					     (v & ~(JIT_LOG_FETCH | JIT_LOG_AFTER_HITS));
 			const struct bdesc *b;
 
+			fetched = true;
 			if (v & JIT_LOG_AFTER_HITS)
 				rep = 0;     /* its predecessor ended with no REP */
 			if (s->fetch_version == pv->fetch_version + 1 &&
@@ -1502,10 +1503,10 @@ static void log_replay(struct pmu_vcpu *pv)
 		}
 	}
 	pv->log_rep = rep;
-	/* the log is replayed: a slot whose lines and pages are the most recent
-	 * of their sets at this version (fetch_inline) hits them until a block
-	 * start records again */
-	jit_count_fetch_hits(pv->jit, pv->fetch_version + 1);
+	/* the log is replayed: the translated starts see L1I and the ITLB as
+	 * they are (a start that did not record moved nothing) */
+	if (fetched)
+		jit_count_fetch_sync(pv->jit, cm);
 	pv->fetch_n[0] += lines;
 	pv->tlb_n[0][0] += pages;
 	for (unsigned w = 0; w < 2; w++)

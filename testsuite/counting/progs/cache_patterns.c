@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "region.h"
 
 static char buf[1 << 20] __attribute__((aligned(4096)));
 
@@ -205,13 +206,8 @@ int main(int argc, char **argv)
 		 * the memory hook instead of the access log */
 		struct perf_event_attr a;
 
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_HARDWARE;
-		a.config = PERF_COUNT_HW_INSTRUCTIONS;
-		a.sample_period = 1ull << 40;
-		a.exclude_kernel = 1;
-		if (syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0) {
+		sampler_attr(&a, 1ull << 40);
+		if (peo(&a, -1) < 0) {
 			perror("sampler");
 			return 1;
 		}
