@@ -800,7 +800,8 @@ static void emit_br_if_word_ne(struct tcg_emit *e, const uint64_t *addr, uint64_
  *   if (all shadows hold the block's tags) {          (FETCH_CHECKED)
  *       fetch_sum += lines | pages << 32; fetch_after = JIT_LOG_AFTER_HITS;
  *   } else {
- *       record FETCH | slot | fetch_after; fetch_after = 0;
+ *       record FETCH | slot (or RANGE | size | pc) | fetch_after;
+ *       fetch_after = 0;
  *       the shadows of its lines, then of its pages = their tags (the
  *       replayed fetch touches them in that order, so each ends the most
  *       recent of its set), or 0 (FETCH_UNSURE: it may fetch nothing)
@@ -840,7 +841,11 @@ static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_s
 	tcg_e_set_label(e, record);
 	S = tcg_e_const(e, (uintptr_t)j);
 	t = tcg_e_temp(e);
-	u = tcg_e_const(e, (uintptr_t)s | JIT_LOG_FETCH);
+	if (kind == FETCH_UNSURE || pc >> JIT_LOG_RANGE_SHIFT || size > JIT_LOG_RANGE_SIZE_MASK)
+		u = tcg_e_const(e, (uintptr_t)s | JIT_LOG_FETCH);
+	else
+		u = tcg_e_const(e, (int64_t)(JIT_LOG_FETCH | JIT_LOG_RANGE |
+					     (uint64_t)size << JIT_LOG_RANGE_SHIFT | pc));
 	tcg_e_ld64(e, t, S, OFF(fetch_after));
 	tcg_e_add(e, t, t, u);
 	tcg_e_free(e, S);

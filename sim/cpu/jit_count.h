@@ -198,14 +198,21 @@ void jit_count_force_next(struct jit_count *j);
  * address, its size and whether it writes), with a few inline ops and no
  * call, and the accesses of the engine's helpers (FXSAVE, XSAVE, ...) from
  * C as they run; the cache model replays it in C (pmu_machine.c) at the
- * slow path and before every report. A record is JIT_LOG_FETCH | the block's slot,
- * or the address | size_log2 << JIT_LOG_SIZE_SHIFT | JIT_LOG_WRITE. The
+ * slow path and before every report. A record is JIT_LOG_FETCH | the block's
+ * slot (or JIT_LOG_RANGE and its address and size), or the address |
+ * size_log2 << JIT_LOG_SIZE_SHIFT | JIT_LOG_WRITE. The
  * log holds JIT_LOG_CAP records: the head must come back to the slow path
  * before the blocks run inline can fill it (jit_count_log_head).
  */
 #define JIT_LOG_FETCH      (UINT64_C(1) << 63)
 #define JIT_LOG_AFTER_HITS (UINT64_C(1) << 62)   /* with FETCH: blocks counted
 						  * inline ran since the record before */
+/* with FETCH: a block that neither starts nor ends with a REP instruction,
+ * by its address and size instead of its slot: address | size <<
+ * JIT_LOG_RANGE_SHIFT (the replay needs neither the slot nor the decode) */
+#define JIT_LOG_RANGE      (UINT64_C(1) << 61)
+#define JIT_LOG_RANGE_SHIFT 47
+#define JIT_LOG_RANGE_SIZE_MASK ((UINT64_C(1) << (61 - JIT_LOG_RANGE_SHIFT)) - 1)
 #define JIT_LOG_WRITE      (UINT64_C(1) << 58)
 #define JIT_LOG_SIZE_SHIFT 56
 #define JIT_LOG_ADDR_MASK  ((UINT64_C(1) << JIT_LOG_SIZE_SHIFT) - 1)

@@ -962,20 +962,25 @@ static uint64_t fetch_stall(const struct pmu_cache_geometry *g, const struct cac
  * through L1I, L2 and the LLC, its pages through the ITLB side, into the
  * fetch sources of the batch. Each execution of a block fetches its lines
  * once; a REP string instruction's further iterations fetch nothing. */
-static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
+static void fetch_range(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 {
 	struct cache_outcome o;
 
-	cache_model_fetch(pv->cm, b->addr, b->size, &o);
+	cache_model_fetch(pv->cm, addr, size, &o);
 	pv->fetch_n[0] += o.lines;
 	pv->fetch_n[1] += o.miss[CACHE_L1];
 	pv->fetch_n[2] += fetch_stall(pv->c->model->caches, &o);
-	pv->tlb_n[0][0] += block_pages(b);
+	pv->tlb_n[0][0] += ((addr + size - 1) >> 12) - (addr >> 12) + 1;
 	pv->tlb_n[0][1] += o.tlb_miss;
 	pv->tlb_n[0][2] += o.tlb_walk;
 	pv->mem_dirty = true;
 	pv->acc_dirty = true;
 	pv->fetch_version += o.moved;
+}
+
+static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
+{
+	fetch_range(pv, b->addr, b->size);
 }
 
 /*
@@ -1461,6 +1466,13 @@ static void log_replay(struct pmu_vcpu *pv)
 			fetched = true;
 			if (v & JIT_LOG_AFTER_HITS)
 				rep = 0;     /* its predecessor ended with no REP */
+			if (v & JIT_LOG_RANGE) {   /* no REP at either end */
+				fetch_range(pv, v & ((UINT64_C(1) << JIT_LOG_RANGE_SHIFT) - 1),
+					    (uint32_t)(v >> JIT_LOG_RANGE_SHIFT) &
+					    JIT_LOG_RANGE_SIZE_MASK);
+				rep = 0;
+				continue;
+			}
 			if (s->fetch_version == pv->fetch_version + 1 &&
 			    s->decoded_gen == pv->decode_gen && s->decoded) {
 				if (rep != s->pc + 1) {
