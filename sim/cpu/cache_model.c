@@ -326,22 +326,26 @@ static void access_tally_span(struct cache_model *cm, bool write, uint64_t addr,
 	t->tlb_walk += o.tlb_walk;
 }
 
-/* cache_model_access_tally() with L1D and L2 of l1_ways and l2_ways (a
- * constant where it is inlined, or 0: read from the model): an access of
- * one line and one page is tlb_lookup() and lines_lookup() in line, each
- * level looked up only when the one before it missed. */
+/* cache_model_access_tally() of a model whose lines are 1 << line_shift
+ * bytes and whose DTLB, L1D, L2 and LLC have tlb_ways, l1_ways, l2_ways
+ * and llc_ways (constants where it is inlined, or 0: read from the
+ * model): an access of one line and one page is tlb_lookup() and
+ * lines_lookup() in line, each level looked up only when the one before
+ * it missed. */
 static inline __attribute__((always_inline)) void
 access_tally_ways(struct cache_model *cm, bool write, uint64_t addr, unsigned size,
-		  struct cache_tally *t, unsigned l1_ways, unsigned l2_ways)
+		  struct cache_tally *t, unsigned line_shift, unsigned tlb_ways, unsigned l1_ways,
+		  unsigned l2_ways, unsigned llc_ways)
 {
-	uint64_t end = addr + size - 1, line = addr >> cm->line_shift, page = addr >> PAGE_SHIFT;
+	unsigned ls = line_shift ? line_shift : cm->line_shift;
+	uint64_t end = addr + size - 1, line = addr >> ls, page = addr >> PAGE_SHIFT;
 	enum cache_level served;
 
-	if (__builtin_expect(((addr ^ end) >> cm->line_shift) | ((addr ^ end) >> PAGE_SHIFT), 0)) {
+	if (__builtin_expect(((addr ^ end) >> ls) | ((addr ^ end) >> PAGE_SHIFT), 0)) {
 		access_tally_span(cm, write, addr, size, t);
 		return;
 	}
-	if (!touch(&cm->tlb[CACHE_TLB_D1], page)) {
+	if (!touch_ways(&cm->tlb[CACHE_TLB_D1], page, tlb_ways)) {
 		t->tlb_miss++;
 		t->tlb_walk += !touch(cm->tlb2[1], page);
 	}
@@ -349,45 +353,50 @@ access_tally_ways(struct cache_model *cm, bool write, uint64_t addr, unsigned si
 		served = CACHE_L1;
 	else if (t->miss[CACHE_L1]++, touch_ways(&cm->lvl[CACHE_L2], line, l2_ways))
 		served = CACHE_L2;
-	else if (t->miss[CACHE_L2]++, touch(&cm->lvl[CACHE_L3], line))
+	else if (t->miss[CACHE_L2]++, touch_ways(&cm->lvl[CACHE_L3], line, llc_ways))
 		served = CACHE_L3;
 	else
 		t->miss[CACHE_L3]++, served = CACHE_MEM;
 	t->served[write][served]++;
 }
 
-/* access_tally_ways() of the L1D and L2 way counts of the models'
- * geometries, and of any */
-#define ACCESS_TALLY(l1, l2)                                                                     \
-	static void access_tally_##l1##_##l2(struct cache_model *cm, bool write, uint64_t addr,  \
-					     unsigned size, struct cache_tally *t)               \
+/* access_tally_ways() of the models' geometries (64-byte lines), and of
+ * any (0: every count read from the model) */
+#define ACCESS_TALLY(name, line_shift, tlb, l1, l2, llc)                                         \
+	static void access_tally_##name(struct cache_model *cm, bool write, uint64_t addr,       \
+					unsigned size, struct cache_tally *t)                    \
 	{                                                                                        \
-		access_tally_ways(cm, write, addr, size, t, l1, l2);                             \
+		access_tally_ways(cm, write, addr, size, t, line_shift, tlb, l1, l2, llc);       \
 	}
-ACCESS_TALLY(8, 4)
-ACCESS_TALLY(8, 8)
-ACCESS_TALLY(4, 8)
-ACCESS_TALLY(2, 16)
-ACCESS_TALLY(0, 0)
+ACCESS_TALLY(skylake, 6, 4, 8, 4, 16)
+ACCESS_TALLY(zen, 6, 0, 8, 8, 16)
+ACCESS_TALLY(pmuv3, 6, 0, 2, 16, 16)
+ACCESS_TALLY(pmuv3p5, 6, 0, 4, 8, 16)
+ACCESS_TALLY(any, 0, 0, 0, 0, 0)
 
+/* The tallies of the models' geometries (a 0 way count: any) */
 static const struct {
-	unsigned l1_ways, l2_ways;
+	unsigned line_shift, tlb_ways, l1_ways, l2_ways, llc_ways;
 	cache_tally_fn *fn;
 } access_tallies[] = {
-	{ 8, 4, access_tally_8_4 },
-	{ 8, 8, access_tally_8_8 },
-	{ 4, 8, access_tally_4_8 },
-	{ 2, 16, access_tally_2_16 },
+	{ 6, 4, 8, 4, 16, access_tally_skylake },
+	{ 6, 0, 8, 8, 16, access_tally_zen },
+	{ 6, 0, 2, 16, 16, access_tally_pmuv3 },
+	{ 6, 0, 4, 8, 16, access_tally_pmuv3p5 },
 };
 
 /* The tally of cm's geometry: one of access_tallies, else the general one. */
 static cache_tally_fn *access_tally_of(const struct cache_model *cm)
 {
 	for (unsigned i = 0; i < sizeof(access_tallies) / sizeof(access_tallies[0]); i++)
-		if (cm->lvl[CACHE_L1].ways == access_tallies[i].l1_ways &&
-		    cm->lvl[CACHE_L2].ways == access_tallies[i].l2_ways)
+		if (cm->line_shift == access_tallies[i].line_shift &&
+		    (!access_tallies[i].tlb_ways ||
+		     cm->tlb[CACHE_TLB_D1].ways == access_tallies[i].tlb_ways) &&
+		    cm->lvl[CACHE_L1].ways == access_tallies[i].l1_ways &&
+		    cm->lvl[CACHE_L2].ways == access_tallies[i].l2_ways &&
+		    cm->lvl[CACHE_L3].ways == access_tallies[i].llc_ways)
 			return access_tallies[i].fn;
-	return access_tally_0_0;
+	return access_tally_any;
 }
 
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
