@@ -181,6 +181,14 @@ static inline __attribute__((always_inline)) bool set_touch_ring(uint64_t *set, 
 		set[0] = tag;
 		return true;
 	}
+	if (set[lru] == tag) {
+		/* the least recent (a loop over more lines than the set
+		 * holds): no compare of the other ways */
+		set[lru] = set[0];
+		*head = lru;
+		set[0] = tag;
+		return true;
+	}
 	if (ways <= 16) {
 		uint32_t m = ways_holding(set, tag, ways);
 
