@@ -189,20 +189,7 @@ static inline __attribute__((always_inline)) bool set_touch_ring(uint64_t *set, 
 		set[0] = tag;
 		return true;
 	}
-	unsigned third = h == ring ? 1 : h + 1;
-
-	if (ways >= 4 && set[third] == tag) {
-		/* the third most recent (in a set of 4, the one way left once
-		 * the head and the least recent are out) */
-		set[third] = set[h];
-		set[h] = set[0];
-		set[0] = tag;
-		return true;
-	}
-	if (ways <= 4) {
-		hit = false;
-		w = lru;
-	} else if (ways <= 16) {
+	if (ways <= 16) {
 		uint32_t m = ways_holding(set, tag, ways);
 
 		hit = m != 0;
