@@ -11,8 +11,9 @@
  * least recent, puts way 0's tag into that way, which becomes the head
  * (no tag moves along the ring); a hit further in moves the ring's tags
  * from the head to it one way on. The ways are compared with the tag 8 at
- * a time in SSE2 registers where the compiler targets x86-64. This is
- * true LRU, the same hits and evictions as a set kept in recency order.
+ * a time in SSE2 registers where the compiler has them (every x86-64).
+ * This is true LRU: the same hits and evictions as a set kept in recency
+ * order.
  */
 #include <assert.h>
 #include <stdbool.h>
@@ -130,7 +131,7 @@ static inline __attribute__((always_inline)) uint32_t ways_holding(const uint64_
 {
 	uint32_t m = 0;
 
-#if defined(__SSE2__) && !defined(NO_SIMD)
+#if defined(__SSE2__)
 	if (ways % 4 == 0 && ways <= 16) {
 		__m128i t = _mm_set1_epi64x((long long)tag);
 
@@ -156,11 +157,13 @@ static inline __attribute__((always_inline)) uint32_t ways_holding(const uint64_
 }
 
 /*
- * The touch of tag in a set of ways ways (a constant where it is inlined
- * with one: the compares unroll) whose way 0 does not hold it, its ring
- * head at *head. Way w that holds tag is found by ways_holding(); a miss
- * takes the ring's least recent way, the one before the head. Way 0's tag
- * becomes the ring's most recent:
+ * The touch of tag in a set of ways ways (2 or more; a constant where it
+ * is inlined with one: the compares unroll) whose way 0 does not hold it,
+ * its ring head at *head. Way w that holds tag is the head, the least
+ * recent (the way before the head) or else found by ways_holding() (a
+ * scan past 16 ways); a miss takes the least recent. Way 0's tag becomes
+ * the ring's most recent:
+ *  - from the head: the two swap;
  *  - from the least recent (a miss, or a hit there): it takes that way,
  *    which becomes the head;
  *  - from way w further on: the ring's ways from the head to the one
