@@ -1,15 +1,27 @@
 /*
  * cache_model.c - set-associative LRU caches and TLBs (cache_model.h).
  *
- * Each set keeps its tags in recency order, most recent first: a hit moves
- * the tag to the front, a miss drops the last (least recently used) one and
- * puts the new one in front. A tag is the line (or page) number + 1 (0: an
- * empty way). A TLB is the same structure with 4 KiB "lines".
+ * A tag is the line (or page) number + 1 (0: an empty way). A TLB is the
+ * same structure with 4 KiB "lines". Way 0 of a set holds its most recent
+ * tag, so that the most-recent test is one compare. Ways 1 .. ways - 1
+ * are a ring in recency order: from the set's head (its second most
+ * recent tag) onwards, wrapping from the last way to way 1, to the least
+ * recently used just before the head. A touch of the most recent tag
+ * changes nothing; of the head's, the two swap; a miss, or a hit of the
+ * least recent, puts way 0's tag into that way, which becomes the head
+ * (no tag moves along the ring); a hit further in moves the ring's tags
+ * from the head to it one way on. The ways are compared with the tag 8 at
+ * a time in SSE2 registers where the compiler has them (every x86-64).
+ * This is true LRU: the same hits and evictions as a set kept in recency
+ * order.
  */
 #include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "sim/cpu/cache_model.h"
 
 #define PAGE_SHIFT 12
@@ -21,11 +33,23 @@ static bool pow2(uint64_t v)
 
 int lru_sets_init(struct lru_sets *a, uint64_t sets, unsigned ways)
 {
-	if (!ways || !pow2(sets))
+	void *tags;
+
+	*a = (struct lru_sets){ 0 };
+	if (!ways || !pow2(sets) || sets * ways / ways != sets)
 		return -1;
-	a->tags = calloc(sets * ways, sizeof(*a->tags));
-	if (!a->tags)
+	/* 64-byte aligned: ways_holding() loads whole sets */
+	if (posix_memalign(&tags, 64, sets * ways * sizeof(*a->tags)))
 		return -1;
+	a->tags = memset(tags, 0, sets * ways * sizeof(*a->tags));
+	a->heads = malloc(sets * sizeof(*a->heads));
+	if (!a->heads) {
+		lru_sets_free(a);
+		return -1;
+	}
+	/* cold: every way empty, the ring's most recent at way 1 */
+	for (uint64_t s = 0; s < sets; s++)
+		a->heads[s] = 1;
 	a->set_mask = sets - 1;
 	a->ways = ways;
 	return 0;
@@ -57,6 +81,8 @@ void cache_model_free(struct cache_model *cm)
 	free(cm);
 }
 
+static cache_tally_fn *access_tally_of(const struct cache_model *cm);
+
 struct cache_model *cache_model_new(const struct pmu_cache_geometry *g)
 {
 	const struct pmu_cache_level *lv[CACHE_MEM] = { &g->l1d, &g->l2, &g->llc };
@@ -80,6 +106,7 @@ struct cache_model *cache_model_new(const struct pmu_cache_geometry *g)
 	cm->tlb2[1] = &cm->tlb[CACHE_TLB_D2];
 	cm->latency[CACHE_MEM] = g->mem_latency;
 	cm->line_shift = (unsigned)__builtin_ctz(g->l1d.line);
+	cm->tally = access_tally_of(cm);
 	return cm;
 err:
 	cache_model_free(cm);
@@ -89,74 +116,142 @@ err:
 void lru_sets_free(struct lru_sets *a)
 {
 	free(a->tags);
+	free(a->heads);
 	a->tags = NULL;
+	a->heads = NULL;
 }
 
-/* lru_sets_touch_slow() of a set of a way count known where it is inlined
- * (a constant): the loops unroll into compares and selects, without a
- * branch per way or a variable-length move. The way that holds tag (or the
- * last, least recently used one, on a miss) is found; the ways before it
- * each take their predecessor's tag and tag goes in front. */
-static inline __attribute__((always_inline)) bool set_touch_fixed(uint64_t *set, uint64_t tag,
-								   unsigned ways)
+/* Bit 2 i set for each way i of set (ways a constant) that holds tag.
+ * With SSE2 and ways a multiple of 4 up to 16 (a 64-byte aligned array),
+ * 8 ways are compared at once: the 32-bit halves, the results packed to
+ * two bits per way, both set for a 64-bit match; else one compare a way
+ * (way 0 left out: touch() has compared it). */
+static inline __attribute__((always_inline)) uint32_t ways_holding(const uint64_t *set,
+								    uint64_t tag, unsigned ways)
 {
-	uint64_t prev = tag;
-	unsigned w = ways - 1;
+	uint32_t m = 0;
 
-#pragma GCC unroll 16
-	for (unsigned i = ways - 1; i-- > 0;)
-		w = set[i] == tag ? i : w;
-	bool hit = set[w] == tag;
-#pragma GCC unroll 16
-	for (unsigned i = 0; i < ways; i++) {
-		uint64_t cur = set[i];
+#if defined(__SSE2__)
+	if (ways % 4 == 0 && ways <= 16) {
+		__m128i t = _mm_set1_epi64x((long long)tag);
 
-		set[i] = i <= w ? prev : cur;
-		prev = cur;
+#pragma GCC unroll 2
+		for (unsigned g = 0; g < ways; g += 8) {
+			const __m128i *v = (const __m128i *)(set + g);
+			__m128i lo = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v), t),
+						     _mm_cmpeq_epi32(_mm_load_si128(v + 1), t));
+			__m128i hi = ways - g >= 8 ?
+				     _mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v + 2), t),
+						     _mm_cmpeq_epi32(_mm_load_si128(v + 3), t)) :
+				     _mm_setzero_si128();
+
+			m |= (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(lo, hi)) << (g * 2);
+		}
+		return m & m >> 1 & 0x55555555u;
 	}
-	return hit;
+#endif
+#pragma GCC unroll 16
+	for (unsigned i = 1; i < ways; i++)
+		m |= (uint32_t)(set[i] == tag) << (2 * i);
+	return m;
 }
 
-/* Any way count: the way found by a scan, the ones before it moved back.
- * Only touch() calls it, which has found set[0] != tag. */
-static bool set_touch_any(uint64_t *set, uint64_t tag, unsigned ways)
+/*
+ * The touch of tag in a set of ways ways (2 or more; a constant where it
+ * is inlined with one: the compares unroll) whose way 0 does not hold it,
+ * its ring head at *head. Way w that holds tag is the head, the least
+ * recent (the way before the head) or else found by ways_holding() (a
+ * scan past 16 ways); a miss takes the least recent. Way 0's tag becomes
+ * the ring's most recent:
+ *  - from the head: the two swap;
+ *  - from the least recent (a miss, or a hit there): it takes that way,
+ *    which becomes the head;
+ *  - from way w further on: the ring's ways from the head to the one
+ *    before w move one on (w's tag leaves), and it takes the head way.
+ * Tag goes into way 0. Returns whether it hit.
+ */
+static inline __attribute__((always_inline)) bool set_touch_ring(uint64_t *set, uint32_t *head,
+								  uint64_t tag, unsigned ways)
 {
-	unsigned w;
+	unsigned h = *head, ring = ways - 1, w;
+	unsigned lru = h == 1 ? ring : h - 1;
+	bool hit;
 
-	if (ways <= 64) {
-		/* the way that holds it, found without a branch per way */
-		uint64_t m = 0;
+	if (set[h] == tag) {
+		/* the second most recent: the two swap (the commonest touch
+		 * after the most recent, which touch() has handled) */
+		set[h] = set[0];
+		set[0] = tag;
+		return true;
+	}
+	if (set[lru] == tag) {
+		/* the least recent (a loop over more lines than the set
+		 * holds): no compare of the other ways */
+		set[lru] = set[0];
+		*head = lru;
+		set[0] = tag;
+		return true;
+	}
+	if (ways <= 16) {
+		uint32_t m = ways_holding(set, tag, ways);
 
-		for (w = 1; w < ways; w++)
-			m |= (uint64_t)(set[w] == tag) << w;
-		w = m ? (unsigned)__builtin_ctzll(m) : ways - 1;
+		hit = m != 0;
+		w = hit ? (unsigned)__builtin_ctz(m) / 2 : lru;
 	} else {
 		for (w = 1; w < ways && set[w] != tag; w++)
 			;
-		if (w == ways)
-			w = ways - 1;        /* miss: the LRU way makes room */
+		hit = w < ways;
+		w = hit ? w : lru;
 	}
-	bool hit = set[w] == tag;
-	memmove(set + 1, set, w * sizeof(*set));
+	if (w == lru) {
+		set[w] = set[0];
+		*head = w;
+	} else {
+		for (; w != h; w = w == 1 ? ring : w - 1)
+			set[w] = set[w == 1 ? ring : w - 1];
+		set[h] = set[0];
+	}
 	set[0] = tag;
 	return hit;
+}
+
+/* Any way count, out of line (a set of 1 way has no ring): only touch()
+ * calls it, which has found set[0] != tag. */
+static bool set_touch_any(uint64_t *set, uint32_t *head, uint64_t tag, unsigned ways)
+{
+	if (ways == 1) {
+		set[0] = tag;
+		return false;
+	}
+	return set_touch_ring(set, head, tag, ways);
+}
+
+/* lru_sets_touch() of a of ways ways (a constant where it is inlined, or
+ * 0: a->ways, the common counts unrolled) */
+static inline __attribute__((always_inline)) bool touch_ways(struct lru_sets *a, uint64_t line,
+							      unsigned ways)
+{
+	uint64_t s = line & a->set_mask;
+	uint64_t *set = &a->tags[s * (ways ? ways : a->ways)];
+	uint64_t tag = line + 1;
+
+	if (set[0] == tag)
+		return true;         /* already the most recent */
+	if (ways)
+		return set_touch_ring(set, &a->heads[s], tag, ways);
+	/* the way counts of the models' caches and of most TLBs */
+	switch (a->ways) {
+	case 4: return set_touch_ring(set, &a->heads[s], tag, 4);
+	case 8: return set_touch_ring(set, &a->heads[s], tag, 8);
+	case 16: return set_touch_ring(set, &a->heads[s], tag, 16);
+	default: return set_touch_any(set, &a->heads[s], tag, a->ways);
+	}
 }
 
 /* lru_sets_touch(), inlined where it is used here */
 static inline __attribute__((always_inline)) bool touch(struct lru_sets *a, uint64_t line)
 {
-	uint64_t *set = &a->tags[(line & a->set_mask) * a->ways];
-	uint64_t tag = line + 1;
-
-	if (set[0] == tag)
-		return true;         /* already the most recent */
-	/* the way counts of the models' caches and of most TLBs */
-	switch (a->ways) {
-	case 4: return set_touch_fixed(set, tag, 4);
-	case 8: return set_touch_fixed(set, tag, 8);
-	case 16: return set_touch_fixed(set, tag, 16);
-	default: return set_touch_any(set, tag, a->ways);
-	}
+	return touch_ways(a, line, 0);
 }
 
 bool lru_sets_touch_slow(struct lru_sets *a, uint64_t line)
@@ -170,122 +265,159 @@ void lru_sets_mru_tags(const struct lru_sets *a, uint64_t *out)
 		out[s] = a->tags[s * a->ways];
 }
 
-/* The pages of [addr, addr+size) through the first-level TLB tlb1 and the
- * second level tlb2, into out's TLB counts. */
-static void tlb_lookup(struct lru_sets *tlb1, struct lru_sets *tlb2,
-		       uint64_t addr, unsigned size, struct cache_outcome *out)
+/* touch() of line in a, setting *moved when it was not the most recent
+ * of its set (the touch changes the set's order). */
+static inline __attribute__((always_inline)) bool touch_moved(struct lru_sets *a, uint64_t line,
+							       bool *moved)
 {
-	uint64_t last = (addr + size - 1) >> PAGE_SHIFT;
-
-	out->tlb_miss = out->tlb_walk = 0;
-	if (addr >> PAGE_SHIFT == last && lru_sets_mru(tlb1, last))
-		return;              /* one page, a first-level hit */
-	for (uint64_t page = addr >> PAGE_SHIFT; page <= last; page++) {
-		if (lru_sets_touch(tlb1, page))
-			continue;
-		out->tlb_miss++;
-		out->tlb_walk += !lru_sets_touch(tlb2, page);
-	}
+	if (a->tags[(line & a->set_mask) * a->ways] == line + 1)
+		return true;
+	*moved = true;
+	return touch(a, line);
 }
 
-/* The lines of [addr, addr+size) through first (L1I or L1D), then L2 and
- * the LLC, into out's cache counts. */
-static void lines_lookup(struct cache_model *cm, struct lru_sets *first,
-			 uint64_t addr, unsigned size, struct cache_outcome *out)
+/*
+ * An access or a fetch of [addr, addr+size) through l1 (L1D or L1I), L2
+ * and the LLC, and its pages through the first-level TLB tlb1 and the
+ * second level tlb2, into *out: the pages in address order, each looked
+ * up in tlb2 when it missed tlb1; then the lines in address order, each
+ * looked up at a level only when the ones before it missed, and filled
+ * into each level that missed; the access is served by the slowest.
+ */
+static inline __attribute__((always_inline)) void
+lookup(struct cache_model *cm, struct lru_sets *l1, struct lru_sets *tlb1, struct lru_sets *tlb2,
+       uint64_t addr, unsigned size, struct cache_outcome *out)
 {
-	uint64_t line = addr >> cm->line_shift;
-	uint64_t last = (addr + size - 1) >> cm->line_shift;
+	uint64_t end = addr + size - 1, last = end >> cm->line_shift;
 	enum cache_level worst = CACHE_L1;
+	bool moved = false;
 
 	assert(size > 0);
-	out->lines = 0;
+	out->tlb_miss = out->tlb_walk = 0;
+	for (uint64_t page = addr >> PAGE_SHIFT; page <= end >> PAGE_SHIFT; page++) {
+		if (touch_moved(tlb1, page, &moved))
+			continue;
+		out->tlb_miss++;
+		out->tlb_walk += !touch(tlb2, page);
+	}
+	out->lines = (unsigned)(last - (addr >> cm->line_shift) + 1);
 	for (unsigned i = 0; i < CACHE_MEM; i++)
 		out->miss[i] = 0;
-	if (line == last && lru_sets_mru(first, line)) {   /* one line, an L1 hit */
-		out->lines = 1;
-		out->level = CACHE_L1;
-		out->latency = cm->latency[CACHE_L1];
-		return;
-	}
-	for (; line <= last; line++) {
+	for (uint64_t line = addr >> cm->line_shift; line <= last; line++) {
 		enum cache_level served = CACHE_L1;
 
-		/* a level is looked up only when the ones before it missed;
-		 * the line is filled into each level that missed */
-		while (served < CACHE_MEM &&
-		       !lru_sets_touch(served == CACHE_L1 ? first : &cm->lvl[served], line)) {
-			out->miss[served]++;
-			served++;
+		if (!touch_moved(l1, line, &moved)) {
+			for (served = CACHE_L2; served < CACHE_MEM; served++) {
+				out->miss[served - 1]++;
+				if (touch(&cm->lvl[served], line))
+					break;
+			}
+			if (served == CACHE_MEM)
+				out->miss[CACHE_L3]++;
 		}
-		if (served > worst)
-			worst = served;
-		out->lines++;
+		worst = served > worst ? served : worst;
 	}
 	out->level = worst;
 	out->latency = cm->latency[worst];
-}
-
-/* An access of [addr, addr+size) whose lines are each the most recently
- * used of its L1 set and whose pages each the most recently used of its
- * set of the first-level TLB tlb1 (distinct lines and pages: an access
- * spans a few, fewer than the sets): hits of both that move nothing, so
- * nothing needs a touch. Returns whether it was, with *out filled. */
-static bool mru_hit(const struct cache_model *cm, const struct lru_sets *l1,
-		    const struct lru_sets *tlb1, uint64_t addr, unsigned size,
-		    struct cache_outcome *out)
-{
-	uint64_t first = addr >> cm->line_shift, last = (addr + size - 1) >> cm->line_shift;
-
-	if (!cache_model_span_mru(l1, tlb1, cm->line_shift, addr, size))
-		return false;
-	*out = (struct cache_outcome){ .level = CACHE_L1, .latency = cm->latency[CACHE_L1],
-				       .lines = (unsigned)(last - first + 1), .moved = false };
-	return true;
+	out->moved = moved;
 }
 
 void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 			struct cache_outcome *out)
 {
-	if (mru_hit(cm, &cm->lvl[CACHE_L1], &cm->tlb[CACHE_TLB_D1], addr, size, out))
-		return;
-	tlb_lookup(&cm->tlb[CACHE_TLB_D1], cm->tlb2[1], addr, size, out);
-	lines_lookup(cm, &cm->lvl[CACHE_L1], addr, size, out);
-	out->moved = true;
+	lookup(cm, &cm->lvl[CACHE_L1], &cm->tlb[CACHE_TLB_D1], cm->tlb2[1], addr, size, out);
 }
 
-void cache_model_access_tally(struct cache_model *cm, bool write, uint64_t addr,
-			      unsigned size, struct cache_tally *t)
+/* An access spanning lines or pages: cache_model_access()'s outcome
+ * added to *t. */
+static void access_tally_span(struct cache_model *cm, bool write, uint64_t addr, unsigned size,
+			      struct cache_tally *t)
 {
-	uint64_t end = addr + size - 1, line = addr >> cm->line_shift, page = addr >> PAGE_SHIFT;
-	enum cache_level served = CACHE_L1;
 	struct cache_outcome o;
 
-	if (((addr ^ end) >> cm->line_shift) | ((addr ^ end) >> PAGE_SHIFT)) {
-		/* more than one line or page */
-		cache_model_access(cm, addr, size, &o);
-		t->served[write][o.level]++;
-		for (unsigned i = 0; i < CACHE_MEM; i++)
-			t->miss[i] += o.miss[i];
-		t->tlb_miss += o.tlb_miss;
-		t->tlb_walk += o.tlb_walk;
+	cache_model_access(cm, addr, size, &o);
+	t->served[write][o.level]++;
+	for (unsigned i = 0; i < CACHE_MEM; i++)
+		t->miss[i] += o.miss[i];
+	t->tlb_miss += o.tlb_miss;
+	t->tlb_walk += o.tlb_walk;
+}
+
+/* cache_model_access_tally() of a model whose lines are 1 << line_shift
+ * bytes and whose DTLB, L1D, L2 and LLC have tlb_ways, l1_ways, l2_ways
+ * and llc_ways (constants where it is inlined, or 0: read from the
+ * model): an access of one line and one page is tlb_lookup() and
+ * lines_lookup() in line, each level looked up only when the one before
+ * it missed. */
+static inline __attribute__((always_inline)) void
+access_tally_ways(struct cache_model *cm, bool write, uint64_t addr, unsigned size,
+		  struct cache_tally *t, unsigned line_shift, unsigned tlb_ways, unsigned l1_ways,
+		  unsigned l2_ways, unsigned llc_ways)
+{
+	unsigned ls = line_shift ? line_shift : cm->line_shift;
+	uint64_t end = addr + size - 1, line = addr >> ls, page = addr >> PAGE_SHIFT;
+	enum cache_level served;
+
+	if (__builtin_expect(((addr ^ end) >> ls) | ((addr ^ end) >> PAGE_SHIFT), 0)) {
+		access_tally_span(cm, write, addr, size, t);
 		return;
 	}
-	/* tlb_lookup() and lines_lookup() of one page and one line */
-	if (!touch(&cm->tlb[CACHE_TLB_D1], page)) {
+	if (!touch_ways(&cm->tlb[CACHE_TLB_D1], page, tlb_ways)) {
 		t->tlb_miss++;
 		t->tlb_walk += !touch(cm->tlb2[1], page);
 	}
-	while (served < CACHE_MEM && !touch(&cm->lvl[served], line))
-		t->miss[served++]++;
+	if (touch_ways(&cm->lvl[CACHE_L1], line, l1_ways))
+		served = CACHE_L1;
+	else if (t->miss[CACHE_L1]++, touch_ways(&cm->lvl[CACHE_L2], line, l2_ways))
+		served = CACHE_L2;
+	else if (t->miss[CACHE_L2]++, touch_ways(&cm->lvl[CACHE_L3], line, llc_ways))
+		served = CACHE_L3;
+	else
+		t->miss[CACHE_L3]++, served = CACHE_MEM;
 	t->served[write][served]++;
+}
+
+/* access_tally_ways() of the models' geometries (64-byte lines), and of
+ * any (0: every count read from the model) */
+#define ACCESS_TALLY(name, line_shift, tlb, l1, l2, llc)                                         \
+	static void access_tally_##name(struct cache_model *cm, bool write, uint64_t addr,       \
+					unsigned size, struct cache_tally *t)                    \
+	{                                                                                        \
+		access_tally_ways(cm, write, addr, size, t, line_shift, tlb, l1, l2, llc);       \
+	}
+ACCESS_TALLY(skylake, 6, 4, 8, 4, 16)
+ACCESS_TALLY(zen, 6, 0, 8, 8, 16)
+ACCESS_TALLY(pmuv3, 6, 0, 2, 16, 16)
+ACCESS_TALLY(pmuv3p5, 6, 0, 4, 8, 16)
+ACCESS_TALLY(any, 0, 0, 0, 0, 0)
+
+/* The tallies of the models' geometries (a 0 way count: any) */
+static const struct {
+	unsigned line_shift, tlb_ways, l1_ways, l2_ways, llc_ways;
+	cache_tally_fn *fn;
+} access_tallies[] = {
+	{ 6, 4, 8, 4, 16, access_tally_skylake },
+	{ 6, 0, 8, 8, 16, access_tally_zen },
+	{ 6, 0, 2, 16, 16, access_tally_pmuv3 },
+	{ 6, 0, 4, 8, 16, access_tally_pmuv3p5 },
+};
+
+/* The tally of cm's geometry: one of access_tallies, else the general one. */
+static cache_tally_fn *access_tally_of(const struct cache_model *cm)
+{
+	for (unsigned i = 0; i < sizeof(access_tallies) / sizeof(access_tallies[0]); i++)
+		if (cm->line_shift == access_tallies[i].line_shift &&
+		    (!access_tallies[i].tlb_ways ||
+		     cm->tlb[CACHE_TLB_D1].ways == access_tallies[i].tlb_ways) &&
+		    cm->lvl[CACHE_L1].ways == access_tallies[i].l1_ways &&
+		    cm->lvl[CACHE_L2].ways == access_tallies[i].l2_ways &&
+		    cm->lvl[CACHE_L3].ways == access_tallies[i].llc_ways)
+			return access_tallies[i].fn;
+	return access_tally_any;
 }
 
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
 		       struct cache_outcome *out)
 {
-	if (mru_hit(cm, &cm->l1i, &cm->tlb[CACHE_TLB_I1], addr, size, out))
-		return;
-	tlb_lookup(&cm->tlb[CACHE_TLB_I1], cm->tlb2[0], addr, size, out);
-	lines_lookup(cm, &cm->l1i, addr, size, out);
-	out->moved = true;
+	lookup(cm, &cm->l1i, &cm->tlb[CACHE_TLB_I1], cm->tlb2[0], addr, size, out);
 }

@@ -51,9 +51,11 @@ struct cache_outcome {
 };
 
 /* One set-associative LRU array of line (or page) numbers: a cache level
- * or a TLB. Sets keep their tags in recency order; set = line mod sets. */
+ * or a TLB; set = line mod sets. A set's way 0 holds its most recent tag,
+ * its other ways a ring in recency order from its head (cache_model.c). */
 struct lru_sets {
-	uint64_t *tags;            /* sets x ways, each set most recent first */
+	uint64_t *tags;            /* sets x ways, each set's most recent first */
+	uint32_t *heads;           /* per set: the way of the ring's most recent */
 	uint64_t set_mask;         /* sets - 1 */
 	unsigned ways;
 };
@@ -82,8 +84,14 @@ static inline bool lru_sets_touch(struct lru_sets *a, uint64_t line)
  * (the same array when the model has one unified STLB). */
 enum { CACHE_TLB_I1, CACHE_TLB_D1, CACHE_TLB_I2, CACHE_TLB_D2, CACHE_TLB_NR };
 
-/* In the header so that a caller can inline cache_model_data_mru(); only
- * cache_model.c changes it. */
+struct cache_tally;
+struct cache_model;
+/* cache_model_access_tally() for one model's geometry */
+typedef void cache_tally_fn(struct cache_model *cm, bool write, uint64_t addr, unsigned size,
+			    struct cache_tally *t);
+
+/* In the header so that a caller can inline cache_model_data_mru() and
+ * cache_model_access_tally(); only cache_model.c changes it. */
 struct cache_model {
 	struct lru_sets l1i;
 	struct lru_sets lvl[CACHE_MEM];   /* L1D, L2, LLC */
@@ -91,6 +99,7 @@ struct cache_model {
 	struct lru_sets *tlb2[2];         /* second level of [fetch, data] */
 	unsigned latency[CACHE_NR_LEVELS];
 	unsigned line_shift;
+	cache_tally_fn *tally;            /* cache_model_access_tally() of this geometry */
 };
 
 /* A cold model of geometry g (every level's sets and ways powers of two,
@@ -151,9 +160,13 @@ struct cache_tally {
 	uint64_t miss[CACHE_MEM];             /* lines that missed L1D, L2, LLC */
 	uint64_t tlb_miss, tlb_walk;
 };
-/* cache_model_access() of a write or read, its outcome added to *t. */
-void cache_model_access_tally(struct cache_model *cm, bool write, uint64_t addr,
-			      unsigned size, struct cache_tally *t);
+/* cache_model_access() of a write or read, its outcome added to *t: a
+ * call of the code specialised to the model's way counts. */
+static inline void cache_model_access_tally(struct cache_model *cm, bool write, uint64_t addr,
+					    unsigned size, struct cache_tally *t)
+{
+	cm->tally(cm, write, addr, size, t);
+}
 /* One instruction fetch of size bytes (> 0) at addr (a block's code): the
  * same through L1I, L2, LLC and the ITLB side. */
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,

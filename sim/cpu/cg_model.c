@@ -1,9 +1,10 @@
 /*
  * cg_model.c - the cachegrind-compatible caches and branch predictor
  * (cg_model.h). The caches are the cache model's LRU sets (cache_model.h),
- * which keep each set in recency order as cachegrind's cg_sim.c does (its
- * empty ways hold line 0, ours an empty tag: the same for every address a
- * program can touch).
+ * true LRU as cachegrind's cg_sim.c sets, which it keeps in recency order
+ * (ours keep the most recent first and the others in a ring: the same hits
+ * and evictions; its empty ways hold line 0, ours an empty tag: the same
+ * for every address a program can touch).
  */
 #include <errno.h>
 #include <stdio.h>
