@@ -265,17 +265,6 @@ void lru_sets_mru_tags(const struct lru_sets *a, uint64_t *out)
 		out[s] = a->tags[s * a->ways];
 }
 
-/* touch() of line in a, setting *moved when it was not the most recent
- * of its set (the touch changes the set's order). */
-static inline __attribute__((always_inline)) bool touch_moved(struct lru_sets *a, uint64_t line,
-							       bool *moved)
-{
-	if (a->tags[(line & a->set_mask) * a->ways] == line + 1)
-		return true;
-	*moved = true;
-	return touch(a, line);
-}
-
 /*
  * An access or a fetch of [addr, addr+size) through l1 (L1D or L1I), L2
  * and the LLC, and its pages through the first-level TLB tlb1 and the
@@ -290,12 +279,11 @@ lookup(struct cache_model *cm, struct lru_sets *l1, struct lru_sets *tlb1, struc
 {
 	uint64_t end = addr + size - 1, last = end >> cm->line_shift;
 	enum cache_level worst = CACHE_L1;
-	bool moved = false;
 
 	assert(size > 0);
 	out->tlb_miss = out->tlb_walk = 0;
 	for (uint64_t page = addr >> PAGE_SHIFT; page <= end >> PAGE_SHIFT; page++) {
-		if (touch_moved(tlb1, page, &moved))
+		if (touch(tlb1, page))
 			continue;
 		out->tlb_miss++;
 		out->tlb_walk += !touch(tlb2, page);
@@ -306,7 +294,7 @@ lookup(struct cache_model *cm, struct lru_sets *l1, struct lru_sets *tlb1, struc
 	for (uint64_t line = addr >> cm->line_shift; line <= last; line++) {
 		enum cache_level served = CACHE_L1;
 
-		if (!touch_moved(l1, line, &moved)) {
+		if (!touch(l1, line)) {
 			for (served = CACHE_L2; served < CACHE_MEM; served++) {
 				out->miss[served - 1]++;
 				if (touch(&cm->lvl[served], line))
@@ -319,7 +307,6 @@ lookup(struct cache_model *cm, struct lru_sets *l1, struct lru_sets *tlb1, struc
 	}
 	out->level = worst;
 	out->latency = cm->latency[worst];
-	out->moved = moved;
 }
 
 void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,

@@ -46,8 +46,6 @@ struct cache_outcome {
 	unsigned miss[CACHE_MEM];  /* lines that missed L1 (L1D or L1I), L2, LLC */
 	unsigned tlb_miss;         /* pages that missed the first-level TLB */
 	unsigned tlb_walk;         /* pages that missed the second level too: walks */
-	bool moved;                /* some LRU order changed (not every line and
-				    * page the most recent of its set) */
 };
 
 /* One set-associative LRU array of line (or page) numbers: a cache level
@@ -114,7 +112,7 @@ void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
 /* Whether a data access of size bytes at addr lies in one line and one
  * page that are the most recent of their L1D and first-level DTLB sets: an
  * L1D and DTLB hit that changes no state, which cache_model_access() would
- * report as level CACHE_L1, one line, no TLB miss, nothing moved. */
+ * report as level CACHE_L1, one line, no TLB miss. */
 static inline bool cache_model_data_mru(const struct cache_model *cm, uint64_t addr,
 					unsigned size)
 {
@@ -123,34 +121,6 @@ static inline bool cache_model_data_mru(const struct cache_model *cm, uint64_t a
 	return !((addr ^ end) >> cm->line_shift) && !((addr ^ end) >> 12) &&
 	       lru_sets_mru(&cm->lvl[CACHE_L1], addr >> cm->line_shift) &&
 	       lru_sets_mru(&cm->tlb[CACHE_TLB_D1], addr >> 12);
-}
-/* Whether every line of [addr, addr+size) is the most recent of its set
- * of l1 and every page the most recent of its set of tlb1 (an access
- * spans a few of each, fewer than the sets: two of one set cannot both be
- * the most recent): a lookup of them all would hit and move nothing. */
-static inline bool cache_model_span_mru(const struct lru_sets *l1, const struct lru_sets *tlb1,
-					unsigned line_shift, uint64_t addr, unsigned size)
-{
-	uint64_t first = addr >> line_shift, end = addr + size - 1;
-	uint64_t last = end >> line_shift;
-
-	if (last - first > l1->set_mask || (end >> 12) - (addr >> 12) > tlb1->set_mask)
-		return false;
-	for (uint64_t l = first; l <= last; l++)
-		if (!lru_sets_mru(l1, l))
-			return false;
-	for (uint64_t p = addr >> 12; p <= end >> 12; p++)
-		if (!lru_sets_mru(tlb1, p))
-			return false;
-	return true;
-}
-/* The same for an instruction fetch of [addr, addr+size) through L1I
- * and the first-level ITLB: cache_model_fetch() would count its lines and
- * pages as hits and move nothing. */
-static inline bool cache_model_fetch_mru(const struct cache_model *cm, uint64_t addr,
-					 unsigned size)
-{
-	return cache_model_span_mru(&cm->l1i, &cm->tlb[CACHE_TLB_I1], cm->line_shift, addr, size);
 }
 /* Data accesses counted in bulk: by kind and the level that served them,
  * the lines that missed each level, and the pages that missed the

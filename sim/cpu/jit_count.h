@@ -66,15 +66,6 @@ struct jit_slot {
 	 * while its generation is the decode cache's */
 	uint32_t decoded_gen;
 	const void *decoded;
-	/* the access log's replay: the fetch version (+1) at which all of
-	 * the block's lines and pages were the most recent of their L1I and
-	 * ITLB sets (0: never), and what such a fetch counts, taken from the
-	 * decode of generation decoded_gen: the block's lines and pages, and
-	 * its last instruction's address + 1 if that is a REP string
-	 * instruction (0: not) */
-	uint64_t fetch_version;
-	uint32_t fetch_lines, fetch_pages;
-	uint64_t fetch_rep_end;
 	/* the block as the continuation of a straight run QEMU cut at its
 	 * start (pmu_machine.c, continue_run): while the run the previous
 	 * block's exit names starts at cont_start, the block's head takes

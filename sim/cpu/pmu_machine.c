@@ -825,7 +825,6 @@ static const struct bdesc *slot_block(struct pmu_vcpu *pv, const struct jit_slot
 	if (!s->decoded || s->decoded_gen != pv->decode_gen) {
 		s->decoded = block_of(pv, s->pc, s->size);
 		s->decoded_gen = pv->decode_gen;
-		s->fetch_lines = 0;       /* slot_fetch_cache recomputes */
 	}
 	return s->decoded;
 }
@@ -942,10 +941,10 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 	on_decoded_block(pv, addr, block_of(pv, addr, size));
 }
 
-/* The 4 KiB pages block b's code spans (first-level ITLB lookups). */
-static uint64_t block_pages(const struct bdesc *b)
+/* The 4 KiB pages [addr, addr + size) spans (first-level ITLB lookups). */
+static uint64_t range_pages(uint64_t addr, uint32_t size)
 {
-	return ((b->addr + b->size - 1) >> 12) - (b->addr >> 12) + 1;
+	return ((addr + size - 1) >> 12) - (addr >> 12) + 1;
 }
 
 /* The cycles fetch waits for the lines of fetch o that missed L1I: each
@@ -970,12 +969,11 @@ static void fetch_range(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 	pv->fetch_n[0] += o.lines;
 	pv->fetch_n[1] += o.miss[CACHE_L1];
 	pv->fetch_n[2] += fetch_stall(pv->c->model->caches, &o);
-	pv->tlb_n[0][0] += ((addr + size - 1) >> 12) - (addr >> 12) + 1;
+	pv->tlb_n[0][0] += range_pages(addr, size);
 	pv->tlb_n[0][1] += o.tlb_miss;
 	pv->tlb_n[0][2] += o.tlb_walk;
 	pv->mem_dirty = true;
 	pv->acc_dirty = true;
-	pv->fetch_version += o.moved;
 }
 
 static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
@@ -1413,33 +1411,17 @@ static uint64_t rep_end(const struct bdesc *b)
 	return (b->last_cls & BD_REP) ? b->addr + b->last_off + 1 : 0;
 }
 
-/* What a replayed block start of s fetches, cached in s (jit_slot)
- * when the fetch left all of b's lines and pages the most recent of their
- * sets; b is s's decode (slot_block), whose change clears fetch_lines. */
-static void slot_fetch_cache(struct pmu_vcpu *pv, struct jit_slot *s, const struct bdesc *b)
-{
-	unsigned ls = pv->cm->line_shift;
-
-	s->fetch_version = pv->fetch_version + 1;
-	if (!s->fetch_lines) {
-		s->fetch_lines = (uint32_t)(((b->addr + b->size - 1) >> ls) - (b->addr >> ls) + 1);
-		s->fetch_pages = (uint32_t)block_pages(b);
-		s->fetch_rep_end = rep_end(b);
-	}
-}
-
 /*
  * The access log (jit_count.h) through the cache model, in program order:
  * each block start fetches the block's code as fetch_block does for the
  * memory hook (a REP instruction's further iterations fetch nothing), each
  * access is mem_count's. Only counting events count memory sources then
  * (hooks_decide), so no overflow falls between two records.
- * Two cases change no model state and only count, into locals added to
- * the batch at the end: a block start whose lines and pages are still
- * the most recent of their sets (only fetches move L1I and the
- * first-level ITLB: if none moved them since the slot's fetch_version,
- * the fetch hits them all), and a data access to the most recent line
- * and page of its L1D and DTLB sets (cache_model_data_mru).
+ * A block start that hit only the most recent lines and pages of its
+ * L1I and ITLB sets has no record: the translated code counted it
+ * (jit_count_fetch_sync). A data access to the most recent line and page
+ * of its L1D and DTLB sets changes no model state and is only counted,
+ * into locals added to the batch at the end (cache_model_data_mru).
  */
 static void log_replay(struct pmu_vcpu *pv)
 {
@@ -1473,35 +1455,14 @@ static void log_replay(struct pmu_vcpu *pv)
 				rep = 0;
 				continue;
 			}
-			if (s->fetch_version == pv->fetch_version + 1 &&
-			    s->decoded_gen == pv->decode_gen && s->decoded) {
-				if (rep != s->pc + 1) {
-					lines += s->fetch_lines;
-					pages += s->fetch_pages;
-				}
-				rep = s->fetch_rep_end;
-				continue;
-			}
 			b = slot_block(pv, s);
 			if (!b || !b->n) {
 				rep = 0;
 				continue;
 			}
-			if (rep == b->addr + 1) {
-				/* a REP instruction's further iteration */
-				rep = rep_end(b);
-				continue;
-			}
-			if (cache_model_fetch_mru(cm, b->addr, b->size)) {
-				/* fetch_block's counts when all hit and nothing moves */
-				slot_fetch_cache(pv, s, b);
-				lines += s->fetch_lines;
-				pages += s->fetch_pages;
-			} else {
+			if (rep != b->addr + 1)   /* not a REP's further iteration */
 				fetch_block(pv, b);
-				slot_fetch_cache(pv, s, b);
-			}
-			rep = s->fetch_rep_end;
+			rep = rep_end(b);
 		} else {
 			bool write = v & JIT_LOG_WRITE;
 			uint64_t addr = v & JIT_LOG_ADDR_MASK;
@@ -1906,7 +1867,6 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
 	pv->decode_gen++;         /* the slots' cached decodes may be freed */
 	if (pv->jit)              /* and what they know of straight runs */
 		jit_count_code_changed(pv->jit);
-	pv->fetch_version++;      /* and what they say of REP instructions */
 	pv->prev = NULL;
 	pv->cur = NULL;
 	pv->rest_of = NULL;

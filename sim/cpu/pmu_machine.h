@@ -181,8 +181,6 @@ struct pmu_vcpu {
 	uint64_t log_rep;            /* the access log's last block start ended
 				      * with a REP instruction at log_rep - 1
 				      * (0: it did not) */
-	uint64_t fetch_version;      /* fetches that moved L1I or ITLB LRU order,
-				      * and code changes (slots' cached decodes) */
 	/* the front-end model (frontend_model.h), on while an enabled event
 	 * counts one of its sources (FRONTEND_SOURCES), or NULL */
 	struct fe_model *fe;

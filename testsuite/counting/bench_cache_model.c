@@ -4,7 +4,9 @@
  * sim/cpu/cache_model.h as the access-log replay feeds it (a data access
  * that is the most recent line and page of its sets is only counted,
  * cache_model_data_mru; the others go through cache_model_access_tally;
- * a block's fetch through cache_model_fetch unless cache_model_fetch_mru).
+ * a block's fetch, which the translated code records only when it is not
+ * all the most recent lines and pages of its sets, through
+ * cache_model_fetch).
  * For each stream and model it prints the nanoseconds per record (the
  * best of 5 rounds on a fresh model) and per record that went through
  * the model, how many did, and a checksum of the counts: a change of the
@@ -129,14 +131,14 @@ static size_t read_trace(const char *path, struct access *a, size_t n)
 /* The stream through a fresh model as log_replay() does: a data access
  * that is the most recent line and page of its sets only counted, any
  * other through cache_model_access_tally; a fetch (write 2) through
- * cache_model_fetch unless cache_model_fetch_mru. The records that went
+ * cache_model_fetch. The records that went
  * through the model in *slow; returns the checksum of the counts. */
 static uint64_t run(const struct pmu_cache_geometry *g, const struct access *a, size_t n,
 		    size_t *slow, double *ns)
 {
 	struct cache_model *cm = cache_model_new(g);
 	struct cache_tally t = { 0 };
-	uint64_t mru = 0, sum = 0;
+	uint64_t sum = 0;
 	double t0;
 
 	if (!cm)
@@ -147,14 +149,10 @@ static uint64_t run(const struct pmu_cache_geometry *g, const struct access *a, 
 		struct cache_outcome o;
 
 		if (a[k].write == 2) {
-			if (cache_model_fetch_mru(cm, a[k].addr, a[k].size)) {
-				mru++;
-				continue;
-			}
 			cache_model_fetch(cm, a[k].addr, a[k].size, &o);
 			(*slow)++;
 			sum = sum * 31 + o.level + o.lines * 7 + o.miss[0] * 11 + o.miss[1] * 13 +
-			      o.miss[2] * 17 + o.tlb_miss * 19 + o.tlb_walk * 23 + o.moved;
+			      o.miss[2] * 17 + o.tlb_miss * 19 + o.tlb_walk * 23;
 		} else {
 			if (cache_model_data_mru(cm, a[k].addr, a[k].size)) {
 				t.served[a[k].write][CACHE_L1]++;
@@ -171,7 +169,7 @@ static uint64_t run(const struct pmu_cache_geometry *g, const struct access *a, 
 			sum = sum * 1000003 + t.served[w][l];
 	for (unsigned l = 0; l < CACHE_MEM; l++)
 		sum = sum * 1000003 + t.miss[l];
-	return (sum * 1000003 + t.tlb_miss) * 1000003 + t.tlb_walk + mru;
+	return (sum * 1000003 + t.tlb_miss) * 1000003 + t.tlb_walk;
 }
 
 int main(int argc, char **argv)

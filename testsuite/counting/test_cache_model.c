@@ -16,8 +16,7 @@
  *    the rules of cache_model.h: each page through the first-level TLB,
  *    a miss through the second (a miss there a walk), each line through
  *    L1, L2, LLC until a level holds it, filled into each that missed,
- *    the access served by its slowest line; moved unless every line and
- *    page was the most recent of its set.
+ *    the access served by its slowest line.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -158,14 +157,12 @@ static void oracle_model_free(struct oracle_model *m)
 		oracle_free(&m->tlb2[0]);
 }
 
-/* A lookup that fills: whether it hit; *moved unless it was the most
- * recent. */
-static bool oracle_lookup(struct oracle_sets *o, uint64_t line, bool *moved)
+/* A lookup that fills: whether it hit. */
+static bool oracle_lookup(struct oracle_sets *o, uint64_t line)
 {
-	bool mru, hit = oracle_touch(o, line, &mru);
+	bool mru;
 
-	*moved |= !mru;
-	return hit;
+	return oracle_touch(o, line, &mru);
 }
 
 static void oracle_access(struct oracle_model *m, bool fetch, uint64_t addr, unsigned size,
@@ -175,22 +172,21 @@ static void oracle_access(struct oracle_model *m, bool fetch, uint64_t addr, uns
 	struct oracle_sets *tlb1 = fetch ? &m->itlb : &m->dtlb;
 	struct oracle_sets *tlb2 = fetch && !m->unified ? &m->tlb2[0] : &m->tlb2[1];
 	struct oracle_sets *l1 = fetch ? &m->l1i : &m->lvl[CACHE_L1];
-	bool moved = false;
 
 	memset(out, 0, sizeof(*out));
 	for (uint64_t p = addr >> 12; p <= end >> 12; p++) {
-		if (oracle_lookup(tlb1, p, &moved))
+		if (oracle_lookup(tlb1, p))
 			continue;
 		out->tlb_miss++;
-		out->tlb_walk += !oracle_lookup(tlb2, p, &moved);
+		out->tlb_walk += !oracle_lookup(tlb2, p);
 	}
 	for (uint64_t l = addr >> m->line_shift; l <= end >> m->line_shift; l++) {
 		enum cache_level served = CACHE_L1;
 
-		if (!oracle_lookup(l1, l, &moved)) {
+		if (!oracle_lookup(l1, l)) {
 			out->miss[CACHE_L1]++;
 			for (served = CACHE_L2; served < CACHE_MEM; served++) {
-				if (oracle_lookup(&m->lvl[served], l, &moved))
+				if (oracle_lookup(&m->lvl[served], l))
 					break;
 				out->miss[served]++;
 			}
@@ -199,7 +195,6 @@ static void oracle_access(struct oracle_model *m, bool fetch, uint64_t addr, uns
 			out->level = served;
 		out->lines++;
 	}
-	out->moved = moved;
 }
 
 /* An address: mostly near the previous one (every rank of the small
@@ -238,7 +233,6 @@ static void check_model(const struct pmu_cache_geometry *g, uint64_t seed)
 			oracle_access(&m, true, pc, size, &w);
 			assert_int_equal(o.level, w.level);
 			assert_int_equal(o.latency, cm->latency[w.level]);
-			assert_int_equal(o.moved, w.moved);
 		} else {
 			uint64_t addr = next_address(&prev, (v & 0x100) ? 64 << 20 : 1 << 20);
 			unsigned size = 1u << ((v >> 9) & 3);
@@ -252,7 +246,6 @@ static void check_model(const struct pmu_cache_geometry *g, uint64_t seed)
 			} else {
 				cache_model_access(cm, addr, size, &o);
 				assert_int_equal(o.level, w.level);
-				assert_int_equal(o.moved, w.moved);
 				assert_int_equal(o.latency, cm->latency[w.level]);
 				t.served[write][o.level]++;
 				for (unsigned i = 0; i < CACHE_MEM; i++)
