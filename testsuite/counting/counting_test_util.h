@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 /* The arguments meson passes, PMUSIM and PROGDIR, into *pmusim and
  * *progdir; false, with the usage on stderr, when there are not two. */
@@ -27,17 +28,14 @@ static __attribute__((unused)) bool counting_args(int argc, char **argv, const c
 }
 
 /* Runs a shell command; returns its stdout (malloc'd) and sets *status. */
-static char *run(int *status, const char *fmt, ...)
+static char *vrun(int *status, const char *fmt, va_list ap)
 {
 	char cmd[4096];
 	size_t cap = 1 << 16, len = 0;
 	char *out = malloc(cap);
-	va_list ap;
 	FILE *p;
 
-	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	for (;;) {
@@ -52,6 +50,17 @@ static char *run(int *status, const char *fmt, ...)
 	}
 	out[len] = 0;
 	*status = pclose(p);
+	return out;
+}
+
+static __attribute__((unused)) char *run(int *status, const char *fmt, ...)
+{
+	va_list ap;
+	char *out;
+
+	va_start(ap, fmt);
+	out = vrun(status, fmt, ap);
+	va_end(ap);
 	return out;
 }
 
@@ -84,6 +93,27 @@ static __attribute__((unused)) int perf_csv_counts(char *out, unsigned long long
 			v[seen++] = x;
 	}
 	return seen;
+}
+
+/* The first nv counts of the `perf stat -x,` the shell command fmt runs,
+ * into v; fails unless it exits 0 and prints nv counts (prog names the
+ * run in the message). */
+static __attribute__((unused)) void perf_stat_counts(const char *prog, unsigned long long *v,
+						     int nv, const char *fmt, ...)
+{
+	int st, seen;
+	va_list ap;
+	char *o;
+
+	va_start(ap, fmt);
+	o = vrun(&st, fmt, ap);
+	va_end(ap);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail_msg("%s: status %d\n%s", prog, st, o);
+	seen = perf_csv_counts(o, v, nv);
+	if (seen != nv)
+		fail_msg("%s: %d counts of %d", prog, seen, nv);
+	free(o);
 }
 
 /* Fails unless a count of prog equals its by-hand value. */

@@ -56,26 +56,13 @@ static const char *pmusim, *progdir;
 static void perf_counts(const char *how, const char *prog, const char *ev,
 			unsigned long long *v, int nv)
 {
-	int st, seen = 0;
-	char *o = !strcmp(how, "run") ?
-		  run(&st, "%s run -- " PERF " stat -x, -e %s -- %s/%s 2>&1", pmusim, ev,
-		      progdir, prog) :
-		  run(&st, "%s run -- %s %s -- " PERF " stat -x, -e %s -- %s/%s 2>&1", pmusim,
-		      pmusim, how, ev, progdir, prog);
-	char *save, *line;
-
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		fail_msg("%s: status %d\n%s", prog, st, o);
-	for (line = strtok_r(o, "\n", &save); line && seen < nv; line = strtok_r(NULL, "\n", &save)) {
-		char *end;
-		unsigned long long x = strtoull(line, &end, 10);
-
-		if (end != line && *end == ',')
-			v[seen++] = x;
-	}
-	if (seen != nv)
-		fail_msg("%s: %d counts of %d", prog, seen, nv);
-	free(o);
+	if (!strcmp(how, "run"))
+		perf_stat_counts(prog, v, nv, "%s run -- " PERF " stat -x, -e %s -- %s/%s 2>&1",
+				 pmusim, ev, progdir, prog);
+	else
+		perf_stat_counts(prog, v, nv,
+				 "%s run -- %s %s -- " PERF " stat -x, -e %s -- %s/%s 2>&1",
+				 pmusim, pmusim, how, ev, progdir, prog);
 }
 
 struct row {

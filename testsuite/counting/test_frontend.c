@@ -117,16 +117,8 @@ static void by_hand(struct fe_counts *c, const char *prog)
 static void perf_counts(const char *how, const char *prog, const char *ev,
 			unsigned long long *v, int nv)
 {
-	int st, seen;
-	char *o = run(&st, "%s %s " PERF " stat -x, -e %s -- %s/%s 2>&1", pmusim, how, ev,
-		      progdir, prog);
-
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		fail_msg("%s: status %d\n%s", prog, st, o);
-	seen = perf_csv_counts(o, v, nv);
-	if (seen != nv)
-		fail_msg("%s: %d counts of %d", prog, seen, nv);
-	free(o);
+	perf_stat_counts(prog, v, nv, "%s %s " PERF " stat -x, -e %s -- %s/%s 2>&1", pmusim, how,
+			 ev, progdir, prog);
 }
 
 static const char *const progs[] = { "fe_fit", "fe_big", "fe_mix", "fe_ms" };

@@ -126,16 +126,8 @@ static void shares(const struct counts *c, double s[4])
 static void perf_counts(const char *model, const char *prog, const char *ev,
 			unsigned long long *v, int nv)
 {
-	int st, seen;
-	char *o = run(&st, "%s run --model %s -- " PERF " stat -x, -e %s -- %s/%s 2>&1",
-		      pmusim, model, ev, progdir, prog);
-
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		fail_msg("%s: status %d\n%s", prog, st, o);
-	seen = perf_csv_counts(o, v, nv);
-	if (seen != nv)
-		fail_msg("%s: %d counts of %d", prog, seen, nv);
-	free(o);
+	perf_stat_counts(prog, v, nv, "%s run --model %s -- " PERF " stat -x, -e %s -- %s/%s 2>&1",
+			 pmusim, model, ev, progdir, prog);
 }
 
 static const char *const progs[] = { "td_compute", "td_chase", "td_branchy" };
