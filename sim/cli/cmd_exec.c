@@ -31,7 +31,8 @@ static void exec_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pmusim exec [--model M] [--cpus N] [--paranoid N] [--virtual-time] [--no-fast-store]\n"
-		"                   [--no-safe-stop] [--no-inline-count] [-v] [--argv0 NAME]\n"
+		"                   [--no-safe-stop] [--no-inline-count] [--no-replay-thread] [-v]\n"
+		"                   [--argv0 NAME]\n"
 		"                   [--perf-user-access N] [--sysroot DIR]\n"
 		"                   [--cache-model=cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L]]\n"
 		"                   [--] PROGRAM [ARGS...]\n\n"
@@ -51,6 +52,9 @@ static void exec_usage(FILE *out)
 		"                   default 0): EL0 reads of the PMUv3 counters (AArch64)\n"
 		"  --no-inline-count  count events from a call per executed block instead\n"
 		"                   of inline in the translated code (comparison)\n"
+		"  --no-replay-thread  replay the access log through the cache model in\n"
+		"                   the guest thread's own host thread instead of a\n"
+		"                   replay thread beside it (comparison)\n"
 		"  --cache-model=cachegrind  caches and branch predictor by valgrind\n"
 		"                   cachegrind's rules from the first instruction, with\n"
 		"                   its --I1/--D1/--LL=size,assoc,line (default: the\n"
@@ -117,6 +121,9 @@ static int exec_option(void *ctx, int c, const char *arg)
 	case 'I':
 		cfg->no_inline_count = true;
 		break;
+	case 'H':
+		cfg->no_replay_thread = true;
+		break;
 	case 'Y': {
 		/* qemu-user's -L: absolute paths looked up in DIR first */
 		static char root[PATH_MAX];
@@ -145,6 +152,7 @@ int cmd_exec(int argc, char **argv)
 		{ "no-fast-store", no_argument, NULL, 'S' },
 		{ "no-safe-stop", no_argument, NULL, 'P' },
 		{ "no-inline-count", no_argument, NULL, 'I' },
+		{ "no-replay-thread", no_argument, NULL, 'H' },
 		{ "cache-model", required_argument, NULL, 'C' },
 		{ "I1", required_argument, NULL, '1' },
 		{ "D1", required_argument, NULL, 'd' },
@@ -186,7 +194,7 @@ int cmd_exec(int argc, char **argv)
 	};
 	static char cpus[16];
 	bool aarch64, attached;
-	char *pre[28];             /* "exec" and the options, for re-exec */
+	char *pre[32];             /* "exec" and the options, for re-exec */
 	int npre = 0, r;
 
 	r = cli_parse_options(&spec, argc, argv, &common);
@@ -268,6 +276,8 @@ int cmd_exec(int argc, char **argv)
 		pre[npre++] = "--no-safe-stop";
 	if (cfg.no_inline_count)
 		pre[npre++] = "--no-inline-count";
+	if (cfg.no_replay_thread)
+		pre[npre++] = "--no-replay-thread";
 	if (cfg.opt.verbose)
 		pre[npre++] = "-v";
 	if (cfg.opt.sysroot) {

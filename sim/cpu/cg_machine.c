@@ -34,8 +34,8 @@ static void fetch_until(struct pmu_vcpu *pv, unsigned end)
 	for (; pv->cg_next < end; pv->cg_next++) {
 		const struct bd_insn *in = &b->ins[pv->cg_next];
 
-		pv->fetch_n[0]++;
-		pv->fetch_n[1] += cg_instr(pv->cg, b->addr + in->off, in->len);
+		pv->mc.fetch_n[0]++;
+		pv->mc.fetch_n[1] += cg_instr(pv->cg, b->addr + in->off, in->len);
 		pv->mem_dirty = true;    /* into the L1I sources at the next flush */
 		pv->acc_dirty = true;
 	}

@@ -117,8 +117,9 @@ struct jit_count {
 	struct bd_cache *bc;
 	void *user;
 	struct slot_chunk *chunks;
-	uint64_t *log;               /* the access log (JIT_LOG_CAP records + a
-				      * block's worth of slack), or NULL */
+	uint64_t *log;               /* the access log's two halves (each
+				      * LOG_MAP_RECORDS), or NULL */
+	uint64_t *log_begin;         /* the half being written */
 	bool log_on;                 /* translations append to it */
 	/* the fetch side's shadows (jit_count_fetch_sync): the tag (line or
 	 * page + 1, 0: unknown) each L1I and first-level ITLB set will have
@@ -250,13 +251,15 @@ void jit_count_stats(unsigned long long *translated, unsigned long long *slow)
 /* ---- state ------------------------------------------------------------------ */
 
 /* The log's mapping (reserved, not committed: pages are used as the log
- * grows): JIT_LOG_CAP records of translated code between two takes, and
- * room for what the engine's helpers add (an XSAVE is a few hundred
- * accesses, an instruction of its own) */
+ * grows): two halves, written in turn (jit_count_log_take), each of
+ * JIT_LOG_KEEP + JIT_LOG_CAP records of translated code and room for
+ * what the engine's helpers add (an XSAVE is a few hundred accesses, an
+ * instruction of its own) */
 #define LOG_MAP_RECORDS (8 * (size_t)JIT_LOG_CAP)
+_Static_assert(JIT_LOG_KEEP + JIT_LOG_CAP < LOG_MAP_RECORDS, "room for the helpers");
 static size_t log_bytes(void)
 {
-	return LOG_MAP_RECORDS * sizeof(uint64_t);
+	return 2 * LOG_MAP_RECORDS * sizeof(uint64_t);
 }
 
 
@@ -321,7 +324,7 @@ int jit_count_log(struct jit_count *j, bool on)
 		if (m == MAP_FAILED)
 			return -ENOMEM;
 		j->log = m;
-		j->log_pos = j->log;
+		j->log_begin = j->log_pos = j->log;
 	}
 	j->log_on = on;
 	shadows_forget(j);   /* fetches went elsewhere meanwhile */
@@ -369,13 +372,19 @@ const uint64_t *jit_count_log_take(struct jit_count *j, const uint64_t **begin)
 {
 	const uint64_t *end = j->log_pos;
 
-	*begin = j->log;
+	*begin = j->log_begin;
 	if (!j->log)
 		return NULL;
-	/* the head bounds the records between two takes (JIT_LOG_HEAD) */
-	assert(end >= j->log && end <= j->log + LOG_MAP_RECORDS);
-	j->log_pos = j->log;
+	/* the head bounds the records between two slow paths (JIT_LOG_HEAD) */
+	assert(end >= j->log_begin && end <= j->log_begin + LOG_MAP_RECORDS);
+	j->log_begin = j->log_begin == j->log ? j->log + LOG_MAP_RECORDS : j->log;
+	j->log_pos = j->log_begin;
 	return end;
+}
+
+size_t jit_count_log_fill(const struct jit_count *j)
+{
+	return j->log ? (size_t)(j->log_pos - j->log_begin) : 0;
 }
 
 /* log_pos[0] = v; log_pos++ (v a value made by the caller) */
@@ -412,7 +421,7 @@ static void on_helper_access(void *opaque, uint64_t addr, unsigned size_log2, bo
 {
 	struct jit_count *j = opaque;
 
-	if (!j->log_on || j->log_pos >= j->log + LOG_MAP_RECORDS)
+	if (!j->log_on || j->log_pos >= j->log_begin + LOG_MAP_RECORDS)
 		return;
 	*j->log_pos++ = (addr & JIT_LOG_ADDR_MASK) | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
 			(write ? JIT_LOG_WRITE : 0);
@@ -1437,6 +1446,8 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 	j->cur = NULL;
 	s->pc = pc;
 	s->size = size;
+	s->fetch_none = !b || !b->n;
+	s->rep_end_off = b && b->n && (b->last_cls & BD_REP) ? b->last_off + 1 : 0;
 	if (forced)
 		s->k[0] = JIT_FORCE << HEAD_SHIFT;
 	else

@@ -38,6 +38,7 @@
 #define PMUSIM_JIT_COUNT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "pmu_models/sim_source.h"
 
@@ -62,6 +63,12 @@ struct jit_slot {
 	uint64_t pc;
 	uint32_t size;
 	bool done;                   /* its translation completed */
+	/* what a record of its start fetches (access_replay.c; set with pc
+	 * and size, before it runs, and never changed): nothing (no decode),
+	 * or its code, and its last instruction is a REP string instruction
+	 * at pc + rep_end_off - 1 (0: it is not) */
+	bool fetch_none;
+	uint32_t rep_end_off;
 	/* the slow path's cache of the block's decode (pmu_machine.c), valid
 	 * while its generation is the decode cache's */
 	uint32_t decoded_gen;
@@ -188,12 +195,12 @@ void jit_count_force_next(struct jit_count *j);
  * that leaves before it runs has none) and of each guest data access (the
  * address, its size and whether it writes), with a few inline ops and no
  * call, and the accesses of the engine's helpers (FXSAVE, XSAVE, ...) from
- * C as they run; the cache model replays it in C (pmu_machine.c) at the
- * slow path and before every report. A record is JIT_LOG_FETCH | the block's
+ * C as they run; the cache model replays it in C (access_replay.c), from
+ * the slow path on and before every report. A record is JIT_LOG_FETCH | the block's
  * slot (or JIT_LOG_RANGE and its address and size), or the address |
  * size_log2 << JIT_LOG_SIZE_SHIFT | JIT_LOG_WRITE. The
- * log holds JIT_LOG_CAP records: the head must come back to the slow path
- * before the blocks run inline can fill it (jit_count_log_head).
+ * blocks run inline between two slow paths add at most JIT_LOG_CAP
+ * records (the head, JIT_LOG_HEAD).
  */
 #define JIT_LOG_FETCH      (UINT64_C(1) << 63)
 #define JIT_LOG_AFTER_HITS (UINT64_C(1) << 62)   /* with FETCH: blocks counted
@@ -213,8 +220,14 @@ void jit_count_force_next(struct jit_count *j);
 int jit_count_log(struct jit_count *j, bool on);
 bool jit_count_logging(const struct jit_count *j);
 /* The records since the last take, [*begin, return); the log is empty
- * after. */
+ * after, and records go to the log's other half, so the ones returned
+ * stay as they are until the next take. */
 const uint64_t *jit_count_log_take(struct jit_count *j, const uint64_t **begin);
+/* The records since the last take. */
+size_t jit_count_log_fill(const struct jit_count *j);
+/* The most records a half holds at a slow path before it must be taken
+ * (the blocks up to the next slow path add at most JIT_LOG_CAP). */
+#define JIT_LOG_KEEP (4 * (size_t)JIT_LOG_CAP)
 /* After a replay of the log through cm (nothing pending): the fetch
  * side's shadows take the most recent tag of each L1I and first-level
  * ITLB set of cm, whose geometry must not change. A block start whose

@@ -40,7 +40,8 @@ typedef int64_t s64;
 
 static void flush(struct pmu_vcpu *pv);
 static void mem_to_acc(struct pmu_vcpu *pv);
-static void log_replay(struct pmu_vcpu *pv);
+static void log_drain(struct pmu_vcpu *pv);
+static void log_advance(struct pmu_vcpu *pv);
 
 void pmu_vcpu_acquire(struct pmu_vcpu *pv)
 {
@@ -220,12 +221,18 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 			  !perf_cpu_schedulable_sampled_sources(cpu);
 	c->mem_toggle_pending = c->mem_on != c->mem_want ||
 				(c->mem_on && c->mem_log != c->mem_log_want);
+	if (c->mem_toggle_pending && c->mem_log)
+		log_drain(pv);      /* the model's next user may be the memory hook */
 	if (c->mem_toggle_pending && !pv->cm) {
 		pv->cm = cache_model_new(c->model->caches);
-		if (!pv->cm)
+		pv->replay = pv->cm ? access_replay_new(pv->cm, c->model->caches) : NULL;
+		if (!pv->replay) {
+			cache_model_free(pv->cm);
+			pv->cm = NULL;
 			c->mem_toggle_pending = false;   /* no memory: not counted */
-		else if (pv->jit)  /* before the access log's blocks are translated */
+		} else if (pv->jit) {  /* before the access log's blocks are translated */
 			jit_count_fetch_sync(pv->jit, pv->cm);
+		}
 	}
 	return change || c->mem_toggle_pending;
 }
@@ -714,7 +721,7 @@ static void flush(struct pmu_vcpu *pv)
 	struct sim_delta *a = &pv->acc;
 
 	if (pv->c->mem_log)
-		log_replay(pv);
+		log_drain(pv);
 	if (pv->jit && jit_count_sync(pv->jit, a)) {
 		/* blocks that counted inline: reported where the guest is */
 		pv->acc_dirty = true;
@@ -941,44 +948,19 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
 	on_decoded_block(pv, addr, block_of(pv, addr, size));
 }
 
-/* The 4 KiB pages [addr, addr + size) spans (first-level ITLB lookups). */
-static uint64_t range_pages(uint64_t addr, uint32_t size)
-{
-	return ((addr + size - 1) >> 12) - (addr >> 12) + 1;
-}
-
-/* The cycles fetch waits for the lines of fetch o that missed L1I: each
- * waits for the level that serves it (ICACHE_16B.IFDATA_STALL). */
-static uint64_t fetch_stall(const struct pmu_cache_geometry *g, const struct cache_outcome *o)
-{
-	return (uint64_t)(o->miss[CACHE_L1] - o->miss[CACHE_L2]) * g->l2.latency +
-	       (uint64_t)(o->miss[CACHE_L2] - o->miss[CACHE_L3]) * g->llc.latency +
-	       (uint64_t)o->miss[CACHE_L3] * g->mem_latency;
-}
-
 /* The code of block b through the instruction side of the cache model (an
  * event counts a memory source, so every block comes here): its lines
  * through L1I, L2 and the LLC, its pages through the ITLB side, into the
  * fetch sources of the batch. Each execution of a block fetches its lines
  * once; a REP string instruction's further iterations fetch nothing. */
-static void fetch_range(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
+static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
 {
 	struct cache_outcome o;
 
-	cache_model_fetch(pv->cm, addr, size, &o);
-	pv->fetch_n[0] += o.lines;
-	pv->fetch_n[1] += o.miss[CACHE_L1];
-	pv->fetch_n[2] += fetch_stall(pv->c->model->caches, &o);
-	pv->tlb_n[0][0] += range_pages(addr, size);
-	pv->tlb_n[0][1] += o.tlb_miss;
-	pv->tlb_n[0][2] += o.tlb_walk;
+	cache_model_fetch(pv->cm, b->addr, b->size, &o);
+	mem_counts_fetch(&pv->mc, pv->c->model->caches, b->addr, b->size, &o);
 	pv->mem_dirty = true;
 	pv->acc_dirty = true;
-}
-
-static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
-{
-	fetch_range(pv, b->addr, b->size);
 }
 
 /*
@@ -1210,7 +1192,7 @@ void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);
 	if (pv->c->mem_log)       /* what ran inline, in order, before this block */
-		log_replay(pv);
+		log_advance(pv);
 	/* the batch: what ran inline since the last report, up to here */
 	if (jit_count_sync(pv->jit, &pv->acc)) {
 		pv->acc_dirty = true;
@@ -1287,14 +1269,14 @@ static uint64_t mem_request_cycles(const struct pmu_vcpu *pv)
 /* The value of memory source src in the access counts not yet in acc. */
 static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
 {
-	const uint64_t *ld = pv->mem_n[0], *st = pv->mem_n[1];
+	const uint64_t *ld = pv->mc.mem_n[0], *st = pv->mc.mem_n[1];
 
 	switch (src) {
 	case SIM_SRC_L1D_ACCESS:
 		return ld[0] + ld[1] + ld[2] + ld[3] + st[0] + st[1] + st[2] + st[3];
-	case SIM_SRC_L1D_MISS: case SIM_SRC_L2_ACCESS: return pv->mem_miss[CACHE_L1];
-	case SIM_SRC_L2_MISS: case SIM_SRC_LLC_ACCESS: return pv->mem_miss[CACHE_L2];
-	case SIM_SRC_LLC_MISS: return pv->mem_miss[CACHE_L3];
+	case SIM_SRC_L1D_MISS: case SIM_SRC_L2_ACCESS: return pv->mc.mem_miss[CACHE_L1];
+	case SIM_SRC_L2_MISS: case SIM_SRC_LLC_ACCESS: return pv->mc.mem_miss[CACHE_L2];
+	case SIM_SRC_LLC_MISS: return pv->mc.mem_miss[CACHE_L3];
 	case SIM_SRC_MEM_STORES: return st[0] + st[1] + st[2] + st[3];
 	case SIM_SRC_STORE_L2_MISS: return st[CACHE_L3] + st[CACHE_MEM];
 	case SIM_SRC_STORE_L3_MISS: return st[CACHE_MEM];
@@ -1305,36 +1287,36 @@ static uint64_t mem_value(const struct pmu_vcpu *pv, unsigned src)
 	case SIM_SRC_LOAD_L2_MISS: return ld[CACHE_L3] + ld[CACHE_MEM];
 	case SIM_SRC_LOAD_L3_HIT: return ld[CACHE_L3];
 	case SIM_SRC_LOAD_L3_MISS: return ld[CACHE_MEM];
-	case SIM_SRC_L1I_ACCESS: return pv->fetch_n[0];
-	case SIM_SRC_L1I_MISS: return pv->fetch_n[1];
-	case SIM_SRC_ICACHE_DATA_STALL: return pv->fetch_n[2];
+	case SIM_SRC_L1I_ACCESS: return pv->mc.fetch_n[0];
+	case SIM_SRC_L1I_MISS: return pv->mc.fetch_n[1];
+	case SIM_SRC_ICACHE_DATA_STALL: return pv->mc.fetch_n[2];
 	case SIM_SRC_ICACHE_TAG_STALL: {
 		/* ICACHE_64B.IFTAG_STALL: code pages the STLB serves, and walks */
 		const struct pmu_model *m = pv->c->model;
-		const uint64_t *t = pv->tlb_n[0];
+		const uint64_t *t = pv->mc.tlb_n[0];
 
 		return m && m->caches && m->frontend ?
 		       (t[1] - t[2]) * m->frontend->stlb_hit_cycles + t[2] * m->caches->walk_cycles : 0;
 	}
 	case SIM_SRC_ITLB_ACCESS: case SIM_SRC_DTLB_ACCESS:
-		return pv->tlb_n[src == SIM_SRC_DTLB_ACCESS][0];
+		return pv->mc.tlb_n[src == SIM_SRC_DTLB_ACCESS][0];
 	case SIM_SRC_ITLB_L1_MISS: case SIM_SRC_DTLB_L1_MISS:
-		return pv->tlb_n[src == SIM_SRC_DTLB_L1_MISS][1];
+		return pv->mc.tlb_n[src == SIM_SRC_DTLB_L1_MISS][1];
 	case SIM_SRC_ITLB_L2_HIT: case SIM_SRC_DTLB_L2_HIT: {
-		const uint64_t *t = pv->tlb_n[src == SIM_SRC_DTLB_L2_HIT];
+		const uint64_t *t = pv->mc.tlb_n[src == SIM_SRC_DTLB_L2_HIT];
 
 		return t[1] - t[2];
 	}
 	case SIM_SRC_ITLB_MISS: case SIM_SRC_DTLB_MISS:
-		return pv->tlb_n[src == SIM_SRC_DTLB_MISS][2];
+		return pv->mc.tlb_n[src == SIM_SRC_DTLB_MISS][2];
 	case SIM_SRC_ITLB_WALK_CYCLES: case SIM_SRC_DTLB_WALK_CYCLES:
 		return pv->c->model && pv->c->model->caches ?
-		       pv->tlb_n[src == SIM_SRC_DTLB_WALK_CYCLES][2] * pv->c->model->caches->walk_cycles : 0;
+		       pv->mc.tlb_n[src == SIM_SRC_DTLB_WALK_CYCLES][2] * pv->c->model->caches->walk_cycles : 0;
 	/* the uncore arb box's tracker: each request the LLC sends to
 	 * memory holds an entry from the miss to the fill, the memory
 	 * latency less the LLC's own (docs/models.md) */
 	case SIM_SRC_MEM_REQ_OCCUPANCY:
-		return pv->mem_miss[CACHE_L3] * mem_request_cycles(pv);
+		return pv->mc.mem_miss[CACHE_L3] * mem_request_cycles(pv);
 	case SIM_SRC_MEM_READ_OCCUPANCY:
 		return ld[CACHE_MEM] * mem_request_cycles(pv);
 	case SIM_SRC_L1D_PENDING: case SIM_SRC_OFFCORE_RD_PENDING:
@@ -1359,10 +1341,7 @@ static void mem_to_acc(struct pmu_vcpu *pv)
 	for (unsigned src = FILLED_FIRST; src <= SIM_SRC_HW_LAST; src++)
 		if (pmu_source_needs_mem(src))
 			pv->acc.v[src] += mem_value(pv, src);
-	memset(pv->fetch_n, 0, sizeof(pv->fetch_n));
-	memset(pv->tlb_n, 0, sizeof(pv->tlb_n));
-	memset(pv->mem_n, 0, sizeof(pv->mem_n));
-	memset(pv->mem_miss, 0, sizeof(pv->mem_miss));
+	memset(&pv->mc, 0, sizeof(pv->mc));
 	pv->mem_dirty = false;
 }
 
@@ -1393,106 +1372,92 @@ static void mem_count(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned s
 		cg_machine_data(pv, write, addr, size, o);
 	else
 		cache_model_access(pv->cm, addr, size, o);
-	pv->mem_n[write][o->level]++;
-	pv->tlb_n[1][0]++;
-	pv->tlb_n[1][1] += o->tlb_miss;
-	pv->tlb_n[1][2] += o->tlb_walk;
-	pv->mem_miss[CACHE_L1] += o->miss[CACHE_L1];
-	pv->mem_miss[CACHE_L2] += o->miss[CACHE_L2];
-	pv->mem_miss[CACHE_L3] += o->miss[CACHE_L3];
+	pv->mc.mem_n[write][o->level]++;
+	pv->mc.tlb_n[1][0]++;
+	pv->mc.tlb_n[1][1] += o->tlb_miss;
+	pv->mc.tlb_n[1][2] += o->tlb_walk;
+	pv->mc.mem_miss[CACHE_L1] += o->miss[CACHE_L1];
+	pv->mc.mem_miss[CACHE_L2] += o->miss[CACHE_L2];
+	pv->mc.mem_miss[CACHE_L3] += o->miss[CACHE_L3];
 	pv->mem_dirty = true;
 	pv->acc_dirty = true;
 }
 
-/* The address + 1 of block b's last instruction if that is a REP string
- * instruction, whose further iterations fetch nothing; else 0. */
-static uint64_t rep_end(const struct bdesc *b)
+/* The block starts counted inline since the last take (their lines and
+ * pages the most recent of their sets in the shadows, jit_count.h). */
+static void take_inline_fetches(struct pmu_vcpu *pv)
 {
-	return (b->last_cls & BD_REP) ? b->addr + b->last_off + 1 : 0;
+	uint64_t lines, pages;
+
+	jit_count_fetch_take(pv->jit, &lines, &pages);
+	pv->mc.fetch_n[0] += lines;
+	pv->mc.tlb_n[0][0] += pages;
 }
 
-/*
- * The access log (jit_count.h) through the cache model, in program order:
- * each block start fetches the block's code as fetch_block does for the
- * memory hook (a REP instruction's further iterations fetch nothing), each
- * access is mem_count's. Only counting events count memory sources then
- * (hooks_decide), so no overflow falls between two records.
- * A block start that hit only the most recent lines and pages of its
- * L1I and ITLB sets has no record: the translated code counted it
- * (jit_count_fetch_sync). A data access to the most recent line and page
- * of its L1D and DTLB sets changes no model state and is only counted,
- * into locals added to the batch at the end (cache_model_data_mru).
- */
-static void log_replay(struct pmu_vcpu *pv)
+/* The idle replayer's counts into the batch's; after a replay of block
+ * starts the shadows take the model's most recent tags (everything taken
+ * is replayed, so the model is as the shadows predict, and it also knows
+ * the sets whose shadows were forgotten). */
+static void log_collect(struct pmu_vcpu *pv)
 {
-	const uint64_t *r, *end = jit_count_log_take(pv->jit, &r);
-	struct cache_model *cm = pv->cm;
-	uint64_t lines, pages, accesses[2] = { 0, 0 };
-	uint64_t rep = pv->log_rep;
-	bool fetched = false;
-	struct cache_tally t = { 0 };
+	struct mem_counts n = { 0 };
 
-	if (!r || !cm)
-		return;
-	/* the starts counted inline (their lines and pages the most recent of
-	 * their sets in the shadows, jit_count_fetch_sync) */
-	jit_count_fetch_take(pv->jit, &lines, &pages);
-	for (; r < end; r++) {
-		uint64_t v = *r;
-
-		if (v & JIT_LOG_FETCH) {
-			struct jit_slot *s = (struct jit_slot *)(uintptr_t)
-					     (v & ~(JIT_LOG_FETCH | JIT_LOG_AFTER_HITS));
-			const struct bdesc *b;
-
-			fetched = true;
-			if (v & JIT_LOG_AFTER_HITS)
-				rep = 0;     /* its predecessor ended with no REP */
-			if (v & JIT_LOG_RANGE) {   /* no REP at either end */
-				fetch_range(pv, v & ((UINT64_C(1) << JIT_LOG_RANGE_SHIFT) - 1),
-					    (uint32_t)(v >> JIT_LOG_RANGE_SHIFT) &
-					    JIT_LOG_RANGE_SIZE_MASK);
-				rep = 0;
-				continue;
-			}
-			b = slot_block(pv, s);
-			if (!b || !b->n) {
-				rep = 0;
-				continue;
-			}
-			if (rep != b->addr + 1)   /* not a REP's further iteration */
-				fetch_block(pv, b);
-			rep = rep_end(b);
-		} else {
-			bool write = v & JIT_LOG_WRITE;
-			uint64_t addr = v & JIT_LOG_ADDR_MASK;
-			unsigned size = 1u << ((v >> JIT_LOG_SIZE_SHIFT) & 3);
-
-			accesses[write]++;
-			if (cache_model_data_mru(cm, addr, size))
-				t.served[write][CACHE_L1]++;
-			else
-				cache_model_access_tally(cm, write, addr, size, &t);
-		}
-	}
-	pv->log_rep = rep;
-	/* the log is replayed: the translated starts see L1I and the ITLB as
-	 * they are (a start that did not record moved nothing) */
-	if (fetched)
-		jit_count_fetch_sync(pv->jit, cm);
-	pv->fetch_n[0] += lines;
-	pv->tlb_n[0][0] += pages;
-	for (unsigned w = 0; w < 2; w++)
-		for (unsigned l = 0; l < CACHE_NR_LEVELS; l++)
-			pv->mem_n[w][l] += t.served[w][l];
-	for (unsigned l = 0; l < CACHE_MEM; l++)
-		pv->mem_miss[l] += t.miss[l];
-	pv->tlb_n[1][0] += accesses[0] + accesses[1];
-	pv->tlb_n[1][1] += t.tlb_miss;
-	pv->tlb_n[1][2] += t.tlb_walk;
-	pv->c->mem_reads += accesses[0];
-	pv->c->mem_writes += accesses[1];
+	if (access_replay_collect(pv->replay, &n))
+		jit_count_fetch_sync(pv->jit, pv->cm);
+	pv->c->mem_reads += n.reads;
+	pv->c->mem_writes += n.writes;
+	n.reads = n.writes = 0;
+	mem_counts_add(&pv->mc, &n);
 	pv->mem_dirty = pv->acc_dirty = true;
+}
+
+/* Below this many records a hand-over to the replay thread costs more
+ * than it saves: they wait for the next slow path. */
+#define LOG_GIVE_MIN ((size_t)1 << 14)
+
+/*
+ * At a slow path, while logging: the records since the last take go to
+ * the replay thread when it is idle and they are enough (LOG_GIVE_MIN); a
+ * busy thread is waited for only when the log's half is full
+ * (JIT_LOG_KEEP). Without a thread they are replayed here. Only counting
+ * events count memory sources while logging (hooks_decide), so no
+ * overflow falls between two records, and the counts need to be exact
+ * only when the batch is reported (log_drain).
+ */
+static void log_advance(struct pmu_vcpu *pv)
+{
+	size_t fill = jit_count_log_fill(pv->jit);
+	const uint64_t *b = NULL, *e;
+
+	take_inline_fetches(pv);
+	if (!pv->replay || fill < LOG_GIVE_MIN)
+		return;
+	if (access_replay_busy(pv->replay)) {
+		if (fill < JIT_LOG_KEEP)
+			return;
+		access_replay_wait(pv->replay);
+	}
+	e = jit_count_log_take(pv->jit, &b);
+	if (!access_replay_give(pv->replay, b, e)) {
+		access_replay_now(pv->replay, b, e);
+		log_collect(pv);
+	}
+}
+
+/* Before a report: every record so far replayed (the thread's batch, then
+ * the rest here) and counted into the batch. */
+static void log_drain(struct pmu_vcpu *pv)
+{
+	const uint64_t *b = NULL, *e;
+
+	if (!pv->replay || !pv->jit)
+		return;
+	access_replay_wait(pv->replay);
+	e = jit_count_log_take(pv->jit, &b);
+	if (e)
+		access_replay_now(pv->replay, b, e);
+	log_collect(pv);
+	take_inline_fetches(pv);
 }
 
 void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
@@ -2272,6 +2237,7 @@ void pmu_vcpu_free(struct pmu_vcpu *pv)
 	}
 	jit_count_free(pv->jit);
 	bd_cache_free(pv->bc);
+	access_replay_free(pv->replay);
 	cache_model_free(pv->cm);
 	fe_model_free(pv->fe);
 	free(pv);

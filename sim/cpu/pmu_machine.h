@@ -21,6 +21,7 @@
 #include <linux/perf_event.h>
 #include "sim/core/perf_core.h"
 #include "pmu_models/sim_source.h"
+#include "sim/cpu/access_replay.h"
 #include "sim/cpu/block_decode.h"
 
 struct vcpu;
@@ -170,17 +171,11 @@ struct pmu_vcpu {
 	 * once without a new hit (EFLAGS.RF in the context the fault
 	 * interrupted: a signal handler in between keeps its own) */
 	uint64_t bp_rf[PERF_HBP_NUM];
-	bool mem_dirty;              /* the counts below are not in acc yet */
-	uint64_t mem_n[2][4];        /* accesses [write][enum cache_level that served] */
-	uint64_t mem_miss[3];        /* lines that missed L1D, L2, LLC */
-	uint64_t fetch_n[3];         /* fetched lines, those that missed L1I, and
-				      * the cycles fetch waited for them */
-	uint64_t tlb_n[2][3];        /* [fetch, data]: pages looked up, first-level
-				      * misses, walks */
+	bool mem_dirty;              /* mc is not in acc yet */
+	struct mem_counts mc;
 	struct pmu_mem_access ma;
-	uint64_t log_rep;            /* the access log's last block start ended
-				      * with a REP instruction at log_rep - 1
-				      * (0: it did not) */
+	/* the access log's replay through cm (with cm) */
+	struct access_replay *replay;
 	/* the front-end model (frontend_model.h), on while an enabled event
 	 * counts one of its sources (FRONTEND_SOURCES), or NULL */
 	struct fe_model *fe;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "sim/core/fd_place.h"
 #include "sim/core/perf_core.h"
+#include "sim/cpu/access_replay.h"
 #include "sim/cpu/jit_count.h"
 #include "sim/cpu/safe_stop.h"
 #include "sim/cpu/scratch_engine.h"
@@ -146,6 +147,7 @@ static void boot_engine_paths(const struct guest_boot_config *cfg)
 	if (!jit_count_init(cfg->no_inline_count, &why) && !cfg->no_inline_count &&
 	    !cfg->no_safe_stop)
 		fprintf(stderr, "pmusim: note: inline counting off (%s); counting is slower\n", why);
+	access_replay_threads(!cfg->no_replay_thread);
 	scratch_engine_end();
 }
 

@@ -29,7 +29,7 @@ struct guest_boot_config {
 	const struct pmu_model *model;     /* an x86 model */
 	unsigned nr_cpus;                  /* CPUs of a core this process creates */
 	struct guest_options opt;          /* virtual time, fast store, verbose */
-	bool no_safe_stop, no_inline_count;
+	bool no_safe_stop, no_inline_count, no_replay_thread;
 	int perf_user_access;              /* kernel.perf_user_access of a new core */
 	int paranoid;                      /* its kernel.perf_event_paranoid */
 	const char *argv0;                 /* a guest's execve: argv[0], and argv[0] below is

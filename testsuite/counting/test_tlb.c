@@ -244,6 +244,56 @@ static void test_fetch_log_as_hook(void **state)
 	}
 }
 
+/*
+ * The access log replayed by the replay thread (the default), in the
+ * guest thread's own host thread (--no-replay-thread) and the memory hook
+ * instead of the log give the same counts, over a fork (the child's
+ * counts inherited): replay_fork's 3 x N stores a line apart over 512 KiB
+ * each miss L1D, so the first event counts at least 3N.
+ */
+static void test_replay_thread(void **state)
+{
+	static const struct { const char *model, *events; } rows[] = {
+		/* L1D.REPLACEMENT, LONGEST_LAT_CACHE.MISS,
+		 * DTLB_LOAD_MISSES.WALK_COMPLETED, ICACHE_64B.IFTAG_MISS */
+		{ "skylake", "0151 412e 0e08 0283" },
+		/* LS_DC_ACCESSES, L2_CACHE_REQ_STAT.IC_DC_MISS_IN_L2,
+		 * LS_L1_D_TLB_MISS.ALL, IC_FW32_MISS */
+		{ "zen", "0040 0964 ff45 0081" },
+	};
+	static const char *const how[] = { "", "--no-replay-thread", "through the hook" };
+	const long n = 400000;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned long long v[3][4];
+
+		for (unsigned h = 0; h < 3; h++) {
+			int st;
+			char *o = run(&st, "%s exec --model %s %s -- %s/replay_fork %ld %s %s 2>&1",
+				      pmusim, rows[i].model, h == 1 ? how[h] : "", progdir, n,
+				      rows[i].events, h == 2 ? "hook" : "none");
+
+			if (!WIFEXITED(st) || WEXITSTATUS(st))
+				fail_msg("%s %s: status %d\n%s", rows[i].model, how[h], st, o);
+			for (int k = 0; k < 4; k++) {
+				char key[16];
+
+				snprintf(key, sizeof(key), "ev%d", k);
+				v[h][k] = val(o, key);
+			}
+			free(o);
+		}
+		for (unsigned h = 1; h < 3; h++)
+			for (int k = 0; k < 4; k++)
+				if (v[h][k] != v[0][k])
+					fail_msg("%s event %d: %llu with the replay thread, %llu %s",
+						 rows[i].model, k, v[0][k], v[h][k],
+						 h == 1 ? "without" : "through the hook");
+		assert_true(v[0][0] >= 3 * (unsigned long long)n);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +302,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_l1i_itlb),
 		cmocka_unit_test(test_data_caches_by_lines),
 		cmocka_unit_test(test_fetch_log_as_hook),
+		cmocka_unit_test(test_replay_thread),
 	};
 
 	if (!counting_args(argc, argv, &pmusim, &progdir))

@@ -1,0 +1,350 @@
+/*
+ * access_replay.c - the access log's replay through the cache model, in
+ * the engine's thread or in a replay thread beside it (access_replay.h),
+ * and the memory counts it produces.
+ *
+ * The thread: one per replayer, started at its first batch, with every
+ * signal blocked (the guest's signals are the engine threads' business).
+ * It waits on cv for a batch, replays it into its own counts, and goes
+ * idle again; the vCPU collects the counts when the batch is reported.
+ * A host fork() waits until every replayer is idle (fork_prepare), so
+ * that the child's copies of the models and counts are whole; the child
+ * has no replay threads and starts its own when it needs them.
+ */
+#include <assert.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim/cpu/access_replay.h"
+#include "sim/cpu/jit_count.h"
+
+struct access_replay {
+	struct cache_model *cm;
+	const struct pmu_cache_geometry *g;
+	/* replay state, the thread's while it is busy */
+	uint64_t rep;                /* the last block start ended with a REP
+				      * instruction at rep - 1 (0: it did not) */
+	bool fetched;                /* a block start replayed since the collect */
+	struct mem_counts n;         /* counted since the collect */
+	/* the hand-over, under mu */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;           /* a batch for the thread, or it went idle */
+	const uint64_t *begin, *end; /* the batch; begin == NULL: idle */
+	bool quit;
+	bool has_thread;
+	pthread_t thread;
+	struct access_replay *next;  /* every replayer of the process (fork) */
+};
+
+static bool threads_on = true;
+static pthread_mutex_t all_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct access_replay *all;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+void access_replay_threads(bool on)
+{
+	threads_on = on;
+}
+
+/* ---- counts ---------------------------------------------------------------- */
+
+void mem_counts_add(struct mem_counts *to, const struct mem_counts *from)
+{
+	uint64_t *t = (uint64_t *)to;
+	const uint64_t *f = (const uint64_t *)from;
+
+	_Static_assert(sizeof(*to) % sizeof(uint64_t) == 0, "counts only");
+	for (size_t i = 0; i < sizeof(*to) / sizeof(uint64_t); i++)
+		t[i] += f[i];
+}
+
+/* The 4 KiB pages [addr, addr + size) spans (first-level ITLB lookups). */
+static uint64_t range_pages(uint64_t addr, uint32_t size)
+{
+	return ((addr + size - 1) >> 12) - (addr >> 12) + 1;
+}
+
+void mem_counts_fetch(struct mem_counts *m, const struct pmu_cache_geometry *g, uint64_t addr,
+		      uint32_t size, const struct cache_outcome *o)
+{
+	m->fetch_n[0] += o->lines;
+	m->fetch_n[1] += o->miss[CACHE_L1];
+	m->fetch_n[2] += (uint64_t)(o->miss[CACHE_L1] - o->miss[CACHE_L2]) * g->l2.latency +
+			 (uint64_t)(o->miss[CACHE_L2] - o->miss[CACHE_L3]) * g->llc.latency +
+			 (uint64_t)o->miss[CACHE_L3] * g->mem_latency;
+	m->tlb_n[0][0] += range_pages(addr, size);
+	m->tlb_n[0][1] += o->tlb_miss;
+	m->tlb_n[0][2] += o->tlb_walk;
+}
+
+/* ---- the replay -------------------------------------------------------------- */
+
+static void fetch(struct access_replay *r, uint64_t addr, uint32_t size)
+{
+	struct cache_outcome o;
+
+	cache_model_fetch(r->cm, addr, size, &o);
+	mem_counts_fetch(&r->n, r->g, addr, size, &o);
+}
+
+/*
+ * The records in program order (jit_count.h): each block start fetches
+ * the block's code (a REP instruction's further iterations fetch nothing:
+ * the start of a block at the REP the previous start ended with), each
+ * data access goes through the data side. A data access to the most
+ * recent line and page of its L1D and DTLB sets changes no model state and
+ * is only counted (cache_model_data_mru); the rest are tallied.
+ */
+static void replay(struct access_replay *r, const uint64_t *p, const uint64_t *end)
+{
+	struct cache_model *cm = r->cm;
+	uint64_t rep = r->rep, accesses[2] = { 0, 0 };
+	struct cache_tally t = { 0 };
+
+	for (; p < end; p++) {
+		uint64_t v = *p;
+
+		if (v & JIT_LOG_FETCH) {
+			const struct jit_slot *s;
+
+			r->fetched = true;
+			if (v & JIT_LOG_AFTER_HITS)
+				rep = 0;     /* its predecessor ended with no REP */
+			if (v & JIT_LOG_RANGE) {   /* no REP at either end */
+				fetch(r, v & ((UINT64_C(1) << JIT_LOG_RANGE_SHIFT) - 1),
+				      (uint32_t)(v >> JIT_LOG_RANGE_SHIFT) & JIT_LOG_RANGE_SIZE_MASK);
+				rep = 0;
+				continue;
+			}
+			s = (const struct jit_slot *)(uintptr_t)
+			    (v & ~(JIT_LOG_FETCH | JIT_LOG_AFTER_HITS));
+			if (s->fetch_none) {
+				rep = 0;
+				continue;
+			}
+			if (rep != s->pc + 1)
+				fetch(r, s->pc, s->size);
+			rep = s->rep_end_off ? s->pc + s->rep_end_off : 0;
+		} else {
+			bool write = v & JIT_LOG_WRITE;
+			uint64_t addr = v & JIT_LOG_ADDR_MASK;
+			unsigned size = 1u << ((v >> JIT_LOG_SIZE_SHIFT) & 3);
+
+			accesses[write]++;
+			if (cache_model_data_mru(cm, addr, size))
+				t.served[write][CACHE_L1]++;
+			else
+				cache_model_access_tally(cm, write, addr, size, &t);
+		}
+	}
+	r->rep = rep;
+	for (unsigned w = 0; w < 2; w++)
+		for (unsigned l = 0; l < CACHE_NR_LEVELS; l++)
+			r->n.mem_n[w][l] += t.served[w][l];
+	for (unsigned l = 0; l < CACHE_MEM; l++)
+		r->n.mem_miss[l] += t.miss[l];
+	r->n.tlb_n[1][0] += accesses[0] + accesses[1];
+	r->n.tlb_n[1][1] += t.tlb_miss;
+	r->n.tlb_n[1][2] += t.tlb_walk;
+	r->n.reads += accesses[0];
+	r->n.writes += accesses[1];
+}
+
+/* ---- the thread ---------------------------------------------------------------- */
+
+static void *replay_thread(void *arg)
+{
+	struct access_replay *r = arg;
+	cpu_set_t any;
+
+	/* `pmusim run` keeps its tree on the host CPUs numbered like the
+	 * simulated ones; the guest sees simulated CPUs only, so the replay
+	 * may run on any host CPU (the kernel keeps the cpuset's) */
+	memset(&any, 0xff, sizeof(any));
+	(void)sched_setaffinity(0, sizeof(any), &any);
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		const uint64_t *b, *e;
+
+		while (!r->begin && !r->quit)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (!r->begin)
+			break;
+		b = r->begin;
+		e = r->end;
+		pthread_mutex_unlock(&r->mu);
+		replay(r, b, e);
+		pthread_mutex_lock(&r->mu);
+		r->begin = r->end = NULL;
+		pthread_cond_broadcast(&r->cv);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+/* Waits for r's batch; r->mu held. */
+static void wait_locked(struct access_replay *r)
+{
+	while (r->begin)
+		pthread_cond_wait(&r->cv, &r->mu);
+}
+
+/* fork(): every replayer idle, none able to take a batch until after it */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&all_mu);
+	for (struct access_replay *r = all; r; r = r->next) {
+		pthread_mutex_lock(&r->mu);
+		wait_locked(r);
+	}
+}
+
+static void fork_parent(void)
+{
+	for (struct access_replay *r = all; r; r = r->next)
+		pthread_mutex_unlock(&r->mu);
+	pthread_mutex_unlock(&all_mu);
+}
+
+/* Only the forking thread exists in the child: no replayer has a thread,
+ * and a condition variable its thread waited on is made anew (its copy
+ * still counts that waiter). */
+static void fork_child(void)
+{
+	for (struct access_replay *r = all; r; r = r->next) {
+		r->has_thread = false;
+		pthread_cond_init(&r->cv, NULL);
+		pthread_mutex_unlock(&r->mu);
+	}
+	pthread_mutex_unlock(&all_mu);
+}
+
+static void atfork_register(void)
+{
+	(void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* The thread of r, started with every signal blocked; false if it cannot be. */
+static bool start_thread(struct access_replay *r)
+{
+	sigset_t all_signals, old;
+	pthread_attr_t a;
+	int err;
+
+	if (pthread_attr_init(&a))
+		return false;
+	(void)pthread_attr_setstacksize(&a, 256 * 1024);
+	sigfillset(&all_signals);
+	pthread_sigmask(SIG_SETMASK, &all_signals, &old);
+	err = pthread_create(&r->thread, &a, replay_thread, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+	return !err;
+}
+
+/* ---- the interface ----------------------------------------------------------------- */
+
+struct access_replay *access_replay_new(struct cache_model *cm,
+					const struct pmu_cache_geometry *g)
+{
+	struct access_replay *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->cm = cm;
+	r->g = g;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	pthread_once(&atfork_once, atfork_register);
+	pthread_mutex_lock(&all_mu);
+	r->next = all;
+	all = r;
+	pthread_mutex_unlock(&all_mu);
+	return r;
+}
+
+void access_replay_free(struct access_replay *r)
+{
+	struct access_replay **pp;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&all_mu);
+	for (pp = &all; *pp && *pp != r; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = r->next;
+	pthread_mutex_unlock(&all_mu);
+	if (r->has_thread) {
+		pthread_mutex_lock(&r->mu);
+		wait_locked(r);
+		r->quit = true;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->thread, NULL);
+	}
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+}
+
+bool access_replay_give(struct access_replay *r, const uint64_t *begin, const uint64_t *end)
+{
+	if (!threads_on)
+		return false;
+	if (!r->has_thread) {
+		if (!start_thread(r)) {
+			threads_on = false;   /* no more tries: replay in the engine's thread */
+			return false;
+		}
+		r->has_thread = true;
+	}
+	pthread_mutex_lock(&r->mu);
+	assert(!r->begin);
+	r->begin = begin;
+	r->end = end;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	return true;
+}
+
+bool access_replay_busy(struct access_replay *r)
+{
+	bool busy;
+
+	if (!r->has_thread)
+		return false;
+	pthread_mutex_lock(&r->mu);
+	busy = r->begin != NULL;
+	pthread_mutex_unlock(&r->mu);
+	return busy;
+}
+
+void access_replay_wait(struct access_replay *r)
+{
+	if (!r->has_thread)
+		return;
+	pthread_mutex_lock(&r->mu);
+	wait_locked(r);
+	pthread_mutex_unlock(&r->mu);
+}
+
+void access_replay_now(struct access_replay *r, const uint64_t *begin, const uint64_t *end)
+{
+	assert(!access_replay_busy(r));
+	replay(r, begin, end);
+}
+
+bool access_replay_collect(struct access_replay *r, struct mem_counts *into)
+{
+	bool fetched = r->fetched;
+
+	assert(!access_replay_busy(r));
+	mem_counts_add(into, &r->n);
+	memset(&r->n, 0, sizeof(r->n));
+	r->fetched = false;
+	return fetched;
+}
