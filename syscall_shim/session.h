@@ -60,6 +60,10 @@
 #define PMUSIM_ENV_ARENA   "PMUSIM_ARENA_FD"   /* inherited memfd of the arena */
 #define PMUSIM_ENV_SESSION "PMUSIM_SESSION"    /* address of struct shim_session */
 #define PMUSIM_ENV_EXE     "PMUSIM_EXE"        /* the pmusim binary (re-exec) */
+/* the host CPUs `pmusim run` may use, "0,1,...": its tree runs on those
+ * numbered like the simulated CPUs, the emulators' helper threads
+ * (access_replay.c) on any of these */
+#define PMUSIM_ENV_HOST_CPUS "PMUSIM_HOST_CPUS"
 
 /* fasync reasons one file may have in flight to its owner */
 #define SHIM_SIGQ_LEN 64

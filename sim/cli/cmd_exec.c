@@ -256,6 +256,22 @@ int cmd_exec(int argc, char **argv)
 	}
 	if (getenv(PMUSIM_ENV_SESSION))
 		cfg.inherited_arena_fd = getenv(PMUSIM_ENV_ARENA);
+	if (getenv(PMUSIM_ENV_HOST_CPUS)) {   /* "0,1,...": where helpers may run */
+		const char *p = getenv(PMUSIM_ENV_HOST_CPUS);
+		char *end;
+
+		CPU_ZERO(&cfg.helper_cpus);
+		while (*p) {
+			unsigned long c = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (c < CPU_SETSIZE)
+				CPU_SET(c, &cfg.helper_cpus);
+			p = *end == ',' ? end + 1 : end;
+		}
+		cfg.has_helper_cpus = CPU_COUNT(&cfg.helper_cpus) > 0;
+	}
 
 	/* the re-exec of a guest's execve keeps the options given */
 	pre[npre++] = "exec";

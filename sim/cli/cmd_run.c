@@ -416,6 +416,15 @@ int cmd_run(int argc, char **argv)
 		if (sched_getaffinity(0, sizeof(set), &set) == 0) {
 			cpu_set_t sim;
 			unsigned n = vc.nr_cpus;
+			char list[4 * CPU_SETSIZE];
+			size_t len = 0;
+
+			list[0] = '\0';
+			for (unsigned c = 0; c < CPU_SETSIZE; c++)
+				if (CPU_ISSET(c, &set))
+					len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u",
+								len ? "," : "", c);
+			setenv(PMUSIM_ENV_HOST_CPUS, list, 1);
 
 			CPU_ZERO(&sim);
 			for (unsigned c = 0; c < n && c < CPU_SETSIZE; c++)

@@ -39,13 +39,18 @@ struct access_replay {
 };
 
 static bool threads_on = true;
+static bool have_cpus;
+static cpu_set_t thread_cpus;
 static pthread_mutex_t all_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct access_replay *all;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-void access_replay_threads(bool on)
+void access_replay_threads(bool on, const cpu_set_t *cpus)
 {
 	threads_on = on;
+	have_cpus = cpus != NULL;
+	if (cpus)
+		thread_cpus = *cpus;
 }
 
 /* ---- counts ---------------------------------------------------------------- */
@@ -157,13 +162,13 @@ static void replay(struct access_replay *r, const uint64_t *p, const uint64_t *e
 static void *replay_thread(void *arg)
 {
 	struct access_replay *r = arg;
-	cpu_set_t any;
 
 	/* `pmusim run` keeps its tree on the host CPUs numbered like the
 	 * simulated ones; the guest sees simulated CPUs only, so the replay
-	 * may run on any host CPU (the kernel keeps the cpuset's) */
-	memset(&any, 0xff, sizeof(any));
-	(void)sched_setaffinity(0, sizeof(any), &any);
+	 * may run on any host CPU the session was given */
+	if (have_cpus)
+		(void)sched_setaffinity(0, sizeof(thread_cpus), &thread_cpus);
+	(void)pthread_setname_np(pthread_self(), "pmusim-replay");
 
 	pthread_mutex_lock(&r->mu);
 	for (;;) {

@@ -13,6 +13,7 @@
 #ifndef PMUSIM_ACCESS_REPLAY_H
 #define PMUSIM_ACCESS_REPLAY_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "sim/cpu/cache_model.h"
@@ -41,9 +42,10 @@ void mem_counts_fetch(struct mem_counts *m, const struct pmu_cache_geometry *g, 
 struct access_replay;
 
 /* Whether replayers may start threads (default yes; pmusim exec
- * --no-replay-thread turns it off for comparison). Before the first
+ * --no-replay-thread turns it off for comparison), and the host CPUs
+ * they run on (NULL: the affinity they inherit). Before the first
  * replayer. */
-void access_replay_threads(bool on);
+void access_replay_threads(bool on, const cpu_set_t *cpus);
 
 /* A replayer of logs through cm (whose geometry is g), idle. NULL on
  * allocation failure. Its thread starts at the first access_replay_give. */

@@ -147,7 +147,7 @@ static void boot_engine_paths(const struct guest_boot_config *cfg)
 	if (!jit_count_init(cfg->no_inline_count, &why) && !cfg->no_inline_count &&
 	    !cfg->no_safe_stop)
 		fprintf(stderr, "pmusim: note: inline counting off (%s); counting is slower\n", why);
-	access_replay_threads(!cfg->no_replay_thread);
+	access_replay_threads(!cfg->no_replay_thread, cfg->has_helper_cpus ? &cfg->helper_cpus : NULL);
 	scratch_engine_end();
 }
 

@@ -7,6 +7,7 @@
 #ifndef PMUSIM_BOOT_H
 #define PMUSIM_BOOT_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -30,6 +31,10 @@ struct guest_boot_config {
 	unsigned nr_cpus;                  /* CPUs of a core this process creates */
 	struct guest_options opt;          /* virtual time, fast store, verbose */
 	bool no_safe_stop, no_inline_count, no_replay_thread;
+	/* the host CPUs helper threads may run on (PMUSIM_HOST_CPUS), when
+	 * has_helper_cpus; else the inherited affinity */
+	bool has_helper_cpus;
+	cpu_set_t helper_cpus;
 	int perf_user_access;              /* kernel.perf_user_access of a new core */
 	int paranoid;                      /* its kernel.perf_event_paranoid */
 	const char *argv0;                 /* a guest's execve: argv[0], and argv[0] below is
