@@ -382,7 +382,8 @@ static bool is_self(const struct guest_thread *t, uint64_t pid)
 long sys_perf_sched_setaffinity(struct guest_thread *t, const uint64_t a[6])
 {
 	uint64_t mask[GUEST_CPUMASK_WORDS] = { 0 };
-	size_t len = a[1] < sizeof(mask) ? a[1] : sizeof(mask);
+	uint32_t ulen = (uint32_t)a[1];        /* the syscall's unsigned int len */
+	size_t len = ulen < sizeof(mask) ? ulen : sizeof(mask);
 	bool any = false;
 
 	if (!S.core || !t->perf || !is_self(t, a[0]))
@@ -423,7 +424,7 @@ long sys_perf_sched_getaffinity(struct guest_thread *t, const uint64_t a[6])
 	r = sys_pass(t, a);
 	if (r < 0)
 		return r;
-	if (a[1] * 8 < S.nr_cpus)
+	if ((uint64_t)(uint32_t)a[1] * 8 < S.nr_cpus)   /* an unsigned int len */
 		return -EINVAL;
 	for (unsigned cpu = 0; cpu < S.nr_cpus; cpu++)
 		if (cpu_allowed(t, cpu))
@@ -1087,7 +1088,7 @@ static long wait_step(struct guest_thread *t, int fd, int64_t ns)
 /* do_sys_poll()'s first check: a set longer than the soft RLIMIT_NOFILE.
  * Asked only where pmusim answers (a set the host polls is the host's to
  * refuse), as it costs a syscall. */
-static bool over_nofile(uint64_t nfds)
+static bool over_nofile(unsigned int nfds)
 {
 	struct rlimit rl;
 
@@ -1101,9 +1102,10 @@ static bool over_nofile(uint64_t nfds)
  * simulated CPUs of other threads run meanwhile) or a signal. Returns
  * -ENOSYS when no fd is a perf fd (the host's call). As do_sys_poll(),
  * a set longer than the soft RLIMIT_NOFILE (the guest's: getrlimit is the
- * host's) is EINVAL whatever the set holds (over_nofile()).
+ * host's) is EINVAL whatever the set holds (over_nofile()). nfds is the
+ * syscalls' unsigned int (the register's upper half ignored).
  */
-static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, int64_t timeout_ns)
+static long poll_common(struct guest_thread *t, uint64_t ufds, unsigned int nfds, int64_t timeout_ns)
 {
 	struct pollfd *pfd = (struct pollfd *)(uintptr_t)ufds;
 	static __thread int small[256];
@@ -1111,11 +1113,15 @@ static long poll_common(struct guest_thread *t, uint64_t ufds, uint64_t nfds, in
 	bool any = false;
 	long r = -ENOSYS;
 
-	if (nfds && !guest_access_ok(t, ufds, nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
+	if (nfds && !guest_access_ok(t, ufds, (uint64_t)nfds * sizeof(*pfd), PROT_READ | PROT_WRITE))
 		return over_nofile(nfds) ? -EINVAL : -EFAULT;
-	if (nfds > sizeof(small) / sizeof(small[0]) && !(hs = malloc(nfds * sizeof(*hs))))
-		return -ENOMEM;
-	for (uint64_t i = 0; i < nfds; i++) {
+	if (nfds > sizeof(small) / sizeof(small[0])) {
+		if (over_nofile(nfds))   /* a set no limit allows: no buffer for it */
+			return -EINVAL;
+		if (!(hs = malloc((size_t)nfds * sizeof(*hs))))
+			return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < nfds; i++) {
 		hs[i] = pfd[i].fd < 0 ? -1 : fd_handle(pfd[i].fd);
 		any |= hs[i] >= 0;
 	}

@@ -31,7 +31,9 @@
 enum uptr_kind {
 	UP_END = 0,
 	UP_FIXED,      /* size bytes */
-	UP_LEN,        /* a[len] x size bytes (size 0 = 1) */
+	UP_LEN,        /* a[len] x size bytes (size 0 = 1); with LEN32 in len,
+			* a[len]'s low half (an int or unsigned int length,
+			* which the kernel's prototype truncates) */
 	UP_STR,        /* a NUL-terminated string */
 	UP_IOV,        /* struct iovec[a[len]], the buffers with prot */
 	UP_MSG,        /* struct msghdr: name, iovec, control with prot */
@@ -56,6 +58,7 @@ struct uptr_row {
 #define IN(i, n)      { UP_FIXED, i, 0, R_, n }
 #define OUT(i, n)     { UP_FIXED, i, 0, W_, n }
 #define INOUT(i, n)   { UP_FIXED, i, 0, R_ | W_, n }
+#define LEN32 0x80
 #define INL(i, l)     { UP_LEN, i, l, R_, 1 }
 #define OUTL(i, l)    { UP_LEN, i, l, W_, 1 }
 #define INOUTN(i, l, s) { UP_LEN, i, l, R_ | W_, s }
@@ -92,7 +95,7 @@ static const struct uptr_row rows[GUEST_NR_SYSCALLS] = {
 	ROWP(readv, IOV(1, 2, W_)), ROWP(writev, IOV(1, 2, R_)),
 	ROWP(preadv, IOV(1, 2, W_)), ROWP(pwritev, IOV(1, 2, R_)),
 	ROWP(preadv2, IOV(1, 2, W_)), ROWP(pwritev2, IOV(1, 2, R_)),
-	ROWP(getdents64, OUTL(1, 2)), ROWP(getdents, OUTL(1, 2)),
+	ROWP(getdents64, OUTL(1, 2 | LEN32)), ROWP(getdents, OUTL(1, 2 | LEN32)),
 	/* stat family and paths (open, stat, access, readlink check their
 	 * own path in sys_file.c and call the check for the rest) */
 	ROWP(stat, STR(0), OUT(1, STAT)), ROWP(lstat, STR(0), OUT(1, STAT)),
@@ -119,8 +122,8 @@ static const struct uptr_row rows[GUEST_NR_SYSCALLS] = {
 	ROWP(sendmsg, MSG(1, R_)), ROWP(recvmsg, MSG(1, W_)),
 	ROWP(setsockopt, INL(3, 4)), ROWP(getsockopt, SA_OUT(3, 4)),
 	/* waiting */
-	ROWP(poll, INOUTN(0, 1, POLLFD)),
-	ROWP(ppoll, INOUTN(0, 1, POLLFD), INOUT(2, TIMESPEC), IN(3, SIGSET)),
+	ROWP(poll, INOUTN(0, 1 | LEN32, POLLFD)),
+	ROWP(ppoll, INOUTN(0, 1 | LEN32, POLLFD), INOUT(2, TIMESPEC), IN(3, SIGSET)),
 	ROWP(select, FDSET(1, 0), FDSET(2, 0), FDSET(3, 0), INOUT(4, TIMEVAL)),
 	ROWP(pselect6, FDSET(1, 0), FDSET(2, 0), FDSET(3, 0), INOUT(4, TIMESPEC)),
 	ROWP(epoll_wait, OUTN(1, 2, EPOLL_EVENT)), ROWP(epoll_pwait, OUTN(1, 2, EPOLL_EVENT)),
@@ -139,7 +142,7 @@ static const struct uptr_row rows[GUEST_NR_SYSCALLS] = {
 	ROWP(prlimit64, IN(2, RLIMIT), OUT(3, RLIMIT)), ROWP(getrusage, OUT(1, RUSAGE)),
 	ROWP(getgroups, OUTN(1, 0, 4)), ROWP(getresuid, OUT(0, 4), OUT(1, 4), OUT(2, 4)),
 	ROWP(getresgid, OUT(0, 4), OUT(1, 4), OUT(2, 4)),
-	ROWP(sched_getaffinity, OUTL(2, 1)), ROWP(sched_setaffinity, INL(2, 1)),
+	ROWP(sched_getaffinity, OUTL(2, 1 | LEN32)), ROWP(sched_setaffinity, INL(2, 1 | LEN32)),
 	ROWP(getcpu, OUT(0, 4), OUT(1, 4)),
 };
 
@@ -214,10 +217,13 @@ static long check_one(struct guest_thread *t, const struct uptr_arg *d, const ui
 	case UP_FIXED:
 		len = d->size;
 		break;
-	case UP_LEN:
-		if (__builtin_mul_overflow(a[d->len], d->size ? d->size : 1, &len))
+	case UP_LEN: {
+		uint64_t n = (d->len & LEN32) ? (uint32_t)a[d->len & ~LEN32] : a[d->len];
+
+		if (__builtin_mul_overflow(n, d->size ? d->size : 1, &len))
 			return -EFAULT;
 		break;
+	}
 	case UP_STR:
 		return str_ok(t, p) ? 0 : -EFAULT;
 	case UP_IOV:

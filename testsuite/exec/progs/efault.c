@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,25 @@ static const struct {
 	{ "sysinfo", c_sysinfo, 1 }, { "getrlimit", c_getrlimit, 1 }, { "pipe", c_pipe, 1 },
 };
 
+/* Length arguments the kernel's prototypes declare (unsigned) int, with
+ * the register's upper half set: the kernel uses the low half only. */
+static void upper_half(void)
+{
+	static char buf[4096] __attribute__((aligned(64)));
+	unsigned long high = 1ul << 32;
+	struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+	cpu_set_t set;
+	long r[5];
+
+	r[0] = ret(syscall(SYS_poll, &p, high | 1, 0));
+	r[4] = ret(syscall(SYS_poll, &p, 1ul << 62 | 1, 0));  /* x 8 and x 4 bytes wrap */
+	r[1] = ret(syscall(SYS_getdents64, fd_dir, buf, high | sizeof(buf)));
+	r[2] = ret(syscall(SYS_sched_getaffinity, 0, high | sizeof(set), &set));
+	r[3] = ret(syscall(SYS_sched_setaffinity, 0, high | sizeof(set), &set));
+	printf("upper half: poll=%ld,%ld getdents64=%s getaffinity=%s setaffinity=%ld\n", r[0],
+	       r[4], r[1] > 0 ? "ok" : "failed", r[2] > 0 ? "ok" : "failed", r[3]);
+}
+
 /* A writable mapping of the host's maps (read relatively) that the
  * program's own /proc/self/maps does not list; NULL if there is none. */
 static char *foreign_region(void)
@@ -189,5 +209,6 @@ int main(void)
 	run("hole", hole, 0);
 	run("PROT_NONE", none, 0);
 	run("read-only", ro, 1);
+	upper_half();
 	return 0;
 }
