@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sim/cpu/access_replay.h"
@@ -38,7 +39,7 @@ struct access_replay {
 	struct access_replay *next;  /* every replayer of the process (fork) */
 };
 
-static bool threads_on = true;
+static atomic_bool threads_on = true;   /* off after a failed start */
 static bool have_cpus;
 static cpu_set_t thread_cpus;
 static pthread_mutex_t all_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -105,7 +106,7 @@ static void fetch(struct access_replay *r, uint64_t addr, uint32_t size)
 static void replay(struct access_replay *r, const uint64_t *p, const uint64_t *end)
 {
 	struct cache_model *cm = r->cm;
-	uint64_t rep = r->rep, accesses[2] = { 0, 0 };
+	uint64_t rep = r->rep;
 	struct cache_tally t = { 0 };
 
 	for (; p < end; p++) {
@@ -137,7 +138,6 @@ static void replay(struct access_replay *r, const uint64_t *p, const uint64_t *e
 			uint64_t addr = v & JIT_LOG_ADDR_MASK;
 			unsigned size = 1u << ((v >> JIT_LOG_SIZE_SHIFT) & 3);
 
-			accesses[write]++;
 			if (cache_model_data_mru(cm, addr, size))
 				t.served[write][CACHE_L1]++;
 			else
@@ -145,16 +145,17 @@ static void replay(struct access_replay *r, const uint64_t *p, const uint64_t *e
 		}
 	}
 	r->rep = rep;
+	/* each access is served once: the served counts sum to the
+	 * accesses, which the DTLB's accesses count (as mem_count does) */
 	for (unsigned w = 0; w < 2; w++)
-		for (unsigned l = 0; l < CACHE_NR_LEVELS; l++)
+		for (unsigned l = 0; l < CACHE_NR_LEVELS; l++) {
 			r->n.mem_n[w][l] += t.served[w][l];
+			r->n.tlb_n[1][0] += t.served[w][l];
+		}
 	for (unsigned l = 0; l < CACHE_MEM; l++)
 		r->n.mem_miss[l] += t.miss[l];
-	r->n.tlb_n[1][0] += accesses[0] + accesses[1];
 	r->n.tlb_n[1][1] += t.tlb_miss;
 	r->n.tlb_n[1][2] += t.tlb_walk;
-	r->n.reads += accesses[0];
-	r->n.writes += accesses[1];
 }
 
 /* ---- the thread ---------------------------------------------------------------- */

@@ -27,7 +27,6 @@ struct mem_counts {
 					      * for them */
 	uint64_t tlb_n[2][3];                /* [fetch, data]: pages looked up,
 					      * first-level misses, walks */
-	uint64_t reads, writes;              /* data accesses */
 };
 
 /* to += from */

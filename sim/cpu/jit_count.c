@@ -715,8 +715,9 @@ void jit_count_code_changed(struct jit_count *j)
 		for (unsigned i = 0; i < c->used; i++)
 			c->s[i].cont_start = CONT_NONE;
 	j->cont_of = NULL;
-	/* records in the log may replay with the new decodes */
-	shadows_forget(j);
+	/* the shadows stay: a record fetches what its slot said at
+	 * translation (jit_slot.fetch_none, rep_end_off), whatever the code
+	 * became since */
 }
 
 /* ---- what translated blocks carry ------------------------------------------- */
@@ -771,7 +772,7 @@ enum fetch_kind {
 			    * sync: it starts or ends with a REP instruction
 			    * (the replay tells a REP's further iterations,
 			    * which fetch nothing, by the records), or it has
-			    * no decode now (the replay's may differ) */
+			    * no decode (its record fetches nothing) */
 };
 #define FETCH_CHECK_LINES 4
 #define FETCH_CHECK_PAGES 2

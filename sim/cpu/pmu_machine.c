@@ -1404,9 +1404,10 @@ static void log_collect(struct pmu_vcpu *pv)
 
 	if (access_replay_collect(pv->replay, &n))
 		jit_count_fetch_sync(pv->jit, pv->cm);
-	pv->c->mem_reads += n.reads;
-	pv->c->mem_writes += n.writes;
-	n.reads = n.writes = 0;
+	for (unsigned l = 0; l < CACHE_NR_LEVELS; l++) {
+		pv->c->mem_reads += n.mem_n[0][l];
+		pv->c->mem_writes += n.mem_n[1][l];
+	}
 	mem_counts_add(&pv->mc, &n);
 	pv->mem_dirty = pv->acc_dirty = true;
 }
@@ -2235,9 +2236,10 @@ void pmu_vcpu_free(struct pmu_vcpu *pv)
 			uc_hook_del(pv->c->uc, (uc_hook)pv->h_invalid);
 		pv->c->pmu = NULL;
 	}
+	/* first: its thread may still read the log and the slots (jit) */
+	access_replay_free(pv->replay);
 	jit_count_free(pv->jit);
 	bd_cache_free(pv->bc);
-	access_replay_free(pv->replay);
 	cache_model_free(pv->cm);
 	fe_model_free(pv->fe);
 	free(pv);
