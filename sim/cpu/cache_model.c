@@ -364,30 +364,31 @@ access_tally_ways(struct cache_model *cm, bool write, uint64_t addr, unsigned si
 	t->served[write][served]++;
 }
 
-/* access_tally_ways() of the models' geometries (64-byte lines), and of
- * any (0: every count read from the model) */
+/* The models' geometries: line shift, DTLB, L1D, L2 and LLC ways (a 0
+ * way count: any), each X(name, ...) */
+#define MODEL_GEOMETRIES(X)            \
+	X(skylake, 6, 4, 8, 4, 16)     \
+	X(zen, 6, 0, 8, 8, 16)         \
+	X(pmuv3, 6, 0, 2, 16, 16)      \
+	X(pmuv3p5, 6, 0, 4, 8, 16)
+
+/* access_tally_ways() of each geometry, and of any (0: every count read
+ * from the model) */
 #define ACCESS_TALLY(name, line_shift, tlb, l1, l2, llc)                                         \
 	static void access_tally_##name(struct cache_model *cm, bool write, uint64_t addr,       \
 					unsigned size, struct cache_tally *t)                    \
 	{                                                                                        \
 		access_tally_ways(cm, write, addr, size, t, line_shift, tlb, l1, l2, llc);       \
 	}
-ACCESS_TALLY(skylake, 6, 4, 8, 4, 16)
-ACCESS_TALLY(zen, 6, 0, 8, 8, 16)
-ACCESS_TALLY(pmuv3, 6, 0, 2, 16, 16)
-ACCESS_TALLY(pmuv3p5, 6, 0, 4, 8, 16)
+MODEL_GEOMETRIES(ACCESS_TALLY)
 ACCESS_TALLY(any, 0, 0, 0, 0, 0)
 
-/* The tallies of the models' geometries (a 0 way count: any) */
+#define ACCESS_TALLY_ROW(name, line_shift, tlb, l1, l2, llc) \
+	{ line_shift, tlb, l1, l2, llc, access_tally_##name },
 static const struct {
 	unsigned line_shift, tlb_ways, l1_ways, l2_ways, llc_ways;
 	cache_tally_fn *fn;
-} access_tallies[] = {
-	{ 6, 4, 8, 4, 16, access_tally_skylake },
-	{ 6, 0, 8, 8, 16, access_tally_zen },
-	{ 6, 0, 2, 16, 16, access_tally_pmuv3 },
-	{ 6, 0, 4, 8, 16, access_tally_pmuv3p5 },
-};
+} access_tallies[] = { MODEL_GEOMETRIES(ACCESS_TALLY_ROW) };
 
 /* The tally of cm's geometry: one of access_tallies, else the general one. */
 static cache_tally_fn *access_tally_of(const struct cache_model *cm)

@@ -252,7 +252,7 @@ static void check_model(const struct pmu_cache_geometry *g, uint64_t seed)
 					t.miss[i] += o.miss[i];
 				t.tlb_miss += o.tlb_miss;
 				t.tlb_walk += o.tlb_walk;
-				o = w;
+				assert_int_equal(o.lines, w.lines);
 			}
 			want.served[write][w.level]++;
 			for (unsigned i = 0; i < CACHE_MEM; i++)
