@@ -61,6 +61,18 @@
 
 static const char *pmusim, *progdir;
 
+/* A guest's evK=V lines, K < nev, into v; frees o. */
+static void ev_values(char *o, unsigned long long *v, int nev)
+{
+	for (int i = 0; i < nev; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "ev%d", i);
+		v[i] = val(o, key);
+	}
+	free(o);
+}
+
 /* The pattern's counts of the group "events" (raw encodings, hex). */
 static void counts(const char *model, const char *kind, long n, long passes,
 		   const char *events, unsigned long long *v, int nev)
@@ -71,13 +83,7 @@ static void counts(const char *model, const char *kind, long n, long passes,
 
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		fail_msg("%s %s %ld %ld: status %d\n%s", model, kind, n, passes, st, o);
-	for (int i = 0; i < nev; i++) {
-		char key[16];
-
-		snprintf(key, sizeof(key), "ev%d", i);
-		v[i] = val(o, key);
-	}
-	free(o);
+	ev_values(o, v, nev);
 }
 
 struct data_row {
@@ -276,13 +282,7 @@ static void test_replay_thread(void **state)
 
 			if (!WIFEXITED(st) || WEXITSTATUS(st))
 				fail_msg("%s %s: status %d\n%s", rows[i].model, how[h], st, o);
-			for (int k = 0; k < 4; k++) {
-				char key[16];
-
-				snprintf(key, sizeof(key), "ev%d", k);
-				v[h][k] = val(o, key);
-			}
-			free(o);
+			ev_values(o, v[h], 4);
 		}
 		for (unsigned h = 1; h < 3; h++)
 			for (int k = 0; k < 4; k++)
