@@ -264,8 +264,11 @@ static int validate_side_pmus(const struct pmu_model *m, char *why, size_t whyle
 
 		if (!p->name || !p->nr_formats || !p->nr_events)
 			return invalid(m, why, whylen, "side PMU %u incomplete", i);
-		if (uncore && (!p->nr_counters || p->nr_counters > PMU_MAX_COUNTERS))
-			return invalid(m, why, whylen, "%s has no counters", p->name);
+		/* the allocator (x86_perf_assign_events) takes general
+		 * counters below PMU_IDX_FIXED only */
+		if (uncore && (!p->nr_counters || p->nr_counters > PMU_IDX_FIXED))
+			return invalid(m, why, whylen, "%s has no counters, or more than %u",
+				       p->name, PMU_IDX_FIXED);
 		for (unsigned e = 0; e < p->nr_events; e++) {
 			const struct pmu_side_event *ev = &p->events[e];
 

@@ -336,6 +336,13 @@ struct pmu_model {
 	unsigned nr_side_pmus;
 };
 
+/* The model's perf_event_mux_interval_ms, or the kernel's default
+ * (PERF_CPU_HRTIMER, 4 ms). */
+static inline unsigned pmu_model_mux_interval_ms(const struct pmu_model *m)
+{
+	return m->mux_interval_ms ? m->mux_interval_ms : 4;
+}
+
 /* CPUID leaf/subleaf of the modelled CPU as the machine answers it. */
 typedef void (*pmu_cpuid_fn)(const struct pmu_model *m, uint32_t leaf, uint32_t subleaf,
 			     uint32_t out[4]);

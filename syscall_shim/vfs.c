@@ -36,8 +36,7 @@
  * model's, or the kernel's default (PERF_CPU_HRTIMER, 4 ms). */
 static unsigned mux_interval_ms(const struct vfs_config *cfg)
 {
-	return cfg->mux_interval_ms ? cfg->mux_interval_ms :
-	       cfg->model->mux_interval_ms ? cfg->model->mux_interval_ms : 4;
+	return cfg->mux_interval_ms ? cfg->mux_interval_ms : pmu_model_mux_interval_ms(cfg->model);
 }
 
 static int put_file(const char *dir, const char *name, const char *text, size_t len)

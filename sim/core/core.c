@@ -92,7 +92,7 @@ int perf_core_create(const struct perf_core_config *cfg,
 	if (!core->cfg.mlock_kb)
 		core->cfg.mlock_kb = DEFAULT_MLOCK_KB;
 	if (!core->cfg.mux_interval_ms)
-		core->cfg.mux_interval_ms = cfg->model->mux_interval_ms ? cfg->model->mux_interval_ms : 4;
+		core->cfg.mux_interval_ms = pmu_model_mux_interval_ms(cfg->model);
 	if (!core->cfg.freq_hz)
 		core->cfg.freq_hz = cfg->model->freq_hz;
 	if (!core->cfg.nr_gp_counters)

@@ -79,13 +79,13 @@ int guest_mm_sync(struct guest_mm *mm, struct vcpu *c);
  * engine. guest_mmap with hostfd as the guest passed it (the guest's fds are
  * host fds).
  */
-/* Internal flag for guest_mmap: MAP_FIXED over memory the loader reserved
- * (skips the check against pmusim's own memory). Never from the guest. */
 /* The end of the guest's address space: x86-64's 4-level TASK_SIZE_MAX.
  * Guest addresses are host addresses, so an AArch64 guest has the host's
  * limit too, where the arm64 kernel's TASK_SIZE is 1 << 48: a mapping
  * above 2^47 fails there as it would on a 47-bit arm64 kernel. */
 #define GUEST_TASK_SIZE 0x7ffffffff000ull
+/* Internal flag for guest_mmap: MAP_FIXED over memory the loader reserved
+ * (skips the check against pmusim's own memory). Never from the guest. */
 #define GUEST_MAP_TRUSTED 0x40000000
 
 long guest_mmap(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot,

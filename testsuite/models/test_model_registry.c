@@ -38,7 +38,7 @@ enum breakage {
 	B_TOO_MANY_GP, B_WIDTH_0, B_WIDTH_65, B_FIXED_WIDTH, B_EVENT_MASK, B_DUP_NAME,
 	B_GENERIC_UNKNOWN, B_CACHE_UNKNOWN, B_NO_VENDOR, B_NO_FREQ, B_NO_OPS,
 	B_X86_TYPE, B_PRECISE, B_EVENT_RAW, B_NO_GP, B_ARM_TYPE, B_ARM_FIXED, B_NO_MIDR,
-	B_NO_ARCH_DATA, B_LONG_BRAND, B_CACHE_SETS, B_TLB_SETS, B_CACHE_LINE,
+	B_NO_ARCH_DATA, B_LONG_BRAND, B_CACHE_SETS, B_TLB_SETS, B_CACHE_LINE, B_UNCORE_33,
 };
 
 static const struct {
@@ -75,6 +75,7 @@ static const struct {
 	{ __LINE__, "skylake", B_CACHE_SETS, "L1I cache geometry 49152/4/64" },
 	{ __LINE__, "zen", B_TLB_SETS, "second-level DTLB geometry 1536/8" },
 	{ __LINE__, "pmuv3", B_CACHE_LINE, "L2 cache geometry 1048576/16/128" },
+	{ __LINE__, "skylake", B_UNCORE_33, "uncore_arb has no counters, or more than 32" },
 };
 
 /* Every model describes its caches and TLBs (the table cites the vendor's
@@ -106,6 +107,7 @@ static void test_broken_models_rejected(void **state)
 		struct pmu_model m = *orig;
 		struct pmu_event_desc events[256];
 		struct pmu_cache_geometry caches = *orig->caches;
+		struct pmu_side_pmu side[8];
 		char why[256];
 		int ret;
 
@@ -113,6 +115,9 @@ static void test_broken_models_rejected(void **state)
 		memcpy(events, orig->events, orig->nr_events * sizeof(events[0]));
 		m.events = events;
 		m.caches = &caches;
+		assert_true(orig->nr_side_pmus <= 8);
+		memcpy(side, orig->side_pmus, orig->nr_side_pmus * sizeof(side[0]));
+		m.side_pmus = side;
 		switch (broken_rows[i].what) {
 		case B_TOO_MANY_GP: m.nr_gp_counters = 33; break;
 		case B_WIDTH_0: m.gp_width = 0; break;
@@ -136,6 +141,11 @@ static void test_broken_models_rejected(void **state)
 		case B_CACHE_SETS: caches.l1i.size = 48 << 10; caches.l1i.ways = 4; break;
 		case B_TLB_SETS: caches.dtlb2.ways = 8; break;
 		case B_CACHE_LINE: caches.l2.line = 128; break;
+		case B_UNCORE_33:   /* above what x86_perf_assign_events() takes */
+			for (unsigned k = 0; k < m.nr_side_pmus; k++)
+				if (side[k].kind == PMU_SIDE_UNCORE)
+					side[k].nr_counters = 33;
+			break;
 		case B_LONG_BRAND: m.cpu.brand = "Intel(R) Core(TM) i7-6700K CPU (a model that is too long) @ 4.00GHz"; break;
 		}
 		ret = pmu_model_validate(&m, why, sizeof(why));

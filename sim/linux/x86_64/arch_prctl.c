@@ -21,12 +21,12 @@ long sys_arch_prctl(struct guest_thread *t, const uint64_t a[6])
 
 	switch (a[0]) {
 	case ARCH_SET_FS:
-		if (a[1] >= 0x7ffffffff000ull)   /* TASK_SIZE_MAX */
+		if (a[1] >= GUEST_TASK_SIZE)   /* TASK_SIZE_MAX */
 			return -EPERM;
 		t->fs_base = a[1];
 		return vcpu_set_fs(t->cpu, a[1]);
 	case ARCH_SET_GS:
-		if (a[1] >= 0x7ffffffff000ull)
+		if (a[1] >= GUEST_TASK_SIZE)
 			return -EPERM;
 		t->gs_base = a[1];
 		return vcpu_set_gs(t->cpu, a[1]);
