@@ -116,8 +116,10 @@ static void test_broken_models_rejected(void **state)
 		m.events = events;
 		m.caches = &caches;
 		assert_true(orig->nr_side_pmus <= 8);
-		memcpy(side, orig->side_pmus, orig->nr_side_pmus * sizeof(side[0]));
-		m.side_pmus = side;
+		if (orig->nr_side_pmus) {
+			memcpy(side, orig->side_pmus, orig->nr_side_pmus * sizeof(side[0]));
+			m.side_pmus = side;
+		}
 		switch (broken_rows[i].what) {
 		case B_TOO_MANY_GP: m.nr_gp_counters = 33; break;
 		case B_WIDTH_0: m.gp_width = 0; break;
