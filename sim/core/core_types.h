@@ -18,6 +18,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
@@ -295,6 +296,7 @@ struct perf_core {
 	struct list_node tasks;
 	struct perf_file files[PERF_CORE_MAX_FILES];
 	u64 next_event_id;
+	atomic_uint nr_fault_events;    /* page-fault events that exist (perf_event_key_get) */
 	u64 mux_interval_ns;
 	u64 tick_ns;                    /* 1/HZ */
 	unsigned max_samples_per_tick;
@@ -350,6 +352,9 @@ void perf_task_free(struct perf_task *task);
 
 /* event.c: lifetime, groups, context lists */
 struct perf_event *perf_event_new(struct perf_core *core, const struct perf_event_attr *attr, int cpu);
+/* An event with its source set is in a context from now on until it is
+ * freed: the keys the machine tests lock-free count it. */
+void perf_event_key_get(struct perf_event *event);
 void perf_add_event_to_ctx(struct perf_event *event, struct perf_event_context *ctx);
 void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *event);
 void perf_remove_from_context(struct perf_event *event, bool detach_group, bool exit);

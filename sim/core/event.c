@@ -279,9 +279,34 @@ void perf_event_enable(struct perf_event *event)
 		perf_event_enable(child);
 }
 
+/* A page-fault software event: the machine reports its source at each
+ * fault. */
+static bool counts_faults(const struct perf_event *event)
+{
+	return event->source == SIM_SRC_PAGE_FAULTS || event->source == SIM_SRC_PAGE_FAULTS_MIN ||
+	       event->source == SIM_SRC_PAGE_FAULTS_MAJ;
+}
+
+/* perf_swevent_init()'s static_key_slow_inc(&perf_swevent_enabled[id]),
+ * and sw_perf_event_destroy()'s dec in perf_event_free(): while no
+ * page-fault event exists, a fault costs the machine nothing
+ * (perf_core_counts_faults). */
+void perf_event_key_get(struct perf_event *event)
+{
+	if (counts_faults(event))
+		atomic_fetch_add_explicit(&event->core->nr_fault_events, 1, memory_order_relaxed);
+}
+
+bool perf_core_counts_faults(const struct perf_core *core)
+{
+	return atomic_load_explicit(&core->nr_fault_events, memory_order_relaxed) != 0;
+}
+
 /* Frees an event that is in no context and has no children. */
 static void perf_event_free(struct perf_event *event)
 {
+	if (counts_faults(event))
+		atomic_fetch_sub_explicit(&event->core->nr_fault_events, 1, memory_order_relaxed);
 	perf_event_ring_release(event);
 	if (list_linked(&event->owner_entry))
 		list_del(&event->owner_entry);

@@ -310,6 +310,7 @@ int perf_sys_event_open(struct perf_core *core, struct perf_task *current,
 	if (move_group)
 		perf_move_group(group_leader, event->pmu);
 	perf_install_in_context(ctx, event);
+	perf_event_key_get(event);
 	if (current)
 		list_add_tail(&event->owner_entry, &current->owned_events);
 	handle = perf_file_install(core, event);

@@ -236,6 +236,10 @@ uint64_t perf_cpu_next_timer_cycles(const struct perf_cpu *cpu);
 bool perf_cpu_has_active(const struct perf_cpu *cpu);
 /* Whether an ACTIVE event on cpu counts a sim_source the machine reports. */
 bool perf_cpu_counts_reports(const struct perf_cpu *cpu);
+/* Whether a page-fault event exists in the core (in any context, any
+ * state). Safe without a lock, as perf_sw_event()'s static key is: an
+ * event another thread opens meanwhile counts from the next fault on. */
+bool perf_core_counts_faults(const struct perf_core *core);
 /* Whether an ACTIVE sampling event on cpu counts at user mode (a machine
  * then splits its reports at overflows). */
 bool perf_cpu_samples_user(const struct perf_cpu *cpu);

@@ -120,6 +120,7 @@ static struct perf_event *perf_inherit_event(struct perf_event *parent,
 	if (child_leader)
 		child->group_leader = child_leader;
 	perf_add_event_to_ctx(child, child_ctx);
+	perf_event_key_get(child);
 	list_add_tail(&child->child_entry, &orig->child_list);
 	return child;
 }

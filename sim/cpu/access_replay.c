@@ -9,7 +9,7 @@
  * idle again; the vCPU collects the counts when the batch is reported.
  * A host fork() waits until every replayer is idle (fork_prepare), so
  * that the child's copies of the models and counts are whole; the child
- * has no replay threads and starts its own when it needs them.
+ * has no replay threads until its vCPU starts them again.
  */
 #include <assert.h>
 #include <pthread.h>
@@ -297,17 +297,21 @@ void access_replay_free(struct access_replay *r)
 	free(r);
 }
 
+void access_replay_start(struct access_replay *r)
+{
+	if (!threads_on || r->has_thread)
+		return;
+	if (!start_thread(r)) {
+		threads_on = false;   /* no more tries: replay in the engine's thread */
+		return;
+	}
+	r->has_thread = true;
+}
+
 bool access_replay_give(struct access_replay *r, const uint64_t *begin, const uint64_t *end)
 {
-	if (!threads_on)
+	if (!r->has_thread)
 		return false;
-	if (!r->has_thread) {
-		if (!start_thread(r)) {
-			threads_on = false;   /* no more tries: replay in the engine's thread */
-			return false;
-		}
-		r->has_thread = true;
-	}
 	pthread_mutex_lock(&r->mu);
 	assert(!r->begin);
 	r->begin = begin;

@@ -46,17 +46,25 @@ struct access_replay;
  * replayer. */
 void access_replay_threads(bool on, const cpu_set_t *cpus);
 
-/* A replayer of logs through cm (whose geometry is g), idle. NULL on
- * allocation failure. Its thread starts at the first access_replay_give. */
+/* A replayer of logs through cm (whose geometry is g), idle and without
+ * a thread. NULL on allocation failure. */
 struct access_replay *access_replay_new(struct cache_model *cm,
 					const struct pmu_cache_geometry *g);
+/* Starts r's thread (threads on, none yet: after access_replay_new, and in
+ * a forked child, which has none). The caller picks a point that depends
+ * on the guest's execution only: the thread's stack is a host mapping,
+ * and guest mappings share the host's address space (sim/linux/mm.h), so
+ * a start that moved with the log's fill would move the guest's later
+ * mmap addresses, and with them its cache counts. */
+void access_replay_start(struct access_replay *r);
 /* Waits for it and frees it (not cm). */
 void access_replay_free(struct access_replay *r);
 
 /* Hands the records [begin, end) to the replay thread, which must be idle
  * (access_replay_busy); they must stay as they are until it is again.
  * Returns false, having done nothing, when there is no thread (threads
- * off, or one cannot be made): the caller replays them itself. */
+ * off, not started, or one could not be made): the caller replays them
+ * itself. */
 bool access_replay_give(struct access_replay *r, const uint64_t *begin, const uint64_t *end);
 /* Whether the replay thread is still at what it was given. */
 bool access_replay_busy(struct access_replay *r);

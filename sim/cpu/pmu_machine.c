@@ -226,6 +226,8 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	if (c->mem_toggle_pending && !pv->cm) {
 		pv->cm = cache_model_new(c->model->caches);
 		pv->replay = pv->cm ? access_replay_new(pv->cm, c->model->caches) : NULL;
+		if (pv->replay)
+			access_replay_start(pv->replay);
 		if (!pv->replay) {
 			cache_model_free(pv->cm);
 			pv->cm = NULL;
@@ -235,6 +237,12 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 		}
 	}
 	return change || c->mem_toggle_pending;
+}
+
+void pmu_vcpu_forked(struct pmu_vcpu *pv)
+{
+	if (pv->replay)
+		access_replay_start(pv->replay);
 }
 
 void pmu_vcpu_hooks_pending(struct pmu_vcpu *pv)
@@ -1842,14 +1850,18 @@ void pmu_code_changed(struct pmu_vcpu *pv, uint64_t start, uint64_t end)
  * Page faults reach the counters at once, after what the batch holds, as
  * the kernel counts them: perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS, 1, regs,
  * address) in do_user_addr_fault(), then PAGE_FAULTS_MIN in
- * mm_account_fault() for a handled one. The faulting instruction is looked
- * up only when some event is scheduled (the sample's IP).
+ * mm_account_fault() for a handled one. Like perf_sw_event(), which tests
+ * a static key first, a fault no event counts costs nothing: the batch
+ * and the access log go on (a fault in every new page would otherwise
+ * replay the log each time).
  */
 static void page_fault(struct pmu_vcpu *pv, uint64_t addr, uintptr_t retaddr, bool minor)
 {
 	struct sim_delta d;
 	bool had = pv->locked;
 
+	if (!perf_core_counts_faults(pv->core))
+		return;
 	pmu_vcpu_acquire(pv);
 	if (perf_cpu_counts_reports(pv->cpu)) {
 		flush(pv);

@@ -277,6 +277,10 @@ void pmu_vcpu_check_hooks(struct pmu_vcpu *pv);
 /* The same decision, taken at the next vcpu_run() without stopping the
  * engine (before the first instruction of a task). */
 void pmu_vcpu_hooks_pending(struct pmu_vcpu *pv);
+/* In the child of a host fork, on the forking thread: what the parent's
+ * vCPU had running beside it (the access log's replay thread) starts
+ * again. */
+void pmu_vcpu_forked(struct pmu_vcpu *pv);
 /* pv's task moves to CPU cpu (a migration: it leaves its CPU, context
  * switch out, and runs on the other, context switch in); its hooks follow
  * the new CPU's events. Returns with the core lock as pv had it. */

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <elf.h>
+#include "sim/cpu/pmu_machine.h"
 #include "sim/cpu/vcpu.h"
 #include "sim/linux/futex.h"
 #include "sim/linux/guest.h"
@@ -153,6 +154,8 @@ long process_fork(struct guest_thread *t, uint64_t flags, uint64_t newsp,
 		pthread_mutex_unlock(&p->lock);
 		thread_set_leader();
 		thread_lock_after_fork_child();
+		if (t->cpu->pmu)
+			pmu_vcpu_forked(t->cpu->pmu);
 		signal_after_fork_child(t);
 		if (vfork_wr >= 0) {
 			hidden_close(p, vfork_wr); /* a grandchild does not hold our parent */

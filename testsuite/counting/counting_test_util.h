@@ -13,6 +13,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
+/* The perf the tests run under pmusim (Debian's linux-perf). */
+#define PERF "/usr/bin/perf"
+
 /* The arguments meson passes, PMUSIM and PROGDIR, into *pmusim and
  * *progdir; false, with the usage on stderr, when there are not two. */
 static __attribute__((unused)) bool counting_args(int argc, char **argv, const char **pmusim,

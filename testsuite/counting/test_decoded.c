@@ -43,8 +43,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "counting_test_util.h"
-
-#define PERF "/usr/bin/perf"
 #define DN 100000ull          /* decoded.S's DC_N */
 #define TN 40000000ull        /* topdown.S's TD_N */
 

@@ -60,8 +60,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "counting_test_util.h"
-
-#define PERF "/usr/bin/perf"
 #define MISSES 2
 #define RESTEER (15 - 8 - 2)
 #define BACLEARS 2

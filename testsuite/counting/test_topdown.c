@@ -53,8 +53,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "counting_test_util.h"
-
-#define PERF "/usr/bin/perf"
 #define N_LONG 40000000ull   /* the loops perf's multiplexed metrics scale */
 #define N_SHORT 4000000ull   /* the "_short" builds: exact counts need no more */
 #define W 4                   /* Skylake's issue width */
