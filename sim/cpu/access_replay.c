@@ -32,7 +32,7 @@ struct access_replay {
 	/* the hand-over, under mu */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;           /* a batch for the thread, or it went idle */
-	const uint64_t *begin, *end; /* the batch; begin == NULL: idle */
+	uint64_t *begin, *end;       /* the batch; begin == NULL: idle */
 	bool quit;
 	bool has_thread;
 	pthread_t thread;
@@ -103,7 +103,7 @@ static void fetch(struct access_replay *r, uint64_t addr, uint32_t size)
  * recent line and page of its L1D and DTLB sets changes no model state and
  * is only counted (cache_model_data_mru); the rest are tallied.
  */
-static void replay(struct access_replay *r, const uint64_t *p, const uint64_t *end)
+static void replay(struct access_replay *r, uint64_t *p, uint64_t *end)
 {
 	struct cache_model *cm = r->cm;
 	uint64_t rep = r->rep;
@@ -112,6 +112,7 @@ static void replay(struct access_replay *r, const uint64_t *p, const uint64_t *e
 	for (; p < end; p++) {
 		uint64_t v = *p;
 
+		*p = 0;          /* the log past its end is 0 (jit_count.c: log_end) */
 		if (v & JIT_LOG_FETCH) {
 			const struct jit_slot *s;
 
@@ -173,7 +174,7 @@ static void *replay_thread(void *arg)
 
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
-		const uint64_t *b, *e;
+		uint64_t *b, *e;
 
 		while (!r->begin && !r->quit)
 			pthread_cond_wait(&r->cv, &r->mu);
@@ -308,7 +309,7 @@ void access_replay_start(struct access_replay *r)
 	r->has_thread = true;
 }
 
-bool access_replay_give(struct access_replay *r, const uint64_t *begin, const uint64_t *end)
+bool access_replay_give(struct access_replay *r, uint64_t *begin, uint64_t *end)
 {
 	if (!r->has_thread)
 		return false;
@@ -342,7 +343,7 @@ void access_replay_wait(struct access_replay *r)
 	pthread_mutex_unlock(&r->mu);
 }
 
-void access_replay_now(struct access_replay *r, const uint64_t *begin, const uint64_t *end)
+void access_replay_now(struct access_replay *r, uint64_t *begin, uint64_t *end)
 {
 	assert(!access_replay_busy(r));
 	replay(r, begin, end);

@@ -61,18 +61,21 @@ void access_replay_start(struct access_replay *r);
 void access_replay_free(struct access_replay *r);
 
 /* Hands the records [begin, end) to the replay thread, which must be idle
- * (access_replay_busy); they must stay as they are until it is again.
+ * (access_replay_busy); they must stay as they are until it is again. A
+ * replay leaves the records it read 0 (jit_count.h: the log past its end
+ * is 0).
  * Returns false, having done nothing, when there is no thread (threads
  * off, not started, or one could not be made): the caller replays them
  * itself. */
-bool access_replay_give(struct access_replay *r, const uint64_t *begin, const uint64_t *end);
+bool access_replay_give(struct access_replay *r, uint64_t *begin, uint64_t *end);
 /* Whether the replay thread is still at what it was given. */
 bool access_replay_busy(struct access_replay *r);
 /* Returns once the replay thread is idle (at once if there is none). */
 void access_replay_wait(struct access_replay *r);
 
-/* Replays [begin, end) in the calling thread; the replayer must be idle. */
-void access_replay_now(struct access_replay *r, const uint64_t *begin, const uint64_t *end);
+/* Replays [begin, end) in the calling thread (leaving them 0); the
+ * replayer must be idle. */
+void access_replay_now(struct access_replay *r, uint64_t *begin, uint64_t *end);
 
 /* Idle replayer: adds what it counted since the last collect to *into, and
  * returns whether it replayed any block start since then (the caller then

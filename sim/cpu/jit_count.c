@@ -102,6 +102,12 @@ struct jit_count {
 	void *cur_uc, *cur_hook;     /* its slow-path call, emitted at its end */
 	struct tcg_label *cur_slow, *cur_back;
 	struct tcg_label *cur_fetch, *cur_fetch_back;  /* its start's log check */
+	/* its data records (emit_data_record): written at cur_base + 8 *
+	 * cur_k, log_pos stored at the next barrier (on_barrier) */
+	tcg_val cur_base;
+	int64_t cur_k;
+	bool cur_base_ok;            /* cur_base holds log_pos (this basic block) */
+	bool cur_dirty;              /* records since log_pos was stored */
 	struct jcc_update {          /* its Jcc exits' table updates, the same */
 		struct tcg_label *update, *back;
 		unsigned idx;
@@ -368,23 +374,51 @@ bool jit_count_logging(const struct jit_count *j)
 	return j->log_on;
 }
 
-const uint64_t *jit_count_log_take(struct jit_count *j, const uint64_t **begin)
+/* The log's end: the translated code stores log_pos only at the end of
+ * a basic block (emit_data_record); the records a stopped run wrote past
+ * it end at the first 0. */
+static uint64_t *log_end(struct jit_count *j)
 {
-	const uint64_t *end = j->log_pos;
+	uint64_t *p = j->log_pos;
+
+	while (*p)
+		p++;
+	j->log_pos = p;
+	return p;
+}
+
+/* The start of the half being written. */
+static uint64_t *log_half(const struct jit_count *j)
+{
+	return j->log_begin >= j->log + LOG_MAP_RECORDS ? j->log + LOG_MAP_RECORDS : j->log;
+}
+
+uint64_t *jit_count_log_take(struct jit_count *j, uint64_t **begin, bool swap)
+{
+	uint64_t *end, *half;
 
 	*begin = j->log_begin;
 	if (!j->log)
 		return NULL;
+	end = log_end(j);
+	half = log_half(j);
 	/* the head bounds the records between two slow paths (JIT_LOG_HEAD) */
-	assert(end >= j->log_begin && end <= j->log_begin + LOG_MAP_RECORDS);
-	j->log_begin = j->log_begin == j->log ? j->log + LOG_MAP_RECORDS : j->log;
-	j->log_pos = j->log_begin;
+	assert(end >= j->log_begin && end <= half + LOG_MAP_RECORDS);
+	if (swap)
+		j->log_begin = j->log_pos = half == j->log ? j->log + LOG_MAP_RECORDS : j->log;
+	else
+		j->log_begin = end;
 	return end;
 }
 
-size_t jit_count_log_fill(const struct jit_count *j)
+size_t jit_count_log_fill(struct jit_count *j)
 {
-	return j->log ? (size_t)(j->log_pos - j->log_begin) : 0;
+	return j->log ? (size_t)(log_end(j) - j->log_begin) : 0;
+}
+
+size_t jit_count_log_used(struct jit_count *j)
+{
+	return j->log ? (size_t)(log_end(j) - log_half(j)) : 0;
 }
 
 /* log_pos[0] = v; log_pos++ (v a value made by the caller) */
@@ -400,6 +434,52 @@ static void emit_log_append(struct jit_count *j, struct tcg_emit *e, tcg_val v)
 	tcg_e_free(e, S);
 }
 
+/*
+ * The data records of a basic block, two ops each: the first loads
+ * log_pos into cur_base, each is stored at cur_base + 8 * k, and log_pos
+ * moves on at the block's end (on_barrier: before a helper call, a label,
+ * a branch or an exit), not at each record:
+ *   base = log_pos; base[0] = r0; base[1] = r1; ...; log_pos = base + 8 * k
+ * A run that stops in between (a fault in a later access) leaves records
+ * past log_pos; no record is 0 (JIT_LOG_DATA, JIT_LOG_FETCH) and the
+ * replay zeroes what it read, so the log's end is the first 0 from
+ * log_pos on (log_end), which is where C looks for it.
+ */
+static void emit_data_record(struct jit_count *j, struct tcg_emit *e, tcg_val v)
+{
+	if (!j->cur_base_ok) {
+		tcg_val S = tcg_e_const(e, (uintptr_t)j);
+
+		tcg_e_ld64(e, j->cur_base, S, OFF(log_pos));
+		tcg_e_free(e, S);
+		j->cur_k = 0;
+		j->cur_base_ok = true;
+	}
+	tcg_e_st64(e, v, j->cur_base, 8 * j->cur_k);
+	j->cur_k++;
+	j->cur_dirty = true;
+}
+
+/* Before a helper call, a label, a branch or an exit (tcg_emit.h): the
+ * records so far counted in log_pos; the base is reloaded after it (the
+ * helper may append, the temp dies with the basic block, a label may be
+ * reached from elsewhere). */
+static void on_barrier(void *opaque, struct tcg_emit *e)
+{
+	struct jit_count *j = opaque;
+
+	if (j->cur && j->cur_dirty) {
+		tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e);
+
+		tcg_e_addi(e, t, j->cur_base, 8 * j->cur_k);
+		tcg_e_st64(e, t, S, OFF(log_pos));
+		tcg_e_free(e, t);
+		tcg_e_free(e, S);
+	}
+	j->cur_dirty = false;
+	j->cur_base_ok = false;
+}
+
 /* A guest data access: its record into the log (while logging). */
 static void on_mem_access(void *opaque, struct tcg_emit *e, tcg_val addr, unsigned size_log2,
 			  bool write)
@@ -410,9 +490,9 @@ static void on_mem_access(void *opaque, struct tcg_emit *e, tcg_val addr, unsign
 	if (!j->log_on || !j->cur)
 		return;
 	v = tcg_e_temp(e);
-	tcg_e_ori(e, v, addr, (int64_t)((uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
+	tcg_e_ori(e, v, addr, (int64_t)(JIT_LOG_DATA | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
 					 (write ? JIT_LOG_WRITE : 0)));
-	emit_log_append(j, e, v);
+	emit_data_record(j, e, v);
 	tcg_e_free(e, v);
 }
 
@@ -420,11 +500,16 @@ static void on_mem_access(void *opaque, struct tcg_emit *e, tcg_val addr, unsign
 static void on_helper_access(void *opaque, uint64_t addr, unsigned size_log2, bool write)
 {
 	struct jit_count *j = opaque;
+	uint64_t *p;
 
-	if (!j->log_on || j->log_pos >= j->log_begin + LOG_MAP_RECORDS)
+	if (!j->log_on)
 		return;
-	*j->log_pos++ = (addr & JIT_LOG_ADDR_MASK) | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
-			(write ? JIT_LOG_WRITE : 0);
+	p = log_end(j);
+	if (p >= j->log_begin + LOG_MAP_RECORDS)
+		return;
+	*p = JIT_LOG_DATA | (addr & JIT_LOG_ADDR_MASK) | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
+	     (write ? JIT_LOG_WRITE : 0);
+	j->log_pos = p + 1;
 }
 
 /* ---- where translated cut exits go on ------------------------------------- */
@@ -919,7 +1004,9 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_free(e, u);
 	tcg_e_free(e, t);
 	j->cur_fetch = NULL;
+	j->cur_base_ok = j->cur_dirty = false;
 	if (j->log_on) {     /* the block runs: its start into the access log */
+		j->cur_base = tcg_e_temp(e);
 		j->cur_fetch = tcg_e_label(e);
 		j->cur_fetch_back = tcg_e_label(e);
 		tcg_e_br(e, j->cur_fetch);
@@ -1443,6 +1530,7 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 				       FETCH_UNSURE : FETCH_CHECKED;
 
 		emit_log_fetch(j, e, s, pc, size, kind);
+		tcg_e_free(e, j->cur_base);
 	}
 	j->cur = NULL;
 	s->pc = pc;
@@ -1458,6 +1546,7 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 }
 
 static const struct tcg_observer observer = {
+	.barrier = on_barrier,
 	.block_start = on_block_start,
 	.block_exit = on_block_exit,
 	.block_done = on_block_done,
@@ -1477,4 +1566,6 @@ void jit_count_end(struct jit_count *j)
 {
 	tcg_emit_observe(NULL, NULL);
 	j->cur = NULL;
+	if (j->log)          /* a fault may have stopped a block between barriers */
+		(void)log_end(j);
 }

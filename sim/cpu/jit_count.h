@@ -211,6 +211,7 @@ void jit_count_force_next(struct jit_count *j);
 #define JIT_LOG_RANGE      (UINT64_C(1) << 61)
 #define JIT_LOG_RANGE_SHIFT 47
 #define JIT_LOG_RANGE_SIZE_MASK ((UINT64_C(1) << (61 - JIT_LOG_RANGE_SHIFT)) - 1)
+#define JIT_LOG_DATA       (UINT64_C(1) << 59)   /* every data record: none is 0 */
 #define JIT_LOG_WRITE      (UINT64_C(1) << 58)
 #define JIT_LOG_SIZE_SHIFT 56
 #define JIT_LOG_ADDR_MASK  ((UINT64_C(1) << JIT_LOG_SIZE_SHIFT) - 1)
@@ -219,13 +220,17 @@ void jit_count_force_next(struct jit_count *j);
  * drops the translations); -ENOMEM if it cannot be made. */
 int jit_count_log(struct jit_count *j, bool on);
 bool jit_count_logging(const struct jit_count *j);
-/* The records since the last take, [*begin, return); the log is empty
- * after, and records go to the log's other half, so the ones returned
- * stay as they are until the next take. */
-const uint64_t *jit_count_log_take(struct jit_count *j, const uint64_t **begin);
-/* The records since the last take. */
-size_t jit_count_log_fill(const struct jit_count *j);
-/* The most records a half holds at a slow path before it must be taken
+/* The records since the last take, [*begin, return); none is pending
+ * after. With swap (only at a block start: a block's translated code
+ * keeps its place in the log, emit_data_record), records go on in the
+ * log's other half, whose records must all have been replayed; without,
+ * after these in the same half. The ones returned stay as they are until
+ * they are replayed (which leaves them 0). */
+uint64_t *jit_count_log_take(struct jit_count *j, uint64_t **begin, bool swap);
+/* The records since the last take; and in the half being written. */
+size_t jit_count_log_fill(struct jit_count *j);
+size_t jit_count_log_used(struct jit_count *j);
+/* The most records a half holds at a slow path before it must be swapped
  * (the blocks up to the next slow path add at most JIT_LOG_CAP). */
 #define JIT_LOG_KEEP (4 * (size_t)JIT_LOG_CAP)
 /* After a replay of the log through cm (nothing pending): the fetch

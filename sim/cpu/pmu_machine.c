@@ -1423,46 +1423,52 @@ static void log_collect(struct pmu_vcpu *pv)
 /* Below this many records a hand-over to the replay thread costs more
  * than it saves: they wait for the next slow path. */
 #define LOG_GIVE_MIN ((size_t)1 << 14)
+/* A half that reports (log_drain) have taken this far goes back to its
+ * start when the thread is idle, so that the log stays in the pages it
+ * has (each new one is a page the kernel must zero). */
+#define LOG_REWIND ((size_t)1 << 17)
 
 /*
  * At a slow path, while logging: the records since the last take go to
- * the replay thread when it is idle and they are enough (LOG_GIVE_MIN); a
- * busy thread is waited for only when the log's half is full
- * (JIT_LOG_KEEP). Without a thread they are replayed here. Only counting
- * events count memory sources while logging (hooks_decide), so no
- * overflow falls between two records, and the counts need to be exact
+ * the replay thread when it is idle and they are enough (LOG_GIVE_MIN),
+ * and the log goes on in its other half; a busy thread is waited for only
+ * when the log's half is full (JIT_LOG_KEEP). Without a thread they are
+ * replayed here. Only
+ * counting events count memory sources while logging (hooks_decide), so
+ * no overflow falls between two records, and the counts need to be exact
  * only when the batch is reported (log_drain).
  */
 static void log_advance(struct pmu_vcpu *pv)
 {
-	size_t fill = jit_count_log_fill(pv->jit);
-	const uint64_t *b = NULL, *e;
+	size_t fill = jit_count_log_fill(pv->jit), used = jit_count_log_used(pv->jit);
+	uint64_t *b = NULL, *e;
 
 	take_inline_fetches(pv);
-	if (!pv->replay || fill < LOG_GIVE_MIN)
+	if (!pv->replay || (fill < LOG_GIVE_MIN && used < LOG_REWIND))
 		return;
 	if (access_replay_busy(pv->replay)) {
-		if (fill < JIT_LOG_KEEP)
+		if (used < JIT_LOG_KEEP)
 			return;
 		access_replay_wait(pv->replay);
 	}
-	e = jit_count_log_take(pv->jit, &b);
-	if (!access_replay_give(pv->replay, b, e)) {
+	e = jit_count_log_take(pv->jit, &b, true);
+	if (b != e && !access_replay_give(pv->replay, b, e)) {
 		access_replay_now(pv->replay, b, e);
 		log_collect(pv);
 	}
 }
 
 /* Before a report: every record so far replayed (the thread's batch, then
- * the rest here) and counted into the batch. */
+ * the rest here) and counted into the batch. A report may come in the
+ * middle of a block (a page fault): the log goes on in the same half. */
 static void log_drain(struct pmu_vcpu *pv)
 {
-	const uint64_t *b = NULL, *e;
+	uint64_t *b = NULL, *e;
 
 	if (!pv->replay || !pv->jit)
 		return;
 	access_replay_wait(pv->replay);
-	e = jit_count_log_take(pv->jit, &b);
+	e = jit_count_log_take(pv->jit, &b, false);
 	if (e)
 		access_replay_now(pv->replay, b, e);
 	log_collect(pv);

@@ -40,6 +40,8 @@ struct uc_hook_head {
 };
 typedef void (*brcondi_i32_fn)(struct tcg_emit *s, int cond, tcg_val a, int32_t imm,
 			       struct tcg_label *l);
+typedef void (*brcond_fn)(struct tcg_emit *s, int cond, tcg_val a, tcg_val b,
+			  struct tcg_label *l);
 typedef void (*op2_fn)(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2);
 typedef void (*op3_fn)(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
 typedef void (*goto_tb_fn)(struct tcg_emit *s, unsigned idx);
@@ -77,6 +79,7 @@ struct tcg_arch {
 	/* resolve_all(): the real functions our definitions stand for */
 	add_inline_hook_fn real_add_inline_hook;
 	brcondi_i32_fn real_brcondi_i32;
+	brcond_fn real_brcond_i32;
 	op2_fn real_op2;
 	op3_fn real_op3;
 	goto_tb_fn real_goto_tb;
@@ -153,6 +156,7 @@ static void resolve_arch(struct tcg_arch *a)
 	a->call_n = (call_n_fn)sym(a, "tcg_gen_callN");
 	a->real_add_inline_hook = (add_inline_hook_fn)sym(a, "uc_add_inline_hook");
 	a->real_brcondi_i32 = (brcondi_i32_fn)sym(a, "tcg_gen_brcondi_i32");
+	a->real_brcond_i32 = (brcond_fn)sym(a, "tcg_gen_brcond_i32");
 	a->real_op2 = (op2_fn)sym(a, "tcg_gen_op2");
 	a->real_op3 = (op3_fn)sym(a, "tcg_gen_op3");
 	a->real_goto_tb = (goto_tb_fn)sym(a, "tcg_gen_goto_tb");
@@ -161,7 +165,8 @@ static void resolve_arch(struct tcg_arch *a)
 	a->real_gen_code = (gen_code_fn)sym(a, "tcg_gen_code");
 	a->resolved = a->temp_new && a->temp_free && a->const_i64 && a->const_i32 && a->op1 &&
 		      a->op3 && a->addi && a->andi && a->ori && a->brcondi_i64 && a->brcond_i64 && a->new_label && a->call_n &&
-		      a->real_add_inline_hook && a->real_brcondi_i32 && a->real_op2 &&
+		      a->real_add_inline_hook && a->real_brcondi_i32 && a->real_brcond_i32 &&
+		      a->real_op2 &&
 		      a->real_op3 && a->real_goto_tb && a->real_goto_ptr && a->real_exit_tb &&
 		      a->real_gen_code;
 }
@@ -215,11 +220,22 @@ static void add_inline_hook(const struct tcg_arch *a, void *uc, void *hook, void
 	REAL(a, real_add_inline_hook)(uc, hook, args, nargs);
 }
 
+/* Before the translator's (or the emitter's) helper calls, labels,
+ * branches and exits (tcg_observer.barrier). */
+static void barrier(const struct tcg_arch *a, struct tcg_emit *s)
+{
+	if (tl.o && tl.o->barrier) {
+		tl.arch = a;
+		tl.o->barrier(tl.opaque, s);
+	}
+}
+
 /* gen_tb_start(): "if (icount_decr < 0) goto exitreq" is the first
  * brcondi_i32 after the block hook's call. */
 static void brcondi_i32(const struct tcg_arch *a, struct tcg_emit *s, int cond, tcg_val v,
 			int32_t imm, struct tcg_label *l)
 {
+	barrier(a, s);
 	REAL(a, real_brcondi_i32)(s, cond, v, imm, l);
 	if (tl.start_pending && cond == TCG_COND_LT && imm == 0) {
 		tl.start_pending = false;
@@ -247,6 +263,7 @@ static void insn_start(uint64_t pc)
 
 static void goto_tb(const struct tcg_arch *a, struct tcg_emit *s, unsigned idx)
 {
+	barrier(a, s);
 	if (tl.o && tl.in_insn) {
 		tl.arch = a;
 		tl.o->block_exit(tl.opaque, s, TCG_EXIT_DIRECT, idx, tl.insn_pc);
@@ -256,6 +273,7 @@ static void goto_tb(const struct tcg_arch *a, struct tcg_emit *s, unsigned idx)
 
 static void goto_ptr(const struct tcg_arch *a, struct tcg_emit *s)
 {
+	barrier(a, s);
 	if (tl.o && tl.in_insn) {
 		tl.arch = a;
 		tl.o->block_exit(tl.opaque, s, TCG_EXIT_LOOKUP, 0, tl.insn_pc);
@@ -274,6 +292,7 @@ static void exit_tb(const struct tcg_arch *a, struct tcg_emit *s, const void *tb
 	const void *chain_tb;
 	bool direct;
 
+	barrier(a, s);
 	if (tl.o && tl.in_insn && !tb && a == &arch_x86_64) {
 		tl.arch = a;
 		tl.o->block_exit(tl.opaque, s, TCG_EXIT_DYNAMIC, idx, tl.insn_pc);
@@ -334,6 +353,47 @@ static int gen_code(const struct tcg_arch *a, struct tcg_emit *s, const struct q
 	int tcg_gen_code_##A(struct tcg_emit *s, const struct qemu_tb_head *tb)            \
 	{                                                                                  \
 		return gen_code(&arch_##A, s, tb);                                         \
+	}                                                                                  \
+	/* the other basic-block ends (set_label, br, the brconds that the */           \
+	/* immediate forms and the translators call), and helper calls     */           \
+	void tcg_gen_op1_##A(struct tcg_emit *s, int opc, tcg_arg a1);                     \
+	void tcg_gen_op1_##A(struct tcg_emit *s, int opc, tcg_arg a1)                      \
+	{                                                                                  \
+		if (opc == OP_SET_LABEL || opc == OP_BR)                                   \
+			barrier(&arch_##A, s);                                             \
+		REAL(&arch_##A, op1)(s, opc, a1);                                          \
+	}                                                                                  \
+	void tcg_gen_brcond_i32_##A(struct tcg_emit *s, int cond, tcg_val v, tcg_val w,    \
+				    struct tcg_label *l);                                  \
+	void tcg_gen_brcond_i32_##A(struct tcg_emit *s, int cond, tcg_val v, tcg_val w,    \
+				    struct tcg_label *l)                                   \
+	{                                                                                  \
+		barrier(&arch_##A, s);                                                     \
+		REAL(&arch_##A, real_brcond_i32)(s, cond, v, w, l);                        \
+	}                                                                                  \
+	void tcg_gen_brcond_i64_##A(struct tcg_emit *s, int cond, tcg_val v, tcg_val w,    \
+				    struct tcg_label *l);                                  \
+	void tcg_gen_brcond_i64_##A(struct tcg_emit *s, int cond, tcg_val v, tcg_val w,    \
+				    struct tcg_label *l)                                   \
+	{                                                                                  \
+		barrier(&arch_##A, s);                                                     \
+		REAL(&arch_##A, brcond_i64)(s, cond, v, w, l);                             \
+	}                                                                                  \
+	void tcg_gen_brcondi_i64_##A(struct tcg_emit *s, int cond, tcg_val v, int64_t imm, \
+				     struct tcg_label *l);                                 \
+	void tcg_gen_brcondi_i64_##A(struct tcg_emit *s, int cond, tcg_val v, int64_t imm, \
+				     struct tcg_label *l)                                  \
+	{                                                                                  \
+		barrier(&arch_##A, s);                                                     \
+		REAL(&arch_##A, brcondi_i64)(s, cond, v, imm, l);                          \
+	}                                                                                  \
+	void tcg_gen_callN_##A(struct tcg_emit *s, void *func, void *ret, int nargs,       \
+			       void **args);                                               \
+	void tcg_gen_callN_##A(struct tcg_emit *s, void *func, void *ret, int nargs,       \
+			       void **args)                                                \
+	{                                                                                  \
+		barrier(&arch_##A, s);                                                     \
+		REAL(&arch_##A, call_n)(s, func, ret, nargs, args);                        \
 	}
 
 INTERPOSE(x86_64)

@@ -71,6 +71,13 @@ struct tcg_observer {
 	 * cpu_ld/st*_data_ra, cpu_ld/st*_mmuidx_ra), before it happens. May
 	 * be NULL. */
 	void (*helper_access)(void *opaque, uint64_t addr, unsigned size_log2, bool write);
+	/* The translator is about to emit a helper call, a label, a branch
+	 * or an exit (what is emitted here runs right before it, on the
+	 * straight path): what the observer keeps in temps dies with the
+	 * basic block, a helper may change what it mirrors in memory, and
+	 * code after a label may be reached from elsewhere. Also comes for
+	 * the emitter's own branches. May be NULL. */
+	void (*barrier)(void *opaque, struct tcg_emit *e);
 };
 
 /* Whether the interposition works with this libunicorn (probed once per

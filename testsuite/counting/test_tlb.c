@@ -251,6 +251,33 @@ static void test_fetch_log_as_hook(void **state)
 }
 
 /*
+ * Records in the middle of a block: the translated code moves the log's
+ * end at the block's barriers only (jit_count.c: emit_data_record).
+ * tlb_patterns segv stores to four new lines before each of N faulting
+ * loads (the stores are past the end when the run stops); helper stores
+ * around an FXSAVE, whose helper appends its accesses from C in between.
+ * L1D.REPLACEMENT and LONGEST_LAT_CACHE.MISS count the new lines (at
+ * least 4N), the same through the log as through the memory hook.
+ */
+static void test_log_mid_block(void **state)
+{
+	static const char *const kinds[] = { "segv", "helper" };
+	const long n = 1000;
+	unsigned long long log[2], hk[2];
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		counts("skylake", kinds[i], n, 1, "0151 412e none", log, 2);
+		counts("skylake", kinds[i], n, 1, "0151 412e hook", hk, 2);
+		for (int k = 0; k < 2; k++)
+			if (log[k] != hk[k])
+				fail_msg("%s x %ld: event %d: %llu through the log, %llu through "
+					 "the hook", kinds[i], n, k, log[k], hk[k]);
+		assert_true(log[0] >= 4 * (unsigned long long)n);
+	}
+}
+
+/*
  * The access log replayed by the replay thread (the default), in the
  * guest thread's own host thread (--no-replay-thread) and the memory hook
  * instead of the log give the same counts, over a fork (the child's
@@ -332,6 +359,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_data_caches_by_lines),
 		cmocka_unit_test(test_fetch_log_as_hook),
 		cmocka_unit_test(test_faults_move_no_count),
+		cmocka_unit_test(test_log_mid_block),
 		cmocka_unit_test(test_replay_thread),
 	};
 
