@@ -27,6 +27,7 @@ struct access_replay {
 	/* replay state, the thread's while it is busy */
 	uint64_t rep;                /* the last block start ended with a REP
 				      * instruction at rep - 1 (0: it did not) */
+	bool fetched;                /* a block start replayed since the collect */
 	struct mem_counts n;         /* counted since the collect */
 	/* the hand-over, under mu */
 	pthread_mutex_t mu;
@@ -86,18 +87,10 @@ void mem_counts_fetch(struct mem_counts *m, const struct pmu_cache_geometry *g, 
 
 /* ---- the replay -------------------------------------------------------------- */
 
-/* A block's code through the instruction side: most fetches hit the most
- * recent lines and pages of their sets and are only counted. */
 static void fetch(struct access_replay *r, uint64_t addr, uint32_t size)
 {
 	struct cache_outcome o;
-	unsigned lines, pages;
 
-	if (cache_model_fetch_mru(r->cm, addr, size, &lines, &pages)) {
-		r->n.fetch_n[0] += lines;
-		r->n.tlb_n[0][0] += pages;
-		return;
-	}
 	cache_model_fetch(r->cm, addr, size, &o);
 	mem_counts_fetch(&r->n, r->g, addr, size, &o);
 }
@@ -121,9 +114,19 @@ static void replay(struct access_replay *r, uint64_t *p, uint64_t *end)
 
 		*p = 0;          /* the log past its end is 0 (jit_count.c: log_end) */
 		if (v & JIT_LOG_FETCH) {
-			const struct jit_slot *s = (const struct jit_slot *)(uintptr_t)
-						   (v & ~JIT_LOG_FETCH);
+			const struct jit_slot *s;
 
+			r->fetched = true;
+			if (v & JIT_LOG_AFTER_HITS)
+				rep = 0;     /* its predecessor ended with no REP */
+			if (v & JIT_LOG_RANGE) {   /* no REP at either end */
+				fetch(r, v & ((UINT64_C(1) << JIT_LOG_RANGE_SHIFT) - 1),
+				      (uint32_t)(v >> JIT_LOG_RANGE_SHIFT) & JIT_LOG_RANGE_SIZE_MASK);
+				rep = 0;
+				continue;
+			}
+			s = (const struct jit_slot *)(uintptr_t)
+			    (v & ~(JIT_LOG_FETCH | JIT_LOG_AFTER_HITS));
 			if (s->fetch_none) {
 				rep = 0;
 				continue;
@@ -346,9 +349,13 @@ void access_replay_now(struct access_replay *r, uint64_t *begin, uint64_t *end)
 	replay(r, begin, end);
 }
 
-void access_replay_collect(struct access_replay *r, struct mem_counts *into)
+bool access_replay_collect(struct access_replay *r, struct mem_counts *into)
 {
+	bool fetched = r->fetched;
+
 	assert(!access_replay_busy(r));
 	mem_counts_add(into, &r->n);
 	memset(&r->n, 0, sizeof(r->n));
+	r->fetched = false;
+	return fetched;
 }

@@ -77,7 +77,9 @@ void access_replay_wait(struct access_replay *r);
  * replayer must be idle. */
 void access_replay_now(struct access_replay *r, uint64_t *begin, uint64_t *end);
 
-/* Idle replayer: adds what it counted since the last collect to *into. */
-void access_replay_collect(struct access_replay *r, struct mem_counts *into);
+/* Idle replayer: adds what it counted since the last collect to *into, and
+ * returns whether it replayed any block start since then (the caller then
+ * resyncs the fetch side's shadows from the model, jit_count.h). */
+bool access_replay_collect(struct access_replay *r, struct mem_counts *into);
 
 #endif

@@ -122,25 +122,6 @@ static inline bool cache_model_data_mru(const struct cache_model *cm, uint64_t a
 	       lru_sets_mru(&cm->lvl[CACHE_L1], addr >> cm->line_shift) &&
 	       lru_sets_mru(&cm->tlb[CACHE_TLB_D1], addr >> 12);
 }
-/* Whether an instruction fetch of size bytes (> 0) at addr lies in lines
- * and pages that are each the most recent of their L1I and first-level
- * ITLB sets: hits that change no state, which cache_model_fetch() would
- * report as *lines lines and *pages pages, no miss. */
-static inline bool cache_model_fetch_mru(const struct cache_model *cm, uint64_t addr,
-					 unsigned size, unsigned *lines, unsigned *pages)
-{
-	uint64_t end = addr + size - 1;
-
-	for (uint64_t l = addr >> cm->line_shift; l <= end >> cm->line_shift; l++)
-		if (!lru_sets_mru(&cm->l1i, l))
-			return false;
-	for (uint64_t p = addr >> 12; p <= end >> 12; p++)
-		if (!lru_sets_mru(&cm->tlb[CACHE_TLB_I1], p))
-			return false;
-	*lines = (unsigned)((end >> cm->line_shift) - (addr >> cm->line_shift) + 1);
-	*pages = (unsigned)((end >> 12) - (addr >> 12) + 1);
-	return true;
-}
 /* Data accesses counted in bulk: by kind and the level that served them,
  * the lines that missed each level, and the pages that missed the
  * first-level DTLB and those walked (struct cache_outcome's sums). */

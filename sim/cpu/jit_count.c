@@ -77,6 +77,10 @@ struct jit_count {
 	uint64_t scratch;            /* a return's miss_store */
 	uint64_t rep_pc;             /* a REP that looped back (with dyn's bias) */
 	uint64_t *log_pos;           /* the access log's next record */
+	uint64_t fetch_sum;          /* lines | pages << 32 counted inline (the
+				      * head bounds the starts between two takes,
+				      * JIT_LOG_HEAD: neither half overflows) */
+	uint64_t fetch_after;        /* JIT_LOG_AFTER_HITS once one was, else 0 */
 	uint64_t cont_pc;            /* a cut exit: where its straight run goes on
 				      * (the next block start takes it; CONT_NONE:
 				      * the exit before was no cut) */
@@ -97,8 +101,9 @@ struct jit_count {
 	struct jit_slot *cur;        /* the block being translated */
 	void *cur_uc, *cur_hook;     /* its slow-path call, emitted at its end */
 	struct tcg_label *cur_slow, *cur_back;
-	/* its records (emit_record): written at cur_base + 8 * cur_k,
-	 * log_pos stored at the next barrier (on_barrier) */
+	struct tcg_label *cur_fetch, *cur_fetch_back;  /* its start's log check */
+	/* its data records (emit_data_record): written at cur_base + 8 *
+	 * cur_k, log_pos stored at the next barrier (on_barrier) */
 	tcg_val cur_base;
 	int64_t cur_k;
 	bool cur_base_ok;            /* cur_base holds log_pos (this basic block) */
@@ -122,6 +127,13 @@ struct jit_count {
 				      * LOG_MAP_RECORDS), or NULL */
 	uint64_t *log_begin;         /* the half being written */
 	bool log_on;                 /* translations append to it */
+	/* the fetch side's shadows (jit_count_fetch_sync): the tag (line or
+	 * page + 1, 0: unknown) each L1I and first-level ITLB set will have
+	 * most recent once the log is replayed; read and written by block
+	 * starts, NULL until the first sync */
+	uint64_t *sh_l1i, *sh_itlb;
+	uint64_t sh_l1i_mask, sh_itlb_mask;
+	unsigned sh_line_shift;
 	/* where translated cut exits let a run go on (open addressing, 0
 	 * free): only a block that starts at one of them carries the
 	 * continuation check (translation costs per op) */
@@ -286,6 +298,8 @@ void jit_count_free(struct jit_count *j)
 	if (!j)
 		return;
 	free(j->cut_end);
+	free(j->sh_l1i);
+	free(j->sh_itlb);
 	if (j->log)
 		munmap(j->log, log_bytes());
 	while (j->chunks) {
@@ -295,6 +309,16 @@ void jit_count_free(struct jit_count *j)
 		j->chunks = n;
 	}
 	free(j);
+}
+
+/* Every shadow unknown (0) until the next jit_count_fetch_sync: block
+ * starts record. */
+static void shadows_forget(struct jit_count *j)
+{
+	if (!j->sh_l1i)
+		return;
+	memset(j->sh_l1i, 0, (j->sh_l1i_mask + 1) * sizeof(*j->sh_l1i));
+	memset(j->sh_itlb, 0, (j->sh_itlb_mask + 1) * sizeof(*j->sh_itlb));
 }
 
 int jit_count_log(struct jit_count *j, bool on)
@@ -309,7 +333,40 @@ int jit_count_log(struct jit_count *j, bool on)
 		j->log_begin = j->log_pos = j->log;
 	}
 	j->log_on = on;
+	shadows_forget(j);   /* fetches went elsewhere meanwhile */
 	return 0;
+}
+
+void jit_count_fetch_sync(struct jit_count *j, const struct cache_model *cm)
+{
+	const struct lru_sets *l1i = &cm->l1i, *itlb = &cm->tlb[CACHE_TLB_I1];
+
+	if (!j->sh_l1i) {
+		uint64_t *a = calloc(l1i->set_mask + 1, sizeof(*a));
+		uint64_t *b = calloc(itlb->set_mask + 1, sizeof(*b));
+
+		if (!a || !b) {
+			free(a);
+			free(b);
+			return;
+		}
+		j->sh_l1i = a;
+		j->sh_itlb = b;
+		j->sh_l1i_mask = l1i->set_mask;
+		j->sh_itlb_mask = itlb->set_mask;
+		j->sh_line_shift = cm->line_shift;
+	}
+	assert(j->sh_l1i_mask == l1i->set_mask && j->sh_itlb_mask == itlb->set_mask &&
+	       j->sh_line_shift == cm->line_shift);
+	lru_sets_mru_tags(l1i, j->sh_l1i);
+	lru_sets_mru_tags(itlb, j->sh_itlb);
+}
+
+void jit_count_fetch_take(struct jit_count *j, uint64_t *lines, uint64_t *pages)
+{
+	*lines = (uint32_t)j->fetch_sum;
+	*pages = j->fetch_sum >> 32;
+	j->fetch_sum = 0;
 }
 
 bool jit_count_logging(const struct jit_count *j)
@@ -364,19 +421,31 @@ size_t jit_count_log_used(struct jit_count *j)
 	return j->log ? (size_t)(log_end(j) - log_half(j)) : 0;
 }
 
+/* log_pos[0] = v; log_pos++ (v a value made by the caller) */
+static void emit_log_append(struct jit_count *j, struct tcg_emit *e, tcg_val v)
+{
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), p = tcg_e_temp(e);
+
+	tcg_e_ld64(e, p, S, OFF(log_pos));
+	tcg_e_st64(e, v, p, 0);
+	tcg_e_addi(e, p, p, 8);
+	tcg_e_st64(e, p, S, OFF(log_pos));
+	tcg_e_free(e, p);
+	tcg_e_free(e, S);
+}
+
 /*
- * The records of a basic block, one store each (and the op that makes a
- * data record's value): the first loads log_pos into cur_base, each is
- * stored at cur_base + 8 * k, and log_pos moves on at the block's end
- * (on_barrier: before a helper call, a label, a branch or an exit), not
- * at each record:
+ * The data records of a basic block, two ops each: the first loads
+ * log_pos into cur_base, each is stored at cur_base + 8 * k, and log_pos
+ * moves on at the block's end (on_barrier: before a helper call, a label,
+ * a branch or an exit), not at each record:
  *   base = log_pos; base[0] = r0; base[1] = r1; ...; log_pos = base + 8 * k
  * A run that stops in between (a fault in a later access) leaves records
  * past log_pos; no record is 0 (JIT_LOG_DATA, JIT_LOG_FETCH) and the
  * replay zeroes what it read, so the log's end is the first 0 from
  * log_pos on (log_end), which is where C looks for it.
  */
-static void emit_record(struct jit_count *j, struct tcg_emit *e, tcg_val v)
+static void emit_data_record(struct jit_count *j, struct tcg_emit *e, tcg_val v)
 {
 	if (!j->cur_base_ok) {
 		tcg_val S = tcg_e_const(e, (uintptr_t)j);
@@ -423,7 +492,7 @@ static void on_mem_access(void *opaque, struct tcg_emit *e, tcg_val addr, unsign
 	v = tcg_e_temp(e);
 	tcg_e_ori(e, v, addr, (int64_t)(JIT_LOG_DATA | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
 					 (write ? JIT_LOG_WRITE : 0)));
-	emit_record(j, e, v);
+	emit_data_record(j, e, v);
 	tcg_e_free(e, v);
 }
 
@@ -731,9 +800,9 @@ void jit_count_code_changed(struct jit_count *j)
 		for (unsigned i = 0; i < c->used; i++)
 			c->s[i].cont_start = CONT_NONE;
 	j->cont_of = NULL;
-	/* pending records stay as they are: a start's record fetches what
-	 * its slot said at translation (jit_slot.fetch_none, rep_end_off),
-	 * whatever the code became since */
+	/* the shadows stay: a record fetches what its slot said at
+	 * translation (jit_slot.fetch_none, rep_end_off), whatever the code
+	 * became since */
 }
 
 /* ---- what translated blocks carry ------------------------------------------- */
@@ -779,11 +848,117 @@ static void emit_slot_pair(struct jit_count *j, struct tcg_emit *e, const struct
 	tcg_e_free(e, S);
 }
 
+/* How a block's start goes into the access log, decided when its
+ * translation is done (on_block_done) from its decode b (NULL: none). */
+enum fetch_kind {
+	FETCH_CHECKED,     /* all its lines and pages shadowed: checked */
+	FETCH_RECORDED,    /* too many to check: recorded, shadows set */
+	FETCH_UNSURE,      /* recorded, and its shadows unknown until the next
+			    * sync: it starts or ends with a REP instruction
+			    * (the replay tells a REP's further iterations,
+			    * which fetch nothing, by the records), or it has
+			    * no decode (its record fetches nothing) */
+};
+#define FETCH_CHECK_LINES 4
+#define FETCH_CHECK_PAGES 2
+
+/* *(uint64_t *)addr = v */
+static void emit_store_abs(struct tcg_emit *e, const uint64_t *addr, uint64_t v)
+{
+	tcg_val A = tcg_e_const(e, (uintptr_t)addr), u = tcg_e_const(e, v);
+
+	tcg_e_st64(e, u, A, 0);
+	tcg_e_free(e, u);
+	tcg_e_free(e, A);
+}
+
+/* if (*(uint64_t *)addr != v) goto l */
+static void emit_br_if_word_ne(struct tcg_emit *e, const uint64_t *addr, uint64_t v,
+			       struct tcg_label *l)
+{
+	tcg_val A = tcg_e_const(e, (uintptr_t)addr), t = tcg_e_temp(e);
+
+	tcg_e_ld64(e, t, A, 0);
+	tcg_e_br_if_ne(e, t, (int64_t)v, l);
+	tcg_e_free(e, t);
+	tcg_e_free(e, A);
+}
+
+/* The shadow word and tag of line (or page) x of a set array. */
+#define SHADOW(arr, mask, x) (&(arr)[(x) & (mask)])
+
+/*
+ * A block start while logging, out of the straight path (the start jumps
+ * here, cur_fetch, and is sent back): with every line and page of the
+ * block the most recent of its L1I and ITLB set in the shadows, the fetch
+ * hits them all and moves nothing, so it is only counted:
+ *   if (all shadows hold the block's tags) {          (FETCH_CHECKED)
+ *       fetch_sum += lines | pages << 32; fetch_after = JIT_LOG_AFTER_HITS;
+ *   } else {
+ *       record FETCH | slot (or RANGE | size | pc) | fetch_after;
+ *       fetch_after = 0;
+ *       the shadows of its lines, then of its pages = their tags (the
+ *       replayed fetch touches them in that order, so each ends the most
+ *       recent of its set), or 0 (FETCH_UNSURE: it may fetch nothing)
+ *   }
+ * L1I and the first-level ITLB change only with fetches, which all come
+ * here while logging, so between two syncs (jit_count_fetch_sync) a
+ * shadow is the most recent tag of its set once the log is replayed.
+ */
+static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_slot *s,
+			   uint64_t pc, uint32_t size, enum fetch_kind kind)
+{
+	struct tcg_label *record = tcg_e_label(e);
+	unsigned ls = j->sh_line_shift;
+	uint64_t l0 = pc >> ls, l1 = (pc + size - 1) >> ls, p0 = pc >> 12, p1 = (pc + size - 1) >> 12;
+	bool shadowed = j->sh_l1i && size;
+	tcg_val S, t, u;
+
+	if (shadowed && kind == FETCH_CHECKED &&
+	    (l1 - l0 >= FETCH_CHECK_LINES || p1 - p0 >= FETCH_CHECK_PAGES))
+		kind = FETCH_RECORDED;
+	tcg_e_set_label(e, j->cur_fetch);
+	if (shadowed && kind == FETCH_CHECKED) {
+		for (uint64_t l = l0; l <= l1; l++)
+			emit_br_if_word_ne(e, SHADOW(j->sh_l1i, j->sh_l1i_mask, l), l + 1, record);
+		for (uint64_t p = p0; p <= p1; p++)
+			emit_br_if_word_ne(e, SHADOW(j->sh_itlb, j->sh_itlb_mask, p), p + 1, record);
+		S = tcg_e_const(e, (uintptr_t)j);
+		t = tcg_e_temp(e);
+		tcg_e_ld64(e, t, S, OFF(fetch_sum));
+		tcg_e_addi(e, t, t, (int64_t)((l1 - l0 + 1) | (p1 - p0 + 1) << 32));
+		tcg_e_st64(e, t, S, OFF(fetch_sum));
+		tcg_e_free(e, t);
+		tcg_e_free(e, S);
+		emit_store_imm(j, e, OFF(fetch_after), JIT_LOG_AFTER_HITS);
+		tcg_e_br(e, j->cur_fetch_back);
+	}
+	tcg_e_set_label(e, record);
+	S = tcg_e_const(e, (uintptr_t)j);
+	t = tcg_e_temp(e);
+	if (kind == FETCH_UNSURE || pc >> JIT_LOG_RANGE_SHIFT || size > JIT_LOG_RANGE_SIZE_MASK)
+		u = tcg_e_const(e, (uintptr_t)s | JIT_LOG_FETCH);
+	else
+		u = tcg_e_const(e, (int64_t)(JIT_LOG_FETCH | JIT_LOG_RANGE |
+					     (uint64_t)size << JIT_LOG_RANGE_SHIFT | pc));
+	tcg_e_ld64(e, t, S, OFF(fetch_after));
+	tcg_e_add(e, t, t, u);
+	tcg_e_free(e, S);
+	emit_log_append(j, e, t);
+	tcg_e_free(e, u);
+	tcg_e_free(e, t);
+	emit_store_imm(j, e, OFF(fetch_after), 0);
+	for (uint64_t l = l0; shadowed && l <= l1; l++)
+		emit_store_abs(e, SHADOW(j->sh_l1i, j->sh_l1i_mask, l), kind == FETCH_UNSURE ? 0 : l + 1);
+	for (uint64_t p = p0; shadowed && p <= p1; p++)
+		emit_store_abs(e, SHADOW(j->sh_itlb, j->sh_itlb_mask, p), kind == FETCH_UNSURE ? 0 : p + 1);
+	tcg_e_br(e, j->cur_fetch_back);
+}
+
 /*
  * At each block start, after its exit-request test:
  *   w[0] -= slot->k[0]; w[1] += slot->k[1]; w[2] += slot->k[2] (the words
  *   with fields);  if (w[0] < 0) goto slow;  back:
- *   while logging, its record: JIT_LOG_FETCH | slot (emit_record);
  * and after the block's end (on_block_done), out of the straight path:
  *   slow: (AArch64) if a return or indirect branch left its check to this
  *   block (expect, with dyn's bias) and it predicted this block: clear it,
@@ -828,13 +1003,14 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_set_label(e, j->cur_back);
 	tcg_e_free(e, u);
 	tcg_e_free(e, t);
+	j->cur_fetch = NULL;
 	j->cur_base_ok = j->cur_dirty = false;
 	if (j->log_on) {     /* the block runs: its start into the access log */
-		tcg_val R = tcg_e_const(e, (uintptr_t)s | JIT_LOG_FETCH);
-
 		j->cur_base = tcg_e_temp(e);
-		emit_record(j, e, R);
-		tcg_e_free(e, R);
+		j->cur_fetch = tcg_e_label(e);
+		j->cur_fetch_back = tcg_e_label(e);
+		tcg_e_br(e, j->cur_fetch);
+		tcg_e_set_label(e, j->cur_fetch_back);
 	}
 	tcg_e_free(e, B);
 	tcg_e_free(e, S);
@@ -1349,8 +1525,13 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 		       !forced && cut_end_has(j, pc));
 	for (unsigned i = 0; i < j->cur_njcc; i++)
 		emit_jcc_update(j, e, &j->cur_jcc[i]);
-	if (j->log_on)
+	if (j->cur_fetch) {
+		enum fetch_kind kind = !b || !b->n || ((b->ins[0].cls | b->last_cls) & BD_REP) ?
+				       FETCH_UNSURE : FETCH_CHECKED;
+
+		emit_log_fetch(j, e, s, pc, size, kind);
 		tcg_e_free(e, j->cur_base);
+	}
 	j->cur = NULL;
 	s->pc = pc;
 	s->size = size;

@@ -193,16 +193,24 @@ void jit_count_force_next(struct jit_count *j);
  * The access log: while on, blocks translated from then on append, in
  * program order, a record of each start (after the slow path, so a block
  * that leaves before it runs has none) and of each guest data access (the
- * address, its size and whether it writes), with a store each in the
- * translated code and no call, and the accesses of the engine's helpers
- * (FXSAVE, XSAVE, ...) from C as they run; the cache model replays it in
- * C (access_replay.c), from the slow path on and before every report. A
- * record is JIT_LOG_FETCH | the block's slot, or JIT_LOG_DATA | the
- * address | size_log2 << JIT_LOG_SIZE_SHIFT | JIT_LOG_WRITE. The blocks
- * run inline between two slow paths add at most JIT_LOG_CAP records (the
- * head, JIT_LOG_HEAD).
+ * address, its size and whether it writes), with a few inline ops and no
+ * call, and the accesses of the engine's helpers (FXSAVE, XSAVE, ...) from
+ * C as they run; the cache model replays it in C (access_replay.c), from
+ * the slow path on and before every report. A record is JIT_LOG_FETCH | the block's
+ * slot (or JIT_LOG_RANGE and its address and size), or the address |
+ * size_log2 << JIT_LOG_SIZE_SHIFT | JIT_LOG_WRITE. The
+ * blocks run inline between two slow paths add at most JIT_LOG_CAP
+ * records (the head, JIT_LOG_HEAD).
  */
 #define JIT_LOG_FETCH      (UINT64_C(1) << 63)
+#define JIT_LOG_AFTER_HITS (UINT64_C(1) << 62)   /* with FETCH: blocks counted
+						  * inline ran since the record before */
+/* with FETCH: a block that neither starts nor ends with a REP instruction,
+ * by its address and size instead of its slot: address | size <<
+ * JIT_LOG_RANGE_SHIFT (the replay needs neither the slot nor the decode) */
+#define JIT_LOG_RANGE      (UINT64_C(1) << 61)
+#define JIT_LOG_RANGE_SHIFT 47
+#define JIT_LOG_RANGE_SIZE_MASK ((UINT64_C(1) << (61 - JIT_LOG_RANGE_SHIFT)) - 1)
 #define JIT_LOG_DATA       (UINT64_C(1) << 59)   /* every data record: none is 0 */
 #define JIT_LOG_WRITE      (UINT64_C(1) << 58)
 #define JIT_LOG_SIZE_SHIFT 56
@@ -214,7 +222,7 @@ int jit_count_log(struct jit_count *j, bool on);
 bool jit_count_logging(const struct jit_count *j);
 /* The records since the last take, [*begin, return); none is pending
  * after. With swap (only at a block start: a block's translated code
- * keeps its place in the log, emit_record), records go on in the
+ * keeps its place in the log, emit_data_record), records go on in the
  * log's other half, whose records must all have been replayed; without,
  * after these in the same half. The ones returned stay as they are until
  * they are replayed (which leaves them 0). */
@@ -225,6 +233,19 @@ size_t jit_count_log_used(struct jit_count *j);
 /* The most records a half holds at a slow path before it must be swapped
  * (the blocks up to the next slow path add at most JIT_LOG_CAP). */
 #define JIT_LOG_KEEP (4 * (size_t)JIT_LOG_CAP)
+/* After a replay of the log through cm (nothing pending): the fetch
+ * side's shadows take the most recent tag of each L1I and first-level
+ * ITLB set of cm, whose geometry must not change. A block start whose
+ * lines and pages all hold the most recent tag of their sets in the
+ * shadows is counted inline (jit_count_fetch_take) instead of recorded;
+ * a recorded start updates the shadows as its replay will update the
+ * model. The first call allocates them (blocks translated before, or
+ * without the memory for them, record every start). */
+struct cache_model;
+void jit_count_fetch_sync(struct jit_count *j, const struct cache_model *cm);
+/* The sums of the starts counted inline since the last take (lines,
+ * pages); zero after. */
+void jit_count_fetch_take(struct jit_count *j, uint64_t *lines, uint64_t *pages);
 /* The most cycles blocks may run inline between two takes: at most 64
  * records a cycle (8 uops a cycle, 8 accesses an instruction, one record
  * a block start). */

@@ -232,6 +232,8 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 			cache_model_free(pv->cm);
 			pv->cm = NULL;
 			c->mem_toggle_pending = false;   /* no memory: not counted */
+		} else if (pv->jit) {  /* before the access log's blocks are translated */
+			jit_count_fetch_sync(pv->jit, pv->cm);
 		}
 	}
 	return change || c->mem_toggle_pending;
@@ -1389,12 +1391,27 @@ static void mem_count(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned s
 	pv->acc_dirty = true;
 }
 
-/* The idle replayer's counts into the batch's. */
+/* The block starts counted inline since the last take (their lines and
+ * pages the most recent of their sets in the shadows, jit_count.h). */
+static void take_inline_fetches(struct pmu_vcpu *pv)
+{
+	uint64_t lines, pages;
+
+	jit_count_fetch_take(pv->jit, &lines, &pages);
+	pv->mc.fetch_n[0] += lines;
+	pv->mc.tlb_n[0][0] += pages;
+}
+
+/* The idle replayer's counts into the batch's; after a replay of block
+ * starts the shadows take the model's most recent tags (everything taken
+ * is replayed, so the model is as the shadows predict, and it also knows
+ * the sets whose shadows were forgotten). */
 static void log_collect(struct pmu_vcpu *pv)
 {
 	struct mem_counts n = { 0 };
 
-	access_replay_collect(pv->replay, &n);
+	if (access_replay_collect(pv->replay, &n))
+		jit_count_fetch_sync(pv->jit, pv->cm);
 	for (unsigned l = 0; l < CACHE_NR_LEVELS; l++) {
 		pv->c->mem_reads += n.mem_n[0][l];
 		pv->c->mem_writes += n.mem_n[1][l];
@@ -1426,6 +1443,7 @@ static void log_advance(struct pmu_vcpu *pv)
 	size_t fill = jit_count_log_fill(pv->jit), used = jit_count_log_used(pv->jit);
 	uint64_t *b = NULL, *e;
 
+	take_inline_fetches(pv);
 	if (!pv->replay || (fill < LOG_GIVE_MIN && used < LOG_REWIND))
 		return;
 	if (access_replay_busy(pv->replay)) {
@@ -1454,6 +1472,7 @@ static void log_drain(struct pmu_vcpu *pv)
 	if (e)
 		access_replay_now(pv->replay, b, e);
 	log_collect(pv);
+	take_inline_fetches(pv);
 }
 
 void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)
