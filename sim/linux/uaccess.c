@@ -32,8 +32,10 @@ enum uptr_kind {
 	UP_END = 0,
 	UP_FIXED,      /* size bytes */
 	UP_LEN,        /* a[len] x size bytes (size 0 = 1); with LEN32 in len,
-			* a[len]'s low half (an int or unsigned int length,
-			* which the kernel's prototype truncates) */
+			* a[len]'s low half (an unsigned int length, which the
+			* kernel's prototype truncates); with LENINT, the low
+			* half as an int, which the host answers when it is not
+			* positive (EINVAL before any access) */
 	UP_STR,        /* a NUL-terminated string */
 	UP_IOV,        /* struct iovec[a[len]], the buffers with prot */
 	UP_MSG,        /* struct msghdr: name, iovec, control with prot */
@@ -59,6 +61,7 @@ struct uptr_row {
 #define OUT(i, n)     { UP_FIXED, i, 0, W_, n }
 #define INOUT(i, n)   { UP_FIXED, i, 0, R_ | W_, n }
 #define LEN32 0x80
+#define LENINT 0x40
 #define INL(i, l)     { UP_LEN, i, l, R_, 1 }
 #define OUTL(i, l)    { UP_LEN, i, l, W_, 1 }
 #define INOUTN(i, l, s) { UP_LEN, i, l, R_ | W_, s }
@@ -111,22 +114,23 @@ static const struct uptr_row rows[GUEST_NR_SYSCALLS] = {
 	ROWP(renameat, STR(1), STR(3)), ROWP(renameat2, STR(1), STR(3)),
 	ROWP(linkat, STR(1), STR(3)), ROWP(symlinkat, STR(0), STR(2)),
 	ROWP(fchmodat, STR(1)), ROWP(utimensat, STR(1), IN(2, 2 * TIMESPEC)),
-	ROWP(getcwd, OUTL(0, 1)), ROWP(readlink, OUTL(1, 2)), ROWP(readlinkat, OUTL(2, 3)),
+	ROWP(getcwd, OUTL(0, 1)), ROWP(readlink, OUTL(1, 2 | LENINT)), ROWP(readlinkat, OUTL(2, 3 | LENINT)),
 	ROWP(openat2, INL(2, 3)),
 	/* pipes, sockets */
 	ROWP(pipe, OUT(0, 8)), ROWP(pipe2, OUT(0, 8)), ROWP(socketpair, OUT(3, 8)),
-	ROWP(connect, SA_IN(1, 2)), ROWP(bind, SA_IN(1, 2)),
+	ROWP(connect, SA_IN(1, 2 | LENINT)), ROWP(bind, SA_IN(1, 2 | LENINT)),
 	ROWP(accept, SA_OUT(1, 2)), ROWP(accept4, SA_OUT(1, 2)),
 	ROWP(getsockname, SA_OUT(1, 2)), ROWP(getpeername, SA_OUT(1, 2)),
-	ROWP(sendto, INL(1, 2), SA_IN(4, 5)), ROWP(recvfrom, OUTL(1, 2), SA_OUT(4, 5)),
+	ROWP(sendto, INL(1, 2), SA_IN(4, 5 | LENINT)), ROWP(recvfrom, OUTL(1, 2), SA_OUT(4, 5)),
 	ROWP(sendmsg, MSG(1, R_)), ROWP(recvmsg, MSG(1, W_)),
-	ROWP(setsockopt, INL(3, 4)), ROWP(getsockopt, SA_OUT(3, 4)),
+	ROWP(setsockopt, INL(3, 4 | LENINT)), ROWP(getsockopt, SA_OUT(3, 4)),
 	/* waiting */
 	ROWP(poll, INOUTN(0, 1 | LEN32, POLLFD)),
 	ROWP(ppoll, INOUTN(0, 1 | LEN32, POLLFD), INOUT(2, TIMESPEC), IN(3, SIGSET)),
 	ROWP(select, FDSET(1, 0), FDSET(2, 0), FDSET(3, 0), INOUT(4, TIMEVAL)),
 	ROWP(pselect6, FDSET(1, 0), FDSET(2, 0), FDSET(3, 0), INOUT(4, TIMESPEC)),
-	ROWP(epoll_wait, OUTN(1, 2, EPOLL_EVENT)), ROWP(epoll_pwait, OUTN(1, 2, EPOLL_EVENT)),
+	ROWP(epoll_wait, OUTN(1, 2 | LENINT, EPOLL_EVENT)),
+	ROWP(epoll_pwait, OUTN(1, 2 | LENINT, EPOLL_EVENT)),
 	ROWP(epoll_ctl, IN(3, EPOLL_EVENT)),
 	ROWP(ioctl, IOCTL(2, 1)),
 	/* time */
@@ -140,7 +144,7 @@ static const struct uptr_row rows[GUEST_NR_SYSCALLS] = {
 	ROWP(getrandom, OUTL(0, 1)),
 	ROWP(getrlimit, OUT(1, RLIMIT)), ROWP(setrlimit, IN(1, RLIMIT)),
 	ROWP(prlimit64, IN(2, RLIMIT), OUT(3, RLIMIT)), ROWP(getrusage, OUT(1, RUSAGE)),
-	ROWP(getgroups, OUTN(1, 0, 4)), ROWP(getresuid, OUT(0, 4), OUT(1, 4), OUT(2, 4)),
+	ROWP(getgroups, OUTN(1, 0 | LENINT, 4)), ROWP(getresuid, OUT(0, 4), OUT(1, 4), OUT(2, 4)),
 	ROWP(getresgid, OUT(0, 4), OUT(1, 4), OUT(2, 4)),
 	ROWP(sched_getaffinity, OUTL(2, 1 | LEN32)), ROWP(sched_setaffinity, INL(2, 1 | LEN32)),
 	ROWP(getcpu, OUT(0, 4), OUT(1, 4)),
@@ -218,7 +222,13 @@ static long check_one(struct guest_thread *t, const struct uptr_arg *d, const ui
 		len = d->size;
 		break;
 	case UP_LEN: {
-		uint64_t n = (d->len & LEN32) ? (uint32_t)a[d->len & ~LEN32] : a[d->len];
+		uint64_t v = a[d->len & ~(LEN32 | LENINT)], n = (d->len & LEN32) ? (uint32_t)v : v;
+
+		if (d->len & LENINT) {
+			if ((int)v <= 0)
+				return 0;
+			n = (uint64_t)(int)v;
+		}
 
 		if (__builtin_mul_overflow(n, d->size ? d->size : 1, &len))
 			return -EFAULT;

@@ -145,6 +145,36 @@ static void upper_half(void)
 	       r[4], r[1] > 0 ? "ok" : "failed", r[2] > 0 ? "ok" : "failed", r[3]);
 }
 
+/* The length arguments the kernel declares int: a negative one is EINVAL
+ * before any memory is touched (do_readlinkat, move_addr_to_kernel,
+ * __sys_setsockopt, do_epoll_wait, getgroups), and the register's upper
+ * half is dropped. */
+static void int_lengths(void)
+{
+	static char buf[4096] __attribute__((aligned(64)));
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct epoll_event { uint32_t events; uint64_t data; } __attribute__((packed)) ev[4];
+	unsigned long high = 1ul << 32;
+	int ep = (int)syscall(SYS_epoll_create1, 0), s = socket(AF_UNIX, SOCK_DGRAM, 0), v = 4096;
+	long r[10];
+
+	r[0] = ret(syscall(SYS_readlink, "/proc/self/fd/0", buf, -1L));
+	r[1] = ret(syscall(SYS_readlink, "/bin", buf, high | 64));
+	r[2] = ret(syscall(SYS_bind, s, &a, -1L));
+	r[3] = ret(syscall(SYS_connect, s, &a, -1L));
+	r[4] = ret(syscall(SYS_sendto, s, buf, 1, 0, &a, -1L));
+	r[5] = ret(syscall(SYS_setsockopt, s, SOL_SOCKET, SO_RCVBUF, &v, -1L));
+	r[6] = ret(syscall(SYS_epoll_wait, ep, ev, -1L, 0));
+	r[7] = ret(syscall(SYS_epoll_wait, ep, ev, high | 4, 0));
+	r[8] = ret(syscall(SYS_getgroups, -1L, buf));
+	r[9] = ret(syscall(SYS_getgroups, high | 64, buf));
+	printf("int lengths: readlink=%ld,%ld bind=%ld connect=%ld sendto=%ld setsockopt=%ld "
+	       "epoll_wait=%ld,%ld getgroups=%ld,%s\n", r[0], r[1], r[2], r[3], r[4], r[5], r[6],
+	       r[7], r[8], r[9] >= 0 ? "ok" : "failed");
+	close(s);
+	close(ep);
+}
+
 /* A writable mapping of the host's maps (read relatively) that the
  * program's own /proc/self/maps does not list; NULL if there is none. */
 static char *foreign_region(void)
@@ -210,5 +240,6 @@ int main(void)
 	run("PROT_NONE", none, 0);
 	run("read-only", ro, 1);
 	upper_half();
+	int_lengths();
 	return 0;
 }
