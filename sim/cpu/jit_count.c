@@ -102,7 +102,7 @@ struct jit_count {
 	void *cur_uc, *cur_hook;     /* its slow-path call, emitted at its end */
 	struct tcg_label *cur_slow, *cur_back;
 	struct tcg_label *cur_fetch, *cur_fetch_back;  /* its start's log check */
-	/* its data records (emit_data_record): written at cur_base + 8 *
+	/* its records (emit_record): written at cur_base + 8 *
 	 * cur_k, log_pos stored at the next barrier (on_barrier) */
 	tcg_val cur_base;
 	int64_t cur_k;
@@ -375,7 +375,7 @@ bool jit_count_logging(const struct jit_count *j)
 }
 
 /* The log's end: the translated code stores log_pos only at the end of
- * a basic block (emit_data_record); the records a stopped run wrote past
+ * a basic block (emit_record); the records a stopped run wrote past
  * it end at the first 0. */
 static uint64_t *log_end(struct jit_count *j)
 {
@@ -421,21 +421,8 @@ size_t jit_count_log_used(struct jit_count *j)
 	return j->log ? (size_t)(log_end(j) - log_half(j)) : 0;
 }
 
-/* log_pos[0] = v; log_pos++ (v a value made by the caller) */
-static void emit_log_append(struct jit_count *j, struct tcg_emit *e, tcg_val v)
-{
-	tcg_val S = tcg_e_const(e, (uintptr_t)j), p = tcg_e_temp(e);
-
-	tcg_e_ld64(e, p, S, OFF(log_pos));
-	tcg_e_st64(e, v, p, 0);
-	tcg_e_addi(e, p, p, 8);
-	tcg_e_st64(e, p, S, OFF(log_pos));
-	tcg_e_free(e, p);
-	tcg_e_free(e, S);
-}
-
 /*
- * The data records of a basic block, two ops each: the first loads
+ * The records of a basic block (a data record is two ops): the first loads
  * log_pos into cur_base, each is stored at cur_base + 8 * k, and log_pos
  * moves on at the block's end (on_barrier: before a helper call, a label,
  * a branch or an exit), not at each record:
@@ -445,7 +432,7 @@ static void emit_log_append(struct jit_count *j, struct tcg_emit *e, tcg_val v)
  * replay zeroes what it read, so the log's end is the first 0 from
  * log_pos on (log_end), which is where C looks for it.
  */
-static void emit_data_record(struct jit_count *j, struct tcg_emit *e, tcg_val v)
+static void emit_record(struct jit_count *j, struct tcg_emit *e, tcg_val v)
 {
 	if (!j->cur_base_ok) {
 		tcg_val S = tcg_e_const(e, (uintptr_t)j);
@@ -460,15 +447,11 @@ static void emit_data_record(struct jit_count *j, struct tcg_emit *e, tcg_val v)
 	j->cur_dirty = true;
 }
 
-/* Before a helper call, a label, a branch or an exit (tcg_emit.h): the
- * records so far counted in log_pos; the base is reloaded after it (the
- * helper may append, the temp dies with the basic block, a label may be
- * reached from elsewhere). */
-static void on_barrier(void *opaque, struct tcg_emit *e)
+/* The records so far counted in log_pos (log_pos = base + 8 * k); the
+ * next record loads the base again. */
+static void emit_records_end(struct jit_count *j, struct tcg_emit *e)
 {
-	struct jit_count *j = opaque;
-
-	if (j->cur && j->cur_dirty) {
+	if (j->cur_dirty) {
 		tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e);
 
 		tcg_e_addi(e, t, j->cur_base, 8 * j->cur_k);
@@ -478,6 +461,17 @@ static void on_barrier(void *opaque, struct tcg_emit *e)
 	}
 	j->cur_dirty = false;
 	j->cur_base_ok = false;
+}
+
+/* Before a helper call, a label, a branch or an exit (tcg_emit.h): the
+ * records end there (the helper may append, the temp dies with the basic
+ * block, a label may be reached from elsewhere). */
+static void on_barrier(void *opaque, struct tcg_emit *e)
+{
+	struct jit_count *j = opaque;
+
+	if (j->cur)
+		emit_records_end(j, e);
 }
 
 /* A guest data access: its record into the log (while logging). */
@@ -492,7 +486,7 @@ static void on_mem_access(void *opaque, struct tcg_emit *e, tcg_val addr, unsign
 	v = tcg_e_temp(e);
 	tcg_e_ori(e, v, addr, (int64_t)(JIT_LOG_DATA | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
 					 (write ? JIT_LOG_WRITE : 0)));
-	emit_data_record(j, e, v);
+	emit_record(j, e, v);
 	tcg_e_free(e, v);
 }
 
@@ -505,7 +499,7 @@ static void on_helper_access(void *opaque, uint64_t addr, unsigned size_log2, bo
 	if (!j->log_on)
 		return;
 	p = log_end(j);
-	if (p >= j->log_begin + LOG_MAP_RECORDS)
+	if (p >= log_half(j) + LOG_MAP_RECORDS)
 		return;
 	*p = JIT_LOG_DATA | (addr & JIT_LOG_ADDR_MASK) | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
 	     (write ? JIT_LOG_WRITE : 0);
@@ -944,7 +938,9 @@ static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_s
 	tcg_e_ld64(e, t, S, OFF(fetch_after));
 	tcg_e_add(e, t, t, u);
 	tcg_e_free(e, S);
-	emit_log_append(j, e, t);
+	j->cur_base_ok = false;          /* a basic block of its own */
+	emit_record(j, e, t);
+	emit_records_end(j, e);
 	tcg_e_free(e, u);
 	tcg_e_free(e, t);
 	emit_store_imm(j, e, OFF(fetch_after), 0);

@@ -222,7 +222,7 @@ int jit_count_log(struct jit_count *j, bool on);
 bool jit_count_logging(const struct jit_count *j);
 /* The records since the last take, [*begin, return); none is pending
  * after. With swap (only at a block start: a block's translated code
- * keeps its place in the log, emit_data_record), records go on in the
+ * keeps its place in the log, emit_record), records go on in the
  * log's other half, whose records must all have been replayed; without,
  * after these in the same half. The ones returned stay as they are until
  * they are replayed (which leaves them 0). */
