@@ -3,8 +3,9 @@
  * the engine's thread or in a replay thread beside it (access_replay.h),
  * and the memory counts it produces.
  *
- * The thread: one per replayer, started at its first batch, with every
- * signal blocked (the guest's signals are the engine threads' business).
+ * The thread: one per replayer, started with it (access_replay_start),
+ * with every signal blocked (the guest's signals are the engine threads'
+ * business).
  * It waits on cv for a batch, replays it into its own counts, and goes
  * idle again; the vCPU collects the counts when the batch is reported.
  * A host fork() waits until every replayer is idle (fork_prepare), so

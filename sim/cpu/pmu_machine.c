@@ -226,14 +226,14 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	if (c->mem_toggle_pending && !pv->cm) {
 		pv->cm = cache_model_new(c->model->caches);
 		pv->replay = pv->cm ? access_replay_new(pv->cm, c->model->caches) : NULL;
-		if (pv->replay)
-			access_replay_start(pv->replay);
 		if (!pv->replay) {
 			cache_model_free(pv->cm);
 			pv->cm = NULL;
 			c->mem_toggle_pending = false;   /* no memory: not counted */
-		} else if (pv->jit) {  /* before the access log's blocks are translated */
-			jit_count_fetch_sync(pv->jit, pv->cm);
+		} else {
+			access_replay_start(pv->replay);
+			if (pv->jit)   /* before the access log's blocks are translated */
+				jit_count_fetch_sync(pv->jit, pv->cm);
 		}
 	}
 	return change || c->mem_toggle_pending;
