@@ -9,6 +9,7 @@
 #define COUNTING_REGION_H
 
 #include <linux/perf_event.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,6 +17,17 @@
 static __attribute__((unused)) int peo(struct perf_event_attr *a, int group)
 {
 	return (int)syscall(SYS_perf_event_open, a, 0, -1, group, 0);
+}
+
+/* The attr of a user-mode raw event of hex encoding hex, counting. */
+static __attribute__((unused)) void raw_attr(struct perf_event_attr *a, const char *hex)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_RAW;
+	a->config = strtoull(hex, NULL, 16);
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
 }
 
 /* The attr of a user-mode instructions sampler every period. */

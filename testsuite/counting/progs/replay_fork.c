@@ -58,12 +58,7 @@ int main(int argc, char **argv)
 	for (int i = 2; i < argc; i++, n++) {
 		struct perf_event_attr e;
 
-		memset(&e, 0, sizeof(e));
-		e.size = sizeof(e);
-		e.type = PERF_TYPE_RAW;
-		e.config = strtoull(argv[i], NULL, 16);
-		e.exclude_kernel = 1;
-		e.exclude_hv = 1;
+		raw_attr(&e, argv[i]);
 		e.inherit = 1;
 		fd[n] = peo(&e, -1);
 		if (fd[n] < 0) {

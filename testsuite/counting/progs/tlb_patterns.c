@@ -123,15 +123,10 @@ int main(int argc, char **argv)
 	for (int i = 4; i < argc; i++, n++) {
 		struct perf_event_attr a;
 
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_RAW;
-		a.config = strtoull(argv[i], NULL, 16);
+		raw_attr(&a, argv[i]);
 		a.disabled = n == 0;
-		a.exclude_kernel = 1;
-		a.exclude_hv = 1;
 		a.read_format = PERF_FORMAT_GROUP;
-		fd[n] = (int)syscall(SYS_perf_event_open, &a, 0, -1, n ? fd[0] : -1, 0);
+		fd[n] = peo(&a, n ? fd[0] : -1);
 		if (fd[n] < 0) {
 			perror("perf_event_open");
 			return 1;
