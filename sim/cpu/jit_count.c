@@ -77,9 +77,10 @@ struct jit_count {
 	uint64_t scratch;            /* a return's miss_store */
 	uint64_t rep_pc;             /* a REP that looped back (with dyn's bias) */
 	uint64_t *log_pos;           /* the access log's next record */
-	uint64_t fetch_sum;          /* lines | pages << 32 counted inline (the
-				      * head bounds the starts between two takes,
-				      * JIT_LOG_HEAD: neither half overflows) */
+	uint64_t fetch_sum;          /* lines | pages << FETCH_PAGES_SHIFT counted
+				      * inline (the head bounds the starts
+				      * between two takes, JIT_LOG_HEAD: the
+				      * lines stay below 1 << FETCH_PAGES_SHIFT) */
 	uint64_t fetch_after;        /* JIT_LOG_AFTER_HITS once one was, else 0 */
 	uint64_t cont_pc;            /* a cut exit: where its straight run goes on
 				      * (the next block start takes it; CONT_NONE:
@@ -102,6 +103,9 @@ struct jit_count {
 	void *cur_uc, *cur_hook;     /* its slow-path call, emitted at its end */
 	struct tcg_label *cur_slow, *cur_back;
 	struct tcg_label *cur_fetch, *cur_fetch_back;  /* its start's log check */
+	bool cur_fetch_inline;       /* its first line and page checked on the
+				      * straight path (emit_fetch_inline) */
+	bool cur_fetch_placed;       /* and that check emitted */
 	/* its records (emit_record): written at cur_base + 8 *
 	 * cur_k, log_pos stored at the next barrier (on_barrier) */
 	tcg_val cur_base;
@@ -143,6 +147,11 @@ struct jit_count {
 };
 
 #define OFF(field) ((intptr_t)offsetof(struct jit_count, field))
+/* fetch_sum's pages: above 2^24 lines, so that the add of a block's lines
+ * and pages is a 32-bit immediate */
+#define FETCH_PAGES_SHIFT 24
+/* a slot's fetch_expect that no shadow holds (tags are line + 1 < 2^58) */
+#define FETCH_EXPECT_NONE UINT64_MAX
 
 /* The SIM_SRC_* source of each inline source index (enum bd_total order,
  * then mispredicts). */
@@ -364,8 +373,8 @@ void jit_count_fetch_sync(struct jit_count *j, const struct cache_model *cm)
 
 void jit_count_fetch_take(struct jit_count *j, uint64_t *lines, uint64_t *pages)
 {
-	*lines = (uint32_t)j->fetch_sum;
-	*pages = j->fetch_sum >> 32;
+	*lines = j->fetch_sum & ((UINT64_C(1) << FETCH_PAGES_SHIFT) - 1);
+	*pages = j->fetch_sum >> FETCH_PAGES_SHIFT;
 	j->fetch_sum = 0;
 }
 
@@ -432,15 +441,21 @@ size_t jit_count_log_used(struct jit_count *j)
  * replay zeroes what it read, so the log's end is the first 0 from
  * log_pos on (log_end), which is where C looks for it.
  */
+/* cur_base = log_pos, S holding j's address */
+static void emit_records_begin(struct jit_count *j, struct tcg_emit *e, tcg_val S)
+{
+	tcg_e_ld64(e, j->cur_base, S, OFF(log_pos));
+	j->cur_k = 0;
+	j->cur_base_ok = true;
+}
+
 static void emit_record(struct jit_count *j, struct tcg_emit *e, tcg_val v)
 {
 	if (!j->cur_base_ok) {
 		tcg_val S = tcg_e_const(e, (uintptr_t)j);
 
-		tcg_e_ld64(e, j->cur_base, S, OFF(log_pos));
+		emit_records_begin(j, e, S);
 		tcg_e_free(e, S);
-		j->cur_k = 0;
-		j->cur_base_ok = true;
 	}
 	tcg_e_st64(e, v, j->cur_base, 8 * j->cur_k);
 	j->cur_k++;
@@ -449,18 +464,30 @@ static void emit_record(struct jit_count *j, struct tcg_emit *e, tcg_val v)
 
 /* The records so far counted in log_pos (log_pos = base + 8 * k); the
  * next record loads the base again. */
-static void emit_records_end(struct jit_count *j, struct tcg_emit *e)
+static void emit_records_end_via(struct jit_count *j, struct tcg_emit *e, tcg_val S)
 {
 	if (j->cur_dirty) {
-		tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e);
+		tcg_val t = tcg_e_temp(e);
 
 		tcg_e_addi(e, t, j->cur_base, 8 * j->cur_k);
 		tcg_e_st64(e, t, S, OFF(log_pos));
 		tcg_e_free(e, t);
-		tcg_e_free(e, S);
 	}
 	j->cur_dirty = false;
 	j->cur_base_ok = false;
+}
+
+static void emit_records_end(struct jit_count *j, struct tcg_emit *e)
+{
+	tcg_val S;
+
+	if (!j->cur_dirty) {
+		j->cur_base_ok = false;
+		return;
+	}
+	S = tcg_e_const(e, (uintptr_t)j);
+	emit_records_end_via(j, e, S);
+	tcg_e_free(e, S);
 }
 
 /* Before a helper call, a label, a branch or an exit (tcg_emit.h): the
@@ -474,19 +501,25 @@ static void on_barrier(void *opaque, struct tcg_emit *e)
 		emit_records_end(j, e);
 }
 
-/* A guest data access: its record into the log (while logging). */
+/* A guest data access: its record into the log (while logging), in two
+ * stores: the address, then over its top byte the record's flags, so that
+ * any address (a guest may touch a non-canonical one, which faults after
+ * its record) leaves JIT_LOG_DATA set and JIT_LOG_FETCH clear. */
 static void on_mem_access(void *opaque, struct tcg_emit *e, tcg_val addr, unsigned size_log2,
 			  bool write)
 {
 	struct jit_count *j = opaque;
+	const uint64_t flags = JIT_LOG_DATA | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
+			       (write ? JIT_LOG_WRITE : 0);
 	tcg_val v;
 
+	_Static_assert(JIT_LOG_ADDR_MASK == (UINT64_C(1) << 56) - 1 &&
+		       __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the flags are the top byte");
 	if (!j->log_on || !j->cur)
 		return;
-	v = tcg_e_temp(e);
-	tcg_e_ori(e, v, addr, (int64_t)(JIT_LOG_DATA | (uint64_t)size_log2 << JIT_LOG_SIZE_SHIFT |
-					 (write ? JIT_LOG_WRITE : 0)));
-	emit_record(j, e, v);
+	emit_record(j, e, addr);
+	v = tcg_e_const(e, flags >> 56);
+	tcg_e_st8(e, v, j->cur_base, 8 * (j->cur_k - 1) + 7);
 	tcg_e_free(e, v);
 }
 
@@ -574,6 +607,7 @@ static struct jit_slot *slot_new(struct jit_count *j)
 		c->next = j->chunks;
 		j->chunks = c;
 	}
+	c->s[c->used].fetch_expect = FETCH_EXPECT_NONE;
 	return &c->s[c->used++];
 }
 
@@ -855,6 +889,8 @@ enum fetch_kind {
 };
 #define FETCH_CHECK_LINES 4
 #define FETCH_CHECK_PAGES 2
+_Static_assert((uint64_t)JIT_LOG_HEAD * FETCH_CHECK_LINES < UINT64_C(1) << FETCH_PAGES_SHIFT,
+	       "fetch_sum's lines stay in their bits between two takes");
 
 /* *(uint64_t *)addr = v */
 static void emit_store_abs(struct tcg_emit *e, const uint64_t *addr, uint64_t v)
@@ -881,13 +917,74 @@ static void emit_br_if_word_ne(struct tcg_emit *e, const uint64_t *addr, uint64_
 /* The shadow word and tag of line (or page) x of a set array. */
 #define SHADOW(arr, mask, x) (&(arr)[(x) & (mask)])
 
+/* A block start that hits its lines and pages, counted:
+ *   fetch_sum += lines | pages << FETCH_PAGES_SHIFT;
+ *   fetch_after = JIT_LOG_AFTER_HITS (its top byte: the rest stays 0) */
+static void emit_fetch_hit(struct jit_count *j, struct tcg_emit *e, uint64_t lines, uint64_t pages)
+{
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e), u;
+
+	_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && JIT_LOG_AFTER_HITS >> 56 < 256 &&
+		       (JIT_LOG_AFTER_HITS & ((UINT64_C(1) << 56) - 1)) == 0,
+		       "fetch_after's flag is its top byte");
+	tcg_e_ld64(e, t, S, OFF(fetch_sum));
+	tcg_e_addi(e, t, t, (int64_t)(lines | pages << FETCH_PAGES_SHIFT));
+	tcg_e_st64(e, t, S, OFF(fetch_sum));
+	tcg_e_free(e, t);
+	u = tcg_e_const(e, JIT_LOG_AFTER_HITS >> 56);
+	tcg_e_st8(e, u, S, OFF(fetch_after) + 7);
+	tcg_e_free(e, u);
+	tcg_e_free(e, S);
+}
+
+/*
+ * A block start while logging, on the straight path (before its first
+ * instruction), once the shadows exist: a block of one line and one page,
+ * both the most recent tags of their sets in the shadows, hits them and
+ * moves nothing, so it is only counted here:
+ *   if (sh_l1i[set(line)] == slot->fetch_expect &&
+ *       sh_itlb[set(page)] == page + 1) {
+ *       fetch_sum += 1 | 1 << FETCH_PAGES_SHIFT; fetch_after = AFTER_HITS;
+ *   } else goto cur_fetch;      (emit_log_fetch: the check of every line
+ *                                and page, or the record)
+ *   cur_fetch_back:
+ * Whether the block has one line and one page is known only at its end,
+ * so the line's tag comes from the slot (fetch_expect, set by
+ * on_block_done: FETCH_EXPECT_NONE for any other block, which no shadow
+ * holds). No jump on the hit: the out-of-line check costs two.
+ */
+static void emit_fetch_inline(struct jit_count *j, struct tcg_emit *e, uint64_t pc)
+{
+	uint64_t line = pc >> j->sh_line_shift, page = pc >> 12;
+	tcg_val A = tcg_e_const(e, (uintptr_t)SHADOW(j->sh_l1i, j->sh_l1i_mask, line));
+	tcg_val B = tcg_e_const(e, (uintptr_t)j->cur), t = tcg_e_temp(e), x = tcg_e_temp(e);
+
+	/* one branch: (line's shadow - fetch_expect) | (page's shadow - tag) */
+	tcg_e_ld64(e, t, A, 0);
+	tcg_e_ld64(e, x, B, (intptr_t)offsetof(struct jit_slot, fetch_expect));
+	tcg_e_sub(e, t, t, x);
+	tcg_e_free(e, B);
+	tcg_e_free(e, A);
+	A = tcg_e_const(e, (uintptr_t)SHADOW(j->sh_itlb, j->sh_itlb_mask, page));
+	tcg_e_ld64(e, x, A, 0);
+	tcg_e_addi(e, x, x, -(int64_t)(page + 1));
+	tcg_e_or(e, t, t, x);
+	tcg_e_br_if_ne(e, t, 0, j->cur_fetch);
+	tcg_e_free(e, x);
+	tcg_e_free(e, t);
+	tcg_e_free(e, A);
+	emit_fetch_hit(j, e, 1, 1);
+	tcg_e_set_label(e, j->cur_fetch_back);
+}
+
 /*
  * A block start while logging, out of the straight path (the start jumps
  * here, cur_fetch, and is sent back): with every line and page of the
  * block the most recent of its L1I and ITLB set in the shadows, the fetch
  * hits them all and moves nothing, so it is only counted:
  *   if (all shadows hold the block's tags) {          (FETCH_CHECKED)
- *       fetch_sum += lines | pages << 32; fetch_after = JIT_LOG_AFTER_HITS;
+ *       fetch_sum += lines | pages << FETCH_PAGES_SHIFT;
+ *       fetch_after = JIT_LOG_AFTER_HITS;
  *   } else {
  *       record FETCH | slot (or RANGE | size | pc) | fetch_after;
  *       fetch_after = 0;
@@ -898,11 +995,14 @@ static void emit_br_if_word_ne(struct tcg_emit *e, const uint64_t *addr, uint64_
  * L1I and the first-level ITLB change only with fetches, which all come
  * here while logging, so between two syncs (jit_count_fetch_sync) a
  * shadow is the most recent tag of its set once the log is replayed.
+ * A block of one line and one page whose start the straight path checks
+ * (emit_fetch_inline) comes here only when that check failed: it records.
+ * Translation pays for every label and op (docs/machine-counting.md), so
+ * that block carries no second check.
  */
 static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_slot *s,
 			   uint64_t pc, uint32_t size, enum fetch_kind kind)
 {
-	struct tcg_label *record = tcg_e_label(e);
 	unsigned ls = j->sh_line_shift;
 	uint64_t l0 = pc >> ls, l1 = (pc + size - 1) >> ls, p0 = pc >> 12, p1 = (pc + size - 1) >> 12;
 	bool shadowed = j->sh_l1i && size;
@@ -911,23 +1011,23 @@ static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_s
 	if (shadowed && kind == FETCH_CHECKED &&
 	    (l1 - l0 >= FETCH_CHECK_LINES || p1 - p0 >= FETCH_CHECK_PAGES))
 		kind = FETCH_RECORDED;
+	s->fetch_expect = j->cur_fetch_inline && shadowed && kind == FETCH_CHECKED && l0 == l1 &&
+			  p0 == p1 ? l0 + 1 : FETCH_EXPECT_NONE;
 	tcg_e_set_label(e, j->cur_fetch);
+	/* the inline check found a shadow that was not the block's */
+	if (shadowed && kind == FETCH_CHECKED && s->fetch_expect != FETCH_EXPECT_NONE)
+		kind = FETCH_RECORDED;
 	if (shadowed && kind == FETCH_CHECKED) {
+		struct tcg_label *record = tcg_e_label(e);
+
 		for (uint64_t l = l0; l <= l1; l++)
 			emit_br_if_word_ne(e, SHADOW(j->sh_l1i, j->sh_l1i_mask, l), l + 1, record);
 		for (uint64_t p = p0; p <= p1; p++)
 			emit_br_if_word_ne(e, SHADOW(j->sh_itlb, j->sh_itlb_mask, p), p + 1, record);
-		S = tcg_e_const(e, (uintptr_t)j);
-		t = tcg_e_temp(e);
-		tcg_e_ld64(e, t, S, OFF(fetch_sum));
-		tcg_e_addi(e, t, t, (int64_t)((l1 - l0 + 1) | (p1 - p0 + 1) << 32));
-		tcg_e_st64(e, t, S, OFF(fetch_sum));
-		tcg_e_free(e, t);
-		tcg_e_free(e, S);
-		emit_store_imm(j, e, OFF(fetch_after), JIT_LOG_AFTER_HITS);
+		emit_fetch_hit(j, e, l1 - l0 + 1, p1 - p0 + 1);
 		tcg_e_br(e, j->cur_fetch_back);
+		tcg_e_set_label(e, record);
 	}
-	tcg_e_set_label(e, record);
 	S = tcg_e_const(e, (uintptr_t)j);
 	t = tcg_e_temp(e);
 	if (kind == FETCH_UNSURE || pc >> JIT_LOG_RANGE_SHIFT || size > JIT_LOG_RANGE_SIZE_MASK)
@@ -937,13 +1037,15 @@ static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_s
 					     (uint64_t)size << JIT_LOG_RANGE_SHIFT | pc));
 	tcg_e_ld64(e, t, S, OFF(fetch_after));
 	tcg_e_add(e, t, t, u);
-	tcg_e_free(e, S);
-	j->cur_base_ok = false;          /* a basic block of its own */
+	tcg_e_free(e, u);
+	emit_records_begin(j, e, S);     /* a basic block of its own */
 	emit_record(j, e, t);
-	emit_records_end(j, e);
+	emit_records_end_via(j, e, S);
+	u = tcg_e_const(e, 0);
+	tcg_e_st64(e, u, S, OFF(fetch_after));
 	tcg_e_free(e, u);
 	tcg_e_free(e, t);
-	emit_store_imm(j, e, OFF(fetch_after), 0);
+	tcg_e_free(e, S);
 	for (uint64_t l = l0; shadowed && l <= l1; l++)
 		emit_store_abs(e, SHADOW(j->sh_l1i, j->sh_l1i_mask, l), kind == FETCH_UNSURE ? 0 : l + 1);
 	for (uint64_t p = p0; shadowed && p <= p1; p++)
@@ -1001,12 +1103,18 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_free(e, t);
 	j->cur_fetch = NULL;
 	j->cur_base_ok = j->cur_dirty = false;
+	j->cur_fetch_inline = j->cur_fetch_placed = false;
 	if (j->log_on) {     /* the block runs: its start into the access log */
 		j->cur_base = tcg_e_temp(e);
 		j->cur_fetch = tcg_e_label(e);
 		j->cur_fetch_back = tcg_e_label(e);
-		tcg_e_br(e, j->cur_fetch);
-		tcg_e_set_label(e, j->cur_fetch_back);
+		/* with the shadows, checked before the first instruction
+		 * (on_block_first); without, recorded out of line */
+		j->cur_fetch_inline = j->sh_l1i != NULL;
+		if (!j->cur_fetch_inline) {
+			tcg_e_br(e, j->cur_fetch);
+			tcg_e_set_label(e, j->cur_fetch_back);
+		}
 	}
 	tcg_e_free(e, B);
 	tcg_e_free(e, S);
@@ -1501,6 +1609,18 @@ static bool reads_counter(const struct jit_count *j, const struct bdesc *b)
 	return false;
 }
 
+/* Before the block's first instruction: its start's check, while logging
+ * with the shadows (emit_fetch_inline). */
+static void on_block_first(void *opaque, struct tcg_emit *e, uint64_t pc)
+{
+	struct jit_count *j = opaque;
+
+	if (j->cur && j->cur_fetch_inline) {
+		emit_fetch_inline(j, e, pc);
+		j->cur_fetch_placed = true;
+	}
+}
+
 /* The block's k[] (block_k): its cycles and the counts of the sources with fields;
  * a block starting with a REP instruction may continue it (counted by
  * pmu_on_block from the previous block), and RDPMC or an EL0 PMU register
@@ -1521,7 +1641,12 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 		       !forced && cut_end_has(j, pc));
 	for (unsigned i = 0; i < j->cur_njcc; i++)
 		emit_jcc_update(j, e, &j->cur_jcc[i]);
-	if (j->cur_fetch) {
+	/* a block of no instruction (a run's end address) has no check and
+	 * fetches nothing */
+	assert(!j->cur_fetch_inline || j->cur_fetch_placed || !size);
+	if (j->cur_fetch && j->cur_fetch_inline && !j->cur_fetch_placed) {
+		tcg_e_free(e, j->cur_base);
+	} else if (j->cur_fetch) {
 		enum fetch_kind kind = !b || !b->n || ((b->ins[0].cls | b->last_cls) & BD_REP) ?
 				       FETCH_UNSURE : FETCH_CHECKED;
 
@@ -1545,6 +1670,7 @@ static const struct tcg_observer observer = {
 	.barrier = on_barrier,
 	.block_start = on_block_start,
 	.block_exit = on_block_exit,
+	.block_first = on_block_first,
 	.block_done = on_block_done,
 	.mem_access = on_mem_access,
 	.helper_access = on_helper_access,
@@ -1564,4 +1690,19 @@ void jit_count_end(struct jit_count *j)
 	j->cur = NULL;
 	if (j->log)          /* a fault may have stopped a block between barriers */
 		(void)log_end(j);
+}
+
+void jit_count_log_unrecord(struct jit_count *j, uint64_t addr)
+{
+	uint64_t *p = j->log_on ? j->log_pos : NULL, r;
+
+	if (!p || p == j->log_begin)
+		return;
+	assert(p > j->log_begin);
+	r = p[-1];
+	if ((r & (JIT_LOG_FETCH | JIT_LOG_DATA)) != JIT_LOG_DATA ||
+	    (r & JIT_LOG_ADDR_MASK) != (addr & JIT_LOG_ADDR_MASK))
+		return;
+	p[-1] = 0;           /* the log past its end is 0 (log_end) */
+	j->log_pos = p - 1;
 }

@@ -69,6 +69,10 @@ struct jit_slot {
 	 * at pc + rep_end_off - 1 (0: it is not) */
 	bool fetch_none;
 	uint32_t rep_end_off;
+	/* while logging: the tag of its one line that its start compares
+	 * with the line's L1I shadow on the straight path, or one no shadow
+	 * holds (jit_count.c, emit_fetch_inline; set at translation) */
+	uint64_t fetch_expect;
 	/* the slow path's cache of the block's decode (pmu_machine.c), valid
 	 * while its generation is the decode cache's */
 	uint32_t decoded_gen;
@@ -124,6 +128,11 @@ void jit_count_free(struct jit_count *j);
  * (around uc_emu_start); _end stops observing. */
 void jit_count_begin(struct jit_count *j);
 void jit_count_end(struct jit_count *j);
+/* After jit_count_end, when the run stopped at a data access to unmapped
+ * or non-canonical memory at addr: that access reaches no cache (the
+ * memory hook never sees one either), so its record, the log's last, goes.
+ * Nothing if the last record is not a data access at addr. */
+void jit_count_log_unrecord(struct jit_count *j, uint64_t addr);
 
 /* Sources blocks should add inline from the next translation on (a
  * SIM_SRC_* mask); returns whether that grows the set. Blocks translated
@@ -197,8 +206,11 @@ void jit_count_force_next(struct jit_count *j);
  * call, and the accesses of the engine's helpers (FXSAVE, XSAVE, ...) from
  * C as they run; the cache model replays it in C (access_replay.c), from
  * the slow path on and before every report. A record is JIT_LOG_FETCH | the block's
- * slot (or JIT_LOG_RANGE and its address and size), or the address |
- * size_log2 << JIT_LOG_SIZE_SHIFT | JIT_LOG_WRITE. The
+ * slot (or JIT_LOG_RANGE and its address and size), or the address's low
+ * 56 bits (JIT_LOG_ADDR_MASK) with its top byte JIT_LOG_DATA | size_log2
+ * << JIT_LOG_SIZE_SHIFT | JIT_LOG_WRITE (whatever the address: a guest
+ * may load from a non-canonical one). A block start that hits its lines
+ * and pages in the shadows (jit_count_fetch_sync) is only counted. The
  * blocks run inline between two slow paths add at most JIT_LOG_CAP
  * records (the head, JIT_LOG_HEAD).
  */

@@ -19,7 +19,7 @@
 
 enum {
 	OP_SET_LABEL = 1, OP_BR = 3, OP_LD8U_I64 = 67, OP_LD_I64 = 73, OP_ST8_I64 = 74,
-	OP_ST_I64 = 77, OP_ADD_I64 = 78, OP_SUB_I64 = 79, OP_INSN_START = 129,
+	OP_ST_I64 = 77, OP_ADD_I64 = 78, OP_SUB_I64 = 79, OP_OR_I64 = 88, OP_INSN_START = 129,
 };
 enum { TCG_TYPE_I64 = 1 };
 enum { TCG_COND_LT = 2, TCG_COND_GE = 3, TCG_COND_EQ = 8, TCG_COND_NE = 9 };
@@ -69,7 +69,6 @@ struct tcg_arch {
 	void (*op3)(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3);
 	void (*addi)(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
 	void (*andi)(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
-	void (*ori)(struct tcg_emit *s, tcg_val ret, tcg_val a, int64_t imm);
 	void (*brcondi_i64)(struct tcg_emit *s, int cond, tcg_val a, int64_t imm,
 			    struct tcg_label *l);
 	void (*brcond_i64)(struct tcg_emit *s, int cond, tcg_val a, tcg_val b,
@@ -147,7 +146,6 @@ static void resolve_arch(struct tcg_arch *a)
 	a->op3 = (op3_fn)sym(a, "tcg_gen_op3");
 	a->addi = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_addi_i64");
 	a->andi = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_andi_i64");
-	a->ori = (void (*)(struct tcg_emit *, tcg_val, tcg_val, int64_t))sym(a, "tcg_gen_ori_i64");
 	a->brcondi_i64 = (void (*)(struct tcg_emit *, int, tcg_val, int64_t, struct tcg_label *))
 		sym(a, "tcg_gen_brcondi_i64");
 	a->brcond_i64 = (void (*)(struct tcg_emit *, int, tcg_val, tcg_val, struct tcg_label *))
@@ -164,7 +162,7 @@ static void resolve_arch(struct tcg_arch *a)
 	a->real_exit_tb = (exit_tb_fn)sym(a, "tcg_gen_exit_tb");
 	a->real_gen_code = (gen_code_fn)sym(a, "tcg_gen_code");
 	a->resolved = a->temp_new && a->temp_free && a->const_i64 && a->const_i32 && a->op1 &&
-		      a->op3 && a->addi && a->andi && a->ori && a->brcondi_i64 && a->brcond_i64 && a->new_label && a->call_n &&
+		      a->op3 && a->addi && a->andi && a->brcondi_i64 && a->brcond_i64 && a->new_label && a->call_n &&
 		      a->real_add_inline_hook && a->real_brcondi_i32 && a->real_brcond_i32 &&
 		      a->real_op2 &&
 		      a->real_op3 && a->real_goto_tb && a->real_goto_ptr && a->real_exit_tb &&
@@ -248,16 +246,20 @@ static void brcondi_i32(const struct tcg_arch *a, struct tcg_emit *s, int cond, 
 
 /* tcg_gen_insn_start(): the instruction's address, its first word (with
  * cc_op on x86-64: op2; with two more words on AArch64: op3). */
-static void insn_start(uint64_t pc)
+static void insn_start(const struct tcg_arch *a, struct tcg_emit *s, uint64_t pc)
 {
 	if (tl.o) {
-		tl.insn_pc = pc;
-		tl.in_insn = true;
-		tl.st_seen = false;
 		if (tl.first_pending) {
 			tl.block_pc = pc;
 			tl.first_pending = false;
+			if (tl.o->block_first) {
+				tl.arch = a;
+				tl.o->block_first(tl.opaque, s, pc);
+			}
 		}
+		tl.insn_pc = pc;
+		tl.in_insn = true;
+		tl.st_seen = false;
 	}
 }
 
@@ -403,7 +405,7 @@ void tcg_gen_op2_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2);
 void tcg_gen_op2_x86_64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2)
 {
 	if (opc == OP_INSN_START)
-		insn_start(a1);
+		insn_start(&arch_x86_64, s, a1);
 	REAL(&arch_x86_64, real_op2)(s, opc, a1, a2);
 }
 
@@ -425,7 +427,7 @@ void tcg_gen_op3_aarch64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tc
 void tcg_gen_op3_aarch64(struct tcg_emit *s, int opc, tcg_arg a1, tcg_arg a2, tcg_arg a3)
 {
 	if (opc == OP_INSN_START)
-		insn_start(a1);
+		insn_start(&arch_aarch64, s, a1);
 	REAL(&arch_aarch64, real_op3)(s, opc, a1, a2, a3);
 }
 
@@ -581,6 +583,11 @@ void tcg_e_sub(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b)
 	tl.arch->op3(e, OP_SUB_I64, arg_of(e, dst), arg_of(e, a), arg_of(e, b));
 }
 
+void tcg_e_or(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b)
+{
+	tl.arch->op3(e, OP_OR_I64, arg_of(e, dst), arg_of(e, a), arg_of(e, b));
+}
+
 void tcg_e_addi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
 {
 	tl.arch->addi(e, dst, a, imm);
@@ -591,10 +598,6 @@ void tcg_e_andi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
 	tl.arch->andi(e, dst, a, imm);
 }
 
-void tcg_e_ori(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
-{
-	tl.arch->ori(e, dst, a, imm);
-}
 
 struct tcg_label *tcg_e_label(struct tcg_emit *e)
 {
@@ -712,10 +715,15 @@ void tcg_e_call_hook(struct tcg_emit *e, void *uc, void *hook, uint64_t a, uint3
  * the taken jump (goto_tb 1), one falls through (goto_tb 0). At the 5th
  * call the hook stops the engine and has the block leave before its first
  * instruction (tcg_e_exit_if_nonzero): the run ends at that block's start
- * after 4 taken exits, and the next run starts it again.
+ * after 4 taken exits, and the next run starts it again. Before each
+ * block's first instruction the observer ORs the start count into a word
+ * (or_in | starts into or_out) and checks, at the block's end, that it
+ * was given the block's address (the halt at the run's end address has
+ * no instruction, and no first).
  */
 struct probe {
 	uint64_t starts, starts_mod4, exits[2], flag, calls_marked, calls_other, done, abort;
+	uint64_t or_in, or_out, first_pc, first_wrong;
 	void *uc, *hook;
 	struct tcg_label *slow, *back;
 };
@@ -737,6 +745,21 @@ static void probe_block_start(void *opaque, struct tcg_emit *e, void *uc, void *
 	tcg_e_ld64(e, t, base, offsetof(struct probe, flag));
 	tcg_e_br_if_neg(e, t, p->slow);
 	tcg_e_set_label(e, p->back);
+	tcg_e_free(e, t);
+	tcg_e_free(e, base);
+}
+
+static void probe_block_first(void *opaque, struct tcg_emit *e, uint64_t pc)
+{
+	struct probe *p = opaque;
+	tcg_val base = tcg_e_const(e, (uintptr_t)p), t = tcg_e_temp(e), u = tcg_e_temp(e);
+
+	p->first_pc = pc;
+	tcg_e_ld64(e, t, base, offsetof(struct probe, or_in));
+	tcg_e_ld64(e, u, base, offsetof(struct probe, starts));
+	tcg_e_or(e, t, t, u);
+	tcg_e_st64(e, t, base, offsetof(struct probe, or_out));
+	tcg_e_free(e, u);
 	tcg_e_free(e, t);
 	tcg_e_free(e, base);
 }
@@ -765,8 +788,10 @@ static void probe_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint
 	struct probe *p = opaque;
 	tcg_val base, t;
 
-	(void)pc; (void)size;
 	p->done++;
+	/* the run's end address is a block of no instruction: none came */
+	p->first_wrong += p->first_pc != (size ? pc : UINT64_MAX);
+	p->first_pc = UINT64_MAX;
 	tcg_e_set_label(e, p->slow);
 	tcg_e_call_hook(e, p->uc, p->hook, (uintptr_t)p, 0xffffffffu, p);
 	base = tcg_e_const(e, (uintptr_t)p);
@@ -795,15 +820,17 @@ static void probe_hook(uc_engine *uc, uint64_t a, uint32_t size, void *user)
 
 static const struct tcg_observer probe_observer = {
 	.block_start = probe_block_start,
+	.block_first = probe_block_first,
 	.block_exit = probe_block_exit,
 	.block_done = probe_block_done,
 };
 
 /*
  * The data-access probe: "mov [rdi], rax; mov ebx, [rdi+12]; fxsave
- * [rdi+0x100]" with an observer that logs each access (address |
- * size_log2 << 56 | write << 58) into a buffer, by the ops jit_count.c
- * uses: an 8-byte store at rdi and a 4-byte load at rdi + 12, in that
+ * [rdi+0x100]" with an observer that logs each access into a buffer by
+ * the ops jit_count.c uses (the address, then a byte of flags, 0x80 |
+ * write << 2 | size_log2, stored over its top byte): an 8-byte store at
+ * rdi and a 4-byte load at rdi + 12, in that
  * order, each once; and the FXSAVE helper's stores, seen at run time, all
  * in its 512 bytes.
  */
@@ -827,11 +854,12 @@ static void mem_probe_access(void *opaque, struct tcg_emit *e, tcg_val addr, uns
 			     bool write)
 {
 	struct mem_probe *m = opaque;
-	tcg_val base = tcg_e_const(e, (uintptr_t)m), p = tcg_e_temp(e), v = tcg_e_temp(e);
+	tcg_val base = tcg_e_const(e, (uintptr_t)m), p = tcg_e_temp(e), v;
 
 	tcg_e_ld64(e, p, base, offsetof(struct mem_probe, pos));
-	tcg_e_ori(e, v, addr, (int64_t)((uint64_t)size_log2 << 56 | (uint64_t)write << 58));
-	tcg_e_st64(e, v, p, 0);
+	tcg_e_st64(e, addr, p, 0);
+	v = tcg_e_const(e, 0x80u | (unsigned)write << 2 | size_log2);
+	tcg_e_st8(e, v, p, 7);
 	tcg_e_addi(e, p, p, 8);
 	tcg_e_st64(e, p, base, offsetof(struct mem_probe, pos));
 	tcg_e_free(e, v);
@@ -895,8 +923,8 @@ static const char *run_mem_probe(void)
 	if (uc_emu_start(uc, 0x20000, 0x20000 + sizeof(code) - 1, 0, 0) != UC_ERR_OK)
 		why = "the data-access probe did not run";
 	tcg_emit_observe(NULL, NULL);
-	if (!why && (m.pos != m.log + 2 || m.log[0] != (0x21000 | 3ull << 56 | 1ull << 58) ||
-		     m.log[1] != (0x2100c | 2ull << 56)))
+	if (!why && (m.pos != m.log + 2 || m.log[0] != (0x21000 | 0x87ull << 56) ||
+		     m.log[1] != (0x2100c | 0x82ull << 56)))
 		why = "code emitted before a data access did not run as expected";
 	else if (!why && (!m.helper_stores || m.helper_other))
 		why = "the helpers' data accesses were not seen as expected";
@@ -986,7 +1014,7 @@ struct probe_arch {
 
 static void run_probe_arch(struct probe_arch *pa)
 {
-	struct probe p = { .flag = (uint64_t)-1 };
+	struct probe p = { .flag = (uint64_t)-1, .or_in = 0x50, .first_pc = UINT64_MAX };
 	uint64_t pc = 0, until = pa->until;
 	uc_engine *uc;
 	uc_hook h;
@@ -1018,7 +1046,7 @@ static void run_probe_arch(struct probe_arch *pa)
 		goto out;
 	/* the block left before it ran starts again: 11 starts and calls */
 	if (p.starts != 11 || p.starts_mod4 != (11 & 3) || p.exits[1] != 9 || p.exits[0] != 1 || p.calls_marked != 11 ||
-	    p.calls_other || !p.done)
+	    p.calls_other || !p.done || p.first_wrong || p.or_out != (0x50 | 11))
 		pa->reason = "code emitted into a block did not run as expected";
 	else if (pa->arch != &arch_x86_64 || !(pa->reason = run_mem_probe()))
 		pa->ok = true;

@@ -13,10 +13,10 @@
  * of the instruction being translated (INDEX_op_insn_start), where a guest
  * memory access is emitted (tcg_gen_qemu_ld/st_i32/i64, which the atomic
  * operations use too when a block runs on one thread: the x86-64 copy's
- * only), and gives an
- * observer a minimal TCG op emitter: 64-bit loads, stores, adds,
- * subtracts and ANDs on host addresses, labels, a conditional branch, and a call
- * into the block hook's callback. It is what QEMU's TCG plugins call
+ * only) and where its first instruction starts, and gives an observer a
+ * minimal TCG op emitter: 64-bit loads, stores, adds, subtracts, ANDs and
+ * ORs on host addresses, labels, a conditional branch, and a call into the
+ * block hook's callback. It is what QEMU's TCG plugins call
  * "inline operations"; Unicorn 2.0.1 has no plugin API.
  *
  * An observer is per host thread (the thread that runs and so translates
@@ -51,6 +51,11 @@ struct tcg_observer {
 	 * hook is Unicorn's struct hook of the engine's (single) block hook,
 	 * for tcg_e_call_hook. */
 	void (*block_start)(void *opaque, struct tcg_emit *e, void *uc, void *hook);
+	/* Right after block_start's code, before the block's first
+	 * instruction: its guest address, the block's own. Not called for a
+	 * block of no instruction (Unicorn's halt at a run's end address,
+	 * block_done's size 0). May be NULL. */
+	void (*block_first)(void *opaque, struct tcg_emit *e, uint64_t pc);
 	/* The block leaves here; insn_pc is the instruction being translated
 	 * (the block's last). What is emitted runs on that path only. */
 	void (*block_exit)(void *opaque, struct tcg_emit *e, enum tcg_exit_kind kind,
@@ -103,9 +108,9 @@ void tcg_e_st64(struct tcg_emit *e, tcg_val v, tcg_val base, intptr_t off);
 void tcg_e_st8(struct tcg_emit *e, tcg_val v, tcg_val base, intptr_t off);
 void tcg_e_add(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b);
 void tcg_e_sub(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b);
+void tcg_e_or(struct tcg_emit *e, tcg_val dst, tcg_val a, tcg_val b);
 void tcg_e_addi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm);
 void tcg_e_andi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm);
-void tcg_e_ori(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm);
 struct tcg_label *tcg_e_label(struct tcg_emit *e);
 void tcg_e_set_label(struct tcg_emit *e, struct tcg_label *l);
 /* if ((int64_t)v >= 0) goto l. Temps die at a branch (TCG basic blocks). */

@@ -740,6 +740,11 @@ enum vcpu_exit vcpu_run(struct vcpu *c)
 		break;
 	case UC_ERR_READ_UNMAPPED:
 	case UC_ERR_WRITE_UNMAPPED:
+		/* no page, or a non-canonical address: no cache saw it */
+		if (c->pmu && c->pmu->jit)
+			jit_count_log_unrecord(c->pmu->jit, c->fault.addr);
+		c->exit = VCPU_EXIT_FAULT;
+		break;
 	case UC_ERR_FETCH_UNMAPPED:
 	case UC_ERR_READ_PROT:
 	case UC_ERR_WRITE_PROT:

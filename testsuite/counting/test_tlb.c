@@ -252,16 +252,20 @@ static void test_fetch_log_as_hook(void **state)
 
 /*
  * Records in the middle of a block: the translated code moves the log's
- * end at the block's barriers only (jit_count.c: emit_data_record).
+ * end at the block's barriers only (jit_count.c: emit_record).
  * tlb_patterns segv stores to four new lines before each of N faulting
- * loads (the stores are past the end when the run stops); helper stores
+ * loads (the stores are past the end when the run stops); hole and
+ * noncanon load from an unmapped page and from non-canonical addresses,
+ * which no cache sees (jit_count_log_unrecord; a non-canonical address's
+ * top byte once overwrote its record's flags, and the replay took it for
+ * a block start's and crashed); helper stores
  * around an FXSAVE, whose helper appends its accesses from C in between.
  * L1D.REPLACEMENT and LONGEST_LAT_CACHE.MISS count the new lines (at
  * least 4N), the same through the log as through the memory hook.
  */
 static void test_log_mid_block(void **state)
 {
-	static const char *const kinds[] = { "segv", "helper" };
+	static const char *const kinds[] = { "segv", "hole", "noncanon", "helper" };
 	const long n = 1000;
 	unsigned long long log[2], hk[2];
 

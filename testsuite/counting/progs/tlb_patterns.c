@@ -9,12 +9,16 @@
  *        tlb_patterns mix 0 PASSES CONFIG... [hook|none]
  *        tlb_patterns segv N 1 CONFIG... [hook|none]
  *        tlb_patterns helper N 1 CONFIG... [hook|none]
+ *        tlb_patterns hole N 1 CONFIG... [hook|none]
+ *        tlb_patterns noncanon N 1 CONFIG... [hook|none]
  * data: loads from NPAGES consecutive pages of an untouched buffer; lines:
  * from NLINES consecutive 64-byte lines of it; code: runs NPAGES pages of
  * code_area (tlb_code_area.S); mix: runs fetch_mix there; segv: N times,
  * stores to four new lines of the buffer and a load from an inaccessible
  * page in one block, whose SIGSEGV handler jumps back (the stores before
- * the fault count); helper: N times, in one block, a store, an FXSAVE
+ * the fault count); hole: the same with the load from an unmapped page;
+ * noncanon: from non-canonical addresses (bits 56-63 set in turn); helper: N
+ * times, in one block, a store, an FXSAVE
  * (the engine's helper writes the state) and a store, each to new lines
  * of the buffer. CONFIG: up to six raw event encodings (hex), the first
  * the group leader; "hook" last: a user-mode instructions sampler that
@@ -77,13 +81,16 @@ static int helper_pattern(int fd, long n)
 	return 0;
 }
 
-static int segv_pattern(int fd, long n)
+enum fault_kind { FAULT_PROT, FAULT_HOLE, FAULT_NONCANON };
+
+static int segv_pattern(int fd, long n, enum fault_kind kind)
 {
 	volatile char *bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct sigaction sa;
 	volatile long i;
 
-	if (bad == MAP_FAILED || n > (long)sizeof(buf) / 256)
+	if (bad == MAP_FAILED || n > (long)sizeof(buf) / 256 ||
+	    (kind == FAULT_HOLE && munmap((void *)bad, 4096)))
 		return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_segv;
@@ -91,7 +98,9 @@ static int segv_pattern(int fd, long n)
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 	for (i = 0; i < n; i++)
 		if (!sigsetjmp(segv_back, 1))
-			store_then_fault(buf + i * 256, bad);
+			store_then_fault(buf + i * 256,
+					 kind != FAULT_NONCANON ? bad : (volatile char *)(uintptr_t)
+						((uint64_t)(1 + i % 255) << 56 | 0x1000));
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 	return 0;
 }
@@ -140,7 +149,11 @@ int main(int argc, char **argv)
 		tlb_code(fd[0], code_area + (AREA_PAGES - npages) * 4096, passes);
 	else if (!strcmp(argv[1], "mix"))
 		tlb_code(fd[0], fetch_mix, passes);
-	else if (!strcmp(argv[1], "segv") && !segv_pattern(fd[0], npages))
+	else if (!strcmp(argv[1], "segv") && !segv_pattern(fd[0], npages, FAULT_PROT))
+		;
+	else if (!strcmp(argv[1], "hole") && !segv_pattern(fd[0], npages, FAULT_HOLE))
+		;
+	else if (!strcmp(argv[1], "noncanon") && !segv_pattern(fd[0], npages, FAULT_NONCANON))
 		;
 	else if (!strcmp(argv[1], "helper") && !helper_pattern(fd[0], npages))
 		;
