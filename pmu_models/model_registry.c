@@ -80,6 +80,14 @@ const struct pmu_event_desc *pmu_model_lookup(const struct pmu_model *m, uint64_
 	return NULL;
 }
 
+bool pmu_model_counts_source(const struct pmu_model *m, enum sim_source src)
+{
+	for (unsigned i = 0; m && i < m->nr_events; i++)
+		if (m->events[i].source == src)
+			return true;
+	return false;
+}
+
 /* snprintf at offset n of buf[len], keeping the would-be length */
 __attribute__((format(printf, 4, 5)))
 static int append(char *buf, size_t len, int n, const char *fmt, ...)

@@ -374,6 +374,9 @@ int x86_perf_assign_events(const uint64_t *masks, const bool *pair, const bool *
 /* Finds the event description of an encoding (masked as the model decodes
  * it), or NULL: such an encoding is accepted but counts SIM_SRC_NONE. */
 const struct pmu_event_desc *pmu_model_lookup(const struct pmu_model *m, uint64_t config);
+/* Whether an event of m counts src (every encoding m accepts is one of
+ * its table's, pmu_model_lookup); false without a model. */
+bool pmu_model_counts_source(const struct pmu_model *m, enum sim_source src);
 /* The content of the sysfs file events/<e->name>, byte for byte as the
  * kernel writes it: e->sysfs as is (EVENT_ATTR_STR, no newline), else
  * x86_event_sysfs_show() / amd_event_sysfs_show() /

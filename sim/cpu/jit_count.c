@@ -131,6 +131,7 @@ struct jit_count {
 				      * LOG_MAP_RECORDS), or NULL */
 	uint64_t *log_begin;         /* the half being written */
 	bool log_on;                 /* translations append to it */
+	bool count_fetches;          /* and their inline starts add to fetch_sum */
 	/* the fetch side's shadows (jit_count_fetch_sync): the tag (line or
 	 * page + 1, 0: unknown) each L1I and first-level ITLB set will have
 	 * most recent once the log is replayed; read and written by block
@@ -330,7 +331,7 @@ static void shadows_forget(struct jit_count *j)
 	memset(j->sh_itlb, 0, (j->sh_itlb_mask + 1) * sizeof(*j->sh_itlb));
 }
 
-int jit_count_log(struct jit_count *j, bool on)
+int jit_count_log(struct jit_count *j, bool on, bool count_fetches)
 {
 	if (on && !j->log) {
 		void *m = mmap(NULL, log_bytes(), PROT_READ | PROT_WRITE,
@@ -342,6 +343,7 @@ int jit_count_log(struct jit_count *j, bool on)
 		j->log_begin = j->log_pos = j->log;
 	}
 	j->log_on = on;
+	j->count_fetches = count_fetches; 
 	shadows_forget(j);   /* fetches went elsewhere meanwhile */
 	return 0;
 }
@@ -918,19 +920,23 @@ static void emit_br_if_word_ne(struct tcg_emit *e, const uint64_t *addr, uint64_
 #define SHADOW(arr, mask, x) (&(arr)[(x) & (mask)])
 
 /* A block start that hits its lines and pages, counted:
- *   fetch_sum += lines | pages << FETCH_PAGES_SHIFT;
+ *   fetch_sum += lines | pages << FETCH_PAGES_SHIFT;   (count_fetches)
  *   fetch_after = JIT_LOG_AFTER_HITS (its top byte: the rest stays 0) */
 static void emit_fetch_hit(struct jit_count *j, struct tcg_emit *e, uint64_t lines, uint64_t pages)
 {
-	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e), u;
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), u;
 
 	_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && JIT_LOG_AFTER_HITS >> 56 < 256 &&
 		       (JIT_LOG_AFTER_HITS & ((UINT64_C(1) << 56) - 1)) == 0,
 		       "fetch_after's flag is its top byte");
-	tcg_e_ld64(e, t, S, OFF(fetch_sum));
-	tcg_e_addi(e, t, t, (int64_t)(lines | pages << FETCH_PAGES_SHIFT));
-	tcg_e_st64(e, t, S, OFF(fetch_sum));
-	tcg_e_free(e, t);
+	if (j->count_fetches) {
+		tcg_val t = tcg_e_temp(e);
+
+		tcg_e_ld64(e, t, S, OFF(fetch_sum));
+		tcg_e_addi(e, t, t, (int64_t)(lines | pages << FETCH_PAGES_SHIFT));
+		tcg_e_st64(e, t, S, OFF(fetch_sum));
+		tcg_e_free(e, t);
+	}
 	u = tcg_e_const(e, JIT_LOG_AFTER_HITS >> 56);
 	tcg_e_st8(e, u, S, OFF(fetch_after) + 7);
 	tcg_e_free(e, u);

@@ -229,8 +229,11 @@ void jit_count_force_next(struct jit_count *j);
 #define JIT_LOG_ADDR_MASK  ((UINT64_C(1) << JIT_LOG_SIZE_SHIFT) - 1)
 #define JIT_LOG_CAP        (1u << 20)
 /* Turns the log on or off for blocks translated from now on (the caller
- * drops the translations); -ENOMEM if it cannot be made. */
-int jit_count_log(struct jit_count *j, bool on);
+ * drops the translations); -ENOMEM if it cannot be made. With
+ * count_fetches, a block start counted inline adds its lines and pages to
+ * what jit_count_fetch_take returns; without (no event of the model counts
+ * L1I or ITLB accesses), it pays for no count. */
+int jit_count_log(struct jit_count *j, bool on, bool count_fetches);
 bool jit_count_logging(const struct jit_count *j);
 /* The records since the last take, [*begin, return); none is pending
  * after. With swap (only at a block start: a block's translated code

@@ -219,6 +219,10 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	c->mem_want = sources_need_mem(sources);
 	c->mem_log_want = c->mem_want && pv->jit && c->arch->access_log &&
 			  !perf_cpu_schedulable_sampled_sources(cpu);
+	/* pay only for what is counted: the model's events name its sources */
+	c->mem_log_fetches =
+		pmu_model_counts_source(perf_core_model(pv->core), SIM_SRC_L1I_ACCESS) ||
+		pmu_model_counts_source(perf_core_model(pv->core), SIM_SRC_ITLB_ACCESS);
 	c->mem_toggle_pending = c->mem_on != c->mem_want ||
 				(c->mem_on && c->mem_log != c->mem_log_want);
 	if (c->mem_toggle_pending && c->mem_log)

@@ -556,7 +556,8 @@ int vcpu_want_mem(struct vcpu *c)
 {
 	if (c->mem_on)
 		return 0;
-	if (c->mem_log_want && c->pmu && c->pmu->jit && !jit_count_log(c->pmu->jit, true)) {
+	if (c->mem_log_want && c->pmu && c->pmu->jit &&
+	    !jit_count_log(c->pmu->jit, true, c->mem_log_fetches)) {
 		c->mem_log = true;
 	} else if (uc_hook_add(c->uc, &c->h_mem, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, hook_mem,
 			       c, 1, 0) != UC_ERR_OK) {
@@ -572,7 +573,7 @@ void vcpu_unwant_mem(struct vcpu *c)
 	if (!c->mem_on)
 		return;
 	if (c->mem_log)
-		jit_count_log(c->pmu->jit, false);
+		jit_count_log(c->pmu->jit, false, false);
 	else
 		uc_hook_del(c->uc, c->h_mem);
 	c->mem_on = c->mem_log = false;

@@ -200,6 +200,35 @@ static void test_lookup(void **state)
 	}
 }
 
+/* Which quantities a model's events count (the access log counts L1I and
+ * ITLB accesses only for a model whose events name them). */
+static void test_counts_source(void **state)
+{
+	static const struct {
+		int line;
+		const char *model;
+		enum sim_source src;
+		bool counted;
+	} rows[] = {
+		{ __LINE__, "skylake", SIM_SRC_L1I_ACCESS, false },
+		{ __LINE__, "skylake", SIM_SRC_ITLB_ACCESS, false },
+		{ __LINE__, "skylake", SIM_SRC_L1I_MISS, true },      /* ICACHE_64B.IFTAG_MISS */
+		{ __LINE__, "zen", SIM_SRC_L1I_ACCESS, true },        /* ic_fw32 */
+		{ __LINE__, "zen", SIM_SRC_ITLB_ACCESS, false },
+		{ __LINE__, "pmuv3", SIM_SRC_L1I_ACCESS, true },      /* l1i_cache */
+		{ __LINE__, "pmuv3", SIM_SRC_ITLB_ACCESS, false },    /* the A72's PMCEID */
+		{ __LINE__, "pmuv3p5", SIM_SRC_ITLB_ACCESS, true },   /* l1i_tlb */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (pmu_model_counts_source(pmu_model_find(rows[i].model), rows[i].src) !=
+		    rows[i].counted)
+			fail_msg("line %d: %s counts %s: want %d", rows[i].line, rows[i].model,
+				 sim_source_name(rows[i].src), rows[i].counted);
+	assert_false(pmu_model_counts_source(NULL, SIM_SRC_INSTRUCTIONS));
+}
+
 /* The events' declared counter masks agree with the allocator's constraint
  * (the tables cannot drift apart). */
 static void test_event_masks_match_constraints(void **state)
@@ -284,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_broken_models_rejected),
 		cmocka_unit_test(test_every_model_has_caches),
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_counts_source),
 		cmocka_unit_test(test_event_masks_match_constraints),
 		cmocka_unit_test(test_event_sysfs),
 	};
