@@ -5,6 +5,7 @@
  * search and its /bin/sh fallback, bash's words for what fails), starts
  * its first thread at the ELF entry and runs it until the process ends.
  */
+#include <elf.h>
 #include <errno.h>
 #include <signal.h>
 #include <limits.h>
@@ -14,6 +15,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
+#include "pmu_models/pmu_model.h"
 #include "sim/core/fd_place.h"
 #include "sim/core/perf_core.h"
 #include "sim/cpu/access_replay.h"
@@ -225,38 +227,54 @@ static int boot_kernel(const struct guest_boot_config *cfg, char **pre, int *npr
 }
 
 /*
- * The simulated perf core this process's guest code drives: its own, the
- * one of the `pmusim run` session it belongs to, or an emulated
- * ancestor's. Returns 0 or a negative errno.
+ * The simulated perf core this process's guest code drives, into *core:
+ * its own, the one of the `pmusim run` session it belongs to (joined), or
+ * an emulated ancestor's (attached). Returns 0 or a negative errno.
  */
-static int boot_start_core(const struct guest_boot_config *cfg, struct guest_process *proc,
-			   struct guest_thread *t, struct perf_core *own_core, const char *path)
+static int boot_join_core(const struct guest_boot_config *cfg, struct perf_core *own_core,
+			  struct perf_core **core)
 {
-	struct perf_core *core = NULL;
+	*core = own_core;
+	if (own_core)
+		return 0;
+	if (boot_arena_fd >= 0) {
+		perf_guest_set_session(cfg->session->hooks);
+		return cfg->session->join(boot_arena_fd, perf_guest_machine(), core);
+	}
+	/* an emulated ancestor's core, across execve */
+	return perf_guest_arena_attach(boot_core_fd, cfg->arena_addr, core);
+}
+
+/*
+ * The emulated CPU's model: the core's, when its PMU is of the program's
+ * architecture, so that a workload of a `pmusim run --model M` session or
+ * of an ancestor has M's CPUID, caches and pipeline behind M's events;
+ * else the one the options chose (a program of the other architecture).
+ */
+static const struct pmu_model *boot_model(const struct guest_boot_config *cfg,
+					  const struct perf_core *core, const char *path)
+{
+	const struct pmu_model *m = perf_core_model(core);
+	bool aarch64 = guest_program_machine(path) == EM_AARCH64;
+
+	return m && (m->arch == PMU_ARCH_ARM_PMUV3) == aarch64 ? m : cfg->model;
+}
+
+/* The guest's first task on the core boot_join_core gave. Returns 0 or a
+ * negative errno. */
+static int boot_start_core(const struct guest_boot_config *cfg, struct guest_process *proc,
+			   struct guest_thread *t, struct perf_core *core, bool own,
+			   const char *path)
+{
 	int r;
 
-	if (own_core) {
-		r = perf_guest_start_core(proc, t, own_core, path);
-		if (boot_trace_out) {
-			boot_trace_core = own_core;
-			process_exit_hook = boot_exit_write_trace;
-		}
-	} else if (boot_arena_fd >= 0) {
-		perf_guest_set_session(cfg->session->hooks);
-		r = cfg->session->join(boot_arena_fd, perf_guest_machine(), &core);
-		if (!r)
-			cfg->session->own_fds(reserve_fd, proc);
-		if (!r)
-			r = perf_guest_start_core(proc, t, core, path);
-	} else {
-		/* an emulated ancestor's core, across execve */
-		r = perf_guest_arena_attach(boot_core_fd, cfg->arena_addr, &core);
-		if (!r)
-			r = perf_guest_start_core(proc, t, core, path);
-		if (!r && boot_trace_out && boot_trace_root == getpid()) {
-			boot_trace_core = core;
-			process_exit_hook = boot_exit_write_trace;
-		}
+	if (!own && boot_arena_fd >= 0)
+		cfg->session->own_fds(reserve_fd, proc);
+	r = perf_guest_start_core(proc, t, core, path);
+	/* the trace root writes the trace at its exit */
+	if (!r && boot_trace_out && (own || (boot_arena_fd < 0 && boot_trace_root == getpid()))) {
+		boot_trace_core = core;
+		process_exit_hook = boot_exit_write_trace;
 	}
 	return r;
 }
@@ -295,7 +313,8 @@ int guest_boot_and_run(const struct guest_boot_config *cfg)
 	struct loader_error le;
 	char path[PATH_MAX];
 	char **gargv = NULL, **pre;
-	struct perf_core *own_core = NULL;
+	struct perf_core *own_core = NULL, *core;
+	const struct pmu_model *model;
 	enum guest_run_state st;
 	int r, npre = cfg->npre;
 
@@ -340,7 +359,14 @@ int guest_boot_and_run(const struct guest_boot_config *cfg)
 	if (argv0)
 		gargv[0] = (char *)argv0;
 
-	guest_process_init(&proc, cfg->model, opt);
+	r = boot_join_core(cfg, own_core, &core);
+	if (r) {
+		free(gargv);
+		fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));
+		return 1;
+	}
+	model = boot_model(cfg, core, path);
+	guest_process_init(&proc, model, opt);
 	reserve_own_fds(&proc);
 	r = guest_load(&proc, path, gargv, cfg->envp, &le);
 	if (r == -ENOEXEC && le.why == LOAD_EXEC_FORMAT && !argv0 && !is_binary_file(path)) {
@@ -354,7 +380,7 @@ int guest_boot_and_run(const struct guest_boot_config *cfg)
 		for (int i = 1; i < argc; i++)
 			shv[i + 1] = argv[i];
 		guest_process_destroy(&proc);
-		guest_process_init(&proc, cfg->model, opt);
+		guest_process_init(&proc, model, opt);
 		reserve_own_fds(&proc);
 		r = guest_load(&proc, "/bin/sh", shv, cfg->envp, &le);
 		free(shv);
@@ -385,7 +411,7 @@ int guest_boot_and_run(const struct guest_boot_config *cfg)
 		 * describe the new image and comm */
 		if (argv0)
 			procfs_after_exec(t);
-		r = boot_start_core(cfg, &proc, t, own_core, path);
+		r = boot_start_core(cfg, &proc, t, core, own_core != NULL, path);
 		if (r) {
 			fprintf(stderr, "pmusim: cannot create the perf core: %s\n", strerror(-r));
 			return 1;

@@ -8,14 +8,23 @@ set -u
 PMUSIM=$(realpath "$1")
 PROGS=$(realpath "$2")
 
+# HOW: exec (pmusim exec --model M), or run (a workload perf counts in a
+# `pmusim run --model M` session: the emulator re-executes it attached to
+# the session's core, and the CPU must be the core's model)
 check() {
-	local model=$1; shift
+	local how=$1 model=$2; shift 2
 	local out
-	out=$("$PMUSIM" exec --model "$model" "$PROGS/cpuinfo" 2>&1) || { echo "FAIL $model: status $?"; return 1; }
+	if [[ $how == exec ]]; then
+		out=$("$PMUSIM" exec --model "$model" "$PROGS/cpuinfo" 2>&1) ||
+			{ echo "FAIL $model: status $?"; return 1; }
+	else
+		out=$("$PMUSIM" run --model "$model" -- perf stat -e instructions -o /dev/null -- \
+			"$PROGS/cpuinfo" 2>&1) || { echo "FAIL run $model: status $?"; return 1; }
+	fi
 	local ok=0
 	for want in "$@"; do
 		if ! grep -qxF -- "$want" <<< "$out"; then
-			echo "FAIL $model: missing line '$want'"
+			echo "FAIL $how $model: missing line '$want'"
 			ok=1
 		fi
 	done
@@ -28,18 +37,20 @@ check() {
 	b=$(sed -n 's/^cpuid brand=//p' <<< "$out")
 	for want in "vendor_id	: $v" "cpu family	: $f" "model		: $m" "stepping	: $s" "model name	: $b"; do
 		if ! grep -qxF -- "$want" <<< "$out"; then
-			echo "FAIL $model: /proc/cpuinfo lacks '$want'"
+			echo "FAIL $how $model: /proc/cpuinfo lacks '$want'"
 			ok=1
 		fi
 	done
-	[[ $ok == 0 ]] && echo "ok   $model"
+	[[ $ok == 0 ]] && echo "ok   $how $model"
 	return $ok
 }
 
 fail=0
-check skylake "cpuid vendor=GenuineIntel family=6 model=94 stepping=3" \
-	"cpuid perfmon version=4 gp=4 width=48 fixed=3 fixed_width=48" \
-	"cpuid brand=Intel(R) Core(TM) pmusim-skylake CPU @ 3.00GHz" || fail=1
-check zen "cpuid vendor=AuthenticAMD family=23 model=1 stepping=1" \
-	"cpuid perfmon version=0 gp=0 width=0 fixed=0 fixed_width=0" || fail=1
+for how in exec run; do
+	check $how skylake "cpuid vendor=GenuineIntel family=6 model=94 stepping=3" \
+		"cpuid perfmon version=4 gp=4 width=48 fixed=3 fixed_width=48" \
+		"cpuid brand=Intel(R) Core(TM) pmusim-skylake CPU @ 3.00GHz" || fail=1
+	check $how zen "cpuid vendor=AuthenticAMD family=23 model=1 stepping=1" \
+		"cpuid perfmon version=0 gp=0 width=0 fixed=0 fixed_width=0" || fail=1
+done
 exit $fail
