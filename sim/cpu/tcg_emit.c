@@ -598,7 +598,6 @@ void tcg_e_andi(struct tcg_emit *e, tcg_val dst, tcg_val a, int64_t imm)
 	tl.arch->andi(e, dst, a, imm);
 }
 
-
 struct tcg_label *tcg_e_label(struct tcg_emit *e)
 {
 	return tl.arch->new_label(e);
