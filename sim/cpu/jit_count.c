@@ -343,7 +343,7 @@ int jit_count_log(struct jit_count *j, bool on, bool count_fetches)
 		j->log_begin = j->log_pos = j->log;
 	}
 	j->log_on = on;
-	j->count_fetches = count_fetches; 
+	j->count_fetches = count_fetches;
 	shadows_forget(j);   /* fetches went elsewhere meanwhile */
 	return 0;
 }
@@ -481,15 +481,13 @@ static void emit_records_end_via(struct jit_count *j, struct tcg_emit *e, tcg_va
 
 static void emit_records_end(struct jit_count *j, struct tcg_emit *e)
 {
-	tcg_val S;
+	if (j->cur_dirty) {
+		tcg_val S = tcg_e_const(e, (uintptr_t)j);
 
-	if (!j->cur_dirty) {
-		j->cur_base_ok = false;
-		return;
+		emit_records_end_via(j, e, S);
+		tcg_e_free(e, S);
 	}
-	S = tcg_e_const(e, (uintptr_t)j);
-	emit_records_end_via(j, e, S);
-	tcg_e_free(e, S);
+	j->cur_base_ok = false;
 }
 
 /* Before a helper call, a label, a branch or an exit (tcg_emit.h): the
@@ -1650,13 +1648,12 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 	/* a block of no instruction (a run's end address) has no check and
 	 * fetches nothing */
 	assert(!j->cur_fetch_inline || j->cur_fetch_placed || !size);
-	if (j->cur_fetch && j->cur_fetch_inline && !j->cur_fetch_placed) {
-		tcg_e_free(e, j->cur_base);
-	} else if (j->cur_fetch) {
+	if (j->cur_fetch) {
 		enum fetch_kind kind = !b || !b->n || ((b->ins[0].cls | b->last_cls) & BD_REP) ?
 				       FETCH_UNSURE : FETCH_CHECKED;
 
-		emit_log_fetch(j, e, s, pc, size, kind);
+		if (!j->cur_fetch_inline || j->cur_fetch_placed)
+			emit_log_fetch(j, e, s, pc, size, kind);
 		tcg_e_free(e, j->cur_base);
 	}
 	j->cur = NULL;

@@ -219,10 +219,6 @@ static bool hooks_decide(struct pmu_vcpu *pv)
 	c->mem_want = sources_need_mem(sources);
 	c->mem_log_want = c->mem_want && pv->jit && c->arch->access_log &&
 			  !perf_cpu_schedulable_sampled_sources(cpu);
-	/* pay only for what is counted: the model's events name its sources */
-	c->mem_log_fetches =
-		pmu_model_counts_source(perf_core_model(pv->core), SIM_SRC_L1I_ACCESS) ||
-		pmu_model_counts_source(perf_core_model(pv->core), SIM_SRC_ITLB_ACCESS);
 	c->mem_toggle_pending = c->mem_on != c->mem_want ||
 				(c->mem_on && c->mem_log != c->mem_log_want);
 	if (c->mem_toggle_pending && c->mem_log)
@@ -2222,6 +2218,10 @@ struct pmu_vcpu *pmu_vcpu_new(struct vcpu *c, struct perf_core *core, unsigned c
 	pv->cpu = perf_core_cpu(core, cpu);
 	pv->task = task;
 	pv->cg = cg_model_active();
+	/* pay only for what is counted: the core's model names what its
+	 * events count, and the log counts L1I and ITLB accesses for those */
+	c->mem_log_fetches = pmu_model_counts_source(perf_core_model(core), SIM_SRC_L1I_ACCESS) ||
+			     pmu_model_counts_source(perf_core_model(core), SIM_SRC_ITLB_ACCESS);
 	memset(pv->bimodal, PMU_BIMODAL_STEP, sizeof(pv->bimodal));   /* weakly not taken */
 	pv->freq_hz = c->model && c->model->freq_hz ? c->model->freq_hz : 3000000000ull;
 	pv->tsc_hz = c->model && c->model->tsc_hz ? c->model->tsc_hz : pv->freq_hz;

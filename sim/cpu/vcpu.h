@@ -95,7 +95,8 @@ struct vcpu {
 	bool mem_toggle_pending;   /* change how accesses are seen there: */
 	bool mem_want, mem_log_want;   /* to these */
 	bool mem_log_fetches;      /* the log counts block starts' L1I and ITLB
-				    * accesses (an event of the model counts one) */
+				    * accesses (an event of the core's model
+				    * counts one; set with the pmu) */
 	/* the CPU's debug registers: a one-address code hook (X) or a ranged
 	 * memory hook (W, RW) per breakpoint installed there, only then */
 	struct perf_breakpoint bp[PERF_HBP_NUM];  /* what the hooks watch */
