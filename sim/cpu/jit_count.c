@@ -54,6 +54,14 @@ struct slot_chunk {
 	struct jit_slot s[SLOTS_PER_CHUNK];
 };
 
+/* A set of guest addresses (open addressing, 0 free); all: it could not
+ * grow, every address is in it. */
+struct addr_set {
+	uint64_t *a;
+	size_t mask, used;
+	bool all;
+};
+
 /* A row of an exit table, by bimodal counter / PMU_BIMODAL_STEP. */
 struct exit_row {
 	int64_t delta;               /* subtracted from w[0] */
@@ -139,12 +147,13 @@ struct jit_count {
 	uint64_t *sh_l1i, *sh_itlb;
 	uint64_t sh_l1i_mask, sh_itlb_mask;
 	unsigned sh_line_shift;
-	/* where translated cut exits let a run go on (open addressing, 0
-	 * free): only a block that starts at one of them carries the
-	 * continuation check (translation costs per op) */
-	uint64_t *cut_end;
-	size_t cut_mask, cut_used;
-	bool cut_all;                /* the set could not grow: every block */
+	/* where translated cut exits let a run go on: only a block that
+	 * starts at one of them carries the continuation check (translation
+	 * costs per op) */
+	struct addr_set cut_end;
+	/* the blocks the slow path found hot (jit_count_sampled): only their
+	 * translations run TCG's optimizer */
+	struct addr_set hot;
 };
 
 #define OFF(field) ((intptr_t)offsetof(struct jit_count, field))
@@ -224,7 +233,7 @@ static void build_rows(struct jit_count *j)
 /* ---- enabling -------------------------------------------------------------- */
 
 static bool enabled;
-static _Atomic unsigned long long n_translated, n_slow;
+static _Atomic unsigned long long n_translated, n_slow, n_hot;
 
 bool jit_count_init(bool disable, const char **why)
 {
@@ -258,10 +267,12 @@ bool jit_count_serves(const struct cpu_arch *arch)
 	return safe_stop_on_engine(true) && tcg_emit_available_aarch64();
 }
 
-void jit_count_stats(unsigned long long *translated, unsigned long long *slow)
+void jit_count_stats(unsigned long long *translated, unsigned long long *slow,
+		     unsigned long long *hot)
 {
 	*translated = atomic_load(&n_translated);
 	*slow = atomic_load(&n_slow);
+	*hot = atomic_load(&n_hot);
 }
 
 /* ---- state ------------------------------------------------------------------ */
@@ -307,7 +318,8 @@ void jit_count_free(struct jit_count *j)
 {
 	if (!j)
 		return;
-	free(j->cut_end);
+	free(j->cut_end.a);
+	free(j->hot.a);
 	free(j->sh_l1i);
 	free(j->sh_itlb);
 	if (j->log)
@@ -539,56 +551,56 @@ static void on_helper_access(void *opaque, uint64_t addr, unsigned size_log2, bo
 	j->log_pos = p + 1;
 }
 
-/* ---- where translated cut exits go on ------------------------------------- */
+/* ---- sets of guest addresses ----------------------------------------------- */
 
-static size_t cut_hash(uint64_t a, size_t mask)
+static size_t addr_hash(uint64_t a, size_t mask)
 {
 	return (size_t)((a * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
 }
 
-static bool cut_end_has(const struct jit_count *j, uint64_t a)
+static bool addr_set_has(const struct addr_set *set, uint64_t a)
 {
-	if (j->cut_all)
+	if (set->all)
 		return true;
-	if (!j->cut_end)
+	if (!set->a)
 		return false;
-	for (size_t i = cut_hash(a, j->cut_mask); j->cut_end[i]; i = (i + 1) & j->cut_mask)
-		if (j->cut_end[i] == a)
+	for (size_t i = addr_hash(a, set->mask); set->a[i]; i = (i + 1) & set->mask)
+		if (set->a[i] == a)
 			return true;
 	return false;
 }
 
-/* Adds a (not 0); on allocation failure every block is taken to follow
- * a cut (cut_all). */
-static void cut_end_add(struct jit_count *j, uint64_t a)
+/* Adds a (not 0); on allocation failure every address is taken to be in
+ * the set (all). */
+static void addr_set_add(struct addr_set *set, uint64_t a)
 {
 	size_t i;
 
-	if (cut_end_has(j, a))
+	if (addr_set_has(set, a))
 		return;
-	if ((j->cut_used + 1) * 2 > (j->cut_end ? j->cut_mask + 1 : 0)) {
-		size_t cap = j->cut_end ? (j->cut_mask + 1) * 2 : 256;
+	if ((set->used + 1) * 2 > (set->a ? set->mask + 1 : 0)) {
+		size_t cap = set->a ? (set->mask + 1) * 2 : 256;
 		uint64_t *n = calloc(cap, sizeof(*n));
 
 		if (!n) {
-			j->cut_all = true;
+			set->all = true;
 			return;
 		}
-		for (size_t k = 0; j->cut_end && k <= j->cut_mask; k++) {
-			if (!j->cut_end[k])
+		for (size_t k = 0; set->a && k <= set->mask; k++) {
+			if (!set->a[k])
 				continue;
-			for (i = cut_hash(j->cut_end[k], cap - 1); n[i]; i = (i + 1) & (cap - 1))
+			for (i = addr_hash(set->a[k], cap - 1); n[i]; i = (i + 1) & (cap - 1))
 				;
-			n[i] = j->cut_end[k];
+			n[i] = set->a[k];
 		}
-		free(j->cut_end);
-		j->cut_end = n;
-		j->cut_mask = cap - 1;
+		free(set->a);
+		set->a = n;
+		set->mask = cap - 1;
 	}
-	for (i = cut_hash(a, j->cut_mask); j->cut_end[i]; i = (i + 1) & j->cut_mask)
+	for (i = addr_hash(a, set->mask); set->a[i]; i = (i + 1) & set->mask)
 		;
-	j->cut_end[i] = a;
-	j->cut_used++;
+	set->a[i] = a;
+	set->used++;
 }
 
 /* Slots live as long as the vCPU: translated code points at them. */
@@ -781,6 +793,18 @@ void jit_count_abort_block(struct jit_count *j, const struct jit_slot *prev)
 		j->w[0] -= JIT_BIAS << HEAD_SHIFT;
 	}
 	jit_count_force_next(j);
+}
+
+bool jit_count_sampled(struct jit_count *j, const struct jit_slot *cs)
+{
+	struct jit_slot *s = (struct jit_slot *)cs;   /* one of j's */
+
+	if (s->optimized || ++s->samples < JIT_HOT_SAMPLES)
+		return false;
+	s->optimized = true;
+	addr_set_add(&j->hot, s->pc);
+	atomic_fetch_add_explicit(&n_hot, 1, memory_order_relaxed);
+	return true;
 }
 
 void jit_count_force_next(struct jit_count *j)
@@ -1584,7 +1608,7 @@ static void on_block_exit(void *opaque, struct tcg_emit *e, enum tcg_exit_kind k
 			emit_dyn_exit(j, e);
 		if (j->cur_exit_cut) {
 			emit_cut_exit(j, e, tcg_e_block_pc(e), insn_pc + len);
-			cut_end_add(j, insn_pc + len);
+			addr_set_add(&j->cut_end, insn_pc + len);
 		}
 		return;
 	}
@@ -1642,7 +1666,7 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 	b = bd_get(j->bc, pc, size);
 	forced = !b || !b->n || (b->ins[0].cls & BD_REP) || reads_counter(j, b);
 	emit_slow_call(j, e, pc, b && b->n && (b->ins[0].cls & BD_REP),
-		       !forced && cut_end_has(j, pc));
+		       !forced && addr_set_has(&j->cut_end, pc));
 	for (unsigned i = 0; i < j->cur_njcc; i++)
 		emit_jcc_update(j, e, &j->cur_jcc[i]);
 	/* a block of no instruction (a run's end address) has no check and
@@ -1656,6 +1680,9 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 			emit_log_fetch(j, e, s, pc, size, kind);
 		tcg_e_free(e, j->cur_base);
 	}
+	s->optimized = addr_set_has(&j->hot, pc);
+	if (!s->optimized)
+		tcg_e_skip_optimizer(e);
 	j->cur = NULL;
 	s->pc = pc;
 	s->size = size;

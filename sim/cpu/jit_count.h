@@ -87,6 +87,10 @@ struct jit_slot {
 	int64_t cont_adj;
 	uint64_t cont_need;          /* 1: its counts exceed issue width x its
 				      * cycles there (jit_count_ran) */
+	/* whether its translation ran TCG's optimizer; while not, how often
+	 * the slow path saw it (jit_count_sampled) */
+	bool optimized;
+	uint8_t samples;
 };
 
 /* Whether inline counting can be used at all (probe; off by option). */
@@ -96,9 +100,10 @@ bool jit_count_enabled(void);
  * interposed and probed, cpu_arch.h). */
 struct cpu_arch;
 bool jit_count_serves(const struct cpu_arch *arch);
-/* Blocks translated with inline counting, and slow-path calls, so far
- * (this process, all vCPUs). */
-void jit_count_stats(unsigned long long *translated, unsigned long long *slow);
+/* Blocks translated with inline counting, slow-path calls, and blocks
+ * found hot (jit_count_sampled), so far (this process, all vCPUs). */
+void jit_count_stats(unsigned long long *translated, unsigned long long *slow,
+		     unsigned long long *hot);
 
 /*
  * The branch predictors' state (pmu_machine.c's resolve_prev) that the
@@ -197,6 +202,17 @@ bool jit_count_on(const struct jit_count *j);
 void jit_count_abort_block(struct jit_count *j, const struct jit_slot *prev);
 /* The next block takes the slow path. */
 void jit_count_force_next(struct jit_count *j);
+/*
+ * Blocks are translated without TCG's optimizer until they are hot: most
+ * blocks run a few times (a program's start-up), and the optimizer is a
+ * pass of every translation. The slow path, where the head ran out (a
+ * sample of the blocks run, by their cycles), calls this with the block
+ * about to run: true when s has now been seen JIT_HOT_SAMPLES times, and
+ * its address is hot from now on; the caller then drops its translation,
+ * and the next one runs the optimizer. The code does the same either way.
+ */
+#define JIT_HOT_SAMPLES 2
+bool jit_count_sampled(struct jit_count *j, const struct jit_slot *s);
 
 /*
  * The access log: while on, blocks translated from then on append, in

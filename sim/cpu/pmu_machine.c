@@ -1196,6 +1196,8 @@ void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
 	if (jit_count_check_pending(pv->jit, s))
 		return;
 	p = jit_count_enter(pv->jit, s, &was_on);
+	if (jit_count_sampled(pv->jit, s))
+		vcpu_retranslate(pv->c, s->pc);
 
 	if (!pv->locked)
 		pmu_vcpu_acquire(pv);

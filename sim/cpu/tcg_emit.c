@@ -85,6 +85,7 @@ struct tcg_arch {
 	goto_ptr_fn real_goto_ptr;
 	exit_tb_fn real_exit_tb;
 	gen_code_fn real_gen_code;
+	void (*real_optimize)(struct tcg_emit *s);
 	bool resolved;
 };
 
@@ -121,6 +122,7 @@ struct emit_thread {
 	 * as a helper since the observer was set (tcg_e_call_hook) */
 	struct tcg_emit *called_ctx;
 	void *called_hook;
+	bool skip_optimizer;     /* the block's translation: tcg_e_skip_optimizer */
 };
 static __thread struct emit_thread tl;
 
@@ -161,6 +163,8 @@ static void resolve_arch(struct tcg_arch *a)
 	a->real_goto_ptr = (goto_ptr_fn)sym(a, "tcg_gen_lookup_and_goto_ptr");
 	a->real_exit_tb = (exit_tb_fn)sym(a, "tcg_gen_exit_tb");
 	a->real_gen_code = (gen_code_fn)sym(a, "tcg_gen_code");
+	/* not needed to serve the copy: without it nothing calls ours */
+	a->real_optimize = (void (*)(struct tcg_emit *))sym(a, "tcg_optimize");
 	a->resolved = a->temp_new && a->temp_free && a->const_i64 && a->const_i32 && a->op1 &&
 		      a->op3 && a->addi && a->andi && a->brcondi_i64 && a->brcond_i64 && a->new_label && a->call_n &&
 		      a->real_add_inline_hook && a->real_brcondi_i32 && a->real_brcond_i32 &&
@@ -314,13 +318,25 @@ static void exit_tb(const struct tcg_arch *a, struct tcg_emit *s, const void *tb
 
 static int gen_code(const struct tcg_arch *a, struct tcg_emit *s, const struct qemu_tb_head *tb)
 {
+	int rc;
+
 	if (tl.o) {
 		tl.arch = a;
 		tl.o->block_done(tl.opaque, s, tb->pc, tb->size);
 		tl.in_insn = false;
 		tl.start_pending = false;
 	}
-	return REAL(a, real_gen_code)(s, tb);
+	rc = REAL(a, real_gen_code)(s, tb);
+	tl.skip_optimizer = false;
+	return rc;
+}
+
+/* tcg_gen_code()'s first pass (QEMU builds it only with
+ * USE_TCG_OPTIMIZATIONS: the code is the same without it, only slower) */
+static void optimize(const struct tcg_arch *a, struct tcg_emit *s)
+{
+	if (!tl.skip_optimizer)
+		REAL(a, real_optimize)(s);
 }
 
 #define INTERPOSE(A)                                                                       \
@@ -355,6 +371,11 @@ static int gen_code(const struct tcg_arch *a, struct tcg_emit *s, const struct q
 	int tcg_gen_code_##A(struct tcg_emit *s, const struct qemu_tb_head *tb)            \
 	{                                                                                  \
 		return gen_code(&arch_##A, s, tb);                                         \
+	}                                                                                  \
+	void tcg_optimize_##A(struct tcg_emit *s);                                         \
+	void tcg_optimize_##A(struct tcg_emit *s)                                          \
+	{                                                                                  \
+		optimize(&arch_##A, s);                                                    \
 	}                                                                                  \
 	/* the other basic-block ends (set_label, br, the brconds that the */           \
 	/* immediate forms and the translators call), and helper calls     */           \
@@ -643,6 +664,12 @@ void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v)
 void tcg_e_br_if_eq(struct tcg_emit *e, tcg_val a, tcg_val b, struct tcg_label *l)
 {
 	tl.arch->brcond_i64(e, TCG_COND_EQ, a, b, l);
+}
+
+void tcg_e_skip_optimizer(struct tcg_emit *e)
+{
+	(void)e;
+	tl.skip_optimizer = true;
 }
 
 uint64_t tcg_e_block_pc(struct tcg_emit *e)

@@ -124,6 +124,10 @@ void tcg_e_br_if_ne(struct tcg_emit *e, tcg_val v, int64_t imm, struct tcg_label
 /* if (v != 0) leave the block through its exit-request exit (PC back at
  * the block's start: nothing of it ran). For code emitted at block start. */
 void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v);
+/* At block_done: the block's translation skips TCG's optimizer (constant
+ * folding and copy propagation): it translates faster, and its code does
+ * the same but runs slower. */
+void tcg_e_skip_optimizer(struct tcg_emit *e);
 /* At a block exit: the guest address of the block's first instruction. */
 uint64_t tcg_e_block_pc(struct tcg_emit *e);
 /* Whether the copy translating now gives the targets of its computed

@@ -889,6 +889,17 @@ void vcpu_drop_translations(struct vcpu *c, uint64_t start, uint64_t end)
 		c->qemu_cpu = qcpu;
 }
 
+void vcpu_retranslate(struct vcpu *c, uint64_t pc)
+{
+	void *qcpu;
+
+	tlb_fast_unfill_begin();
+	uc_ctl_remove_cache(c->uc, pc, pc + 1);
+	qcpu = tlb_fast_unfill_end(pc, pc + 1);
+	if (qcpu)
+		c->qemu_cpu = qcpu;
+}
+
 /* ---- virtual clock ------------------------------------------------------- */
 
 /*

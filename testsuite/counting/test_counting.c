@@ -286,6 +286,19 @@ static unsigned long long slow_calls(const char *args, char **o)
 	return slow;
 }
 
+/* The hot blocks `pmusim exec -v` reports translated again (with TCG's
+ * optimizer) in its output o. */
+static unsigned long long hot_blocks(const char *o)
+{
+	const char *p = strstr(o, "inline counting: ");
+	unsigned long long hot;
+
+	p = p ? strstr(p + 1, "inline counting: ") : NULL;
+	if (!p || sscanf(p, "inline counting: %llu hot blocks", &hot) != 1)
+		fail_msg("no hot blocks note in:\n%s", o);
+	return hot;
+}
+
 /*
  * Blocks count inline: a 123457-iteration loop, and 100000 iterations of
  * calls, returns and indirect jumps (their predictors work inline), take
@@ -300,7 +313,8 @@ static unsigned long long slow_calls(const char *args, char **o)
  * times (the blocks that continue a run count inline); entered at four
  * points (a jump into the middle of a run starts a run there) they count
  * the same both ways, and so do samplers of instructions and cycles over
- * them.
+ * them. The loop's block is hot: translated again, with TCG's optimizer,
+ * while it runs (the regions compared with a call per block have theirs).
  */
 static void test_inline_used(void **state)
 {
@@ -315,6 +329,8 @@ static void test_inline_used(void **state)
 	if (slow > 2000)
 		fail_msg("%llu slow-path calls for a 123457-iteration loop: blocks do not count inline",
 			 slow);
+	if (hot_blocks(o) < 1)
+		fail_msg("a 123457-iteration loop's block was not translated again as hot:\n%s", o);
 	free(o);
 	slow = slow_calls("calls 100000", &o);
 	assert_int_equal(val(o, "branch_misses"), 100000 + 3);
