@@ -870,34 +870,34 @@ void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end)
 }
 
 /*
- * Unicorn 2.0.1's UC_CTL_TB_REMOVE_CACHE translates only the start address
- * (as a code fetch: the page must be executable in the engine) and assumes
- * the range is contiguous in its RAM space; regions are not. Page by page.
+ * The engine's translations that overlap [start, end) dropped. Unicorn
+ * 2.0.1's UC_CTL_TB_REMOVE_CACHE translates only the start address (as a
+ * code fetch: the page must be executable in the engine) and assumes the
+ * range is contiguous in its RAM space; regions are not. Page by page.
  */
-void vcpu_drop_translations(struct vcpu *c, uint64_t start, uint64_t end)
+static void remove_translations(struct vcpu *c, uint64_t start, uint64_t end)
 {
 	void *qcpu;
 
-	if (c->pmu)
-		pmu_code_changed(c->pmu, start, end);
 	tlb_fast_unfill_begin();
-	for (uint64_t a = start & ~0xfffull; a < end; a += 0x1000)
-		uc_ctl_remove_cache(c->uc, a, a + 0x1000);
+	for (uint64_t a = start; a < end; a = (a | 0xfff) + 1)
+		uc_ctl_remove_cache(c->uc, a, end < (a | 0xfff) + 1 ? end : (a | 0xfff) + 1);
 	/* the lookups filled the TLB: the guest's first fetch must miss */
 	qcpu = tlb_fast_unfill_end(start, end);
 	if (qcpu)
 		c->qemu_cpu = qcpu;
 }
 
+void vcpu_drop_translations(struct vcpu *c, uint64_t start, uint64_t end)
+{
+	if (c->pmu)
+		pmu_code_changed(c->pmu, start, end);
+	remove_translations(c, start & ~0xfffull, (end + 0xfff) & ~0xfffull);
+}
+
 void vcpu_retranslate(struct vcpu *c, uint64_t pc)
 {
-	void *qcpu;
-
-	tlb_fast_unfill_begin();
-	uc_ctl_remove_cache(c->uc, pc, pc + 1);
-	qcpu = tlb_fast_unfill_end(pc, pc + 1);
-	if (qcpu)
-		c->qemu_cpu = qcpu;
+	remove_translations(c, pc, pc + 1);
 }
 
 /* ---- virtual clock ------------------------------------------------------- */
