@@ -1,8 +1,8 @@
 /*
  * tcg_emit.c - interposition of Unicorn 2.0.1's translator (its x86-64 and
- * AArch64 copies) at block start, block exits and block completion, and a
- * minimal TCG op emitter for the observer of the translating thread
- * (tcg_emit.h).
+ * AArch64 copies) at block start, block exits, block completion and its
+ * optimizer pass, and a minimal TCG op emitter for the observer of the
+ * translating thread (tcg_emit.h).
  */
 #include <dlfcn.h>
 #include <pthread.h>

@@ -17,7 +17,9 @@
  * minimal TCG op emitter: 64-bit loads, stores, adds, subtracts, ANDs and
  * ORs on host addresses, labels, a conditional branch, and a call into the
  * block hook's callback. It is what QEMU's TCG plugins call
- * "inline operations"; Unicorn 2.0.1 has no plugin API.
+ * "inline operations"; Unicorn 2.0.1 has no plugin API. It also lets the
+ * observer skip a block's optimizer pass (tcg_optimize, the first pass of
+ * tcg_gen_code).
  *
  * An observer is per host thread (the thread that runs and so translates
  * for one engine); without one every interposed function only calls

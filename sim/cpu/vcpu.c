@@ -880,8 +880,10 @@ static void remove_translations(struct vcpu *c, uint64_t start, uint64_t end)
 	void *qcpu;
 
 	tlb_fast_unfill_begin();
-	for (uint64_t a = start; a < end; a = (a | 0xfff) + 1)
-		uc_ctl_remove_cache(c->uc, a, end < (a | 0xfff) + 1 ? end : (a | 0xfff) + 1);
+	for (uint64_t a = start, next; a < end; a = next) {
+		next = (a | 0xfff) + 1;        /* the next page's start */
+		uc_ctl_remove_cache(c->uc, a, next < end ? next : end);
+	}
 	/* the lookups filled the TLB: the guest's first fetch must miss */
 	qcpu = tlb_fast_unfill_end(start, end);
 	if (qcpu)
