@@ -22,6 +22,12 @@
 #include "sim/cpu/access_replay.h"
 #include "sim/cpu/jit_count.h"
 
+/* A data record is the cache model's access word (cache_model_data_run)
+ * with JIT_LOG_DATA above it. */
+_Static_assert(JIT_LOG_ADDR_MASK == CACHE_ACC_ADDR_MASK && JIT_LOG_SIZE_SHIFT == CACHE_ACC_SIZE_SHIFT &&
+	       JIT_LOG_WRITE == CACHE_ACC_WRITE && JIT_LOG_DATA > CACHE_ACC_WRITE,
+	       "data records are access words");
+
 struct access_replay {
 	struct cache_model *cm;
 	const struct pmu_cache_geometry *g;
@@ -102,49 +108,77 @@ static void fetch(struct access_replay *r, uint64_t addr, uint32_t size)
  * the start of a block at the REP the previous start ended with), each
  * data access goes through the data side. A data access to the most
  * recent line and page of its L1D and DTLB sets changes no model state and
- * is only counted (cache_model_data_mru); the rest are tallied.
+ * is only counted (cache_model_data_mru); the rest are tallied, one by
+ * one, or from the STREAK_RUN-th in a row on, with the rest of the data
+ * records up to the next start, in one cache_model_data_run().
  */
+/* From this many data accesses in a row that change the model on, the
+ * rest of their run goes to the model in one call (cache_model_data_run):
+ * a run of accesses that mostly hit the most recent lines is cheaper one
+ * by one, a run that mostly misses them (bench_store) in one call. */
+#define STREAK_RUN 8
+
+/* *p = 0 (the log past its end is 0, jit_count.c: log_end), one store: no
+ * call of memset for a short run */
+static inline void zero_record(uint64_t *p)
+{
+	*p = 0;
+	__asm__ volatile("" : : "r"(p) : "memory");
+}
+
 static void replay(struct access_replay *r, uint64_t *p, uint64_t *end)
 {
 	struct cache_model *cm = r->cm;
 	uint64_t rep = r->rep;
 	struct cache_tally t = { 0 };
+	unsigned streak = 0;       /* data accesses tallied one by one in a row */
 
 	for (; p < end; p++) {
 		uint64_t v = *p;
+		const struct jit_slot *s;
 
-		*p = 0;          /* the log past its end is 0 (jit_count.c: log_end) */
-		if (v & JIT_LOG_FETCH) {
-			const struct jit_slot *s;
-
-			r->fetched = true;
-			if (v & JIT_LOG_AFTER_HITS)
-				rep = 0;     /* its predecessor ended with no REP */
-			if (v & JIT_LOG_RANGE) {   /* no REP at either end */
-				fetch(r, v & ((UINT64_C(1) << JIT_LOG_RANGE_SHIFT) - 1),
-				      (uint32_t)(v >> JIT_LOG_RANGE_SHIFT) & JIT_LOG_RANGE_SIZE_MASK);
-				rep = 0;
-				continue;
-			}
-			s = (const struct jit_slot *)(uintptr_t)
-			    (v & ~(JIT_LOG_FETCH | JIT_LOG_AFTER_HITS));
-			if (s->fetch_none) {
-				rep = 0;
-				continue;
-			}
-			if (rep != s->pc + 1)
-				fetch(r, s->pc, s->size);
-			rep = s->rep_end_off ? s->pc + s->rep_end_off : 0;
-		} else {
-			bool write = v & JIT_LOG_WRITE;
-			uint64_t addr = v & JIT_LOG_ADDR_MASK;
+		if (!(v & JIT_LOG_FETCH)) {
+			uint64_t addr = v & JIT_LOG_ADDR_MASK, *q;
 			unsigned size = 1u << ((v >> JIT_LOG_SIZE_SHIFT) & 3);
+			bool write = v & JIT_LOG_WRITE;
 
-			if (cache_model_data_mru(cm, addr, size))
+			if (cache_model_data_mru(cm, addr, size)) {
 				t.served[write][CACHE_L1]++;
-			else
+				streak = 0;
+			} else if (++streak < STREAK_RUN) {
 				cache_model_access_tally(cm, write, addr, size, &t);
+			} else {
+				/* a streak of accesses that change the model (a
+				 * miss-bound loop): the rest of the data records
+				 * up to the next start in one call */
+				for (q = p + 1; q < end && !(*q & JIT_LOG_FETCH); q++)
+					;
+				cache_model_data_run(cm, p, (size_t)(q - p), &t);
+				streak = 0;
+				for (; p < q - 1; p++)
+					zero_record(p);
+			}
+			zero_record(p);
+			continue;
 		}
+		*p = 0;
+		r->fetched = true;
+		if (v & JIT_LOG_AFTER_HITS)
+			rep = 0;     /* its predecessor ended with no REP */
+		if (v & JIT_LOG_RANGE) {   /* no REP at either end */
+			fetch(r, v & ((UINT64_C(1) << JIT_LOG_RANGE_SHIFT) - 1),
+			      (uint32_t)(v >> JIT_LOG_RANGE_SHIFT) & JIT_LOG_RANGE_SIZE_MASK);
+			rep = 0;
+			continue;
+		}
+		s = (const struct jit_slot *)(uintptr_t)(v & ~(JIT_LOG_FETCH | JIT_LOG_AFTER_HITS));
+		if (s->fetch_none) {
+			rep = 0;
+			continue;
+		}
+		if (rep != s->pc + 1)
+			fetch(r, s->pc, s->size);
+		rep = s->rep_end_off ? s->pc + s->rep_end_off : 0;
 	}
 	r->rep = rep;
 	/* each access is served once: the served counts sum to the

@@ -82,6 +82,7 @@ void cache_model_free(struct cache_model *cm)
 }
 
 static cache_tally_fn *access_tally_of(const struct cache_model *cm);
+static cache_run_fn *data_run_of(const struct cache_model *cm);
 
 struct cache_model *cache_model_new(const struct pmu_cache_geometry *g)
 {
@@ -107,6 +108,7 @@ struct cache_model *cache_model_new(const struct pmu_cache_geometry *g)
 	cm->latency[CACHE_MEM] = g->mem_latency;
 	cm->line_shift = (unsigned)__builtin_ctz(g->l1d.line);
 	cm->tally = access_tally_of(cm);
+	cm->data_run = data_run_of(cm);
 	return cm;
 err:
 	cache_model_free(cm);
@@ -330,25 +332,17 @@ static void access_tally_span(struct cache_model *cm, bool write, uint64_t addr,
 	t->tlb_walk += o.tlb_walk;
 }
 
-/* cache_model_access_tally() of a model whose lines are 1 << line_shift
- * bytes and whose DTLB, L1D, L2 and LLC have tlb_ways, l1_ways, l2_ways
- * and llc_ways (constants where it is inlined, or 0: read from the
- * model): an access of one line and one page is tlb_lookup() and
- * lines_lookup() in line, each level looked up only when the one before
- * it missed. */
+/* The tally of an access of one line and one page (line, page) of a
+ * model whose DTLB, L1D, L2 and LLC have tlb_ways, l1_ways, l2_ways and
+ * llc_ways (constants where it is inlined, or 0: read from the model):
+ * tlb_lookup() and lines_lookup() in line, each level looked up only when
+ * the one before it missed. */
 static inline __attribute__((always_inline)) void
-access_tally_ways(struct cache_model *cm, bool write, uint64_t addr, unsigned size,
-		  struct cache_tally *t, unsigned line_shift, unsigned tlb_ways, unsigned l1_ways,
-		  unsigned l2_ways, unsigned llc_ways)
+tally_line(struct cache_model *cm, bool write, uint64_t line, uint64_t page, struct cache_tally *t,
+	   unsigned tlb_ways, unsigned l1_ways, unsigned l2_ways, unsigned llc_ways)
 {
-	unsigned ls = line_shift ? line_shift : cm->line_shift;
-	uint64_t end = addr + size - 1, line = addr >> ls, page = addr >> PAGE_SHIFT;
 	enum cache_level served;
 
-	if (__builtin_expect(((addr ^ end) >> ls) | ((addr ^ end) >> PAGE_SHIFT), 0)) {
-		access_tally_span(cm, write, addr, size, t);
-		return;
-	}
 	if (!touch_ways(&cm->tlb[CACHE_TLB_D1], page, tlb_ways)) {
 		t->tlb_miss++;
 		t->tlb_walk += !touch(cm->tlb2[1], page);
@@ -364,6 +358,23 @@ access_tally_ways(struct cache_model *cm, bool write, uint64_t addr, unsigned si
 	t->served[write][served]++;
 }
 
+/* cache_model_access_tally() of a model whose lines are 1 << line_shift
+ * bytes (0: read from the model) and whose ways are tally_line()'s. */
+static inline __attribute__((always_inline)) void
+access_tally_ways(struct cache_model *cm, bool write, uint64_t addr, unsigned size,
+		  struct cache_tally *t, unsigned line_shift, unsigned tlb_ways, unsigned l1_ways,
+		  unsigned l2_ways, unsigned llc_ways)
+{
+	unsigned ls = line_shift ? line_shift : cm->line_shift;
+	uint64_t end = addr + size - 1;
+
+	if (__builtin_expect(((addr ^ end) >> ls) | ((addr ^ end) >> PAGE_SHIFT), 0))
+		access_tally_span(cm, write, addr, size, t);
+	else
+		tally_line(cm, write, addr >> ls, addr >> PAGE_SHIFT, t, tlb_ways, l1_ways, l2_ways,
+			   llc_ways);
+}
+
 /* The models' geometries: line shift, DTLB, L1D, L2 and LLC ways (a 0
  * way count: any), each X(name, ...) */
 #define MODEL_GEOMETRIES(X)            \
@@ -372,26 +383,92 @@ access_tally_ways(struct cache_model *cm, bool write, uint64_t addr, unsigned si
 	X(pmuv3, 6, 0, 2, 16, 16)      \
 	X(pmuv3p5, 6, 0, 4, 8, 16)
 
-/* access_tally_ways() of each geometry, and of any (0: every count read
- * from the model) */
+/* The accesses acc[] of a run, the most-recent test (cache_model_data_mru)
+ * and tally_line() inlined in the loop: a line's tally into *lt, the
+ * other counts into *t. */
+static inline __attribute__((always_inline)) void
+data_run_into(struct cache_model *cm, const uint64_t *acc, size_t n, struct cache_tally *lt,
+	      struct cache_tally *t, unsigned ls, unsigned tlb_ways, unsigned l1_ways,
+	      unsigned l2_ways, unsigned llc_ways)
+{
+	uint64_t hits_read = 0, hits_write = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = acc[i], addr = v & CACHE_ACC_ADDR_MASK;
+		uint64_t end = addr + (1u << ((v >> CACHE_ACC_SIZE_SHIFT) & 3)) - 1;
+		bool write = v & CACHE_ACC_WRITE;
+
+		if (__builtin_expect(((addr ^ end) >> ls) | ((addr ^ end) >> PAGE_SHIFT), 0)) {
+			access_tally_span(cm, write, addr, (unsigned)(end - addr + 1), t);
+		} else if (lru_sets_mru(&cm->lvl[CACHE_L1], addr >> ls) &&
+			   lru_sets_mru(&cm->tlb[CACHE_TLB_D1], addr >> PAGE_SHIFT)) {
+			hits_write += write;
+			hits_read += !write;
+		} else {
+			tally_line(cm, write, addr >> ls, addr >> PAGE_SHIFT, lt, tlb_ways, l1_ways,
+				   l2_ways, llc_ways);
+		}
+	}
+	t->served[0][CACHE_L1] += hits_read;
+	t->served[1][CACHE_L1] += hits_write;
+}
+
+/* Below this many accesses a run tallies into *t itself; from it on, into
+ * counts of its own added to *t at its end: those live in registers
+ * (*t may alias a store to the model's sets), so that the run's accesses
+ * overlap instead of chaining through t. */
+#define RUN_OWN_COUNTS 16
+
+/* cache_model_data_run() with access_tally_ways()'s constants. */
+static inline __attribute__((always_inline)) void
+data_run_ways(struct cache_model *cm, const uint64_t *acc, size_t n, struct cache_tally *t,
+	      unsigned line_shift, unsigned tlb_ways, unsigned l1_ways, unsigned l2_ways,
+	      unsigned llc_ways)
+{
+	unsigned ls = line_shift ? line_shift : cm->line_shift;
+	struct cache_tally r;
+
+	if (n < RUN_OWN_COUNTS) {
+		data_run_into(cm, acc, n, t, t, ls, tlb_ways, l1_ways, l2_ways, llc_ways);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	data_run_into(cm, acc, n, &r, t, ls, tlb_ways, l1_ways, l2_ways, llc_ways);
+	for (unsigned w = 0; w < 2; w++)
+		for (unsigned l = CACHE_L1; l < CACHE_NR_LEVELS; l++)
+			t->served[w][l] += r.served[w][l];
+	for (unsigned l = 0; l < CACHE_MEM; l++)
+		t->miss[l] += r.miss[l];
+	t->tlb_miss += r.tlb_miss;
+	t->tlb_walk += r.tlb_walk;
+}
+
+/* access_tally_ways() and data_run_ways() of each geometry, and of any
+ * (0: every count read from the model) */
 #define ACCESS_TALLY(name, line_shift, tlb, l1, l2, llc)                                         \
 	static void access_tally_##name(struct cache_model *cm, bool write, uint64_t addr,       \
 					unsigned size, struct cache_tally *t)                    \
 	{                                                                                        \
 		access_tally_ways(cm, write, addr, size, t, line_shift, tlb, l1, l2, llc);       \
+	}                                                                                        \
+	static void data_run_##name(struct cache_model *cm, const uint64_t *acc, size_t n,       \
+				    struct cache_tally *t)                                       \
+	{                                                                                        \
+		data_run_ways(cm, acc, n, t, line_shift, tlb, l1, l2, llc);                      \
 	}
 MODEL_GEOMETRIES(ACCESS_TALLY)
 ACCESS_TALLY(any, 0, 0, 0, 0, 0)
 
 #define ACCESS_TALLY_ROW(name, line_shift, tlb, l1, l2, llc) \
-	{ line_shift, tlb, l1, l2, llc, access_tally_##name },
-static const struct {
+	{ line_shift, tlb, l1, l2, llc, access_tally_##name, data_run_##name },
+static const struct geometry_fns {
 	unsigned line_shift, tlb_ways, l1_ways, l2_ways, llc_ways;
-	cache_tally_fn *fn;
+	cache_tally_fn *tally;
+	cache_run_fn *run;
 } access_tallies[] = { MODEL_GEOMETRIES(ACCESS_TALLY_ROW) };
 
-/* The tally of cm's geometry: one of access_tallies, else the general one. */
-static cache_tally_fn *access_tally_of(const struct cache_model *cm)
+/* The row of access_tallies of cm's geometry, or NULL. */
+static const struct geometry_fns *geometry_fns_of(const struct cache_model *cm)
 {
 	for (unsigned i = 0; i < sizeof(access_tallies) / sizeof(access_tallies[0]); i++)
 		if (cm->line_shift == access_tallies[i].line_shift &&
@@ -400,8 +477,23 @@ static cache_tally_fn *access_tally_of(const struct cache_model *cm)
 		    cm->lvl[CACHE_L1].ways == access_tallies[i].l1_ways &&
 		    cm->lvl[CACHE_L2].ways == access_tallies[i].l2_ways &&
 		    cm->lvl[CACHE_L3].ways == access_tallies[i].llc_ways)
-			return access_tallies[i].fn;
-	return access_tally_any;
+			return &access_tallies[i];
+	return NULL;
+}
+
+/* The tally of cm's geometry: one of access_tallies, else the general one. */
+static cache_tally_fn *access_tally_of(const struct cache_model *cm)
+{
+	const struct geometry_fns *g = geometry_fns_of(cm);
+
+	return g ? g->tally : access_tally_any;
+}
+
+static cache_run_fn *data_run_of(const struct cache_model *cm)
+{
+	const struct geometry_fns *g = geometry_fns_of(cm);
+
+	return g ? g->run : data_run_any;
 }
 
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,

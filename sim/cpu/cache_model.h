@@ -28,6 +28,7 @@
 #define PMUSIM_CACHE_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "pmu_models/pmu_model.h"
 
@@ -87,6 +88,9 @@ struct cache_model;
 /* cache_model_access_tally() for one model's geometry */
 typedef void cache_tally_fn(struct cache_model *cm, bool write, uint64_t addr, unsigned size,
 			    struct cache_tally *t);
+/* cache_model_data_run() for one model's geometry */
+typedef void cache_run_fn(struct cache_model *cm, const uint64_t *acc, size_t n,
+			  struct cache_tally *t);
 
 /* In the header so that a caller can inline cache_model_data_mru() and
  * cache_model_access_tally(); only cache_model.c changes it. */
@@ -98,6 +102,7 @@ struct cache_model {
 	unsigned latency[CACHE_NR_LEVELS];
 	unsigned line_shift;
 	cache_tally_fn *tally;            /* cache_model_access_tally() of this geometry */
+	cache_run_fn *data_run;           /* cache_model_data_run() of this geometry */
 };
 
 /* A cold model of geometry g (every level's sets and ways powers of two,
@@ -136,6 +141,21 @@ static inline void cache_model_access_tally(struct cache_model *cm, bool write, 
 					    unsigned size, struct cache_tally *t)
 {
 	cm->tally(cm, write, addr, size, t);
+}
+/* A data access as one word, for cache_model_data_run(): the address's
+ * low 56 bits, log2 of its size (1 to 8 bytes) in the two bits above
+ * them, and CACHE_ACC_WRITE for a store; the bits above are not read. */
+#define CACHE_ACC_SIZE_SHIFT 56
+#define CACHE_ACC_ADDR_MASK  ((UINT64_C(1) << CACHE_ACC_SIZE_SHIFT) - 1)
+#define CACHE_ACC_WRITE      (UINT64_C(1) << 58)
+/* The n data accesses acc[] (CACHE_ACC words) in order, each as
+ * cache_model_data_mru() (then only counted, at L1) or else
+ * cache_model_access_tally() would take it, tallied into *t: one call,
+ * specialised to the model's way counts, for a run of accesses. */
+static inline void cache_model_data_run(struct cache_model *cm, const uint64_t *acc, size_t n,
+					struct cache_tally *t)
+{
+	cm->data_run(cm, acc, n, t);
 }
 /* One instruction fetch of size bytes (> 0) at addr (a block's code): the
  * same through L1I, L2, LLC and the ITLB side. */

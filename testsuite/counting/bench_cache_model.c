@@ -1,27 +1,28 @@
 /*
- * bench_cache_model.c - the cache model's per-access cost (a benchmark,
- * not a test; scripts/bench runs it): address streams fed to
- * sim/cpu/cache_model.h as the access-log replay feeds it (a data access
- * that is the most recent line and page of its sets is only counted,
- * cache_model_data_mru; the others go through cache_model_access_tally;
- * a block's fetch, which the translated code records only when it is not
- * all the most recent lines and pages of its sets, through
- * cache_model_fetch).
+ * bench_cache_model.c - the cost of the access log's replay through the
+ * cache model, per record (a benchmark, not a test; scripts/bench runs
+ * it): address streams written as the access log's records
+ * (sim/cpu/jit_count.h: a data access as its record, a block's fetch as a
+ * range record) and replayed by the replay itself (access_replay_now, in
+ * this thread). The translated code records a block's fetch only when it
+ * is not all the most recent lines and pages of its sets, so the fetch
+ * stream is what the replay sees of a loop that jumps around.
  * For each stream and model it prints the nanoseconds per record (the
- * best of 5 rounds on a fresh model) and per record that went through
- * the model, how many did, and a checksum of the counts: a change of the
- * model's code that keeps its semantics keeps every checksum.
+ * best of 5 rounds on a fresh model), the data and fetch records, and a
+ * checksum of the memory counts: a change of the replay's or the model's
+ * code that keeps their semantics keeps every checksum.
  * Streams (fixed seeds):
  *   store   scripts/bench_cache_events' store loop (bench_store.c): 8-byte
  *           stores one line apart over 256 KiB, a load every 8th;
  *   rand1m  8-byte accesses at random over 1 MiB (L1D misses, L2 and LLC);
  *   rand256m  the same over 256 MiB (misses everywhere, TLB walks);
- *   mixed   sizes 1 to 8 at any alignment (split lines and pages), 80% in
+ *   mixed   sizes 1, 2, 4 or 8 at any alignment (split lines and pages), 80% in
  *           a hot 16 KiB, the rest over 8 MiB;
  *   fetch   code blocks of 4 to 64 bytes, mostly next to the previous one,
  *           sometimes a jump within 512 KiB;
  *   trace   with -t FILE, the first N records of a recorded stream (see
- *           read_trace()): data accesses and fetches in program order.
+ *           read_trace()): data accesses and fetches in program order
+ *           (docs/machine-counting.md: how CPython's was recorded).
  * Usage: bench_cache_model [-t FILE] [N [STREAM [MODEL]]] (default
  * 4,000,000 records, every stream on skylake, zen and pmuv3)
  */
@@ -31,7 +32,9 @@
 #include <string.h>
 #include <time.h>
 #include "pmu_models/pmu_model.h"
+#include "sim/cpu/access_replay.h"
 #include "sim/cpu/cache_model.h"
+#include "sim/cpu/jit_count.h"
 
 struct access {
 	uint64_t addr;
@@ -128,48 +131,55 @@ static size_t read_trace(const char *path, struct access *a, size_t n)
 	return k;
 }
 
-/* The stream through a fresh model as log_replay() does: a data access
- * that is the most recent line and page of its sets only counted, any
- * other through cache_model_access_tally; a fetch (write 2) through
- * cache_model_fetch. The records that went
- * through the model in *slow; returns the checksum of the counts. */
-static uint64_t run(const struct pmu_cache_geometry *g, const struct access *a, size_t n,
-		    size_t *slow, double *ns)
+/* The stream as the access log holds it (sim/cpu/jit_count.h): a data
+ * access as its record, a fetch as a range record (its address and
+ * size). Exits on an access the log cannot hold. */
+static void make_log(const struct access *a, size_t n, uint64_t *log)
+{
+	for (size_t k = 0; k < n; k++) {
+		unsigned log2 = (unsigned)__builtin_ctz(a[k].size | 16);
+
+		if (a[k].write == 2 && a[k].size && a[k].size <= JIT_LOG_RANGE_SIZE_MASK &&
+		    !(a[k].addr >> JIT_LOG_RANGE_SHIFT)) {
+			log[k] = JIT_LOG_FETCH | JIT_LOG_RANGE |
+				 (uint64_t)a[k].size << JIT_LOG_RANGE_SHIFT | a[k].addr;
+		} else if (a[k].write < 2 && a[k].size == 1u << log2 && log2 <= 3) {
+			log[k] = JIT_LOG_DATA | (uint64_t)log2 << JIT_LOG_SIZE_SHIFT |
+				 (a[k].write ? JIT_LOG_WRITE : 0) | (a[k].addr & JIT_LOG_ADDR_MASK);
+		} else {
+			fprintf(stderr, "bench_cache_model: record %zu (%#llx, %u bytes) is "
+				"not one the access log holds\n", k, (unsigned long long)a[k].addr,
+				a[k].size);
+			exit(1);
+		}
+	}
+}
+
+/* The log through a fresh model by the access log's replay, in this
+ * thread (access_replay_now); work is overwritten (a replay leaves what
+ * it read 0). Returns the checksum of the memory counts. */
+static uint64_t run(const struct pmu_cache_geometry *g, const uint64_t *log, uint64_t *work,
+		    size_t n, double *ns)
 {
 	struct cache_model *cm = cache_model_new(g);
-	struct cache_tally t = { 0 };
+	struct access_replay *r = cm ? access_replay_new(cm, g) : NULL;
+	struct mem_counts m = { 0 };
+	const uint64_t *w = (const uint64_t *)&m;
 	uint64_t sum = 0;
 	double t0;
 
-	if (!cm)
+	if (!r)
 		exit(1);
-	*slow = 0;
+	memcpy(work, log, n * sizeof(*log));
 	t0 = now_ns();
-	for (size_t k = 0; k < n; k++) {
-		struct cache_outcome o;
-
-		if (a[k].write == 2) {
-			cache_model_fetch(cm, a[k].addr, a[k].size, &o);
-			(*slow)++;
-			sum = sum * 31 + o.level + o.lines * 7 + o.miss[0] * 11 + o.miss[1] * 13 +
-			      o.miss[2] * 17 + o.tlb_miss * 19 + o.tlb_walk * 23;
-		} else {
-			if (cache_model_data_mru(cm, a[k].addr, a[k].size)) {
-				t.served[a[k].write][CACHE_L1]++;
-				continue;
-			}
-			cache_model_access_tally(cm, a[k].write, a[k].addr, a[k].size, &t);
-			(*slow)++;
-		}
-	}
+	access_replay_now(r, work, work + n);
 	*ns = now_ns() - t0;
+	access_replay_collect(r, &m);
+	access_replay_free(r);
 	cache_model_free(cm);
-	for (unsigned w = 0; w < 2; w++)
-		for (unsigned l = 0; l < CACHE_NR_LEVELS; l++)
-			sum = sum * 1000003 + t.served[w][l];
-	for (unsigned l = 0; l < CACHE_MEM; l++)
-		sum = sum * 1000003 + t.miss[l];
-	return (sum * 1000003 + t.tlb_miss) * 1000003 + t.tlb_walk;
+	for (size_t k = 0; k < sizeof(m) / sizeof(*w); k++)
+		sum = sum * 1000003 + w[k];
+	return sum;
 }
 
 int main(int argc, char **argv)
@@ -178,6 +188,7 @@ int main(int argc, char **argv)
 	size_t n;
 	static const char *const models[] = { "skylake", "zen", "pmuv3" };
 	struct access *a;
+	uint64_t *log, *work;
 	struct {
 		const char *name;
 		void (*gen)(struct access *a, size_t n);
@@ -198,12 +209,14 @@ int main(int argc, char **argv)
 	}
 	n = argc > 1 ? strtoul(argv[1], NULL, 0) : 4000000;
 	a = malloc(n * sizeof(*a));
-	if (!a || !n)
+	log = malloc(n * sizeof(*log));
+	work = malloc(n * sizeof(*work));
+	if (!a || !log || !work || !n)
 		return 1;
-	printf("%-8s %-9s %10s %10s %12s %18s\n", "model", "stream", "ns/record", "ns/slow",
-	       "slow", "checksum");
+	printf("%-8s %-9s %10s %12s %12s %18s\n", "model", "stream", "ns/record", "data",
+	       "fetches", "checksum");
 	for (size_t s = 0; s < sizeof(streams) / sizeof(streams[0]); s++) {
-		size_t len = n;
+		size_t len = n, fetches;
 
 		if (argc > 2 && strcmp(argv[2], streams[s].name))
 			continue;
@@ -216,11 +229,13 @@ int main(int argc, char **argv)
 			len = read_trace(trace, a, n);
 		else
 			continue;
+		make_log(a, len, log);
+		for (size_t k = fetches = 0; k < len; k++)
+			fetches += a[k].write == 2;
 		for (size_t m = 0; m < sizeof(models) / sizeof(models[0]); m++) {
 			const struct pmu_model *pm = pmu_model_find(models[m]);
 			double best = 0;
 			uint64_t sum = 0;
-			size_t slow = 0;
 
 			if (argc > 3 && strcmp(argv[3], models[m]))
 				continue;
@@ -229,15 +244,16 @@ int main(int argc, char **argv)
 			for (int round = 0; round < 5; round++) {
 				double ns;
 
-				sum = run(pm->caches, a, len, &slow, &ns);
+				sum = run(pm->caches, log, work, len, &ns);
 				if (!round || ns < best)
 					best = ns;
 			}
-			printf("%-8s %-9s %10.2f %10.2f %12zu %18llx\n", models[m], streams[s].name,
-			       best / (double)len, slow ? best / (double)slow : 0.0, slow,
-			       (unsigned long long)sum);
+			printf("%-8s %-9s %10.2f %12zu %12zu %18llx\n", models[m], streams[s].name,
+			       best / (double)len, len - fetches, fetches, (unsigned long long)sum);
 		}
 	}
+	free(work);
+	free(log);
 	free(a);
 	return 0;
 }

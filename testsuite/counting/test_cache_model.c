@@ -10,7 +10,8 @@
  *    pool per set so that every recency rank hits;
  *  - whole models (the registered geometries and odd ones: 1, 2, 3, 6
  *    ways, a split second-level TLB), data accesses through
- *    cache_model_access_tally() and cache_model_access() and fetches
+ *    cache_model_access_tally(), cache_model_access() and runs of
+ *    cache_model_data_run() (1 to 40 accesses) and fetches
  *    through cache_model_fetch(), of every size and alignment (accesses
  *    spanning lines and pages), against the oracle's levels and TLBs by
  *    the rules of cache_model.h: each page through the first-level TLB,
@@ -210,12 +211,27 @@ static uint64_t next_address(uint64_t *prev, uint64_t span)
 	return *prev;
 }
 
+/* The accesses of a run so far through cache_model_data_run(): the
+ * tally then the oracle's (which took each as it came). */
+#define RUN_CAP 40
+static void flush_run(struct cache_model *cm, const uint64_t *run, size_t *n,
+		      struct cache_tally *t, const struct cache_tally *want)
+{
+	if (!*n)
+		return;
+	cache_model_data_run(cm, run, *n, t);
+	*n = 0;
+	assert_memory_equal(t, want, sizeof(*t));
+}
+
 static void check_model(const struct pmu_cache_geometry *g, uint64_t seed)
 {
 	struct cache_model *cm = cache_model_new(g);
 	struct oracle_model m;
 	struct cache_tally t = { 0 }, want = { 0 };
 	uint64_t prev = 0x7f0000000000ull, pc = 0x400000;
+	uint64_t run[RUN_CAP];
+	size_t nrun = 0, run_len = 0;
 
 	assert_non_null(cm);
 	oracle_model_init(&m, g);
@@ -228,6 +244,7 @@ static void check_model(const struct pmu_cache_geometry *g, uint64_t seed)
 			/* a block's fetch: mostly straight on, sometimes a jump */
 			unsigned size = 1 + (unsigned)(v >> 8) % 120;
 
+			flush_run(cm, run, &nrun, &t, &want);
 			pc = (v >> 16 & 7) ? pc + size : 0x400000 + (v >> 20) % (8 << 20);
 			cache_model_fetch(cm, pc, size, &o);
 			oracle_access(&m, true, pc, size, &w);
@@ -236,11 +253,32 @@ static void check_model(const struct pmu_cache_geometry *g, uint64_t seed)
 		} else {
 			uint64_t addr = next_address(&prev, (v & 0x100) ? 64 << 20 : 1 << 20);
 			unsigned size = 1u << ((v >> 9) & 3);
-			bool write = (v >> 11) & 1;
+			bool write = (v >> 11) & 1, in_run;
 
 			if ((v >> 12 & 7) == 0)
 				size = 1 + (unsigned)(v >> 16) % 64;     /* a string's chunk */
+			in_run = (v >> 21) & 1 && size <= 8 && !(size & (size - 1));
+			if (!in_run)
+				flush_run(cm, run, &nrun, &t, &want);
 			oracle_access(&m, false, addr, size, &w);
+			want.served[write][w.level]++;
+			for (unsigned i = 0; i < CACHE_MEM; i++)
+				want.miss[i] += w.miss[i];
+			want.tlb_miss += w.tlb_miss;
+			want.tlb_walk += w.tlb_walk;
+			if (in_run) {
+				/* into a run for cache_model_data_run, of 1 to
+				 * RUN_CAP accesses (below and above its own
+				 * counts' threshold) */
+				if (!nrun)
+					run_len = 1 + (size_t)(v >> 24) % RUN_CAP;
+				run[nrun++] = (addr & CACHE_ACC_ADDR_MASK) |
+					      (uint64_t)__builtin_ctz(size) << CACHE_ACC_SIZE_SHIFT |
+					      (write ? CACHE_ACC_WRITE : 0);
+				if (nrun == run_len)
+					flush_run(cm, run, &nrun, &t, &want);
+				continue;
+			}
 			if ((v >> 20) & 1) {
 				cache_model_access_tally(cm, write, addr, size, &t);
 			} else {
@@ -254,11 +292,6 @@ static void check_model(const struct pmu_cache_geometry *g, uint64_t seed)
 				t.tlb_walk += o.tlb_walk;
 				assert_int_equal(o.lines, w.lines);
 			}
-			want.served[write][w.level]++;
-			for (unsigned i = 0; i < CACHE_MEM; i++)
-				want.miss[i] += w.miss[i];
-			want.tlb_miss += w.tlb_miss;
-			want.tlb_walk += w.tlb_walk;
 			assert_memory_equal(&t, &want, sizeof(t));
 			continue;
 		}
@@ -268,6 +301,7 @@ static void check_model(const struct pmu_cache_geometry *g, uint64_t seed)
 		assert_int_equal(o.tlb_miss, w.tlb_miss);
 		assert_int_equal(o.tlb_walk, w.tlb_walk);
 	}
+	flush_run(cm, run, &nrun, &t, &want);
 	oracle_model_free(&m);
 	cache_model_free(cm);
 }
