@@ -79,28 +79,35 @@ static uint64_t range_pages(uint64_t addr, uint32_t size)
 	return ((addr + size - 1) >> 12) - (addr >> 12) + 1;
 }
 
+/* The fetches of f into m (mem_counts_fetch's counts, in bulk). */
+static void mem_counts_fetches(struct mem_counts *m, const struct pmu_cache_geometry *g,
+			       const struct fetch_tally *f)
+{
+	m->fetch_n[0] += f->lines;
+	m->fetch_n[1] += f->miss[CACHE_L1];
+	m->fetch_n[2] += (f->miss[CACHE_L1] - f->miss[CACHE_L2]) * g->l2.latency +
+			 (f->miss[CACHE_L2] - f->miss[CACHE_L3]) * g->llc.latency +
+			 f->miss[CACHE_L3] * g->mem_latency;
+	m->tlb_n[0][0] += f->pages;
+	m->tlb_n[0][1] += f->tlb_miss;
+	m->tlb_n[0][2] += f->tlb_walk;
+}
+
 void mem_counts_fetch(struct mem_counts *m, const struct pmu_cache_geometry *g, uint64_t addr,
 		      uint32_t size, const struct cache_outcome *o)
 {
-	m->fetch_n[0] += o->lines;
-	m->fetch_n[1] += o->miss[CACHE_L1];
-	m->fetch_n[2] += (uint64_t)(o->miss[CACHE_L1] - o->miss[CACHE_L2]) * g->l2.latency +
-			 (uint64_t)(o->miss[CACHE_L2] - o->miss[CACHE_L3]) * g->llc.latency +
-			 (uint64_t)o->miss[CACHE_L3] * g->mem_latency;
-	m->tlb_n[0][0] += range_pages(addr, size);
-	m->tlb_n[0][1] += o->tlb_miss;
-	m->tlb_n[0][2] += o->tlb_walk;
+	const struct fetch_tally f = {
+		.lines = o->lines,
+		.miss = { o->miss[CACHE_L1], o->miss[CACHE_L2], o->miss[CACHE_L3] },
+		.pages = range_pages(addr, size),
+		.tlb_miss = o->tlb_miss,
+		.tlb_walk = o->tlb_walk,
+	};
+
+	mem_counts_fetches(m, g, &f);
 }
 
 /* ---- the replay -------------------------------------------------------------- */
-
-static void fetch(struct access_replay *r, uint64_t addr, uint32_t size)
-{
-	struct cache_outcome o;
-
-	cache_model_fetch(r->cm, addr, size, &o);
-	mem_counts_fetch(&r->n, r->g, addr, size, &o);
-}
 
 /*
  * The records in program order (jit_count.h): each block start fetches
@@ -131,6 +138,7 @@ static void replay(struct access_replay *r, uint64_t *p, uint64_t *end)
 	struct cache_model *cm = r->cm;
 	uint64_t rep = r->rep;
 	struct cache_tally t = { 0 };
+	struct fetch_tally f = { 0 };
 	unsigned streak = 0;       /* data accesses tallied one by one in a row */
 
 	for (; p < end; p++) {
@@ -166,8 +174,9 @@ static void replay(struct access_replay *r, uint64_t *p, uint64_t *end)
 		if (v & JIT_LOG_AFTER_HITS)
 			rep = 0;     /* its predecessor ended with no REP */
 		if (v & JIT_LOG_RANGE) {   /* no REP at either end */
-			fetch(r, v & ((UINT64_C(1) << JIT_LOG_RANGE_SHIFT) - 1),
-			      (uint32_t)(v >> JIT_LOG_RANGE_SHIFT) & JIT_LOG_RANGE_SIZE_MASK);
+			cache_model_fetch_tally(cm, v & ((UINT64_C(1) << JIT_LOG_RANGE_SHIFT) - 1),
+						(unsigned)(v >> JIT_LOG_RANGE_SHIFT) &
+						JIT_LOG_RANGE_SIZE_MASK, &f);
 			rep = 0;
 			continue;
 		}
@@ -177,10 +186,11 @@ static void replay(struct access_replay *r, uint64_t *p, uint64_t *end)
 			continue;
 		}
 		if (rep != s->pc + 1)
-			fetch(r, s->pc, s->size);
+			cache_model_fetch_tally(cm, s->pc, s->size, &f);
 		rep = s->rep_end_off ? s->pc + s->rep_end_off : 0;
 	}
 	r->rep = rep;
+	mem_counts_fetches(&r->n, r->g, &f);
 	/* each access is served once: the served counts sum to the
 	 * accesses, which the DTLB's accesses count (as mem_count does) */
 	for (unsigned w = 0; w < 2; w++)

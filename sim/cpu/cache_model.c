@@ -83,6 +83,7 @@ void cache_model_free(struct cache_model *cm)
 
 static cache_tally_fn *access_tally_of(const struct cache_model *cm);
 static cache_run_fn *data_run_of(const struct cache_model *cm);
+static cache_fetch_fn *fetch_tally_of(const struct cache_model *cm);
 
 struct cache_model *cache_model_new(const struct pmu_cache_geometry *g)
 {
@@ -109,6 +110,7 @@ struct cache_model *cache_model_new(const struct pmu_cache_geometry *g)
 	cm->line_shift = (unsigned)__builtin_ctz(g->l1d.line);
 	cm->tally = access_tally_of(cm);
 	cm->data_run = data_run_of(cm);
+	cm->fetch_tally = fetch_tally_of(cm);
 	return cm;
 err:
 	cache_model_free(cm);
@@ -375,13 +377,45 @@ access_tally_ways(struct cache_model *cm, bool write, uint64_t addr, unsigned si
 			   llc_ways);
 }
 
-/* The models' geometries: line shift, DTLB, L1D, L2 and LLC ways (a 0
- * way count: any), each X(name, ...) */
-#define MODEL_GEOMETRIES(X)            \
-	X(skylake, 6, 4, 8, 4, 16)     \
-	X(zen, 6, 0, 8, 8, 16)         \
-	X(pmuv3, 6, 0, 2, 16, 16)      \
-	X(pmuv3p5, 6, 0, 4, 8, 16)
+/* The models' geometries: line shift, DTLB, L1D, L2, LLC, first-level
+ * ITLB and L1I ways (a 0 way count: any), each X(name, ...) */
+#define MODEL_GEOMETRIES(X)                  \
+	X(skylake, 6, 4, 8, 4, 16, 8, 8)     \
+	X(zen, 6, 0, 8, 8, 16, 0, 4)         \
+	X(pmuv3, 6, 0, 2, 16, 16, 0, 0)      \
+	X(pmuv3p5, 6, 0, 4, 8, 16, 0, 4)
+
+/* cache_model_fetch_tally() of a model whose lines are 1 << line_shift
+ * bytes and whose first-level ITLB, L1I, L2 and LLC have itlb_ways,
+ * l1i_ways, l2_ways and llc_ways (constants where it is inlined, or 0):
+ * lookup()'s walk of the pages and lines, counted in bulk. */
+static inline __attribute__((always_inline)) void
+fetch_tally_ways(struct cache_model *cm, uint64_t addr, unsigned size, struct fetch_tally *f,
+		 unsigned line_shift, unsigned itlb_ways, unsigned l1i_ways, unsigned l2_ways,
+		 unsigned llc_ways)
+{
+	unsigned ls = line_shift ? line_shift : cm->line_shift;
+	uint64_t end = addr + size - 1;
+
+	for (uint64_t page = addr >> PAGE_SHIFT; page <= end >> PAGE_SHIFT; page++) {
+		f->pages++;
+		if (touch_ways(&cm->tlb[CACHE_TLB_I1], page, itlb_ways))
+			continue;
+		f->tlb_miss++;
+		f->tlb_walk += !touch(cm->tlb2[0], page);
+	}
+	for (uint64_t line = addr >> ls; line <= end >> ls; line++) {
+		f->lines++;
+		if (touch_ways(&cm->l1i, line, l1i_ways))
+			continue;
+		f->miss[CACHE_L1]++;
+		if (touch_ways(&cm->lvl[CACHE_L2], line, l2_ways))
+			continue;
+		f->miss[CACHE_L2]++;
+		if (!touch_ways(&cm->lvl[CACHE_L3], line, llc_ways))
+			f->miss[CACHE_L3]++;
+	}
+}
 
 /* The accesses acc[] of a run, the most-recent test (cache_model_data_mru)
  * and tally_line() inlined in the loop: a line's tally into *lt, the
@@ -445,7 +479,7 @@ data_run_ways(struct cache_model *cm, const uint64_t *acc, size_t n, struct cach
 
 /* access_tally_ways() and data_run_ways() of each geometry, and of any
  * (0: every count read from the model) */
-#define ACCESS_TALLY(name, line_shift, tlb, l1, l2, llc)                                         \
+#define ACCESS_TALLY(name, line_shift, tlb, l1, l2, llc, itlb, l1i)                              \
 	static void access_tally_##name(struct cache_model *cm, bool write, uint64_t addr,       \
 					unsigned size, struct cache_tally *t)                    \
 	{                                                                                        \
@@ -455,16 +489,23 @@ data_run_ways(struct cache_model *cm, const uint64_t *acc, size_t n, struct cach
 				    struct cache_tally *t)                                       \
 	{                                                                                        \
 		data_run_ways(cm, acc, n, t, line_shift, tlb, l1, l2, llc);                      \
+	}                                                                                        \
+	static void fetch_tally_##name(struct cache_model *cm, uint64_t addr, unsigned size,     \
+				       struct fetch_tally *f)                                    \
+	{                                                                                        \
+		fetch_tally_ways(cm, addr, size, f, line_shift, itlb, l1i, l2, llc);             \
 	}
 MODEL_GEOMETRIES(ACCESS_TALLY)
-ACCESS_TALLY(any, 0, 0, 0, 0, 0)
+ACCESS_TALLY(any, 0, 0, 0, 0, 0, 0, 0)
 
-#define ACCESS_TALLY_ROW(name, line_shift, tlb, l1, l2, llc) \
-	{ line_shift, tlb, l1, l2, llc, access_tally_##name, data_run_##name },
+#define ACCESS_TALLY_ROW(name, line_shift, tlb, l1, l2, llc, itlb, l1i) \
+	{ line_shift, tlb, l1, l2, llc, itlb, l1i, access_tally_##name, data_run_##name,    \
+	  fetch_tally_##name },
 static const struct geometry_fns {
-	unsigned line_shift, tlb_ways, l1_ways, l2_ways, llc_ways;
+	unsigned line_shift, tlb_ways, l1_ways, l2_ways, llc_ways, itlb_ways, l1i_ways;
 	cache_tally_fn *tally;
 	cache_run_fn *run;
+	cache_fetch_fn *fetch;
 } access_tallies[] = { MODEL_GEOMETRIES(ACCESS_TALLY_ROW) };
 
 /* The row of access_tallies of cm's geometry, or NULL. */
@@ -476,7 +517,10 @@ static const struct geometry_fns *geometry_fns_of(const struct cache_model *cm)
 		     cm->tlb[CACHE_TLB_D1].ways == access_tallies[i].tlb_ways) &&
 		    cm->lvl[CACHE_L1].ways == access_tallies[i].l1_ways &&
 		    cm->lvl[CACHE_L2].ways == access_tallies[i].l2_ways &&
-		    cm->lvl[CACHE_L3].ways == access_tallies[i].llc_ways)
+		    cm->lvl[CACHE_L3].ways == access_tallies[i].llc_ways &&
+		    (!access_tallies[i].itlb_ways ||
+		     cm->tlb[CACHE_TLB_I1].ways == access_tallies[i].itlb_ways) &&
+		    (!access_tallies[i].l1i_ways || cm->l1i.ways == access_tallies[i].l1i_ways))
 			return &access_tallies[i];
 	return NULL;
 }
@@ -494,6 +538,13 @@ static cache_run_fn *data_run_of(const struct cache_model *cm)
 	const struct geometry_fns *g = geometry_fns_of(cm);
 
 	return g ? g->run : data_run_any;
+}
+
+static cache_fetch_fn *fetch_tally_of(const struct cache_model *cm)
+{
+	const struct geometry_fns *g = geometry_fns_of(cm);
+
+	return g ? g->fetch : fetch_tally_any;
 }
 
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,

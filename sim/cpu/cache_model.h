@@ -91,6 +91,10 @@ typedef void cache_tally_fn(struct cache_model *cm, bool write, uint64_t addr, u
 /* cache_model_data_run() for one model's geometry */
 typedef void cache_run_fn(struct cache_model *cm, const uint64_t *acc, size_t n,
 			  struct cache_tally *t);
+struct fetch_tally;
+/* cache_model_fetch_tally() for one model's geometry */
+typedef void cache_fetch_fn(struct cache_model *cm, uint64_t addr, unsigned size,
+			    struct fetch_tally *f);
 
 /* In the header so that a caller can inline cache_model_data_mru() and
  * cache_model_access_tally(); only cache_model.c changes it. */
@@ -103,6 +107,7 @@ struct cache_model {
 	unsigned line_shift;
 	cache_tally_fn *tally;            /* cache_model_access_tally() of this geometry */
 	cache_run_fn *data_run;           /* cache_model_data_run() of this geometry */
+	cache_fetch_fn *fetch_tally;      /* cache_model_fetch_tally() of this geometry */
 };
 
 /* A cold model of geometry g (every level's sets and ways powers of two,
@@ -161,5 +166,19 @@ static inline void cache_model_data_run(struct cache_model *cm, const uint64_t *
  * same through L1I, L2, LLC and the ITLB side. */
 void cache_model_fetch(struct cache_model *cm, uint64_t addr, unsigned size,
 		       struct cache_outcome *out);
+/* Fetches counted in bulk: the lines fetched and those that missed L1I,
+ * L2 and the LLC; the pages looked up, those that missed the first-level
+ * ITLB and those walked (struct cache_outcome's sums). */
+struct fetch_tally {
+	uint64_t lines, miss[CACHE_MEM];
+	uint64_t pages, tlb_miss, tlb_walk;
+};
+/* cache_model_fetch() of size bytes at addr, its outcome added to *f: a
+ * call of the code specialised to the model's way counts. */
+static inline void cache_model_fetch_tally(struct cache_model *cm, uint64_t addr, unsigned size,
+					   struct fetch_tally *f)
+{
+	cm->fetch_tally(cm, addr, size, f);
+}
 
 #endif

@@ -11,9 +11,10 @@
  *  - whole models (the registered geometries and odd ones: 1, 2, 3, 6
  *    ways, a split second-level TLB), data accesses through
  *    cache_model_access_tally(), cache_model_access() and runs of
- *    cache_model_data_run() (1 to 40 accesses) and fetches
- *    through cache_model_fetch(), of every size and alignment (accesses
- *    spanning lines and pages), against the oracle's levels and TLBs by
+ *    cache_model_data_run() (1 to 40 accesses) and fetches through
+ *    cache_model_fetch() and cache_model_fetch_tally(), of every size and
+ *    alignment (accesses spanning lines and pages), against the oracle's
+ *    levels and TLBs by
  *    the rules of cache_model.h: each page through the first-level TLB,
  *    a miss through the second (a miss there a walk), each line through
  *    L1, L2, LLC until a level holds it, filled into each that missed,
@@ -232,6 +233,7 @@ static void check_model(const struct pmu_cache_geometry *g, uint64_t seed)
 	uint64_t prev = 0x7f0000000000ull, pc = 0x400000;
 	uint64_t run[RUN_CAP];
 	size_t nrun = 0, run_len = 0;
+	struct fetch_tally f = { 0 }, want_f = { 0 };
 
 	assert_non_null(cm);
 	oracle_model_init(&m, g);
@@ -246,8 +248,20 @@ static void check_model(const struct pmu_cache_geometry *g, uint64_t seed)
 
 			flush_run(cm, run, &nrun, &t, &want);
 			pc = (v >> 16 & 7) ? pc + size : 0x400000 + (v >> 20) % (8 << 20);
-			cache_model_fetch(cm, pc, size, &o);
 			oracle_access(&m, true, pc, size, &w);
+			if ((v >> 19) & 1) {
+				/* in bulk: the oracle's outcomes summed */
+				cache_model_fetch_tally(cm, pc, size, &f);
+				want_f.lines += w.lines;
+				for (unsigned i = 0; i < CACHE_MEM; i++)
+					want_f.miss[i] += w.miss[i];
+				want_f.pages += ((pc + size - 1) >> 12) - (pc >> 12) + 1;
+				want_f.tlb_miss += w.tlb_miss;
+				want_f.tlb_walk += w.tlb_walk;
+				assert_memory_equal(&f, &want_f, sizeof(f));
+				continue;
+			}
+			cache_model_fetch(cm, pc, size, &o);
 			assert_int_equal(o.level, w.level);
 			assert_int_equal(o.latency, cm->latency[w.level]);
 		} else {
