@@ -506,26 +506,26 @@ static const struct geometry_fns {
 	cache_tally_fn *tally;
 	cache_run_fn *run;
 	cache_fetch_fn *fetch;
-} access_tallies[] = { MODEL_GEOMETRIES(ACCESS_TALLY_ROW) };
+} geometries[] = { MODEL_GEOMETRIES(ACCESS_TALLY_ROW) };
 
-/* The row of access_tallies of cm's geometry, or NULL. */
+/* The row of geometries of cm's geometry, or NULL. */
 static const struct geometry_fns *geometry_fns_of(const struct cache_model *cm)
 {
-	for (unsigned i = 0; i < sizeof(access_tallies) / sizeof(access_tallies[0]); i++)
-		if (cm->line_shift == access_tallies[i].line_shift &&
-		    (!access_tallies[i].tlb_ways ||
-		     cm->tlb[CACHE_TLB_D1].ways == access_tallies[i].tlb_ways) &&
-		    cm->lvl[CACHE_L1].ways == access_tallies[i].l1_ways &&
-		    cm->lvl[CACHE_L2].ways == access_tallies[i].l2_ways &&
-		    cm->lvl[CACHE_L3].ways == access_tallies[i].llc_ways &&
-		    (!access_tallies[i].itlb_ways ||
-		     cm->tlb[CACHE_TLB_I1].ways == access_tallies[i].itlb_ways) &&
-		    (!access_tallies[i].l1i_ways || cm->l1i.ways == access_tallies[i].l1i_ways))
-			return &access_tallies[i];
+	const struct geometry_fns *g = geometries;
+
+	for (unsigned i = 0; i < sizeof(geometries) / sizeof(geometries[0]); i++)
+		if (cm->line_shift == g[i].line_shift &&
+		    (!g[i].tlb_ways || cm->tlb[CACHE_TLB_D1].ways == g[i].tlb_ways) &&
+		    cm->lvl[CACHE_L1].ways == g[i].l1_ways &&
+		    cm->lvl[CACHE_L2].ways == g[i].l2_ways &&
+		    cm->lvl[CACHE_L3].ways == g[i].llc_ways &&
+		    (!g[i].itlb_ways || cm->tlb[CACHE_TLB_I1].ways == g[i].itlb_ways) &&
+		    (!g[i].l1i_ways || cm->l1i.ways == g[i].l1i_ways))
+			return &g[i];
 	return NULL;
 }
 
-/* The tally of cm's geometry: one of access_tallies, else the general one. */
+/* The functions of cm's geometry: its row's, else the general ones. */
 static cache_tally_fn *access_tally_of(const struct cache_model *cm)
 {
 	const struct geometry_fns *g = geometry_fns_of(cm);

@@ -22,7 +22,10 @@
  *    outcomes.
  * This is the plug-in point for a better model: the machine only calls
  * cache_model_access() / cache_model_fetch() and reads struct
- * cache_outcome.
+ * cache_outcome; the access log's replay takes the same outcomes in bulk
+ * (cache_model_access_tally, cache_model_data_run,
+ * cache_model_fetch_tally: code specialised to the registered models' way
+ * counts).
  */
 #ifndef PMUSIM_CACHE_MODEL_H
 #define PMUSIM_CACHE_MODEL_H
