@@ -109,16 +109,6 @@ void mem_counts_fetch(struct mem_counts *m, const struct pmu_cache_geometry *g, 
 
 /* ---- the replay -------------------------------------------------------------- */
 
-/*
- * The records in program order (jit_count.h): each block start fetches
- * the block's code (a REP instruction's further iterations fetch nothing:
- * the start of a block at the REP the previous start ended with), each
- * data access goes through the data side. A data access to the most
- * recent line and page of its L1D and DTLB sets changes no model state and
- * is only counted (cache_model_data_mru); the rest are tallied, one by
- * one, or from the STREAK_RUN-th in a row on, with the rest of the data
- * records up to the next start, in one cache_model_data_run().
- */
 /* From this many data accesses in a row that change the model on, the
  * rest of their run goes to the model in one call (cache_model_data_run):
  * a run of accesses that mostly hit the most recent lines is cheaper one
@@ -133,6 +123,16 @@ static inline void zero_record(uint64_t *p)
 	__asm__ volatile("" : : "r"(p) : "memory");
 }
 
+/*
+ * The records in program order (jit_count.h): each block start fetches
+ * the block's code (a REP instruction's further iterations fetch nothing:
+ * the start of a block at the REP the previous start ended with), each
+ * data access goes through the data side. A data access to the most
+ * recent line and page of its L1D and DTLB sets changes no model state and
+ * is only counted (cache_model_data_mru); the rest are tallied, one by
+ * one, or from the STREAK_RUN-th in a row on, with the rest of the data
+ * records up to the next start, in one cache_model_data_run().
+ */
 static void replay(struct access_replay *r, uint64_t *p, uint64_t *end)
 {
 	struct cache_model *cm = r->cm;
