@@ -73,15 +73,8 @@ void mem_counts_add(struct mem_counts *to, const struct mem_counts *from)
 		t[i] += f[i];
 }
 
-/* The 4 KiB pages [addr, addr + size) spans (first-level ITLB lookups). */
-static uint64_t range_pages(uint64_t addr, uint32_t size)
-{
-	return ((addr + size - 1) >> 12) - (addr >> 12) + 1;
-}
-
-/* The fetches of f into m (mem_counts_fetch's counts, in bulk). */
-static void mem_counts_fetches(struct mem_counts *m, const struct pmu_cache_geometry *g,
-			       const struct fetch_tally *f)
+void mem_counts_fetch(struct mem_counts *m, const struct pmu_cache_geometry *g,
+		      const struct fetch_tally *f)
 {
 	m->fetch_n[0] += f->lines;
 	m->fetch_n[1] += f->miss[CACHE_L1];
@@ -91,20 +84,6 @@ static void mem_counts_fetches(struct mem_counts *m, const struct pmu_cache_geom
 	m->tlb_n[0][0] += f->pages;
 	m->tlb_n[0][1] += f->tlb_miss;
 	m->tlb_n[0][2] += f->tlb_walk;
-}
-
-void mem_counts_fetch(struct mem_counts *m, const struct pmu_cache_geometry *g, uint64_t addr,
-		      uint32_t size, const struct cache_outcome *o)
-{
-	const struct fetch_tally f = {
-		.lines = o->lines,
-		.miss = { o->miss[CACHE_L1], o->miss[CACHE_L2], o->miss[CACHE_L3] },
-		.pages = range_pages(addr, size),
-		.tlb_miss = o->tlb_miss,
-		.tlb_walk = o->tlb_walk,
-	};
-
-	mem_counts_fetches(m, g, &f);
 }
 
 /* ---- the replay -------------------------------------------------------------- */
@@ -120,7 +99,7 @@ void mem_counts_fetch(struct mem_counts *m, const struct pmu_cache_geometry *g, 
 static inline void zero_record(uint64_t *p)
 {
 	*p = 0;
-	__asm__ volatile("" : : "r"(p) : "memory");
+	__asm__ volatile("" : : "r"(p));
 }
 
 /*
@@ -190,7 +169,7 @@ static void replay(struct access_replay *r, uint64_t *p, uint64_t *end)
 		rep = s->rep_end_off ? s->pc + s->rep_end_off : 0;
 	}
 	r->rep = rep;
-	mem_counts_fetches(&r->n, r->g, &f);
+	mem_counts_fetch(&r->n, r->g, &f);
 	/* each access is served once: the served counts sum to the
 	 * accesses, which the DTLB's accesses count (as mem_count does) */
 	for (unsigned w = 0; w < 2; w++)

@@ -31,12 +31,11 @@ struct mem_counts {
 
 /* to += from */
 void mem_counts_add(struct mem_counts *to, const struct mem_counts *from);
-/* A fetch of size bytes at addr with outcome o (cache_model_fetch) into m:
- * its lines, L1I misses, the cycles fetch waited for them
- * (ICACHE_16B.IFDATA_STALL: each missed line the latency of the level that
- * served it, from g) and its pages. */
-void mem_counts_fetch(struct mem_counts *m, const struct pmu_cache_geometry *g, uint64_t addr,
-		      uint32_t size, const struct cache_outcome *o);
+/* Fetches f (cache_model_fetch_tally) into m: their lines, L1I misses,
+ * the cycles fetch waited for them (ICACHE_16B.IFDATA_STALL: each missed
+ * line the latency of the level that served it, from g) and their pages. */
+void mem_counts_fetch(struct mem_counts *m, const struct pmu_cache_geometry *g,
+		      const struct fetch_tally *f);
 
 struct access_replay;
 

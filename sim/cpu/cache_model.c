@@ -272,45 +272,57 @@ void lru_sets_mru_tags(const struct lru_sets *a, uint64_t *out)
 /*
  * An access or a fetch of [addr, addr+size) through l1 (L1D or L1I), L2
  * and the LLC, and its pages through the first-level TLB tlb1 and the
- * second level tlb2, into *out: the pages in address order, each looked
- * up in tlb2 when it missed tlb1; then the lines in address order, each
- * looked up at a level only when the ones before it missed, and filled
- * into each level that missed; the access is served by the slowest.
+ * second level tlb2, counted into *f: the pages in address order, each
+ * looked up in tlb2 when it missed tlb1; then the lines in address order,
+ * each looked up at a level only when the ones before it missed, and
+ * filled into each level that missed. The ways of tlb1, l1, L2 and the
+ * LLC are constants where it is inlined, or 0 (read from the sets), the
+ * line size 1 << ls.
  */
 static inline __attribute__((always_inline)) void
-lookup(struct cache_model *cm, struct lru_sets *l1, struct lru_sets *tlb1, struct lru_sets *tlb2,
-       uint64_t addr, unsigned size, struct cache_outcome *out)
+walk(struct cache_model *cm, struct lru_sets *l1, struct lru_sets *tlb1, struct lru_sets *tlb2,
+     uint64_t addr, unsigned size, struct fetch_tally *f, unsigned ls, unsigned tlb1_ways,
+     unsigned l1_ways, unsigned l2_ways, unsigned llc_ways)
 {
-	uint64_t end = addr + size - 1, last = end >> cm->line_shift;
-	enum cache_level worst = CACHE_L1;
+	uint64_t end = addr + size - 1;
+
+	for (uint64_t page = addr >> PAGE_SHIFT; page <= end >> PAGE_SHIFT; page++) {
+		f->pages++;
+		if (touch_ways(tlb1, page, tlb1_ways))
+			continue;
+		f->tlb_miss++;
+		f->tlb_walk += !touch(tlb2, page);
+	}
+	for (uint64_t line = addr >> ls; line <= end >> ls; line++) {
+		f->lines++;
+		if (touch_ways(l1, line, l1_ways))
+			continue;
+		f->miss[CACHE_L1]++;
+		if (touch_ways(&cm->lvl[CACHE_L2], line, l2_ways))
+			continue;
+		f->miss[CACHE_L2]++;
+		if (!touch_ways(&cm->lvl[CACHE_L3], line, llc_ways))
+			f->miss[CACHE_L3]++;
+	}
+}
+
+/* walk() into *out: the access is served by its slowest line, the level
+ * after the deepest that one of its lines missed. */
+static void lookup(struct cache_model *cm, struct lru_sets *l1, struct lru_sets *tlb1,
+		   struct lru_sets *tlb2, uint64_t addr, unsigned size, struct cache_outcome *out)
+{
+	struct fetch_tally w = { 0 };
 
 	assert(size > 0);
-	out->tlb_miss = out->tlb_walk = 0;
-	for (uint64_t page = addr >> PAGE_SHIFT; page <= end >> PAGE_SHIFT; page++) {
-		if (touch(tlb1, page))
-			continue;
-		out->tlb_miss++;
-		out->tlb_walk += !touch(tlb2, page);
-	}
-	out->lines = (unsigned)(last - (addr >> cm->line_shift) + 1);
+	walk(cm, l1, tlb1, tlb2, addr, size, &w, cm->line_shift, 0, 0, 0, 0);
+	out->lines = (unsigned)w.lines;
 	for (unsigned i = 0; i < CACHE_MEM; i++)
-		out->miss[i] = 0;
-	for (uint64_t line = addr >> cm->line_shift; line <= last; line++) {
-		enum cache_level served = CACHE_L1;
-
-		if (!touch(l1, line)) {
-			for (served = CACHE_L2; served < CACHE_MEM; served++) {
-				out->miss[served - 1]++;
-				if (touch(&cm->lvl[served], line))
-					break;
-			}
-			if (served == CACHE_MEM)
-				out->miss[CACHE_L3]++;
-		}
-		worst = served > worst ? served : worst;
-	}
-	out->level = worst;
-	out->latency = cm->latency[worst];
+		out->miss[i] = (unsigned)w.miss[i];
+	out->tlb_miss = (unsigned)w.tlb_miss;
+	out->tlb_walk = (unsigned)w.tlb_walk;
+	out->level = w.miss[CACHE_L3] ? CACHE_MEM : w.miss[CACHE_L2] ? CACHE_L3 :
+		     w.miss[CACHE_L1] ? CACHE_L2 : CACHE_L1;
+	out->latency = cm->latency[out->level];
 }
 
 void cache_model_access(struct cache_model *cm, uint64_t addr, unsigned size,
@@ -387,34 +399,14 @@ access_tally_ways(struct cache_model *cm, bool write, uint64_t addr, unsigned si
 
 /* cache_model_fetch_tally() of a model whose lines are 1 << line_shift
  * bytes and whose first-level ITLB, L1I, L2 and LLC have itlb_ways,
- * l1i_ways, l2_ways and llc_ways (constants where it is inlined, or 0):
- * lookup()'s walk of the pages and lines, counted in bulk. */
+ * l1i_ways, l2_ways and llc_ways (constants where it is inlined, or 0). */
 static inline __attribute__((always_inline)) void
 fetch_tally_ways(struct cache_model *cm, uint64_t addr, unsigned size, struct fetch_tally *f,
 		 unsigned line_shift, unsigned itlb_ways, unsigned l1i_ways, unsigned l2_ways,
 		 unsigned llc_ways)
 {
-	unsigned ls = line_shift ? line_shift : cm->line_shift;
-	uint64_t end = addr + size - 1;
-
-	for (uint64_t page = addr >> PAGE_SHIFT; page <= end >> PAGE_SHIFT; page++) {
-		f->pages++;
-		if (touch_ways(&cm->tlb[CACHE_TLB_I1], page, itlb_ways))
-			continue;
-		f->tlb_miss++;
-		f->tlb_walk += !touch(cm->tlb2[0], page);
-	}
-	for (uint64_t line = addr >> ls; line <= end >> ls; line++) {
-		f->lines++;
-		if (touch_ways(&cm->l1i, line, l1i_ways))
-			continue;
-		f->miss[CACHE_L1]++;
-		if (touch_ways(&cm->lvl[CACHE_L2], line, l2_ways))
-			continue;
-		f->miss[CACHE_L2]++;
-		if (!touch_ways(&cm->lvl[CACHE_L3], line, llc_ways))
-			f->miss[CACHE_L3]++;
-	}
+	walk(cm, &cm->l1i, &cm->tlb[CACHE_TLB_I1], cm->tlb2[0], addr, size, f,
+	     line_shift ? line_shift : cm->line_shift, itlb_ways, l1i_ways, l2_ways, llc_ways);
 }
 
 /* The accesses acc[] of a run, the most-recent test (cache_model_data_mru)

@@ -963,10 +963,10 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size)
  * once; a REP string instruction's further iterations fetch nothing. */
 static void fetch_block(struct pmu_vcpu *pv, const struct bdesc *b)
 {
-	struct cache_outcome o;
+	struct fetch_tally f = { 0 };
 
-	cache_model_fetch(pv->cm, b->addr, b->size, &o);
-	mem_counts_fetch(&pv->mc, pv->c->model->caches, b->addr, b->size, &o);
+	cache_model_fetch_tally(pv->cm, b->addr, b->size, &f);
+	mem_counts_fetch(&pv->mc, pv->c->model->caches, &f);
 	pv->mem_dirty = true;
 	pv->acc_dirty = true;
 }
