@@ -349,8 +349,8 @@ static void access_tally_span(struct cache_model *cm, bool write, uint64_t addr,
 /* The tally of an access of one line and one page (line, page) of a
  * model whose DTLB, L1D, L2 and LLC have tlb_ways, l1_ways, l2_ways and
  * llc_ways (constants where it is inlined, or 0: read from the model):
- * tlb_lookup() and lines_lookup() in line, each level looked up only when
- * the one before it missed. */
+ * walk() of that line and page, kept apart for the tally's hot path (no
+ * loops, no counts of lines and pages), with the level that served it. */
 static inline __attribute__((always_inline)) void
 tally_line(struct cache_model *cm, bool write, uint64_t line, uint64_t page, struct cache_tally *t,
 	   unsigned tlb_ways, unsigned l1_ways, unsigned l2_ways, unsigned llc_ways)
