@@ -416,22 +416,22 @@ static uint64_t *log_half(const struct jit_count *j)
 	return j->log_begin >= j->log + LOG_MAP_RECORDS ? j->log + LOG_MAP_RECORDS : j->log;
 }
 
-uint64_t *jit_count_log_take(struct jit_count *j, uint64_t **begin, bool swap)
+struct log_span jit_count_log_take(struct jit_count *j, bool swap)
 {
-	uint64_t *end, *half;
+	struct log_span r = { j->log_begin, NULL };
+	uint64_t *half;
 
-	*begin = j->log_begin;
 	if (!j->log)
-		return NULL;
-	end = log_end(j);
+		return r;
+	r.end = log_end(j);
 	half = log_half(j);
 	/* the head bounds the records between two slow paths (JIT_LOG_HEAD) */
-	assert(end >= j->log_begin && end <= half + LOG_MAP_RECORDS);
+	assert(r.end >= j->log_begin && r.end <= half + LOG_MAP_RECORDS);
 	if (swap)
 		j->log_begin = j->log_pos = half == j->log ? j->log + LOG_MAP_RECORDS : j->log;
 	else
-		j->log_begin = end;
-	return end;
+		j->log_begin = r.end;
+	return r;
 }
 
 size_t jit_count_log_fill(struct jit_count *j)

@@ -251,13 +251,16 @@ bool jit_count_sampled(struct jit_count *j, const struct jit_slot *s);
  * L1I or ITLB accesses), it pays for no count. */
 int jit_count_log(struct jit_count *j, bool on, bool count_fetches);
 bool jit_count_logging(const struct jit_count *j);
-/* The records since the last take, [*begin, return); none is pending
- * after. With swap (only at a block start: a block's translated code
+/* Records of the log, [begin, end) (both NULL: no log). */
+struct log_span {
+	uint64_t *begin, *end;
+};
+/* The records since the last take; none is pending after. With swap (only at a block start: a block's translated code
  * keeps its place in the log, emit_record), records go on in the
  * log's other half, whose records must all have been replayed; without,
  * after these in the same half. The ones returned stay as they are until
  * they are replayed (which leaves them 0). */
-uint64_t *jit_count_log_take(struct jit_count *j, uint64_t **begin, bool swap);
+struct log_span jit_count_log_take(struct jit_count *j, bool swap);
 /* The records since the last take; and in the half being written. */
 size_t jit_count_log_fill(struct jit_count *j);
 size_t jit_count_log_used(struct jit_count *j);

@@ -1443,7 +1443,7 @@ static void log_collect(struct pmu_vcpu *pv)
 static void log_advance(struct pmu_vcpu *pv)
 {
 	size_t fill = jit_count_log_fill(pv->jit), used = jit_count_log_used(pv->jit);
-	uint64_t *b = NULL, *e;
+	struct log_span t;
 
 	take_inline_fetches(pv);
 	if (!pv->replay || (fill < LOG_GIVE_MIN && used < LOG_REWIND))
@@ -1453,9 +1453,9 @@ static void log_advance(struct pmu_vcpu *pv)
 			return;
 		access_replay_wait(pv->replay);
 	}
-	e = jit_count_log_take(pv->jit, &b, true);
-	if (b != e && !access_replay_give(pv->replay, b, e)) {
-		access_replay_now(pv->replay, b, e);
+	t = jit_count_log_take(pv->jit, true);
+	if (t.begin != t.end && !access_replay_give(pv->replay, t.begin, t.end)) {
+		access_replay_now(pv->replay, t.begin, t.end);
 		log_collect(pv);
 	}
 }
@@ -1465,16 +1465,16 @@ static void log_advance(struct pmu_vcpu *pv)
  * middle of a block (a page fault): the log goes on in the same half. */
 static void log_drain(struct pmu_vcpu *pv)
 {
-	uint64_t *b = NULL, *e;
+	if (pv->replay && pv->jit) {
+		struct log_span t;
 
-	if (!pv->replay || !pv->jit)
-		return;
-	access_replay_wait(pv->replay);
-	e = jit_count_log_take(pv->jit, &b, false);
-	if (e)
-		access_replay_now(pv->replay, b, e);
-	log_collect(pv);
-	take_inline_fetches(pv);
+		access_replay_wait(pv->replay);
+		t = jit_count_log_take(pv->jit, false);
+		if (t.end)
+			access_replay_now(pv->replay, t.begin, t.end);
+		log_collect(pv);
+		take_inline_fetches(pv);
+	}
 }
 
 void pmu_on_mem(struct pmu_vcpu *pv, bool write, uint64_t addr, unsigned size)

@@ -28,12 +28,13 @@
 #define PAGE 4096ul
 
 /* A decimal number without sign or leading zero, as proc's name_to_int()
- * takes it; *end is the first byte after it. -1 if none. */
+ * takes it; *end is the first byte after it (s if none). -1 if none. */
 static long proc_number(const char *s, const char **end)
 {
 	long v = 0;
 	const char *p = s;
 
+	*end = s;
 	if (*p == '0' && p[1] >= '0' && p[1] <= '9')
 		return -1;
 	while (*p >= '0' && *p <= '9' && v < INT_MAX)
