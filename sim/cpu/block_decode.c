@@ -5,7 +5,6 @@
  * registers, uops, latency), and the cache of those decodes.
  */
 #include <assert.h>
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,16 +43,14 @@ struct bd_cache {
 	const struct cpu_arch *arch;
 	uintptr_t *e;                 /* bd_tagged decodes, 0: free */
 	size_t mask, used;
-	csh cs;
+	struct arch_decoder *dec;
 	const struct pmu_pipeline *pipe;
 	unsigned load_latency;
-	uint8_t *reg_key;             /* capstone register -> key (BD_REG_KEYS) */
 	/* the execution schedule of the block being decoded: uops executing
 	 * in each cycle (at most 255), zero outside a decode */
 	uint8_t *exec;
 	uint8_t *mem;                 /* and whether a load is in flight */
 	unsigned exec_cap;
-	cs_insn *in;                  /* the decodes' instruction (cs_malloc'd once) */
 	/* bd_class_at's last answer: a translator asks for the instruction
 	 * of each of a block's exits (a Jcc has two) */
 	uint64_t class_addr;
@@ -86,26 +83,13 @@ struct bd_cache *bd_cache_new(const struct cpu_arch *arch, const struct pmu_pipe
 	bc->load_latency = load_latency;
 	bc->mask = 4095;
 	bc->e = calloc(bc->mask + 1, sizeof(*bc->e));
-	bc->reg_key = calloc(arch->cs_reg_count, 1);
-	if (!bc->e || !bc->reg_key)
+	if (!bc->e)
 		goto err_free;
-	if (cs_open(arch->cs_arch, arch->cs_mode, &bc->cs) != CS_ERR_OK)
+	bc->dec = arch->decoder_new();
+	if (!bc->dec)
 		goto err_free;
-	cs_option(bc->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	bc->in = cs_malloc(bc->cs);
-	if (!bc->in) {
-		cs_close(&bc->cs);
-		goto err_free;
-	}
-	for (unsigned r = 1; r < arch->cs_reg_count; r++) {
-		const char *n = cs_reg_name(bc->cs, r);
-
-		bc->reg_key[r] = n ? arch->reg_key(n) : 0;
-		assert(bc->reg_key[r] < BD_REG_KEYS);
-	}
 	return bc;
 err_free:
-	free(bc->reg_key);
 	free(bc->e);
 	free(bc);
 	return NULL;
@@ -117,11 +101,9 @@ void bd_cache_free(struct bd_cache *bc)
 		return;
 	for (size_t i = 0; i <= bc->mask; i++)
 		free(bd_untag(bc->e[i]));
-	cs_free(bc->in, 1);
-	cs_close(&bc->cs);
+	bc->arch->decoder_free(bc->dec);
 	free(bc->exec);
 	free(bc->mem);
-	free(bc->reg_key);
 	free(bc->e);
 	free(bc);
 }
@@ -225,33 +207,29 @@ static void exec_totals(const struct bd_cache *bc, const struct schedule *s, uin
 	}
 }
 
-/* Schedules instruction in (uops, lat), executing bi's unfused uops
- * (bi NULL: none); returns how much later the block ends with it. */
-static unsigned schedule_insn(struct bd_cache *bc, struct schedule *s, const cs_insn *in,
+/* Schedules instruction ai (NULL: an undecodable one, which reads and
+ * writes no register) of uops and result latency lat, executing bi's
+ * unfused uops; returns how much later the block ends with it. */
+static unsigned schedule_insn(struct bd_cache *bc, struct schedule *s, const struct arch_insn *ai,
 			      unsigned uops, unsigned lat, struct bd_insn *bi)
 {
-	cs_regs rd, wr;
-	uint8_t nrd = 0, nwr = 0;
 	unsigned w = bc->pipe->issue_width, start, done, prev = s->end;
 
 	s->issued += uops;
 	start = (s->issued - 1) / w;            /* the cycle its last uop issues */
-	if (in)
-		bc->arch->insn_regs(bc->cs, in, rd, &nrd, wr, &nwr);
-	for (unsigned i = 0; i < nrd; i++) {
-		unsigned k = rd[i] < bc->arch->cs_reg_count ? bc->reg_key[rd[i]] : 0;
+	for (unsigned i = 0; ai && i < ai->nrd; i++) {
+		unsigned k = ai->rd[i];
 
-		if (k && s->ready[k] > start)
+		assert(k < BD_REG_KEYS);
+		if (s->ready[k] > start)
 			start = s->ready[k];
 	}
 	if (bi)
 		schedule_exec(bc, s, bi, start);
 	done = start + lat;
-	for (unsigned i = 0; i < nwr; i++) {
-		unsigned k = wr[i] < bc->arch->cs_reg_count ? bc->reg_key[wr[i]] : 0;
-
-		if (k)
-			s->ready[k] = done;
+	for (unsigned i = 0; ai && i < ai->nwr; i++) {
+		assert(ai->wr[i] < BD_REG_KEYS);
+		s->ready[ai->wr[i]] = done;
 	}
 	if (done > s->end)
 		s->end = done;
@@ -305,14 +283,13 @@ static void sum_totals(struct bdesc *b)
 static struct bdesc *decode_sched(struct bd_cache *bc, struct schedule *sched, uint64_t addr,
 				  uint32_t size, uint64_t last)
 {
-	csh cs = bc->cs;
-	unsigned uops, lat, w = bc->pipe->issue_width, issue_cycles;
+	unsigned lat, w = bc->pipe->issue_width, issue_cycles;
 	const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
 	size_t left = size;
 	uint64_t pc = addr;
 	unsigned cap = size ? size : 1;    /* at most one instruction per byte */
 	struct bdesc *b = calloc(1, sizeof(*b) + cap * sizeof(struct bd_insn));
-	cs_insn *in = bc->in;
+	struct arch_insn ai;
 	bool ends_run = false;
 
 	if (!b)
@@ -324,7 +301,8 @@ static struct bdesc *decode_sched(struct bd_cache *bc, struct schedule *sched, u
 		uint64_t at = pc;
 		struct bd_insn *bi = &b->ins[b->n];
 
-		if (!cs_disasm_iter(cs, &code, &left, &pc, in)) {
+		if (!bc->arch->decode(bc->dec, code, left, pc, bc->pipe, bc->load_latency, &ai) ||
+		    ai.len > left) {
 			if (last != UINT64_MAX) {
 				free(b);
 				return NULL;
@@ -339,20 +317,22 @@ static struct bdesc *decode_sched(struct bd_cache *bc, struct schedule *sched, u
 			b->n++;
 			break;
 		}
+		code += ai.len;
+		left -= ai.len;
+		pc += ai.len;
 		bi->off = (uint16_t)(at - addr);
-		bi->len = (uint8_t)in->size;
-		bc->arch->classify(in, bi);
-		ends_run = bc->arch->ends_run(in);
-		bc->arch->insn_cost(in, bi->cls, bc->pipe, bc->load_latency, &uops, &lat);
-		bi->xuops = (uint8_t)(uops > UINT8_MAX ? UINT8_MAX : uops);
-		if (bc->arch->insn_ext)
-			bc->arch->insn_ext(in, bi->cls, uops, bi);
-		lat = schedule_insn(bc, sched, in, uops, lat, bi);
-		assert(uops <= UINT8_MAX && lat <= UINT8_MAX);
-		bi->uops = (uint8_t)uops;
+		bi->len = (uint8_t)ai.len;
+		bi->cls = ai.cls;
+		bi->xcls = ai.xcls;
+		bi->xuops = ai.xuops;
+		bi->ge = ai.ge;
+		ends_run = ai.ends_run;
+		lat = schedule_insn(bc, sched, &ai, ai.uops, ai.lat, bi);
+		assert(ai.uops <= UINT8_MAX && lat <= UINT8_MAX);
+		bi->uops = (uint8_t)ai.uops;
 		bi->cycles = (uint8_t)lat;
 		if ((bi->cls & BD_COND) && (last == UINT64_MAX ? left == 0 : at == last))
-			b->cond_target = bc->arch->cond_target(in);
+			b->cond_target = ai.cond_target;
 		b->n++;
 		if (last != UINT64_MAX && at >= last) {
 			if (at != last) {
@@ -592,32 +572,27 @@ void bd_invalidate(struct bd_cache *bc, uint64_t start, uint64_t end)
  */
 uint8_t bd_class_at(struct bd_cache *bc, uint64_t addr, unsigned *len)
 {
-	size_t in_page = 4096 - (addr & 4095), left = in_page < 15 ? in_page : 15;
+	size_t in_page = 4096 - (addr & 4095);
 	const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
-	uint64_t pc = addr;
-	struct bd_insn bi = { 0 };
-	cs_insn *in = bc->in;
+	struct arch_insn ai;
+	uint8_t cls = 0;
 
 	if (bc->class_valid && bc->class_addr == addr) {
 		*len = bc->class_len;
 		return bc->class_cls;
 	}
 	*len = 0;
-	if (!cs_disasm_iter(bc->cs, &code, &left, &pc, in) && in_page < 15) {
-		code = (const uint8_t *)(uintptr_t)addr;
-		left = 15;
-		pc = addr;
-		if (!cs_disasm_iter(bc->cs, &code, &left, &pc, in))
-			goto out;
-	} else if (pc == addr) {
-		goto out;
+	/* the bytes up to the page's end; 15 (the longest) if none decodes there */
+	if (bc->arch->decode(bc->dec, code, in_page < 15 ? in_page : 15, addr, bc->pipe,
+			     bc->load_latency, &ai) ||
+	    (in_page < 15 &&
+	     bc->arch->decode(bc->dec, code, 15, addr, bc->pipe, bc->load_latency, &ai))) {
+		cls = ai.cls;
+		*len = ai.len;
 	}
-	bc->arch->classify(in, &bi);
-	*len = (unsigned)(pc - addr);
-out:
 	bc->class_addr = addr;
 	bc->class_len = *len;
-	bc->class_cls = bi.cls;
+	bc->class_cls = cls;
 	bc->class_valid = true;
-	return bi.cls;
+	return cls;
 }

@@ -1,6 +1,7 @@
 /*
  * block_decode.h - what one translated block retires, decoded once with
- * capstone: per instruction its length, class (branch kinds, loads, stores,
+ * the architecture's decoder (cpu_arch.h: x86-64 Zydis, AArch64 capstone):
+ * per instruction its length, class (branch kinds, loads, stores,
  * REP string), uops and the cycles it adds to the block's schedule; per
  * block the totals that become a struct sim_delta. A cache keyed by
  * (address, size) keeps the decodes; code changes drop the entries of the

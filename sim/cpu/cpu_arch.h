@@ -1,8 +1,9 @@
 /*
  * cpu_arch.h - what one guest architecture brings to the emulated CPU: the
  * Unicorn engine it runs on, its registers, its syscall instruction, its
- * identity instructions (CPUID, MRS), its TLS register and how capstone
- * decodes and classifies its instructions. One ops table per architecture,
+ * identity instructions (CPUID, MRS), its TLS register and how its
+ * decoder reads and classifies its instructions (x86-64: Zydis; AArch64:
+ * capstone). One ops table per architecture,
  * each in its own directory (sim/cpu/x86_64/, sim/cpu/aarch64/), as QEMU
  * keeps one target/<arch>/ per CPU; vcpu.c and the counting machine reach
  * the architecture only through it.
@@ -11,14 +12,47 @@
 #define PMUSIM_CPU_ARCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <capstone/capstone.h>
 #include <unicorn/unicorn.h>
 
 struct vcpu;
-struct bd_insn;
 struct perf_sample_regs;
 struct pmu_pipeline;
+struct arch_decoder;
+
+/* Registers an instruction reads or writes, at most (struct arch_insn). */
+#define ARCH_INSN_REGS 64
+
+/*
+ * One instruction as its architecture's decoder reads it: all that the
+ * decode of a block (block_decode.c: classes, schedule, decoded events)
+ * takes of it.
+ */
+struct arch_insn {
+	unsigned len;
+	uint8_t cls;              /* block_decode.h's enum bd_class bits */
+	/* it ends its block by itself without a control transfer, and no
+	 * schedule goes on past it (x86-64: SYSCALL; AArch64: SVC, ISB,
+	 * which drains the pipeline): the next block starts a straight run
+	 * of its own (pmu_machine.c, continue_run) */
+	bool ends_run;
+	uint64_t cond_target;     /* a direct conditional branch's target, else 0 */
+	/* the schedule's keys (block_decode.h, BD_REG_KEYS: 1 .. BD_REG_KEYS
+	 * - 1, one per architectural register that carries a dependency) of
+	 * the registers it reads and writes, explicit and implicit; nothing
+	 * read for a zeroing idiom */
+	uint8_t rd[ARCH_INSN_REGS], wr[ARCH_INSN_REGS];
+	uint8_t nrd, nwr;
+	/* its fused uops and result latency, with the PMU model's struct
+	 * pmu_pipeline and L1D load-to-use latency (MUL, DIV, CALL, RET,
+	 * load-op-store from the table) */
+	unsigned uops, lat;
+	/* what it adds to the decoded events (block_decode.h's struct
+	 * bd_insn: xcls, enum bd_xclass; xuops, its unfused uops executed;
+	 * ge, BD_GE_X87, BD_GE_LOCK_LOAD, BD_GE_LCP) */
+	uint8_t xcls, xuops, ge;
+};
 
 enum { CPU_RUNS, CPU_SLEEPS, CPU_SLEEPS_TIMEOUT, CPU_SLEEPS_FOR };
 
@@ -27,8 +61,6 @@ struct cpu_arch {
 	uint16_t elf_machine;            /* EM_X86_64, EM_AARCH64 */
 	uc_arch uc_arch;
 	uc_mode uc_mode;
-	cs_arch cs_arch;
-	cs_mode cs_mode;
 	int reg_pc, reg_sp;              /* Unicorn register ids */
 	/* the syscall instruction's length: a restarted call backs up by it */
 	unsigned syscall_insn_len;
@@ -75,55 +107,27 @@ struct cpu_arch {
 	/* Whether the MMU translates addr at all (x86-64: canonical); an
 	 * access elsewhere faults without an address. */
 	bool (*addr_valid)(uint64_t addr);
-	/* One decoded instruction (capstone detail on) into block_decode.h's
-	 * class bits. */
-	void (*classify)(const cs_insn *in, struct bd_insn *out);
-	/* The direct target of a conditional branch decoded by capstone,
-	 * or 0. */
-	uint64_t (*cond_target)(const cs_insn *in);
+	/*
+	 * The decoder (one per user: it keeps state between calls):
+	 * decode() reads the instruction at code, pc its guest address, of
+	 * which left bytes may be read, into out, with pipeline p and an L1D
+	 * load-to-use latency of load_latency for its uops and latency;
+	 * false when the bytes decode to no instruction.
+	 */
+	struct arch_decoder *(*decoder_new)(void);
+	void (*decoder_free)(struct arch_decoder *d);
+	bool (*decode)(struct arch_decoder *d, const uint8_t *code, size_t left, uint64_t pc,
+		       const struct pmu_pipeline *p, unsigned load_latency, struct arch_insn *out);
 	/* Whether the instruction (its len bytes) reads or sets a PMU
 	 * counter from user mode (RDPMC, MRS/MSR of the EL0 PMU registers):
 	 * the counting machine emulates it with the block's decode, so its
 	 * block takes inline counting's slow path. */
 	bool (*reads_counter)(const uint8_t *insn, unsigned len);
-	/* Whether the instruction ends its block by itself without a
-	 * control transfer, and no schedule goes on past it (x86-64:
-	 * SYSCALL; AArch64: SVC, ISB, which drains the pipeline): the next
-	 * block starts a straight run of its own (pmu_machine.c,
-	 * continue_run). */
-	bool (*ends_run)(const cs_insn *in);
 	/* QEMU never translates a block across a multiple of this (AArch64:
 	 * its 1 KiB TARGET_PAGE_SIZE; 0: no such boundary, x86-64 cuts by a
 	 * block's length): a run ends there too, so that the blocks of a loop
 	 * across one need no slow path. */
 	unsigned block_bound;
-
-	/*
-	 * The pipeline model's view of an instruction (block_decode.c's
-	 * schedule; the numbers are the PMU model's struct pmu_pipeline, the
-	 * data). cs_reg_count: capstone's register ids are below it;
-	 * reg_key: the schedule's key (block_decode.h, BD_REG_KEYS) of the
-	 * register capstone names name, 0 for one that carries no dependency;
-	 * insn_regs: the capstone registers in reads and writes, explicit and
-	 * implicit (at most 64 each; nothing read for a zeroing idiom);
-	 * insn_cost: its uops and result latency, of class cls (its
-	 * classify()), on pipeline p with an L1D load-to-use latency of
-	 * load_latency.
-	 */
-	unsigned cs_reg_count;
-	uint8_t (*reg_key)(const char *name);
-	void (*insn_regs)(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
-			  uint16_t *wr, uint8_t *nwr);
-	void (*insn_cost)(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
-			  unsigned load_latency, unsigned *uops, unsigned *lat);
-	/*
-	 * insn_ext (NULL: none, and the executed uops are the fused ones):
-	 * what instruction in of class cls with uops fused uops adds to the
-	 * decoded events, into out->xcls (block_decode.h enum bd_xclass),
-	 * its unfused uops executed into out->xuops, and BD_GE_X87 into
-	 * out->ge for an x87 instruction.
-	 */
-	void (*insn_ext)(const cs_insn *in, uint8_t cls, unsigned uops, struct bd_insn *out);
 
 	/*
 	 * A sample's registers in the architecture's perf_regs order

@@ -8,7 +8,6 @@
  * exact stop (pmu_machine.h).
  */
 #include <assert.h>
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -43,7 +42,8 @@ struct vcpu_bcache {
 	struct bc_entry *e;
 	size_t mask;               /* capacity - 1 (power of two) */
 	size_t used;
-	csh cs;
+	const struct cpu_arch *arch;
+	struct arch_decoder *dec;
 };
 
 static int bcache_new(struct vcpu *c)
@@ -56,7 +56,9 @@ static int bcache_new(struct vcpu *c)
 	b->e = calloc(b->mask + 1, sizeof(*b->e));
 	if (!b->e)
 		goto err_free;
-	if (cs_open(c->arch->cs_arch, c->arch->cs_mode, &b->cs) != CS_ERR_OK)
+	b->arch = c->arch;
+	b->dec = c->arch->decoder_new();
+	if (!b->dec)
 		goto err_entries;
 	c->bcache = b;
 	return 0;
@@ -71,7 +73,7 @@ static void bcache_free(struct vcpu_bcache *b)
 {
 	if (!b)
 		return;
-	cs_close(&b->cs);
+	b->arch->decoder_free(b->dec);
 	free(b->e);
 	free(b);
 }
@@ -104,7 +106,7 @@ static int bcache_grow(struct vcpu_bcache *b)
 }
 
 /* Counts the instructions of the block [addr, addr+size) by decoding it once
- * (capstone); the result is cached by (addr, size). */
+ * (the architecture's decoder); the result is cached by (addr, size). */
 static unsigned bcache_count(struct vcpu_bcache *b, uint64_t addr, uint32_t size)
 {
 	size_t i = bc_hash(addr) & b->mask;
@@ -112,19 +114,21 @@ static unsigned bcache_count(struct vcpu_bcache *b, uint64_t addr, uint32_t size
 	size_t left = size;
 	uint64_t pc = addr;
 	unsigned n = 0;
-	cs_insn *insn;
+	const struct pmu_model *m = pmu_model_default();
+	struct arch_insn ai;
 
 	while (b->e[i].addr) {
 		if (b->e[i].addr == addr && b->e[i].size == size)
 			return b->e[i].ninsns;
 		i = (i + 1) & b->mask;
 	}
-	insn = cs_malloc(b->cs);
-	if (!insn)
-		return 1;
-	while (left && cs_disasm_iter(b->cs, &code, &left, &pc, insn))
+	while (left && b->arch->decode(b->dec, code, left, pc, m->pipeline, m->caches->l1d.latency,
+				       &ai) && ai.len <= left) {
+		code += ai.len;
+		left -= ai.len;
+		pc += ai.len;
 		n++;
-	cs_free(insn, 1);
+	}
 	if (left)   /* undecodable tail: count it as one */
 		n++;
 	if ((b->used + 1) * 2 > b->mask + 1) {

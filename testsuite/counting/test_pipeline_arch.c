@@ -7,7 +7,11 @@
  * every other instruction one uop of latency 1. Each row is one block of
  * hand-assembled bytes (the assembly in its comment) and what its
  * schedule must give; the AArch64 rows also pin the operand roles that
- * capstone 4 reports wrongly (MOVZ, CMP, RET: sim/cpu/aarch64/decode.c).
+ * capstone 4 reports wrongly (MOVZ, CMP, RET: sim/cpu/aarch64/decode.c),
+ * the x86-64 rows what each operand of an instruction does (the SDM's
+ * operation: TEST and CQO write no register they read, CMOVcc and the
+ * loads that merge into an XMM register read their destination), and
+ * which memory operands load and which store.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,6 +72,22 @@ static const uint8_t x_idiom[] = { 0x48, 0x0f, 0xaf, 0xc3, 0x31, 0xc0, 0xff, 0xc
  * uops, a plain load) 0->4; 4 uops */
 static const uint8_t x_loadop[] = { 0x48, 0x03, 0x1f, 0x48, 0x01, 0xd9, 0xc3 };
 
+/* imul rax, rbx; cqo; add rcx, rax: imul 0->3; CQO reads RAX 3->4 and
+ * writes RDX only, so the add reads RAX at 3: 3->4 */
+static const uint8_t x_cqo[] = { 0x48, 0x0f, 0xaf, 0xc3, 0x48, 0x99, 0x48, 0x01, 0xc1 };
+/* imul eax, ebx; test eax, eax; add ecx, eax: imul 0->3; TEST writes the
+ * flags only 3->4; the add reads EAX at 3: 3->4 */
+static const uint8_t x_test[] = { 0x0f, 0xaf, 0xc3, 0x85, 0xc0, 0x01, 0xc1 };
+/* mov rax, [rdi]; cmovne rax, rcx: the load 0->4; CMOVNE may keep RAX,
+ * so it reads it: 4->5 */
+static const uint8_t x_cmov[] = { 0x48, 0x8b, 0x07, 0x48, 0x0f, 0x45, 0xc1 };
+/* movq xmm0, [rdi]; cvtsi2sd xmm0, rax: the load 0->4; CVTSI2SD keeps
+ * the upper half of XMM0, so it reads it: 4->5 */
+static const uint8_t x_cvt[] = { 0xf3, 0x0f, 0x7e, 0x07, 0xf2, 0x48, 0x0f, 0x2a, 0xc0 };
+/* movq xmm0, [rsi]; movhps xmm0, [rdi]: 0->4; MOVHPS loads the upper
+ * half and keeps the lower (a plain load, reading XMM0): 4->8 */
+static const uint8_t x_movhps[] = { 0xf3, 0x0f, 0x7e, 0x06, 0x0f, 0x16, 0x07 };
+
 #define ROW(w, a, m, c, cyc, u) { w, a, m, c, sizeof(c), cyc, u }
 static const struct row rows[] = {
 	ROW("a64 loop head",  &cpu_arch_aarch64, "pmuv3",   a_loop_head, 3, 3),
@@ -84,6 +104,11 @@ static const struct row rows[] = {
 	ROW("a64 ldp fp bl",  &cpu_arch_aarch64, "pmuv3",   a_fp, 4, 4),
 	ROW("x86 zero idiom", &cpu_arch_x86_64,  "skylake", x_idiom, 3, 4),
 	ROW("x86 load-op",    &cpu_arch_x86_64,  "skylake", x_loadop, 6, 4),
+	ROW("x86 cqo",        &cpu_arch_x86_64,  "skylake", x_cqo, 4, 3),
+	ROW("x86 test",       &cpu_arch_x86_64,  "skylake", x_test, 4, 3),
+	ROW("x86 cmov",       &cpu_arch_x86_64,  "skylake", x_cmov, 5, 2),
+	ROW("x86 cvtsi2sd",   &cpu_arch_x86_64,  "skylake", x_cvt, 5, 2),
+	ROW("x86 movhps",     &cpu_arch_x86_64,  "skylake", x_movhps, 8, 2),
 };
 
 static void test_rows(void **state)
@@ -140,6 +165,33 @@ static const uint8_t x_decoded[] = {
 	0x0d, 0x08, 0x0f, 0x05,
 };
 
+/*
+ * Which memory operands load and which store (the SDM's operation of
+ * each): test [rdi], ecx reads memory only; movups [rdi], xmm0, movq
+ * [rdi], xmm0 and fnstcw [rdi] write it only; rol dword [rdi], cl reads
+ * and writes it.
+ */
+static const uint8_t x_mem_roles[] = {
+	0x85, 0x0f, 0x0f, 0x11, 0x07, 0x66, 0x0f, 0xd6, 0x07, 0xd9, 0x3f, 0xd3, 0x07,
+};
+
+static void test_x86_memory_roles(void **state)
+{
+	const struct pmu_model *m = pmu_model_find("skylake");
+	struct bd_cache *bc = bd_cache_new(&cpu_arch_x86_64, m->pipeline, m->caches->l1d.latency);
+	struct bdesc *b;
+
+	(void)state;
+	assert_non_null(bc);
+	b = bd_decode(bc, (uint64_t)(uintptr_t)x_mem_roles, sizeof(x_mem_roles));
+	assert_non_null(b);
+	assert_int_equal(b->n, 5);
+	assert_int_equal(b->t[BDT_LOADS], 2);
+	assert_int_equal(b->t[BDT_STORES], 4);
+	free(b);
+	bd_cache_free(bc);
+}
+
 static void test_x86_decoded(void **state)
 {
 	const struct pmu_model *m = pmu_model_find("skylake");
@@ -184,6 +236,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_x86_decoded),
+		cmocka_unit_test(test_x86_memory_roles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

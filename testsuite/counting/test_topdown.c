@@ -15,8 +15,8 @@
  * the 5 others deliver nothing (4 bubbles each); 15 - 8 = 7 cycles
  * without uops from the front end.
  *
- * Blocks (QEMU ends one at each branch; capstone: SYSCALL and NOP read no
- * register, DEC and TEST write the flags, LEA does not):
+ * Blocks (QEMU ends one at each branch; SYSCALL and NOP read no register,
+ * DEC and TEST write the flags, LEA does not):
  *
  * compute: A = mov $N,%ecx; dec; 10 x lea; jnz (13 uops): mov done 1, dec
  *   starts at 1 (rcx) done 2, the LEAs issue in cycles 0-2 done by 3, the

@@ -5,26 +5,22 @@
 #ifndef PMUSIM_CPU_AARCH64_H
 #define PMUSIM_CPU_AARCH64_H
 
-#include <capstone/capstone.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-struct bd_insn;
+struct arch_decoder;
+struct arch_insn;
 struct perf_sample_regs;
 struct pmu_pipeline;
 struct vcpu;
 
-/* decode.c: block_decode.h's classes of one A64 instruction. */
-void aarch64_classify(const cs_insn *in, struct bd_insn *out);
-uint64_t aarch64_cond_target(const cs_insn *in);
-/* decode.c: what the pipeline model schedules (cpu_arch's insn_* ops) */
-uint8_t aarch64_reg_key(const char *name);
-void aarch64_insn_regs(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
-		       uint16_t *wr, uint8_t *nwr);
-void aarch64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
-		       unsigned load_latency, unsigned *uops, unsigned *lat);
+/* decode.c: cpu_arch's decoder (capstone) */
+struct arch_decoder *aarch64_decoder_new(void);
+void aarch64_decoder_free(struct arch_decoder *d);
+bool aarch64_decode(struct arch_decoder *d, const uint8_t *code, size_t left, uint64_t pc,
+		    const struct pmu_pipeline *p, unsigned load_latency, struct arch_insn *out);
 bool aarch64_reads_counter(const uint8_t *insn, unsigned len);
-bool aarch64_ends_run(const cs_insn *in);
 
 /* perf_regs.c: cpu_arch's perf_regs ops */
 void aarch64_perf_regs(struct vcpu *c, struct perf_sample_regs *r, uint64_t ip, bool exact);

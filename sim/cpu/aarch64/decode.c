@@ -9,13 +9,17 @@
  * And what the pipeline model schedules of it: the registers it reads and
  * writes (X0-X30 with their W halves, NZCV, V0-V31 with their B/H/S/D/Q
  * views), its uops and latency (MUL/MADD/SMULL..., SDIV/UDIV from the
- * model's struct pmu_pipeline, a load the model's L1D latency).
+ * model's struct pmu_pipeline, a load the model's L1D latency). The
+ * decoder is capstone's (detail on), its registers mapped to the
+ * schedule's keys by name once per decoder.
  */
 #include <capstone/capstone.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cpu/block_decode.h"
+#include "sim/cpu/cpu_arch.h"
 #include "sim/cpu/aarch64/aarch64.h"
 
 static bool has_mem_operand(const cs_arm64 *a)
@@ -31,7 +35,7 @@ static bool starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-void aarch64_classify(const cs_insn *in, struct bd_insn *out)
+static void aarch64_classify(const cs_insn *in, struct bd_insn *out)
 {
 	const cs_arm64 *a = &in->detail->arm64;
 	uint8_t cls = 0;
@@ -79,7 +83,7 @@ void aarch64_classify(const cs_insn *in, struct bd_insn *out)
 
 /* The target of a direct conditional branch: its immediate operand (the
  * last one: B.cond label, CBZ Xn, label, TBZ Xn, #bit, label). */
-uint64_t aarch64_cond_target(const cs_insn *in)
+static uint64_t aarch64_cond_target(const cs_insn *in)
 {
 	const cs_arm64 *a = &in->detail->arm64;
 
@@ -95,7 +99,7 @@ _Static_assert(RK_END <= BD_REG_KEYS, "AArch64 register keys");
 
 /* The key of a register capstone names n ("x0", "w30", "nzcv", "v3",
  * "q3", "d3", "s3", "h3", "b3", "sp", "xzr", ...). */
-uint8_t aarch64_reg_key(const char *n)
+static uint8_t aarch64_reg_key(const char *n)
 {
 	unsigned v;
 	char end;
@@ -168,7 +172,7 @@ static void add_reg(uint16_t *set, uint8_t *n, unsigned reg)
  * written back by a pre/post-indexed access; RET without an operand reads
  * X30.
  */
-void aarch64_insn_regs(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
+static void aarch64_insn_regs(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
 		       uint16_t *wr, uint8_t *nwr)
 {
 	const cs_detail *d = in->detail;
@@ -212,7 +216,7 @@ void aarch64_insn_regs(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
 /* uops and result latency (struct pmu_pipeline): 1 and 1; a load's the
  * L1D latency (A64 has no load-op); multiplies and divides the table's;
  * BL/BLR, RET and an atomic read-modify-write the table's uops. */
-void aarch64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
+static void aarch64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
 		       unsigned load_latency, unsigned *uops, unsigned *lat)
 {
 	unsigned op = 1;
@@ -238,7 +242,7 @@ void aarch64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline
 
 /* SVC (the kernel runs between it and the next block) and ISB (QEMU
  * ends the block there; it drains the pipeline). */
-bool aarch64_ends_run(const cs_insn *in)
+static bool aarch64_ends_run(const cs_insn *in)
 {
 	return in->id == ARM64_INS_SVC || in->id == ARM64_INS_ISB;
 }
@@ -258,4 +262,77 @@ bool aarch64_reads_counter(const uint8_t *p, unsigned n)
 	crn = w >> 12 & 15;
 	crm = w >> 8 & 15;
 	return (crn == 9 && crm >= 12 && crm <= 14) || (crn == 14 && crm >= 8);
+}
+
+/* ---- cpu_arch's decoder ------------------------------------------------------- */
+
+struct arch_decoder {
+	csh cs;
+	cs_insn *in;
+	uint8_t key[ARM64_REG_ENDING];   /* capstone register -> schedule key */
+};
+
+struct arch_decoder *aarch64_decoder_new(void)
+{
+	struct arch_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &d->cs) != CS_ERR_OK)
+		goto err_free;
+	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	d->in = cs_malloc(d->cs);
+	if (!d->in)
+		goto err_close;
+	for (unsigned r = 1; r < ARM64_REG_ENDING; r++) {
+		const char *n = cs_reg_name(d->cs, r);
+
+		d->key[r] = n ? aarch64_reg_key(n) : 0;
+	}
+	return d;
+err_close:
+	cs_close(&d->cs);
+err_free:
+	free(d);
+	return NULL;
+}
+
+void aarch64_decoder_free(struct arch_decoder *d)
+{
+	if (!d)
+		return;
+	cs_free(d->in, 1);
+	cs_close(&d->cs);
+	free(d);
+}
+
+bool aarch64_decode(struct arch_decoder *d, const uint8_t *code, size_t left, uint64_t pc,
+		    const struct pmu_pipeline *p, unsigned load_latency, struct arch_insn *out)
+{
+	cs_insn *in = d->in;
+	struct bd_insn bi = { 0 };
+	uint16_t rd[ARCH_INSN_REGS], wr[ARCH_INSN_REGS];
+	uint8_t nrd = 0, nwr = 0;
+
+	if (!cs_disasm_iter(d->cs, &code, &left, &pc, in))
+		return false;
+	aarch64_classify(in, &bi);
+	out->len = in->size;
+	out->cls = bi.cls;
+	out->ends_run = aarch64_ends_run(in);
+	out->cond_target = (bi.cls & BD_COND) ? aarch64_cond_target(in) : 0;
+	aarch64_insn_regs(d->cs, in, rd, &nrd, wr, &nwr);
+	out->nrd = out->nwr = 0;
+	for (unsigned i = 0; i < nrd; i++)
+		if (rd[i] < ARM64_REG_ENDING && d->key[rd[i]])
+			out->rd[out->nrd++] = d->key[rd[i]];
+	for (unsigned i = 0; i < nwr; i++)
+		if (wr[i] < ARM64_REG_ENDING && d->key[wr[i]])
+			out->wr[out->nwr++] = d->key[wr[i]];
+	aarch64_insn_cost(in, bi.cls, p, load_latency, &out->uops, &out->lat);
+	/* no decoded events of its own: the executed uops are the fused ones */
+	out->xcls = 0;
+	out->xuops = (uint8_t)(out->uops > UINT8_MAX ? UINT8_MAX : out->uops);
+	out->ge = 0;
+	return true;
 }

@@ -1,5 +1,7 @@
 /*
- * x86_64/decode.c - what an x86-64 instruction retires, for block_decode.h:
+ * x86_64/decode.c - the x86-64 decoder (cpu_arch.h's decode, on Zydis,
+ * which reads each operand's action and the flags an instruction tests
+ * and changes): what an instruction retires, for block_decode.h:
  * branch kinds, loads and stores (also the implicit stack accesses), REP
  * string instructions; and what the pipeline model schedules of it: the
  * registers it reads and writes (GPRs, flags, vector registers), its uops
@@ -10,84 +12,99 @@
  * BR_INST_RETIRED.FAR_BRANCH, MEM_INST_RETIRED.LOCK_LOADS, x87 uops) and
  * its unfused uops executed.
  */
-#include <capstone/capstone.h>
-#include <stdio.h>
+#include <Zydis/Zydis.h>
+#include <stdlib.h>
 #include <string.h>
 #include "pmu_models/pmu_model.h"
 #include "sim/cpu/block_decode.h"
+#include "sim/cpu/cpu_arch.h"
 #include "sim/cpu/x86_64/x86_64.h"
 
-static bool is_string_op(unsigned id)
+/* One decoded instruction: Zydis's, with every operand (the hidden ones,
+ * as the stack's and the string instructions' memory, included). */
+struct zinsn {
+	ZydisDecodedInstruction i;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	const char *mnemonic;     /* lower case, no prefix */
+	const uint8_t *bytes;
+};
+
+struct arch_decoder {
+	ZydisDecoder z;
+};
+
+/* MOVS, STOS, LODS, CMPS, SCAS (MOVSD and CMPSD also name SSE2
+ * instructions: the string forms are Zydis's string-operation category) */
+static bool is_string_op(const struct zinsn *z)
 {
-	switch (id) {
-	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
-	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
-	case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
-	case X86_INS_CMPSB: case X86_INS_CMPSW: case X86_INS_CMPSD: case X86_INS_CMPSQ:
-	case X86_INS_SCASB: case X86_INS_SCASW: case X86_INS_SCASD: case X86_INS_SCASQ:
+	if (z->i.meta.category != ZYDIS_CATEGORY_STRINGOP)
+		return false;
+	switch (z->i.mnemonic) {
+	case ZYDIS_MNEMONIC_MOVSB: case ZYDIS_MNEMONIC_MOVSW: case ZYDIS_MNEMONIC_MOVSD:
+	case ZYDIS_MNEMONIC_MOVSQ: case ZYDIS_MNEMONIC_STOSB: case ZYDIS_MNEMONIC_STOSW:
+	case ZYDIS_MNEMONIC_STOSD: case ZYDIS_MNEMONIC_STOSQ: case ZYDIS_MNEMONIC_LODSB:
+	case ZYDIS_MNEMONIC_LODSW: case ZYDIS_MNEMONIC_LODSD: case ZYDIS_MNEMONIC_LODSQ:
+	case ZYDIS_MNEMONIC_CMPSB: case ZYDIS_MNEMONIC_CMPSW: case ZYDIS_MNEMONIC_CMPSD:
+	case ZYDIS_MNEMONIC_CMPSQ: case ZYDIS_MNEMONIC_SCASB: case ZYDIS_MNEMONIC_SCASW:
+	case ZYDIS_MNEMONIC_SCASD: case ZYDIS_MNEMONIC_SCASQ:
 		return true;
 	default:
 		return false;
 	}
 }
 
-/* Class bits of one instruction. */
-void x86_64_classify(const cs_insn *in, struct bd_insn *out)
+/* Class bits of one instruction: a memory operand's action (explicit,
+ * implicit as a string instruction's, or hidden as the stack's) makes it
+ * a load or a store; LEA and NOP access nothing. */
+static uint8_t classify(const struct zinsn *z)
 {
-	const cs_x86 *x = &in->detail->x86;
 	uint8_t cls = 0;
 
-	for (unsigned g = 0; g < in->detail->groups_count; g++) {
-		switch (in->detail->groups[g]) {
-		case CS_GRP_JUMP:
-			cls |= BD_BRANCH;
-			if (in->id != X86_INS_JMP && in->id != X86_INS_LJMP)
-				cls |= BD_COND;
-			break;
-		case CS_GRP_CALL:
-			cls |= BD_BRANCH | BD_CALL | BD_STORE;
-			break;
-		case CS_GRP_RET:
-			cls |= BD_BRANCH | BD_RET | BD_LOAD | BD_INDIRECT;
-			break;
-		default:
-			break;
-		}
-	}
-	if ((cls & BD_BRANCH) && !(cls & BD_RET) && x->op_count &&
-	    x->operands[0].type != X86_OP_IMM)
-		cls |= BD_INDIRECT;
-	if (in->id != X86_INS_LEA && in->id != X86_INS_NOP) {
-		for (unsigned i = 0; i < x->op_count; i++) {
-			if (x->operands[i].type != X86_OP_MEM)
-				continue;
-			if (x->operands[i].access & CS_AC_READ)
-				cls |= BD_LOAD;
-			if (x->operands[i].access & CS_AC_WRITE)
-				cls |= BD_STORE;
-		}
-	}
-	switch (in->id) {
-	case X86_INS_PUSH: case X86_INS_PUSHFQ: case X86_INS_PUSHAW:
-		cls |= BD_STORE;
+	switch (z->i.meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:          /* Jcc, JrCXZ, LOOPcc */
+		cls |= BD_BRANCH | BD_COND;
 		break;
-	case X86_INS_POP: case X86_INS_POPFQ: case X86_INS_LEAVE:
-		cls |= BD_LOAD;
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		cls |= BD_BRANCH;
+		break;
+	case ZYDIS_CATEGORY_CALL:
+		cls |= BD_BRANCH | BD_CALL | BD_STORE;
+		break;
+	case ZYDIS_CATEGORY_RET:
+		cls |= BD_BRANCH | BD_RET | BD_LOAD | BD_INDIRECT;
 		break;
 	default:
 		break;
 	}
-	if (is_string_op(in->id) &&
-	    (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE))
+	if ((cls & BD_BRANCH) && !(cls & BD_RET) && z->i.operand_count_visible &&
+	    z->op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+		cls |= BD_INDIRECT;
+	if (z->i.mnemonic != ZYDIS_MNEMONIC_LEA && z->i.mnemonic != ZYDIS_MNEMONIC_NOP) {
+		for (unsigned k = 0; k < z->i.operand_count; k++) {
+			const ZydisDecodedOperand *o = &z->op[k];
+
+			if (o->type != ZYDIS_OPERAND_TYPE_MEMORY || o->mem.type != ZYDIS_MEMOP_TYPE_MEM)
+				continue;
+			if (o->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+				cls |= BD_LOAD;
+			if (o->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+				cls |= BD_STORE;
+		}
+	}
+	if (is_string_op(z) &&
+	    (z->i.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE)))
 		cls |= BD_REP;
-	out->cls = cls;
+	return cls;
 }
 
-/* The target of a direct Jcc (an immediate operand), else 0. */
-uint64_t x86_64_cond_target(const cs_insn *in)
+/* The target of a direct Jcc (a relative immediate operand), else 0. */
+static uint64_t cond_target(const struct zinsn *z, uint64_t pc)
 {
-	if (in->detail->x86.op_count && in->detail->x86.operands[0].type == X86_OP_IMM)
-		return (uint64_t)in->detail->x86.operands[0].imm;
+	ZyanU64 a;
+
+	if (z->i.operand_count_visible && z->op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&z->i, &z->op[0], pc, &a)))
+		return a;
 	return 0;
 }
 
@@ -96,68 +113,103 @@ uint64_t x86_64_cond_target(const cs_insn *in)
 enum { RK_NONE = 0, RK_GPR = 1, RK_FLAGS = RK_GPR + 16, RK_VEC, RK_END = RK_VEC + 32 };
 _Static_assert(RK_END <= BD_REG_KEYS, "x86-64 register keys");
 
-/* The key of a register capstone names n ("rax", "eax", "ax", "al", "ah",
- * "r8d", "sil", "xmm3", "flags", ...). */
-uint8_t x86_64_reg_key(const char *n)
+/* The key of register r (AH..BH are their 64-bit registers'). */
+static uint8_t reg_key(ZydisRegister r)
 {
-	static const char *const gpr[8][5] = {
-		{ "rax", "eax", "ax", "al", "ah" }, { "rcx", "ecx", "cx", "cl", "ch" },
-		{ "rdx", "edx", "dx", "dl", "dh" }, { "rbx", "ebx", "bx", "bl", "bh" },
-		{ "rsp", "esp", "sp", "spl", NULL }, { "rbp", "ebp", "bp", "bpl", NULL },
-		{ "rsi", "esi", "si", "sil", NULL }, { "rdi", "edi", "di", "dil", NULL },
-	};
-	unsigned v;
-	char suffix = 0;
+	ZydisRegister big;
 
-	for (unsigned r = 0; r < 8; r++)
-		for (unsigned k = 0; k < 5 && gpr[r][k]; k++)
-			if (!strcmp(n, gpr[r][k]))
-				return r == 4 ? RK_NONE : (uint8_t)(RK_GPR + r);
-	if (sscanf(n, "r%u%c", &v, &suffix) >= 1 && v >= 8 && v < 16 &&
-	    (!suffix || suffix == 'd' || suffix == 'w' || suffix == 'b'))
-		return (uint8_t)(RK_GPR + v);
-	if ((sscanf(n, "xmm%u", &v) == 1 || sscanf(n, "ymm%u", &v) == 1 ||
-	     sscanf(n, "zmm%u", &v) == 1) && v < 32)
-		return (uint8_t)(RK_VEC + v);
-	if (!strcmp(n, "flags") || !strcmp(n, "eflags") || !strcmp(n, "rflags"))
+	switch (ZydisRegisterGetClass(r)) {
+	case ZYDIS_REGCLASS_GPR8: case ZYDIS_REGCLASS_GPR16: case ZYDIS_REGCLASS_GPR32:
+	case ZYDIS_REGCLASS_GPR64:
+		big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+		return big == ZYDIS_REGISTER_RSP ? RK_NONE :
+		       (uint8_t)(RK_GPR + ZydisRegisterGetId(big));
+	case ZYDIS_REGCLASS_FLAGS:
 		return RK_FLAGS;
-	return RK_NONE;
+	case ZYDIS_REGCLASS_XMM: case ZYDIS_REGCLASS_YMM: case ZYDIS_REGCLASS_ZMM:
+		return (uint8_t)(RK_VEC + ZydisRegisterGetId(r));
+	default:
+		return RK_NONE;
+	}
 }
 
-/* Whether in reads nothing of its register operands: a zeroing idiom
+/* Whether z reads nothing of its register operands: a zeroing idiom
  * (XOR, SUB, PXOR, XORPS, XORPD of a register with itself). */
-static bool zero_idiom(const cs_insn *in)
+static bool zero_idiom(const struct zinsn *z)
 {
-	const cs_x86 *x = &in->detail->x86;
-
-	switch (in->id) {
-	case X86_INS_XOR: case X86_INS_SUB: case X86_INS_PXOR: case X86_INS_XORPS:
-	case X86_INS_XORPD:
-		return x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
-		       x->operands[1].type == X86_OP_REG && x->operands[0].reg == x->operands[1].reg;
+	switch (z->i.mnemonic) {
+	case ZYDIS_MNEMONIC_XOR: case ZYDIS_MNEMONIC_SUB: case ZYDIS_MNEMONIC_PXOR:
+	case ZYDIS_MNEMONIC_XORPS: case ZYDIS_MNEMONIC_XORPD:
+		return z->i.operand_count_visible == 2 &&
+		       z->op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		       z->op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		       z->op[0].reg.value == z->op[1].reg.value;
 	default:
 		return false;
 	}
 }
 
-/* capstone's registers read and written (cs_regs_access: explicit and
- * implicit), nothing read for a zeroing idiom. */
-void x86_64_insn_regs(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
-		      uint16_t *wr, uint8_t *nwr)
+/* A load of 64 bits into half of an XMM register (MOVHPS, MOVLPS, MOVHPD,
+ * MOVLPD xmm, m64), which keeps the other half: it reads the register. */
+static bool merging_load(const struct zinsn *z)
 {
-	if (cs_regs_access(cs, in, rd, nrd, wr, nwr) != CS_ERR_OK)
-		*nrd = *nwr = 0;
-	if (zero_idiom(in))
-		*nrd = 0;
+	switch (z->i.mnemonic) {
+	case ZYDIS_MNEMONIC_MOVHPS: case ZYDIS_MNEMONIC_MOVLPS: case ZYDIS_MNEMONIC_MOVHPD:
+	case ZYDIS_MNEMONIC_MOVLPD:
+		return z->i.operand_count_visible == 2 &&
+		       z->op[0].type == ZYDIS_OPERAND_TYPE_REGISTER;
+	default:
+		return false;
+	}
+}
+
+static void add_key(uint8_t *set, uint8_t *n, uint8_t k)
+{
+	if (k && *n < ARCH_INSN_REGS)
+		set[(*n)++] = k;
+}
+
+/* The registers z reads and writes, explicit and implicit, as keys: a
+ * conditional write (CMOVcc's destination) also reads, as the old value
+ * may stay; a memory operand reads its base and index; the flags it tests
+ * and changes. Nothing read for a zeroing idiom. */
+static void insn_regs(const struct zinsn *z, struct arch_insn *out)
+{
+	const ZydisAccessedFlags *f = z->i.cpu_flags;
+
+	out->nrd = out->nwr = 0;
+	for (unsigned k = 0; k < z->i.operand_count; k++) {
+		const ZydisDecodedOperand *o = &z->op[k];
+
+		if (o->type == ZYDIS_OPERAND_TYPE_REGISTER) {
+			uint8_t key = reg_key(o->reg.value);
+
+			if ((o->actions & (ZYDIS_OPERAND_ACTION_MASK_READ |
+					   ZYDIS_OPERAND_ACTION_CONDWRITE)) ||
+			    (k == 0 && merging_load(z)))
+				add_key(out->rd, &out->nrd, key);
+			if (o->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+				add_key(out->wr, &out->nwr, key);
+		} else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY) {
+			add_key(out->rd, &out->nrd, reg_key(o->mem.base));
+			add_key(out->rd, &out->nrd, reg_key(o->mem.index));
+		}
+	}
+	if (f && f->tested)
+		add_key(out->rd, &out->nrd, RK_FLAGS);
+	if (f && (f->modified | f->set_0 | f->set_1 | f->undefined))
+		add_key(out->wr, &out->nwr, RK_FLAGS);
+	if (zero_idiom(z))
+		out->nrd = 0;
 }
 
 /* A load whose result is the loaded value itself (no operation after it). */
-static bool plain_load(const cs_insn *in)
+static bool plain_load(const struct zinsn *z)
 {
 	static const char *const pre[] = { "mov", "vmov", "pop", "ret", "leave", "lods" };
 
 	for (unsigned i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
-		if (!strncmp(in->mnemonic, pre[i], strlen(pre[i])))
+		if (!strncmp(z->mnemonic, pre[i], strlen(pre[i])))
 			return true;
 	return false;
 }
@@ -165,17 +217,17 @@ static bool plain_load(const cs_insn *in)
 /* uops and result latency (struct pmu_pipeline): 1 and 1, a load's the
  * L1D latency (plus its operation's for a load-op), the table's for MUL,
  * DIV, CALL, RET and load-op-store. */
-void x86_64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline *p,
+static void insn_cost(const struct zinsn *z, uint8_t cls, const struct pmu_pipeline *p,
 		      unsigned load_latency, unsigned *uops, unsigned *lat)
 {
 	unsigned op = 1;
 
 	*uops = 1;
-	switch (in->id) {
-	case X86_INS_IMUL: case X86_INS_MUL: case X86_INS_MULX:
+	switch (z->i.mnemonic) {
+	case ZYDIS_MNEMONIC_IMUL: case ZYDIS_MNEMONIC_MUL: case ZYDIS_MNEMONIC_MULX:
 		op = p->mul_latency;
 		break;
-	case X86_INS_DIV: case X86_INS_IDIV:
+	case ZYDIS_MNEMONIC_DIV: case ZYDIS_MNEMONIC_IDIV:
 		op = p->div_latency;
 		*uops = p->div_uops;
 		break;
@@ -183,18 +235,13 @@ void x86_64_insn_cost(const cs_insn *in, uint8_t cls, const struct pmu_pipeline 
 		break;
 	}
 	/* PUSH/POP of memory and string instructions are not load-op-stores */
-	if (in->id == X86_INS_PUSH || in->id == X86_INS_POP || is_string_op(in->id))
+	if (z->i.mnemonic == ZYDIS_MNEMONIC_PUSH || z->i.mnemonic == ZYDIS_MNEMONIC_POP ||
+	    is_string_op(z))
 		cls &= (uint8_t)~BD_STORE;
 	*uops = bd_class_uops(p, cls, *uops);
 	*lat = op;
 	if (cls & BD_LOAD)
-		*lat = load_latency + (plain_load(in) ? 0 : op);
-}
-
-/* SYSCALL: the kernel runs between it and the next block. */
-bool x86_64_ends_run(const cs_insn *in)
-{
-	return in->id == X86_INS_SYSCALL;
+		*lat = load_latency + (plain_load(z) ? 0 : op);
 }
 
 /* RDPMC (0f 33) after optional prefixes. */
@@ -217,7 +264,7 @@ bool x86_64_reads_counter(const uint8_t *p, unsigned n)
  * ADDSUB DPP (and FMADDSUB/FMSUBADD). FM* and DPP count twice.
  * Comparisons, conversions, logic, blends and moves do not count.
  */
-static unsigned fp_arith(const cs_insn *in)
+static unsigned fp_arith(const struct zinsn *z)
 {
 	static const struct { const char *op; bool single_only, packed_only, twice; } ops[] = {
 		{ "add", false, false, false }, { "sub", false, false, false },
@@ -229,8 +276,7 @@ static unsigned fp_arith(const cs_insn *in)
 		{ "dp", false, true, true },
 	};
 	static const char *const fma[] = { "fmadd", "fmsub", "fnmadd", "fnmsub", "fmaddsub", "fmsubadd" };
-	const char *m = in->mnemonic;
-	const cs_x86 *x = &in->detail->x86;
+	const char *m = z->mnemonic;
 	size_t n = strlen(m), opn = 0;
 	bool single, packed, twice = false, vex = m[0] == 'v', known = false;
 	unsigned width = 16;
@@ -263,9 +309,9 @@ static unsigned fp_arith(const cs_insn *in)
 		return 0;
 	if (!packed)
 		return (twice ? BD_FP_TWICE : 0) | (single ? BD_FP_SS : BD_FP_SD);
-	for (unsigned i = 0; i < x->op_count; i++)
-		if (x->operands[i].size > width)
-			width = x->operands[i].size;
+	for (unsigned i = 0; i < z->i.operand_count_visible; i++)
+		if (z->op[i].size / 8u > width)
+			width = z->op[i].size / 8u;
 	if (width > 32)
 		return 0;     /* AVX-512: no such events on the model */
 	if (width == 32)
@@ -275,37 +321,41 @@ static unsigned fp_arith(const cs_insn *in)
 
 /* SW_PREFETCH_ACCESS (event 0x32): PREFETCHNTA, PREFETCHT0, PREFETCHT1 or
  * T2, PREFETCHW. */
-static unsigned sw_prefetch(unsigned id)
+static unsigned sw_prefetch(ZydisMnemonic m)
 {
-	switch (id) {
-	case X86_INS_PREFETCHNTA: return BD_PF_NTA;
-	case X86_INS_PREFETCHT0: return BD_PF_T0;
-	case X86_INS_PREFETCHT1: case X86_INS_PREFETCHT2: return BD_PF_T1_T2;
-	case X86_INS_PREFETCHW: return BD_PF_W;
+	switch (m) {
+	case ZYDIS_MNEMONIC_PREFETCHNTA: return BD_PF_NTA;
+	case ZYDIS_MNEMONIC_PREFETCHT0: return BD_PF_T0;
+	case ZYDIS_MNEMONIC_PREFETCHT1: case ZYDIS_MNEMONIC_PREFETCHT2: return BD_PF_T1_T2;
+	case ZYDIS_MNEMONIC_PREFETCHW: return BD_PF_W;
 	default: return BD_PF_NONE;
 	}
 }
 
 /* A far branch that retires in user mode (BR_INST_RETIRED.FAR_BRANCH):
  * SYSCALL, SYSENTER, INT n, INT3, INTO, far CALL, JMP and RET, IRET. */
-static bool far_branch(unsigned id)
+static bool far_branch(const struct zinsn *z)
 {
-	switch (id) {
-	case X86_INS_SYSCALL: case X86_INS_SYSENTER: case X86_INS_INT: case X86_INS_INT3:
-	case X86_INS_INTO: case X86_INS_LCALL: case X86_INS_LJMP: case X86_INS_RETF:
-	case X86_INS_RETFQ: case X86_INS_IRET: case X86_INS_IRETD: case X86_INS_IRETQ:
+	switch (z->i.mnemonic) {
+	case ZYDIS_MNEMONIC_SYSCALL: case ZYDIS_MNEMONIC_SYSENTER: case ZYDIS_MNEMONIC_INT:
+	case ZYDIS_MNEMONIC_INT3: case ZYDIS_MNEMONIC_INTO: case ZYDIS_MNEMONIC_IRET:
+	case ZYDIS_MNEMONIC_IRETD: case ZYDIS_MNEMONIC_IRETQ:
 		return true;
+	case ZYDIS_MNEMONIC_CALL: case ZYDIS_MNEMONIC_JMP: case ZYDIS_MNEMONIC_RET:
+		return z->i.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR;
 	default:
 		return false;
 	}
 }
 
-/* An x87 instruction: its mnemonic starts with "f" (capstone 4's FPU
- * group misses some, FSTP ST(i)), but FXSAVE, FXRSTOR and FEMMS are not. */
-static bool x87(const cs_insn *in)
+/* An x87 instruction: its mnemonic starts with "f", but FXSAVE, FXRSTOR
+ * and FEMMS are not. */
+static bool x87(const struct zinsn *z)
 {
-	return in->mnemonic[0] == 'f' && strncmp(in->mnemonic, "fxsave", 6) &&
-	       strncmp(in->mnemonic, "fxrstor", 7) && strcmp(in->mnemonic, "femms");
+	const char *m = z->mnemonic;
+
+	return m[0] == 'f' && strncmp(m, "fxsave", 6) && strncmp(m, "fxrstor", 7) &&
+	       strcmp(m, "femms");
 }
 
 /* Whether the instruction's len bytes at p have a length-changing prefix
@@ -349,32 +399,70 @@ static bool has_lcp(const uint8_t *p, unsigned len)
 }
 
 /*
- * cpu_arch's insn_ext: the decoded events (a locked load: LOCK-prefixed,
- * or XCHG with memory, which locks without one; a length-changing prefix,
- * which the front-end model charges), and the unfused uops
- * executed:
- * the fused ones, plus the load of a load-op (micro-fused with its
- * operation; a prefetch is a load alone) and the store-data half of a
- * store (store-address and store-data are one fused uop), so a
- * load-op-store executes 4.
+ * The decoded events (a locked load: LOCK-prefixed, or XCHG with memory,
+ * which locks without one; a length-changing prefix, which the front-end
+ * model charges), and the unfused uops executed: the fused ones, plus
+ * the load of a load-op (micro-fused with its operation; a prefetch is a
+ * load alone) and the store-data half of a store (store-address and
+ * store-data are one fused uop), so a load-op-store executes 4.
  */
-void x86_64_insn_ext(const cs_insn *in, uint8_t cls, unsigned uops, struct bd_insn *out)
+static void insn_ext(const struct zinsn *z, uint8_t cls, unsigned uops, struct arch_insn *out)
 {
 	unsigned xuops = uops;
+	ZydisMnemonic m = z->i.mnemonic;
 
-	out->xcls = (uint8_t)(fp_arith(in) | sw_prefetch(in->id) << BD_PF_SHIFT |
-			      (far_branch(in->id) ? BD_FAR : 0));
-	if ((cls & BD_LOAD) && !plain_load(in) && !(cls & (BD_CALL | BD_RET)) &&
-	    !sw_prefetch(in->id) && in->id != X86_INS_PREFETCH)
+	out->xcls = (uint8_t)(fp_arith(z) | sw_prefetch(m) << BD_PF_SHIFT |
+			      (far_branch(z) ? BD_FAR : 0));
+	if ((cls & BD_LOAD) && !plain_load(z) && !(cls & (BD_CALL | BD_RET)) &&
+	    !sw_prefetch(m) && m != ZYDIS_MNEMONIC_PREFETCH)
 		xuops++;
 	if (cls & BD_STORE)
 		xuops++;
 	out->xuops = (uint8_t)(xuops > UINT8_MAX ? UINT8_MAX : xuops);
-	if (x87(in))
+	out->ge = 0;
+	if (x87(z))
 		out->ge |= BD_GE_X87;
-	if ((cls & BD_LOAD) && (in->detail->x86.prefix[0] == X86_PREFIX_LOCK ||
-				in->id == X86_INS_XCHG))
+	if ((cls & BD_LOAD) &&
+	    ((z->i.attributes & ZYDIS_ATTRIB_HAS_LOCK) || m == ZYDIS_MNEMONIC_XCHG))
 		out->ge |= BD_GE_LOCK_LOAD;
-	if (has_lcp(in->bytes, in->size))
+	if (has_lcp(z->bytes, z->i.length))
 		out->ge |= BD_GE_LCP;
+}
+
+/* ---- cpu_arch's decoder ------------------------------------------------------- */
+
+struct arch_decoder *x86_64_decoder_new(void)
+{
+	struct arch_decoder *d = calloc(1, sizeof(*d));
+
+	if (d && !ZYAN_SUCCESS(ZydisDecoderInit(&d->z, ZYDIS_MACHINE_MODE_LONG_64,
+						 ZYDIS_STACK_WIDTH_64))) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+void x86_64_decoder_free(struct arch_decoder *d)
+{
+	free(d);
+}
+
+bool x86_64_decode(struct arch_decoder *d, const uint8_t *code, size_t left, uint64_t pc,
+		   const struct pmu_pipeline *p, unsigned load_latency, struct arch_insn *out)
+{
+	struct zinsn z;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d->z, code, left, &z.i, z.op)))
+		return false;
+	z.mnemonic = ZydisMnemonicGetString(z.i.mnemonic);
+	z.bytes = code;
+	out->len = z.i.length;
+	out->cls = classify(&z);
+	out->ends_run = z.i.mnemonic == ZYDIS_MNEMONIC_SYSCALL;   /* the kernel runs next */
+	out->cond_target = (out->cls & BD_COND) ? cond_target(&z, pc) : 0;
+	insn_regs(&z, out);
+	insn_cost(&z, out->cls, p, load_latency, &out->uops, &out->lat);
+	insn_ext(&z, out->cls, out->uops, out);
+	return true;
 }
