@@ -220,7 +220,7 @@ static unsigned schedule_insn(struct bd_cache *bc, struct schedule *s, const str
 	for (unsigned i = 0; ai && i < ai->nrd; i++) {
 		unsigned k = ai->rd[i];
 
-		assert(k < BD_REG_KEYS);
+		assert(k > 0 && k < BD_REG_KEYS);
 		if (s->ready[k] > start)
 			start = s->ready[k];
 	}
@@ -228,7 +228,7 @@ static unsigned schedule_insn(struct bd_cache *bc, struct schedule *s, const str
 		schedule_exec(bc, s, bi, start);
 	done = start + lat;
 	for (unsigned i = 0; ai && i < ai->nwr; i++) {
-		assert(ai->wr[i] < BD_REG_KEYS);
+		assert(ai->wr[i] > 0 && ai->wr[i] < BD_REG_KEYS);
 		s->ready[ai->wr[i]] = done;
 	}
 	if (done > s->end)

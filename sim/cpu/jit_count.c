@@ -418,11 +418,12 @@ static uint64_t *log_half(const struct jit_count *j)
 
 struct log_span jit_count_log_take(struct jit_count *j, bool swap)
 {
-	struct log_span r = { j->log_begin, NULL };
+	struct log_span r = { NULL, NULL };
 	uint64_t *half;
 
 	if (!j->log)
 		return r;
+	r.begin = j->log_begin;
 	r.end = log_end(j);
 	half = log_half(j);
 	/* the head bounds the records between two slow paths (JIT_LOG_HEAD) */

@@ -255,11 +255,12 @@ bool jit_count_logging(const struct jit_count *j);
 struct log_span {
 	uint64_t *begin, *end;
 };
-/* The records since the last take; none is pending after. With swap (only at a block start: a block's translated code
- * keeps its place in the log, emit_record), records go on in the
- * log's other half, whose records must all have been replayed; without,
- * after these in the same half. The ones returned stay as they are until
- * they are replayed (which leaves them 0). */
+/* The records since the last take; none is pending after. With swap
+ * (only at a block start: a block's translated code keeps its place in
+ * the log, emit_record), records go on in the log's other half, whose
+ * records must all have been replayed; without, after these in the same
+ * half. The ones returned stay as they are until they are replayed
+ * (which leaves them 0). */
 struct log_span jit_count_log_take(struct jit_count *j, bool swap);
 /* The records since the last take; and in the half being written. */
 size_t jit_count_log_fill(struct jit_count *j);

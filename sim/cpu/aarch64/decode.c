@@ -13,6 +13,7 @@
  * decoder is capstone's (detail on), its registers mapped to the
  * schedule's keys by name once per decoder.
  */
+#include <assert.h>
 #include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,6 +289,7 @@ struct arch_decoder *aarch64_decoder_new(void)
 		const char *n = cs_reg_name(d->cs, r);
 
 		d->key[r] = n ? aarch64_reg_key(n) : 0;
+		assert(d->key[r] < BD_REG_KEYS);
 	}
 	return d;
 err_close:

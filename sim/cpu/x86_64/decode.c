@@ -54,8 +54,9 @@ static bool is_string_op(const struct zinsn *z)
 }
 
 /* Class bits of one instruction: a memory operand's action (explicit,
- * implicit as a string instruction's, or hidden as the stack's) makes it
- * a load or a store; LEA and NOP access nothing. */
+ * implicit as a string instruction's, or hidden as the stack's: CALL
+ * stores, RET loads) makes it a load or a store; LEA and NOP access
+ * nothing. */
 static uint8_t classify(const struct zinsn *z)
 {
 	uint8_t cls = 0;
@@ -68,10 +69,10 @@ static uint8_t classify(const struct zinsn *z)
 		cls |= BD_BRANCH;
 		break;
 	case ZYDIS_CATEGORY_CALL:
-		cls |= BD_BRANCH | BD_CALL | BD_STORE;
+		cls |= BD_BRANCH | BD_CALL;
 		break;
 	case ZYDIS_CATEGORY_RET:
-		cls |= BD_BRANCH | BD_RET | BD_LOAD | BD_INDIRECT;
+		cls |= BD_BRANCH | BD_RET | BD_INDIRECT;
 		break;
 	default:
 		break;
