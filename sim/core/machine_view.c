@@ -75,6 +75,16 @@ uint64_t perf_cpu_next_timer_cycles(const struct perf_cpu *cpu)
 	return cpu->next_timer_cycles;
 }
 
+bool perf_cpu_timers_tick_only(const struct perf_cpu *cpu)
+{
+	if (cpu->mux_active)
+		return false;
+	for (unsigned i = 0; i < cpu->nr_sw_slots; i++)
+		if (cpu->sw_slots[i]->sw_source == PERF_SW_SRC_CLOCK && is_sampling_event(cpu->sw_slots[i]))
+			return false;
+	return true;
+}
+
 bool perf_cpu_has_active(const struct perf_cpu *cpu)
 {
 	return cpu->nr_slots || cpu->nr_sw_slots;

@@ -232,6 +232,11 @@ uint64_t perf_core_mux_interval_ns(const struct perf_core *core);
  * timer (tick, mux rotation, sampling clock event) falls due. */
 uint64_t perf_cpu_cycles(const struct perf_cpu *cpu);
 uint64_t perf_cpu_next_timer_cycles(const struct perf_cpu *cpu);
+/* Whether every timer that falls due on cpu is a tick alone: no rotation
+ * is armed and no clock event samples. A tick (perf_event_task_tick)
+ * changes no event's schedule and reads the counts of frequency-sampling
+ * events only. */
+bool perf_cpu_timers_tick_only(const struct perf_cpu *cpu);
 /* Whether any event is ACTIVE on cpu (counted from reports or by the core). */
 bool perf_cpu_has_active(const struct perf_cpu *cpu);
 /* Whether an ACTIVE event on cpu counts a sim_source the machine reports. */

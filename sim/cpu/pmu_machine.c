@@ -39,6 +39,7 @@ typedef int64_t s64;
 /* ---- acquiring the simulated CPU --------------------------------------- */
 
 static void flush(struct pmu_vcpu *pv);
+static void flush_counts(struct pmu_vcpu *pv, bool drain_log);
 static void mem_to_acc(struct pmu_vcpu *pv);
 static void log_drain(struct pmu_vcpu *pv);
 static void log_advance(struct pmu_vcpu *pv);
@@ -726,9 +727,18 @@ static void resolve_prev(struct pmu_vcpu *pv, uint64_t addr, struct sim_delta *e
  */
 static void flush(struct pmu_vcpu *pv)
 {
+	flush_counts(pv, true);
+}
+
+/* flush(), with the access log drained first only if drain_log: a report
+ * that neither reads a memory source's count nor changes which events
+ * count it may leave the log running, and the memory counts it has not
+ * seen reach the same events at the next drain. */
+static void flush_counts(struct pmu_vcpu *pv, bool drain_log)
+{
 	struct sim_delta *a = &pv->acc;
 
-	if (pv->c->mem_log)
+	if (pv->c->mem_log && drain_log)
 		log_drain(pv);
 	if (pv->jit && jit_count_sync(pv->jit, a)) {
 		/* blocks that counted inline: reported where the guest is */
@@ -1005,6 +1015,25 @@ fresh:
 	return b;
 }
 
+/*
+ * Whether block b (after the batch pv->acc) reaches no limit but the
+ * timer's (lim[0]), and the timers due are ticks alone
+ * (perf_cpu_timers_tick_only): perf_event_task_tick() reads no counting
+ * event's count and moves no event, so the access log runs on through it
+ * (flush_counts). A rotation, a clock event's sample (it may read its
+ * group's counts) or an overflow drains the log first.
+ */
+static bool only_tick_reached(struct pmu_vcpu *pv, const struct bdesc *b, const struct sim_delta *xp)
+{
+	if (pv->no_batch || !perf_cpu_timers_tick_only(pv->cpu))
+		return false;
+	assert(pv->nlim > 0 && pv->lim[0].src == SIM_SRC_CYCLES);
+	for (unsigned i = 1; i < pv->nlim; i++)
+		if (pv->acc.v[pv->lim[i].src] + block_value(b, xp, pv->lim[i].src) >= pv->lim[i].left)
+			return false;
+	return true;
+}
+
 /* pmu_on_block() of the decode b of the block at addr (NULL: undecodable),
  * with the CPU's lock held. */
 static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bdesc *b)
@@ -1089,7 +1118,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 			return;
 		}
 	}
-	flush(pv);
+	flush_counts(pv, rep_cont || from || !only_tick_reached(pv, b, xp));
 	pv->lim_valid = false;
 	if (!rep_cont && !from && !perf_cpu_samples_user(pv->cpu)) {
 		/* the whole block at once from its totals */

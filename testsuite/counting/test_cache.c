@@ -222,6 +222,51 @@ static void test_access_log_as_hook(void **state)
 		}
 }
 
+/* How often s occurs in text. */
+static unsigned count_of(const char *text, const char *s)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(text, s); p; p = strstr(p + 1, s))
+		n++;
+	return n;
+}
+
+/*
+ * The access log runs on through the ticks and is drained before each
+ * rotation (pmu_machine.c, flush_counts): perf stat inside the guest, on
+ * a loop of 8M stores (about 24 ms of simulated time: six ticks), counts
+ * what it counts with the memory hook (--no-inline-count), to the count,
+ * the time enabled and the time running, with three events (no rotation)
+ * and with seven on four counters (rotated every 4 ms).
+ */
+static void test_access_log_through_timers(void **state)
+{
+	static const struct { const char *events; bool muxed; } sets[] = {
+		{ "L1-dcache-load-misses,LLC-load-misses,dTLB-load-misses", false },
+		{ "L1-dcache-load-misses,L1-dcache-loads,L1-dcache-stores,LLC-load-misses,"
+		  "LLC-loads,dTLB-load-misses,dTLB-loads", true },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		int st1, st2;
+		char *a = run(&st1, "%s exec -- perf stat -x, -e %s -- %s/../exec/bench_store "
+			      "8000000 2>&1 >/dev/null", pmusim, sets[i].events, progdir);
+		char *b = run(&st2, "%s exec --no-inline-count -- perf stat -x, -e %s -- "
+			      "%s/../exec/bench_store 8000000 2>&1 >/dev/null", pmusim,
+			      sets[i].events, progdir);
+
+		if (st1 || st2 || strcmp(a, b))
+			fail_msg("%s: access log\n%s\nmemory hook\n%s", sets[i].events, a, b);
+		/* perf stat -x,: count,unit,event,time running,percentage,... */
+		if ((count_of(a, ",100.00,") < count_of(sets[i].events, ",") + 1) != sets[i].muxed)
+			fail_msg("%s: multiplexed should be %d\n%s", sets[i].events, sets[i].muxed, a);
+		free(a);
+		free(b);
+	}
+}
+
 /* cycles do not depend on which events are open: the cache outcome costs
  * no cycles (docs/machine-counting.md) */
 static void test_cycles_independent_of_cache_events(void **state)
@@ -604,6 +649,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_counts_by_arithmetic),
 		cmocka_unit_test(test_cycles_independent_of_cache_events),
 		cmocka_unit_test(test_access_log_as_hook),
+		cmocka_unit_test(test_access_log_through_timers),
 		cmocka_unit_test(test_memory_hook_only_while_needed),
 		cmocka_unit_test(test_vs_callgrind),
 		cmocka_unit_test(test_ring_samples_exact_and_deterministic),
