@@ -6,7 +6,10 @@
  * Usage: cache_patterns PATTERN GROUP [hook]   (GROUP 0..7, or "native": no perf
  * events, for valgrind's cache simulator with --toggle-collect=region, or
  * "ring": mem-loads with ldlat 30 sampled every 100 loads into a ring,
- * printed sample by sample with a hash of the ring's bytes)
+ * printed sample by sample with a hash of the ring's bytes, or "ticks" /
+ * "mux": the first three / all seven of timed_events, each an event of
+ * its own counting from its open, printed with its times enabled and
+ * running: on Skylake's four counters, "mux" is multiplexed)
  *
  * A pattern reads (or writes) n addresses buf + i * stride, i < n, passes
  * times over, from cold caches. The measured region is one asm statement:
@@ -41,6 +44,7 @@ static const struct pattern patterns[] = {
 	{ "set8", 8, 4096, 10, 0 },        /* 8 lines of one L1D set */
 	{ "store_l2", 2048, 64, 2, 1 },    /* the l2_twice pattern as stores */
 	{ "pages", 256, 4096, 2, 0 },      /* one line of each of 256 pages */
+	{ "long", 4096, 64, 8000, 1 },     /* 33M stores over 256 KiB: about 22 ms */
 };
 
 struct ev { const char *name; uint32_t type; uint64_t config; };
@@ -77,6 +81,20 @@ static const struct ev groups[8][4] = {
 	/* L2_RQSTS RFOs, OFFCORE_REQUESTS_OUTSTANDING cycles */
 	{ { "all_rfo", PERF_TYPE_RAW, 0xe224 }, { "rfo_hit", PERF_TYPE_RAW, 0x4224 },
 	  { "oro_data_rd", PERF_TYPE_RAW, 0x01000860 }, { "oro_rfo", PERF_TYPE_RAW, 0x01000460 } },
+};
+
+/* perf stat's generic cache events (tools/perf/util/evsel.c) */
+#define HW_CACHE(cache, op, result) \
+	((PERF_COUNT_HW_CACHE_##cache) | (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
+	 (PERF_COUNT_HW_CACHE_RESULT_##result << 16))
+static const struct ev timed_events[7] = {
+	{ "L1-dcache-load-misses", PERF_TYPE_HW_CACHE, HW_CACHE(L1D, READ, MISS) },
+	{ "LLC-load-misses", PERF_TYPE_HW_CACHE, HW_CACHE(LL, READ, MISS) },
+	{ "dTLB-load-misses", PERF_TYPE_HW_CACHE, HW_CACHE(DTLB, READ, MISS) },
+	{ "L1-dcache-loads", PERF_TYPE_HW_CACHE, HW_CACHE(L1D, READ, ACCESS) },
+	{ "L1-dcache-stores", PERF_TYPE_HW_CACHE, HW_CACHE(L1D, WRITE, ACCESS) },
+	{ "LLC-loads", PERF_TYPE_HW_CACHE, HW_CACHE(LL, READ, ACCESS) },
+	{ "dTLB-loads", PERF_TYPE_HW_CACHE, HW_CACHE(DTLB, READ, ACCESS) },
 };
 
 /* The measured region (valgrind toggles its collection on this function). */
@@ -122,6 +140,40 @@ static int open_ev(const struct ev *e, int group)
 	a.exclude_hv = 1;
 	a.read_format = PERF_FORMAT_GROUP;
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, 0);
+}
+
+/* The first n of timed_events, each counting from its open, around the
+ * pattern; prints "NAME=COUNT ENABLED RUNNING" (ns) for each. */
+static int timed_run(const struct pattern *p, unsigned n)
+{
+	int fds[7];
+
+	for (unsigned i = 0; i < n; i++) {
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = timed_events[i].type;
+		a.config = timed_events[i].config;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		fds[i] = peo(&a, -1);
+		if (fds[i] < 0) {
+			perror(timed_events[i].name);
+			return 1;
+		}
+	}
+	region(-1, buf, p->n, p->stride, p->passes, p->store);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t v[3];
+
+		if (read(fds[i], v, sizeof(v)) != (ssize_t)sizeof(v))
+			return 1;
+		printf("%s=%llu %llu %llu\n", timed_events[i].name, (unsigned long long)v[0],
+		       (unsigned long long)v[1], (unsigned long long)v[2]);
+	}
+	return 0;
 }
 
 /* mem-loads:P with ldlat 30 (config1) sampled every 100 loads in the
@@ -197,6 +249,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[2], "ring"))
 		return ring_run(p);
+	if (!strcmp(argv[2], "ticks") || !strcmp(argv[2], "mux"))
+		return timed_run(p, argv[2][0] == 't' ? 3 : 7);
 	g = atoi(argv[2]);
 	if (g < 0 || g > 7)
 		return 2;
