@@ -489,4 +489,11 @@ static inline bool is_sampling_event(const struct perf_event *e)
 	return e->attr.sample_period != 0;
 }
 
+/* A cpu-clock or task-clock event that samples: it sets a timer of its
+ * own (perf_swevent_hrtimer), which the CPU's next timer includes. */
+static inline bool is_clock_sampler(const struct perf_event *e)
+{
+	return e->sw_source == PERF_SW_SRC_CLOCK && is_sampling_event(e);
+}
+
 #endif

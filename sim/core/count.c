@@ -154,7 +154,7 @@ void perf_cpu_update_next_timer(struct perf_cpu *cpu)
 		struct perf_event *e = cpu->sw_slots[i];
 		u64 due;
 
-		if (e->sw_source != PERF_SW_SRC_CLOCK || !is_sampling_event(e))
+		if (!is_clock_sampler(e))
 			continue;
 		due = cpu->time_ns + (u64)(e->period_left > 0 ? e->period_left : 0);
 		if (due < next_ns)

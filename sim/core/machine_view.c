@@ -80,7 +80,7 @@ bool perf_cpu_timers_tick_only(const struct perf_cpu *cpu)
 	if (cpu->mux_active)
 		return false;
 	for (unsigned i = 0; i < cpu->nr_sw_slots; i++)
-		if (cpu->sw_slots[i]->sw_source == PERF_SW_SRC_CLOCK && is_sampling_event(cpu->sw_slots[i]))
+		if (is_clock_sampler(cpu->sw_slots[i]))
 			return false;
 	return true;
 }

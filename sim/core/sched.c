@@ -137,7 +137,7 @@ void perf_slot_add(struct perf_cpu *cpu, struct perf_event *event)
 		event->slot = cpu->nr_sw_slots++;
 		if (event->sw_source == PERF_SW_SRC_TRACEPOINT)
 			cpu->nr_tp_slots++;
-		if (event->sw_source == PERF_SW_SRC_CLOCK && is_sampling_event(event))
+		if (is_clock_sampler(event))
 			perf_cpu_update_next_timer(cpu);
 		if (event->sw_source == PERF_SW_SRC_RESIDENCY)
 			perf_residency_start(event);

@@ -301,8 +301,7 @@ static struct bdesc *decode_sched(struct bd_cache *bc, struct schedule *sched, u
 		uint64_t at = pc;
 		struct bd_insn *bi = &b->ins[b->n];
 
-		if (!bc->arch->decode(bc->dec, code, left, pc, bc->pipe, bc->load_latency, &ai) ||
-		    ai.len > left) {
+		if (!bc->arch->decode(bc->dec, code, left, pc, bc->pipe, bc->load_latency, &ai)) {
 			if (last != UINT64_MAX) {
 				free(b);
 				return NULL;
@@ -317,6 +316,7 @@ static struct bdesc *decode_sched(struct bd_cache *bc, struct schedule *sched, u
 			b->n++;
 			break;
 		}
+		assert(ai.len > 0 && ai.len <= left);
 		code += ai.len;
 		left -= ai.len;
 		pc += ai.len;

@@ -54,6 +54,14 @@ struct arch_insn {
 	uint8_t xcls, xuops, ge;
 };
 
+/* Key k into a register set of struct arch_insn (rd or wr, *n so far);
+ * 0, a register that carries no dependency, is left out. */
+static inline void arch_insn_add_key(uint8_t *set, uint8_t *n, uint8_t k)
+{
+	if (k && *n < ARCH_INSN_REGS)
+		set[(*n)++] = k;
+}
+
 enum { CPU_RUNS, CPU_SLEEPS, CPU_SLEEPS_TIMEOUT, CPU_SLEEPS_FOR };
 
 struct cpu_arch {
@@ -111,8 +119,8 @@ struct cpu_arch {
 	 * The decoder (one per user: it keeps state between calls):
 	 * decode() reads the instruction at code, pc its guest address, of
 	 * which left bytes may be read, into out, with pipeline p and an L1D
-	 * load-to-use latency of load_latency for its uops and latency;
-	 * false when the bytes decode to no instruction.
+	 * load-to-use latency of load_latency for its uops and latency
+	 * (out->len <= left); false when the bytes decode to no instruction.
 	 */
 	struct arch_decoder *(*decoder_new)(void);
 	void (*decoder_free)(struct arch_decoder *d);

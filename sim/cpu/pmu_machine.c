@@ -1041,7 +1041,7 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 	struct sim_delta *dp = &pv->d, *xp = &pv->extra;
 	const struct bdesc *p;
 	unsigned from = 0, k;
-	bool rep_cont = false, rest = false;
+	bool rep_cont = false, rest = false, keep_log;
 	uint64_t entered = addr;
 
 	if (!(++pv->blocks & 63))
@@ -1118,7 +1118,9 @@ static void on_decoded_block(struct pmu_vcpu *pv, uint64_t addr, const struct bd
 			return;
 		}
 	}
-	flush_counts(pv, rep_cont || from || !only_tick_reached(pv, b, xp));
+	/* a block that reaches a tick alone leaves the access log running */
+	keep_log = pv->c->mem_log && !rep_cont && !from && only_tick_reached(pv, b, xp);
+	flush_counts(pv, !keep_log);
 	pv->lim_valid = false;
 	if (!rep_cont && !from && !perf_cpu_samples_user(pv->cpu)) {
 		/* the whole block at once from its totals */

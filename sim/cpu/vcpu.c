@@ -123,7 +123,8 @@ static unsigned bcache_count(struct vcpu_bcache *b, uint64_t addr, uint32_t size
 		i = (i + 1) & b->mask;
 	}
 	while (left && b->arch->decode(b->dec, code, left, pc, m->pipeline, m->caches->l1d.latency,
-				       &ai) && ai.len <= left) {
+				       &ai)) {
+		assert(ai.len > 0 && ai.len <= left);
 		code += ai.len;
 		left -= ai.len;
 		pc += ai.len;

@@ -175,14 +175,24 @@ static const uint8_t x_mem_roles[] = {
 	0x85, 0x0f, 0x0f, 0x11, 0x07, 0x66, 0x0f, 0xd6, 0x07, 0xd9, 0x3f, 0xd3, 0x07,
 };
 
-static void test_x86_memory_roles(void **state)
+/* A decode cache of x86-64 on Skylake's pipeline. */
+static struct bd_cache *skylake_cache(void)
 {
 	const struct pmu_model *m = pmu_model_find("skylake");
-	struct bd_cache *bc = bd_cache_new(&cpu_arch_x86_64, m->pipeline, m->caches->l1d.latency);
+	struct bd_cache *bc;
+
+	assert_non_null(m);
+	bc = bd_cache_new(&cpu_arch_x86_64, m->pipeline, m->caches->l1d.latency);
+	assert_non_null(bc);
+	return bc;
+}
+
+static void test_x86_memory_roles(void **state)
+{
+	struct bd_cache *bc = skylake_cache();
 	struct bdesc *b;
 
 	(void)state;
-	assert_non_null(bc);
 	b = bd_decode(bc, (uint64_t)(uintptr_t)x_mem_roles, sizeof(x_mem_roles));
 	assert_non_null(b);
 	assert_int_equal(b->n, 5);
@@ -194,13 +204,10 @@ static void test_x86_memory_roles(void **state)
 
 static void test_x86_decoded(void **state)
 {
-	const struct pmu_model *m = pmu_model_find("skylake");
-	struct bd_cache *bc;
+	struct bd_cache *bc = skylake_cache();
 	struct bdesc *b;
 
 	(void)state;
-	bc = bd_cache_new(&cpu_arch_x86_64, m->pipeline, m->caches->l1d.latency);
-	assert_non_null(bc);
 	b = bd_decode(bc, (uint64_t)(uintptr_t)x_decoded, sizeof(x_decoded));
 	assert_non_null(b);
 	assert_int_equal(b->n, 19);

@@ -36,7 +36,7 @@ static bool starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-static void aarch64_classify(const cs_insn *in, struct bd_insn *out)
+static uint8_t aarch64_classify(const cs_insn *in)
 {
 	const cs_arm64 *a = &in->detail->arm64;
 	uint8_t cls = 0;
@@ -79,7 +79,7 @@ static void aarch64_classify(const cs_insn *in, struct bd_insn *out)
 					 starts(m + 2, "umax") || starts(m + 2, "umin"))))
 			cls |= BD_LOAD | BD_STORE;
 	}
-	out->cls = cls;
+	return cls;
 }
 
 /* The target of a direct conditional branch: its immediate operand (the
@@ -157,14 +157,16 @@ static bool reads_dest(const cs_insn *in, uint8_t cls)
 	}
 }
 
-static void add_reg(uint16_t *set, uint8_t *n, unsigned reg)
+/* capstone's register reg into a set of out, as its key (key[reg]) */
+static void add_reg(uint8_t *set, uint8_t *n, const uint8_t *key, unsigned reg)
 {
-	if (reg != ARM64_REG_INVALID && *n < 64)
-		set[(*n)++] = (uint16_t)reg;
+	if (reg != ARM64_REG_INVALID && reg < ARM64_REG_ENDING)
+		arch_insn_add_key(set, n, key[reg]);
 }
 
 /*
- * The registers in reads and writes. capstone 4's A64 operand access
+ * The registers in reads and writes, as the schedule's keys (key[]: of
+ * each capstone register) into out->rd and out->wr. capstone 4's A64 operand access
  * flags are not reliable (MOVZ reads its destination, CMP writes its
  * first operand, RET reads nothing), so the operands' roles come from
  * the instruction's form (dest_operands, reads_dest); the implicit ones
@@ -173,45 +175,42 @@ static void add_reg(uint16_t *set, uint8_t *n, unsigned reg)
  * written back by a pre/post-indexed access; RET without an operand reads
  * X30.
  */
-static void aarch64_insn_regs(csh cs, const cs_insn *in, uint16_t *rd, uint8_t *nrd,
-		       uint16_t *wr, uint8_t *nwr)
+static void aarch64_insn_regs(const uint8_t *key, const cs_insn *in, uint8_t cls,
+			      struct arch_insn *out)
 {
 	const cs_detail *d = in->detail;
 	const cs_arm64 *a = &d->arm64;
-	struct bd_insn bi = { 0 };
-	unsigned ndest, r = 0;
+	unsigned ndest = dest_operands(in, a, cls), r = 0;
+	uint8_t *rd = out->rd, *wr = out->wr, *nrd = &out->nrd, *nwr = &out->nwr;
 
-	(void)cs;
 	*nrd = *nwr = 0;
-	aarch64_classify(in, &bi);
-	ndest = dest_operands(in, a, bi.cls);
 	for (unsigned i = 0; i < d->regs_read_count; i++)
-		add_reg(rd, nrd, d->regs_read[i]);
+		add_reg(rd, nrd, key, d->regs_read[i]);
 	for (unsigned i = 0; i < d->regs_write_count; i++)
-		add_reg(wr, nwr, d->regs_write[i]);
+		add_reg(wr, nwr, key, d->regs_write[i]);
 	for (unsigned i = 0; i < a->op_count; i++) {
 		const cs_arm64_op *op = &a->operands[i];
 
 		if (op->type == ARM64_OP_MEM) {
-			add_reg(rd, nrd, op->mem.base);
-			add_reg(rd, nrd, op->mem.index);
+			add_reg(rd, nrd, key, op->mem.base);
+			add_reg(rd, nrd, key, op->mem.index);
 			if (a->writeback)
-				add_reg(wr, nwr, op->mem.base);
+				add_reg(wr, nwr, key, op->mem.base);
 			continue;
 		}
 		if (op->type != ARM64_OP_REG)
 			continue;
 		if (r < ndest) {
-			add_reg(wr, nwr, op->reg);
-			if (reads_dest(in, bi.cls))
-				add_reg(rd, nrd, op->reg);
+			add_reg(wr, nwr, key, op->reg);
+			if (reads_dest(in, cls))
+				add_reg(rd, nrd, key, op->reg);
 		} else {
-			add_reg(rd, nrd, op->reg);
+			add_reg(rd, nrd, key, op->reg);
 		}
 		r++;
 	}
 	if (in->id == ARM64_INS_RET && !a->op_count)
-		add_reg(rd, nrd, ARM64_REG_X30);
+		add_reg(rd, nrd, key, ARM64_REG_X30);
 }
 
 /* uops and result latency (struct pmu_pipeline): 1 and 1; a load's the
@@ -312,26 +311,15 @@ bool aarch64_decode(struct arch_decoder *d, const uint8_t *code, size_t left, ui
 		    const struct pmu_pipeline *p, unsigned load_latency, struct arch_insn *out)
 {
 	cs_insn *in = d->in;
-	struct bd_insn bi = { 0 };
-	uint16_t rd[ARCH_INSN_REGS], wr[ARCH_INSN_REGS];
-	uint8_t nrd = 0, nwr = 0;
 
 	if (!cs_disasm_iter(d->cs, &code, &left, &pc, in))
 		return false;
-	aarch64_classify(in, &bi);
 	out->len = in->size;
-	out->cls = bi.cls;
+	out->cls = aarch64_classify(in);
 	out->ends_run = aarch64_ends_run(in);
-	out->cond_target = (bi.cls & BD_COND) ? aarch64_cond_target(in) : 0;
-	aarch64_insn_regs(d->cs, in, rd, &nrd, wr, &nwr);
-	out->nrd = out->nwr = 0;
-	for (unsigned i = 0; i < nrd; i++)
-		if (rd[i] < ARM64_REG_ENDING && d->key[rd[i]])
-			out->rd[out->nrd++] = d->key[rd[i]];
-	for (unsigned i = 0; i < nwr; i++)
-		if (wr[i] < ARM64_REG_ENDING && d->key[wr[i]])
-			out->wr[out->nwr++] = d->key[wr[i]];
-	aarch64_insn_cost(in, bi.cls, p, load_latency, &out->uops, &out->lat);
+	out->cond_target = (out->cls & BD_COND) ? aarch64_cond_target(in) : 0;
+	aarch64_insn_regs(d->key, in, out->cls, out);
+	aarch64_insn_cost(in, out->cls, p, load_latency, &out->uops, &out->lat);
 	/* no decoded events of its own: the executed uops are the fused ones */
 	out->xcls = 0;
 	out->xuops = (uint8_t)(out->uops > UINT8_MAX ? UINT8_MAX : out->uops);

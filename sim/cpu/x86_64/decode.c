@@ -164,12 +164,6 @@ static bool merging_load(const struct zinsn *z)
 	}
 }
 
-static void add_key(uint8_t *set, uint8_t *n, uint8_t k)
-{
-	if (k && *n < ARCH_INSN_REGS)
-		set[(*n)++] = k;
-}
-
 /* The registers z reads and writes, explicit and implicit, as keys: a
  * conditional write (CMOVcc's destination) also reads, as the old value
  * may stay; a memory operand reads its base and index; the flags it tests
@@ -188,18 +182,18 @@ static void insn_regs(const struct zinsn *z, struct arch_insn *out)
 			if ((o->actions & (ZYDIS_OPERAND_ACTION_MASK_READ |
 					   ZYDIS_OPERAND_ACTION_CONDWRITE)) ||
 			    (k == 0 && merging_load(z)))
-				add_key(out->rd, &out->nrd, key);
+				arch_insn_add_key(out->rd, &out->nrd, key);
 			if (o->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
-				add_key(out->wr, &out->nwr, key);
+				arch_insn_add_key(out->wr, &out->nwr, key);
 		} else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY) {
-			add_key(out->rd, &out->nrd, reg_key(o->mem.base));
-			add_key(out->rd, &out->nrd, reg_key(o->mem.index));
+			arch_insn_add_key(out->rd, &out->nrd, reg_key(o->mem.base));
+			arch_insn_add_key(out->rd, &out->nrd, reg_key(o->mem.index));
 		}
 	}
 	if (f && f->tested)
-		add_key(out->rd, &out->nrd, RK_FLAGS);
+		arch_insn_add_key(out->rd, &out->nrd, RK_FLAGS);
 	if (f && (f->modified | f->set_0 | f->set_1 | f->undefined))
-		add_key(out->wr, &out->nwr, RK_FLAGS);
+		arch_insn_add_key(out->wr, &out->nwr, RK_FLAGS);
 	if (zero_idiom(z))
 		out->nrd = 0;
 }
