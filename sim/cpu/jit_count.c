@@ -154,6 +154,10 @@ struct jit_count {
 	/* the blocks the slow path found hot (jit_count_sampled): only their
 	 * translations run TCG's optimizer */
 	struct addr_set hot;
+	/* the blocks whose start ran cold JIT_FETCH_HOT_RUNS times
+	 * (jit_count_cold_fetch): only their translations check it inline */
+	struct addr_set fetch_hot;
+	bool cur_fetch_cold;         /* the block being translated calls it */
 };
 
 #define OFF(field) ((intptr_t)offsetof(struct jit_count, field))
@@ -233,7 +237,7 @@ static void build_rows(struct jit_count *j)
 /* ---- enabling -------------------------------------------------------------- */
 
 static bool enabled;
-static _Atomic unsigned long long n_translated, n_slow, n_hot;
+static _Atomic unsigned long long n_translated, n_slow, n_hot, n_fetch_hot;
 
 bool jit_count_init(bool disable, const char **why)
 {
@@ -268,11 +272,12 @@ bool jit_count_serves(const struct cpu_arch *arch)
 }
 
 void jit_count_stats(unsigned long long *translated, unsigned long long *slow,
-		     unsigned long long *hot)
+		     unsigned long long *hot, unsigned long long *fetch_hot)
 {
 	*translated = atomic_load(&n_translated);
 	*slow = atomic_load(&n_slow);
 	*hot = atomic_load(&n_hot);
+	*fetch_hot = atomic_load(&n_fetch_hot);
 }
 
 /* ---- state ------------------------------------------------------------------ */
@@ -320,6 +325,7 @@ void jit_count_free(struct jit_count *j)
 		return;
 	free(j->cut_end.a);
 	free(j->hot.a);
+	free(j->fetch_hot.a);
 	free(j->sh_l1i);
 	free(j->sh_itlb);
 	if (j->log)
@@ -916,6 +922,36 @@ enum fetch_kind {
 #define FETCH_CHECK_PAGES 2
 _Static_assert((uint64_t)JIT_LOG_HEAD * FETCH_CHECK_LINES < UINT64_C(1) << FETCH_PAGES_SHIFT,
 	       "fetch_sum's lines stay in their bits between two takes");
+/* A block's start is checked in its translation once it has run this
+ * often (jit_count_cold_fetch): fewer hot blocks translated twice against
+ * more cold calls (docs/machine-counting.md) */
+#define JIT_FETCH_HOT_RUNS 2048
+
+/* The kind of a block at pc of size bytes, once they are known: with the
+ * shadows, a checked one of more lines or pages than a check takes is
+ * recorded. */
+static enum fetch_kind fetch_kind_of(const struct jit_count *j, uint64_t pc, uint32_t size,
+				     enum fetch_kind kind)
+{
+	unsigned ls = j->sh_line_shift;
+
+	if (kind == FETCH_CHECKED && j->sh_l1i && size &&
+	    (((pc + size - 1) >> ls) - (pc >> ls) >= FETCH_CHECK_LINES ||
+	     ((pc + size - 1) >> 12) - (pc >> 12) >= FETCH_CHECK_PAGES))
+		return FETCH_RECORDED;
+	return kind;
+}
+
+/* The record of a start of s (at pc, size bytes) before fetch_after is
+ * added: the slot, or with no REP at either end its address and size
+ * (JIT_LOG_RANGE) where they fit. */
+static uint64_t fetch_record(const struct jit_slot *s, uint64_t pc, uint32_t size,
+			     enum fetch_kind kind)
+{
+	if (kind == FETCH_UNSURE || pc >> JIT_LOG_RANGE_SHIFT || size > JIT_LOG_RANGE_SIZE_MASK)
+		return (uintptr_t)s | JIT_LOG_FETCH;
+	return JIT_LOG_FETCH | JIT_LOG_RANGE | (uint64_t)size << JIT_LOG_RANGE_SHIFT | pc;
+}
 
 /* *(uint64_t *)addr = v */
 static void emit_store_abs(struct tcg_emit *e, const uint64_t *addr, uint64_t v)
@@ -1037,9 +1073,7 @@ static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_s
 	bool shadowed = j->sh_l1i && size;
 	tcg_val S, t, u;
 
-	if (shadowed && kind == FETCH_CHECKED &&
-	    (l1 - l0 >= FETCH_CHECK_LINES || p1 - p0 >= FETCH_CHECK_PAGES))
-		kind = FETCH_RECORDED;
+	kind = fetch_kind_of(j, pc, size, kind);
 	s->fetch_expect = j->cur_fetch_inline && shadowed && kind == FETCH_CHECKED && l0 == l1 &&
 			  p0 == p1 ? l0 + 1 : FETCH_EXPECT_NONE;
 	tcg_e_set_label(e, j->cur_fetch);
@@ -1059,11 +1093,7 @@ static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_s
 	}
 	S = tcg_e_const(e, (uintptr_t)j);
 	t = tcg_e_temp(e);
-	if (kind == FETCH_UNSURE || pc >> JIT_LOG_RANGE_SHIFT || size > JIT_LOG_RANGE_SIZE_MASK)
-		u = tcg_e_const(e, (uintptr_t)s | JIT_LOG_FETCH);
-	else
-		u = tcg_e_const(e, (int64_t)(JIT_LOG_FETCH | JIT_LOG_RANGE |
-					     (uint64_t)size << JIT_LOG_RANGE_SHIFT | pc));
+	u = tcg_e_const(e, (int64_t)fetch_record(s, pc, size, kind));
 	tcg_e_ld64(e, t, S, OFF(fetch_after));
 	tcg_e_add(e, t, t, u);
 	tcg_e_free(e, u);
@@ -1080,6 +1110,44 @@ static void emit_log_fetch(struct jit_count *j, struct tcg_emit *e, struct jit_s
 	for (uint64_t p = p0; shadowed && p <= p1; p++)
 		emit_store_abs(e, SHADOW(j->sh_itlb, j->sh_itlb_mask, p), kind == FETCH_UNSURE ? 0 : p + 1);
 	tcg_e_br(e, j->cur_fetch_back);
+}
+
+bool jit_count_cold_fetch(struct jit_count *j, struct jit_slot *s)
+{
+	unsigned ls = j->sh_line_shift;
+	uint64_t l0 = s->pc >> ls, l1 = (s->pc + s->size - 1) >> ls;
+	uint64_t p0 = s->pc >> 12, p1 = (s->pc + s->size - 1) >> 12, *p;
+	bool hit = s->fetch_kind == FETCH_CHECKED, unsure = s->fetch_kind == FETCH_UNSURE;
+
+	/* only blocks translated while logging, with the shadows and an
+	 * instruction, call it; turning the log off drops them */
+	assert(j->log_on && j->sh_l1i && s->size && s->done);
+	for (uint64_t l = l0; hit && l <= l1; l++)
+		hit = *SHADOW(j->sh_l1i, j->sh_l1i_mask, l) == l + 1;
+	for (uint64_t q = p0; hit && q <= p1; q++)
+		hit = *SHADOW(j->sh_itlb, j->sh_itlb_mask, q) == q + 1;
+	if (hit) {           /* emit_fetch_hit */
+		if (j->count_fetches)
+			j->fetch_sum += (l1 - l0 + 1) | (p1 - p0 + 1) << FETCH_PAGES_SHIFT;
+		j->fetch_after = JIT_LOG_AFTER_HITS;
+	} else {             /* emit_log_fetch's record; the head leaves room */
+		p = log_end(j);
+		assert(p < log_half(j) + LOG_MAP_RECORDS);
+		*p = fetch_record(s, s->pc, s->size, (enum fetch_kind)s->fetch_kind) + j->fetch_after;
+		j->log_pos = p + 1;
+		j->fetch_after = 0;
+		for (uint64_t l = l0; l <= l1; l++)
+			*SHADOW(j->sh_l1i, j->sh_l1i_mask, l) = unsure ? 0 : l + 1;
+		for (uint64_t q = p0; q <= p1; q++)
+			*SHADOW(j->sh_itlb, j->sh_itlb_mask, q) = unsure ? 0 : q + 1;
+	}
+	/* once: a block that loops to itself may run on in this translation
+	 * until the run stops (vcpu_retranslate) */
+	if (++s->cold_runs != JIT_FETCH_HOT_RUNS)
+		return false;
+	addr_set_add(&j->fetch_hot, s->pc);
+	atomic_fetch_add_explicit(&n_fetch_hot, 1, memory_order_relaxed);
+	return true;
 }
 
 /*
@@ -1132,7 +1200,7 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_free(e, t);
 	j->cur_fetch = NULL;
 	j->cur_base_ok = j->cur_dirty = false;
-	j->cur_fetch_inline = j->cur_fetch_placed = false;
+	j->cur_fetch_inline = j->cur_fetch_placed = j->cur_fetch_cold = false;
 	if (j->log_on) {     /* the block runs: its start into the access log */
 		j->cur_base = tcg_e_temp(e);
 		j->cur_fetch = tcg_e_label(e);
@@ -1638,16 +1706,22 @@ static bool reads_counter(const struct jit_count *j, const struct bdesc *b)
 	return false;
 }
 
-/* Before the block's first instruction: its start's check, while logging
- * with the shadows (emit_fetch_inline). */
+/* Before the block's first instruction, while logging with the shadows:
+ * a hot block's start check (emit_fetch_inline), a cold one's call
+ * (jit_count_cold_fetch). */
 static void on_block_first(void *opaque, struct tcg_emit *e, uint64_t pc)
 {
 	struct jit_count *j = opaque;
 
-	if (j->cur && j->cur_fetch_inline) {
+	if (!j->cur || !j->cur_fetch_inline)
+		return;
+	if (addr_set_has(&j->fetch_hot, pc)) {
 		emit_fetch_inline(j, e, pc);
-		j->cur_fetch_placed = true;
+	} else {
+		tcg_e_call_hook(e, j->cur_uc, j->cur_hook, (uintptr_t)j->cur, JIT_FETCH_MARK, j->user);
+		j->cur_fetch_cold = true;
 	}
+	j->cur_fetch_placed = true;
 }
 
 /* The block's k[] (block_k): its cycles and the counts of the sources with fields;
@@ -1677,7 +1751,9 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 		enum fetch_kind kind = !b || !b->n || ((b->ins[0].cls | b->last_cls) & BD_REP) ?
 				       FETCH_UNSURE : FETCH_CHECKED;
 
-		if (!j->cur_fetch_inline || j->cur_fetch_placed)
+		if (j->cur_fetch_cold)
+			s->fetch_kind = (uint8_t)fetch_kind_of(j, pc, size, kind);
+		else if (!j->cur_fetch_inline || j->cur_fetch_placed)
 			emit_log_fetch(j, e, s, pc, size, kind);
 		tcg_e_free(e, j->cur_base);
 	}

@@ -45,6 +45,9 @@
 /* The size argument of the block hook call that marks the slow path; the
  * address argument is then the block's struct jit_slot. */
 #define JIT_SLOW_MARK 0xffffffffu
+/* The size argument of the block hook call that starts a cold block while
+ * logging (jit_count_cold_fetch); the address argument is its slot. */
+#define JIT_FETCH_MARK 0xfffffffeu
 
 /* The static per-block sources, in enum bd_total order (INSNS..STORES),
  * then branch misses: what blocks and exits may count inline. */
@@ -73,6 +76,11 @@ struct jit_slot {
 	 * with the line's L1I shadow on the straight path, or one no shadow
 	 * holds (jit_count.c, emit_fetch_inline; set at translation) */
 	uint64_t fetch_expect;
+	/* while logging, a cold block's start (jit_count_cold_fetch): how it
+	 * goes into the log (jit_count.c's enum fetch_kind, set at
+	 * translation) and how often it ran */
+	uint8_t fetch_kind;
+	uint32_t cold_runs;
 	/* the slow path's cache of the block's decode (pmu_machine.c), valid
 	 * while its generation is the decode cache's */
 	uint32_t decoded_gen;
@@ -100,10 +108,11 @@ bool jit_count_enabled(void);
  * interposed and probed, cpu_arch.h). */
 struct cpu_arch;
 bool jit_count_serves(const struct cpu_arch *arch);
-/* Blocks translated with inline counting, slow-path calls, and blocks
- * found hot (jit_count_sampled), so far (this process, all vCPUs). */
+/* Blocks translated with inline counting, slow-path calls, blocks found
+ * hot (jit_count_sampled), and blocks whose start became hot while
+ * logging (jit_count_cold_fetch), so far (this process, all vCPUs). */
 void jit_count_stats(unsigned long long *translated, unsigned long long *slow,
-		     unsigned long long *hot);
+		     unsigned long long *hot, unsigned long long *fetch_hot);
 
 /*
  * The branch predictors' state (pmu_machine.c's resolve_prev) that the
@@ -278,6 +287,15 @@ size_t jit_count_log_used(struct jit_count *j);
  * without the memory for them, record every start). */
 struct cache_model;
 void jit_count_fetch_sync(struct jit_count *j, const struct cache_model *cm);
+/* A cold block's start while logging, with the shadows (the block hook's
+ * call with JIT_FETCH_MARK, before its first instruction): what a hot
+ * block's translated check and record do (counted, or recorded with the
+ * shadows set), in C. A block's translation checks its start inline only
+ * once the block is hot: translating that check and its record costs
+ * more than calling this the first JIT_FETCH_HOT_RUNS times
+ * (docs/machine-counting.md). True when s has now run that often: the
+ * caller drops its translation, and the next one carries the check. */
+bool jit_count_cold_fetch(struct jit_count *j, struct jit_slot *s);
 /* The sums of the starts counted inline since the last take (lines,
  * pages); zero after. */
 void jit_count_fetch_take(struct jit_count *j, uint64_t *lines, uint64_t *pages);

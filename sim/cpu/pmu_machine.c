@@ -1219,6 +1219,19 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 	jit_count_arm(pv->jit, on ? (int64_t)head : 0, on, block_start, cycles_only);
 }
 
+void pmu_on_jit_fetch(struct pmu_vcpu *pv, struct jit_slot *s)
+{
+	if (!jit_count_cold_fetch(pv->jit, s))
+		return;
+	vcpu_retranslate(pv->c, s->pc);
+	/* a block that jumps to itself keeps its chained jump to its old
+	 * translation (QEMU 5's do_tb_phys_invalidate takes the block's own
+	 * jumps off their targets' lists before it resets the jumps into
+	 * it): the next block start leaves through the slow path */
+	pv->leave_chain = true;
+	jit_count_force_next(pv->jit);
+}
+
 void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
 {
 	bool was_on;
@@ -1248,6 +1261,14 @@ void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s)
 		 * to this block start: the block runs when the run resumes, as
 		 * at the kick test in hook_block */
 		uc_emu_stop(pv->c->uc);
+		jit_count_abort_block(pv->jit, p);
+		return;
+	}
+	if (pv->leave_chain) {
+		/* as a kick, but the run goes on: the block leaves before it
+		 * runs and starts again from a lookup, in the translation
+		 * made since */
+		pv->leave_chain = false;
 		jit_count_abort_block(pv->jit, p);
 		return;
 	}

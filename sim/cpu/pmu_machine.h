@@ -164,6 +164,9 @@ struct pmu_vcpu {
 	 * goes on, and the access being reported */
 	struct cache_model *cm;
 	bool mem_sampling;           /* a user-mode sampling slot counts per access */
+	bool leave_chain;            /* a block became hot while logging
+				      * (pmu_on_jit_fetch): the next slow path
+				      * has its block leave for a lookup */
 	uint64_t bp_read_rip;        /* the instruction whose read hit bp_read_mask */
 	unsigned bp_read_mask;
 	unsigned bp_trap_mask;       /* data hits waiting for the next instruction */
@@ -206,6 +209,10 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size);
  * accumulators must become a report. */
 struct jit_slot;
 void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s);
+/* A cold block's start while logging (the block hook's call with
+ * JIT_FETCH_MARK): jit_count_cold_fetch, and the block translated again
+ * once it is hot. */
+void pmu_on_jit_fetch(struct pmu_vcpu *pv, struct jit_slot *s);
 void pmu_syscall_enter(struct pmu_vcpu *pv);
 void pmu_syscall_exit(struct pmu_vcpu *pv);
 uint64_t pmu_cycles(struct pmu_vcpu *pv, bool rdtsc);

@@ -211,6 +211,10 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		c->in_jit_call = false;
 		return;
 	}
+	if (size == JIT_FETCH_MARK) {     /* a cold block's start while logging */
+		pmu_on_jit_fetch(c->pmu, (struct jit_slot *)(uintptr_t)addr);
+		return;
+	}
 	if (c->exact_prefix)     /* vcpu_run() runs a block up to an overflow */
 		return;
 	if (c->pmu && c->pmu->ex.state)   /* an overflow at the previous block's last instruction */

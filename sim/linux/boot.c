@@ -294,13 +294,15 @@ static void boot_print_stats(const struct guest_thread *t)
 	fprintf(stderr, "pmusim: note: %llu exact stops in the middle of a block\n",
 		(unsigned long long)t->cpu->exact_stops);
 	if (jit_count_enabled()) {
-		unsigned long long tr, slow, hot;
+		unsigned long long tr, slow, hot, fetch_hot;
 
-		jit_count_stats(&tr, &slow, &hot);
+		jit_count_stats(&tr, &slow, &hot, &fetch_hot);
 		fprintf(stderr, "pmusim: note: inline counting: %llu blocks translated, "
 			"%llu slow-path calls\n", tr, slow);
 		fprintf(stderr, "pmusim: note: inline counting: %llu hot blocks translated "
 			"again with the optimizer\n", hot);
+		fprintf(stderr, "pmusim: note: access log: %llu blocks translated again "
+			"with their start's check\n", fetch_hot);
 	}
 }
 
