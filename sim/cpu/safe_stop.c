@@ -102,13 +102,6 @@ void cpu_exit(void *cpu)
 	}
 }
 
-void safe_stop_leave_chain(void *qemu_cpu)
-{
-	if (!real_cpu_exit)
-		real_cpu_exit = (void_ptr_fn)resolve("cpu_exit");
-	real_cpu_exit(qemu_cpu);
-}
-
 void safe_stop_kick(void *uc)
 {
 	tl_kicking++;     /* a kick is not the fault a hook reported */

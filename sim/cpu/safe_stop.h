@@ -54,12 +54,6 @@ bool safe_stop_on_engine(bool aarch64);
 /* uc_emu_stop() from any thread or a signal handler; when on, the engine
  * leaves at the next block start with RIP there. */
 void safe_stop_kick(void *uc);
-/* From a hook of the running engine (its CPUState): the chain of blocks
- * it runs is left at the next block start, and the engine goes on
- * there through a lookup (cpu_exit with no stop request: uc_emu_start
- * does not return, and the hooks of the block running now still fire,
- * which a stop request would skip). */
-void safe_stop_leave_chain(void *qemu_cpu);
 
 /*
  * RDTSC and RDTSCP of the engine running on this thread: while set, the

@@ -224,9 +224,9 @@ void vcpu_forget_code(struct vcpu *c, uint64_t start, uint64_t end);
 void vcpu_drop_translations(struct vcpu *c, uint64_t start, uint64_t end);
 /* Drops the translations of the code at pc, which did not change (its
  * decodes stay), so that it is translated again at its next run; safe
- * from a hook of the block that starts there (it runs to its end; the
- * engine then leaves its chain of blocks, so a block that jumps to itself
- * runs the new translation next). */
+ * from a hook of the block that starts there (it runs to its end; a block
+ * that jumps to itself keeps running the old translation until it leaves
+ * its chain of blocks, pmu_on_jit_fetch). */
 void vcpu_retranslate(struct vcpu *c, uint64_t pc);
 
 /* From the tlb_fill callback: the address of the guest instruction whose
