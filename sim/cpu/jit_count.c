@@ -1319,7 +1319,10 @@ static void emit_cont_check(struct jit_count *j, struct tcg_emit *e, uint64_t pc
 static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc, bool rep_start,
 			   bool cont)
 {
-	struct tcg_label *call = tcg_e_label(e);
+	/* a label only where a check branches to the call: each one costs
+	 * translation time (docs/machine-counting.md) */
+	bool checks = rep_start || cont || !tcg_e_has_exit_targets(e);
+	struct tcg_label *call = checks ? tcg_e_label(e) : NULL;
 	tcg_val S, t;
 
 	tcg_e_set_label(e, j->cur_slow);
@@ -1352,7 +1355,8 @@ static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc,
 		tcg_e_free(e, S);
 	}
 
-	tcg_e_set_label(e, call);
+	if (call)
+		tcg_e_set_label(e, call);
 	tcg_e_call_hook(e, j->cur_uc, j->cur_hook, (uintptr_t)j->cur, JIT_SLOW_MARK, j->user);
 	S = tcg_e_const(e, (uintptr_t)j);
 	t = tcg_e_temp(e);
@@ -1360,6 +1364,33 @@ static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc,
 	tcg_e_exit_if_nonzero(e, t);
 	tcg_e_br(e, j->cur_back);
 	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+}
+
+/* The table update of the exit idx of the Jcc at pc, with no branch:
+ *   row = tab[idx] + bimodal[pc]; bimodal[pc] = row.next; w[0] -= row.delta */
+static void emit_jcc_row(struct jit_count *j, struct tcg_emit *e, unsigned idx, uint64_t pc)
+{
+	tcg_val S, C, c, T, x;
+
+	S = tcg_e_const(e, (uintptr_t)j);
+	C = tcg_e_const(e, (uintptr_t)&j->pred.bimodal[pc & 4095]);
+	c = tcg_e_temp(e);
+	T = tcg_e_temp(e);
+	x = tcg_e_temp(e);
+	tcg_e_ld8(e, c, C, 0);
+	tcg_e_ld64(e, T, S, OFF(tab) + 8 * (intptr_t)idx);
+	tcg_e_add(e, T, T, c);
+	tcg_e_ld8(e, x, T, (intptr_t)offsetof(struct exit_row, next));
+	tcg_e_st8(e, x, C, 0);
+	tcg_e_ld64(e, x, T, (intptr_t)offsetof(struct exit_row, delta));
+	tcg_e_ld64(e, c, S, OFF(w));
+	tcg_e_sub(e, c, c, x);
+	tcg_e_st64(e, c, S, OFF(w));
+	tcg_e_free(e, x);
+	tcg_e_free(e, T);
+	tcg_e_free(e, c);
+	tcg_e_free(e, C);
 	tcg_e_free(e, S);
 }
 
@@ -1378,6 +1409,14 @@ static void emit_jcc_exit(struct jit_count *j, struct tcg_emit *e, unsigned idx,
 
 	if (j->cur_njcc == 2)       /* gen_jcc emits two exits */
 		return;
+	if (j->cur_fetch_cold) {
+		/* a cold block (jit_count_cold_fetch): the update on the
+		 * exit's path, with no branch (the labels would cost more to
+		 * translate than the loads cost to run a few times) */
+		j->cur_njcc++;
+		emit_jcc_row(j, e, idx, pc);
+		return;
+	}
 	u = &j->cur_jcc[j->cur_njcc++];
 	u->update = tcg_e_label(e);
 	u->back = tcg_e_label(e);
@@ -1400,30 +1439,10 @@ static void emit_jcc_exit(struct jit_count *j, struct tcg_emit *e, unsigned idx,
 
 static void emit_jcc_update(struct jit_count *j, struct tcg_emit *e, const struct jcc_update *u)
 {
-	tcg_val S, C, c, T, x;
-
 	/* first the label: values made before it are dead after it */
 	tcg_e_set_label(e, u->update);
-	S = tcg_e_const(e, (uintptr_t)j);
-	C = tcg_e_const(e, (uintptr_t)&j->pred.bimodal[u->pc & 4095]);
-	c = tcg_e_temp(e);
-	T = tcg_e_temp(e);
-	x = tcg_e_temp(e);
-	tcg_e_ld8(e, c, C, 0);
-	tcg_e_ld64(e, T, S, OFF(tab) + 8 * (intptr_t)u->idx);
-	tcg_e_add(e, T, T, c);
-	tcg_e_ld8(e, x, T, (intptr_t)offsetof(struct exit_row, next));
-	tcg_e_st8(e, x, C, 0);
-	tcg_e_ld64(e, x, T, (intptr_t)offsetof(struct exit_row, delta));
-	tcg_e_ld64(e, c, S, OFF(w));
-	tcg_e_sub(e, c, c, x);
-	tcg_e_st64(e, c, S, OFF(w));
+	emit_jcc_row(j, e, u->idx, u->pc);
 	tcg_e_br(e, u->back);
-	tcg_e_free(e, x);
-	tcg_e_free(e, T);
-	tcg_e_free(e, c);
-	tcg_e_free(e, C);
-	tcg_e_free(e, S);
 }
 
 /* An exit the next block resolves: dyn = this block; head -= JIT_BIAS. */
@@ -1742,7 +1761,7 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 	forced = !b || !b->n || (b->ins[0].cls & BD_REP) || reads_counter(j, b);
 	emit_slow_call(j, e, pc, b && b->n && (b->ins[0].cls & BD_REP),
 		       !forced && addr_set_has(&j->cut_end, pc));
-	for (unsigned i = 0; i < j->cur_njcc; i++)
+	for (unsigned i = 0; i < j->cur_njcc && !j->cur_fetch_cold; i++)
 		emit_jcc_update(j, e, &j->cur_jcc[i]);
 	/* a block of no instruction (a run's end address) has no check and
 	 * fetches nothing */

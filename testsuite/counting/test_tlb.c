@@ -216,10 +216,12 @@ static void test_data_caches_by_lines(void **state)
  * iterations), blocks across two lines, across two pages and over six
  * lines. Each count is the same through the access log and, with a
  * sampler beside the group, through the memory hook, which fetches every
- * block in C; and at least the ten lines miss in each later pass. In 1 and
- * 5 passes the blocks are cold (their starts checked and recorded by
- * jit_count_cold_fetch); in 3000 they become hot on the way (translated
- * again with the check and record inline, as `pmusim exec -v` notes).
+ * block in C and counts every block there; and at least the ten lines miss
+ * in each later pass. In 1 and 5 passes the blocks are cold (their starts
+ * checked and recorded by jit_count_cold_fetch, their Jcc exits updating
+ * the predictor with no branch); in 3000 they become hot on the way
+ * (translated again with the check and record inline, as `pmusim exec -v`
+ * notes).
  */
 static void test_fetch_log_as_hook(void **state)
 {
@@ -227,6 +229,11 @@ static void test_fetch_log_as_hook(void **state)
 		/* ICACHE_64B.IFTAG_MISS, ICACHE_16B.IFDATA_STALL, ITLB_MISSES.STLB_HIT,
 		 * .WALK_COMPLETED */
 		{ "skylake", "0283 0480 2085 0e85", 4 },
+		/* ICACHE_64B.IFTAG_MISS, BR_MISP_RETIRED.ALL_BRANCHES,
+		 * CPU_CLK_UNHALTED.THREAD_P, INST_RETIRED.ANY_P: a cold block's
+		 * Jcc updates its predictor on the exit's path, a hot one's out
+		 * of line */
+		{ "skylake", "0283 00c5 003c 00c0", 4 },
 		/* IC_FW32, IC_FW32_MISS, BP_L1_TLB_MISS_L2_HIT, _L2_MISS */
 		{ "zen", "0080 0081 0084 ff85", 4 },
 	};
