@@ -1367,6 +1367,17 @@ static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc,
 	tcg_e_free(e, S);
 }
 
+/* w[0] -= v, S holding j's address */
+static void emit_w0_sub(struct tcg_emit *e, tcg_val S, tcg_val v)
+{
+	tcg_val w = tcg_e_temp(e);
+
+	tcg_e_ld64(e, w, S, OFF(w));
+	tcg_e_sub(e, w, w, v);
+	tcg_e_st64(e, w, S, OFF(w));
+	tcg_e_free(e, w);
+}
+
 /* The table update of the exit idx of the Jcc at pc, with no branch:
  *   row = tab[idx] + bimodal[pc]; bimodal[pc] = row.next; w[0] -= row.delta */
 static void emit_jcc_row(struct jit_count *j, struct tcg_emit *e, unsigned idx, uint64_t pc)
@@ -1384,9 +1395,7 @@ static void emit_jcc_row(struct jit_count *j, struct tcg_emit *e, unsigned idx, 
 	tcg_e_ld8(e, x, T, (intptr_t)offsetof(struct exit_row, next));
 	tcg_e_st8(e, x, C, 0);
 	tcg_e_ld64(e, x, T, (intptr_t)offsetof(struct exit_row, delta));
-	tcg_e_ld64(e, c, S, OFF(w));
-	tcg_e_sub(e, c, c, x);
-	tcg_e_st64(e, c, S, OFF(w));
+	emit_w0_sub(e, S, x);
 	tcg_e_free(e, x);
 	tcg_e_free(e, T);
 	tcg_e_free(e, c);
@@ -1554,14 +1563,10 @@ static void emit_exit_check(struct jit_count *j, struct tcg_emit *e, uint8_t cls
 		tcg_e_free(e, x);
 	}
 	S = tcg_e_const(e, (uintptr_t)j);
-	x = tcg_e_temp(e);
 	p = tcg_e_temp(e);
-	tcg_e_ld64(e, x, S, OFF(w));
 	tcg_e_ld64(e, p, S, OFF(miss_delta));
-	tcg_e_sub(e, x, x, p);
-	tcg_e_st64(e, x, S, OFF(w));
+	emit_w0_sub(e, S, p);
 	tcg_e_free(e, p);
-	tcg_e_free(e, x);
 	tcg_e_free(e, S);
 }
 
