@@ -1131,7 +1131,11 @@ bool jit_count_cold_fetch(struct jit_count *j, struct jit_slot *s)
 			j->fetch_sum += (l1 - l0 + 1) | (p1 - p0 + 1) << FETCH_PAGES_SHIFT;
 		j->fetch_after = JIT_LOG_AFTER_HITS;
 	} else {             /* emit_log_fetch's record; the head leaves room */
-		p = log_end(j);
+		/* log_pos is the log's end at a block start (the blocks before
+		 * stored it at their exits; a run that stopped in a block
+		 * moved it past that block's records, jit_count_end), and
+		 * reading the word there (log_end) would wait for its line */
+		p = j->log_pos;
 		assert(p < log_half(j) + LOG_MAP_RECORDS);
 		*p = fetch_record(s, s->pc, s->size, (enum fetch_kind)s->fetch_kind) + j->fetch_after;
 		j->log_pos = p + 1;
