@@ -158,6 +158,7 @@ struct jit_count {
 	 * (jit_count_cold_fetch): only their translations check it inline */
 	struct addr_set fetch_hot;
 	bool cur_fetch_cold;         /* the block being translated calls it */
+	bool cur_cold_head;          /* and its head has no branch (cold_head) */
 };
 
 #define OFF(field) ((intptr_t)offsetof(struct jit_count, field))
@@ -1154,6 +1155,30 @@ bool jit_count_cold_fetch(struct jit_count *j, struct jit_slot *s)
 	return true;
 }
 
+bool jit_count_cold_head(struct jit_count *j, const struct jit_slot *s)
+{
+	const int64_t undo = (JIT_FORCE + JIT_BIAS - BD_CYC_REP) << HEAD_SHIFT;
+
+	if (j->w[0] >= 0)
+		return false;
+	/* emit_rep_continue: the REP that looped back to this block runs its
+	 * next iteration, counted as BD_CYC_REP cycles */
+	if (s->rep_start && j->rep_pc == s->pc) {
+		j->rep_pc = 0;
+		if (j->w[0] + undo >= 0) {
+			j->dyn = NULL;
+			j->w[0] += undo;
+			return false;
+		}
+	}
+	return true;
+}
+
+bool jit_count_aborting(const struct jit_count *j)
+{
+	return j->abort != 0;
+}
+
 /*
  * At each block start, after its exit-request test:
  *   w[0] -= slot->k[0]; w[1] += slot->k[1]; w[2] += slot->k[2] (the words
@@ -1172,6 +1197,7 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	struct jit_count *j = opaque;
 	struct jit_slot *s = slot_new(j);
 	tcg_val S, B, t, u;
+	uint64_t pc;
 
 	s->k[0] = JIT_FORCE << HEAD_SHIFT;     /* until block_done fills it */
 	s->cont_start = CONT_NONE;
@@ -1198,8 +1224,17 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_ld64(e, u, S, OFF(w));
 	tcg_e_sub(e, u, u, t);
 	tcg_e_st64(e, u, S, OFF(w));
-	tcg_e_br_if_neg(e, u, j->cur_slow);
-	tcg_e_set_label(e, j->cur_back);
+	/* a cold block while logging calls C at its start anyway
+	 * (on_block_first): that call takes the slow path too, where x86-64
+	 * gives the address here and the block is not a continuation's
+	 * (emit_cont_check stays in translated code) */
+	j->cur_cold_head = j->log_on && j->sh_l1i && tcg_e_has_exit_targets(e) &&
+			   tcg_e_start_pc(e, &pc) && !addr_set_has(&j->fetch_hot, pc) &&
+			   !addr_set_has(&j->cut_end, pc);
+	if (!j->cur_cold_head) {
+		tcg_e_br_if_neg(e, u, j->cur_slow);
+		tcg_e_set_label(e, j->cur_back);
+	}
 	tcg_e_free(e, u);
 	tcg_e_free(e, t);
 	j->cur_fetch = NULL;
@@ -1743,11 +1778,21 @@ static void on_block_first(void *opaque, struct tcg_emit *e, uint64_t pc)
 
 	if (!j->cur || !j->cur_fetch_inline)
 		return;
+	/* the head's decision had the same address */
+	assert(!j->cur_cold_head || !addr_set_has(&j->fetch_hot, pc));
 	if (addr_set_has(&j->fetch_hot, pc)) {
 		emit_fetch_inline(j, e, pc);
 	} else {
 		tcg_e_call_hook(e, j->cur_uc, j->cur_hook, (uintptr_t)j->cur, JIT_FETCH_MARK, j->user);
 		j->cur_fetch_cold = true;
+		if (j->cur_cold_head) {     /* the slow path may have it leave */
+			tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e);
+
+			tcg_e_ld64(e, t, S, OFF(abort));
+			tcg_e_exit_if_nonzero(e, t);
+			tcg_e_free(e, t);
+			tcg_e_free(e, S);
+		}
 	}
 	j->cur_fetch_placed = true;
 }
@@ -1768,8 +1813,12 @@ static void on_block_done(void *opaque, struct tcg_emit *e, uint64_t pc, uint32_
 		return;
 	b = bd_get(j->bc, pc, size);
 	forced = !b || !b->n || (b->ins[0].cls & BD_REP) || reads_counter(j, b);
-	emit_slow_call(j, e, pc, b && b->n && (b->ins[0].cls & BD_REP),
-		       !forced && addr_set_has(&j->cut_end, pc));
+	/* a block of no instruction has no call at its start (block_first) */
+	assert(!j->cur_cold_head || size);
+	s->cold_head = j->cur_cold_head;
+	s->rep_start = b && b->n && (b->ins[0].cls & BD_REP);
+	if (!j->cur_cold_head)
+		emit_slow_call(j, e, pc, s->rep_start, !forced && addr_set_has(&j->cut_end, pc));
 	for (unsigned i = 0; i < j->cur_njcc && !j->cur_fetch_cold; i++)
 		emit_jcc_update(j, e, &j->cur_jcc[i]);
 	/* a block of no instruction (a run's end address) has no check and

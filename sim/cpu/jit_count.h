@@ -81,6 +81,10 @@ struct jit_slot {
 	 * translation) and how often it ran */
 	uint8_t fetch_kind;
 	uint32_t cold_runs;
+	/* a cold block whose head has no branch to a slow path of its own:
+	 * its start's call takes the slow path when the head is negative
+	 * (jit_count_cold_head), and it starts with a REP instruction */
+	bool cold_head, rep_start;
 	/* the slow path's cache of the block's decode (pmu_machine.c), valid
 	 * while its generation is the decode cache's */
 	uint32_t decoded_gen;
@@ -296,6 +300,17 @@ void jit_count_fetch_sync(struct jit_count *j, const struct cache_model *cm);
  * (docs/machine-counting.md). True when s has now run that often: the
  * caller drops its translation, and the next one carries the check. */
 bool jit_count_cold_fetch(struct jit_count *j, struct jit_slot *s);
+/* Before jit_count_cold_fetch, for a slot with cold_head (x86-64, while
+ * logging): true when the block's start must take the slow path now, as
+ * its head's branch would have (the head negative), after what that
+ * path's inline part does in the block's translated code (a REP's next
+ * iteration, emit_rep_continue). The caller then calls it
+ * (pmu_on_jit_block) and, unless jit_count_aborting, goes on with the
+ * fetch. */
+bool jit_count_cold_head(struct jit_count *j, const struct jit_slot *s);
+/* Whether the slow path just had the block leave before it runs
+ * (jit_count_abort_block). */
+bool jit_count_aborting(const struct jit_count *j);
 /* The sums of the starts counted inline since the last take (lines,
  * pages); zero after. */
 void jit_count_fetch_take(struct jit_count *j, uint64_t *lines, uint64_t *pages);

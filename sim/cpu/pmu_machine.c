@@ -1221,6 +1221,11 @@ static void jit_rearm(struct pmu_vcpu *pv, bool block_start)
 
 void pmu_on_jit_fetch(struct pmu_vcpu *pv, struct jit_slot *s)
 {
+	if (s->cold_head && jit_count_cold_head(pv->jit, s)) {
+		pmu_on_jit_block(pv, s);
+		if (jit_count_aborting(pv->jit))
+			return;      /* it leaves before it runs: no start */
+	}
 	if (!jit_count_cold_fetch(pv->jit, s))
 		return;
 	vcpu_retranslate(pv->c, s->pc);

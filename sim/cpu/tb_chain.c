@@ -86,6 +86,7 @@ static __thread struct {
 	bool armed;          /* tb_stop of a block ended for its length */
 	const void *tb;
 	bool direct;
+	const struct tb_head *cur;   /* the block being translated, or NULL */
 } tl;
 
 static void resolve(void)
@@ -145,8 +146,18 @@ void translator_loop_x86_64(const struct tr_ops *ops, struct dc_base *db, void *
 	tl.ops.tb_stop = wrapped_tb_stop;
 	tl.asked = false;
 	tl.armed = false;
+	tl.cur = tb;
 	real_loop(&tl.ops, db, cpu, tb, max_insns);
 	tl.armed = false;
+	tl.cur = NULL;
+}
+
+bool tb_chain_block_pc(uint64_t *pc)
+{
+	if (!tl.cur)
+		return false;
+	*pc = tl.cur->pc;
+	return true;
 }
 
 bool tb_chain_take(const void **tb, bool *direct)

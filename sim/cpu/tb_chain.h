@@ -6,6 +6,7 @@
 #define PMUSIM_CPU_TB_CHAIN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * Called for each exit_tb(NULL, 0) the x86-64 translator emits. True once
@@ -15,5 +16,9 @@
  * *direct, else lookup_and_goto_ptr.
  */
 bool tb_chain_take(const void **tb, bool *direct);
+/* The guest address of the block the x86-64 translator is translating on
+ * this thread (from its start, before the block hook's code); false when
+ * none is or the layout is unknown. */
+bool tb_chain_block_pc(uint64_t *pc);
 
 #endif

@@ -678,6 +678,12 @@ uint64_t tcg_e_block_pc(struct tcg_emit *e)
 	return tl.block_pc;
 }
 
+bool tcg_e_start_pc(struct tcg_emit *e, uint64_t *pc)
+{
+	(void)e;
+	return tl.arch == &arch_x86_64 && tb_chain_block_pc(pc);
+}
+
 bool tcg_e_has_exit_targets(struct tcg_emit *e)
 {
 	(void)e;

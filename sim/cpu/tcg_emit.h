@@ -132,6 +132,9 @@ void tcg_e_exit_if_nonzero(struct tcg_emit *e, tcg_val v);
 void tcg_e_skip_optimizer(struct tcg_emit *e);
 /* At a block exit: the guest address of the block's first instruction. */
 uint64_t tcg_e_block_pc(struct tcg_emit *e);
+/* At block_start: the block's guest address, where the copy translating
+ * gives it before the first instruction (x86-64's); false elsewhere. */
+bool tcg_e_start_pc(struct tcg_emit *e, uint64_t *pc);
 /* Whether the copy translating now gives the targets of its computed
  * exits (tcg_e_exit_target): x86-64's, when the probe found where. */
 bool tcg_e_has_exit_targets(struct tcg_emit *e);

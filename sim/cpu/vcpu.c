@@ -212,7 +212,9 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		return;
 	}
 	if (size == JIT_FETCH_MARK) {     /* a cold block's start while logging */
+		c->in_jit_call = true;     /* it may take the slow path */
 		pmu_on_jit_fetch(c->pmu, (struct jit_slot *)(uintptr_t)addr);
+		c->in_jit_call = false;
 		return;
 	}
 	if (c->exact_prefix)     /* vcpu_run() runs a block up to an overflow */
