@@ -210,8 +210,9 @@ void pmu_on_block(struct pmu_vcpu *pv, uint64_t addr, uint32_t size);
 struct jit_slot;
 void pmu_on_jit_block(struct pmu_vcpu *pv, const struct jit_slot *s);
 /* A cold block's start while logging (the block hook's call with
- * JIT_FETCH_MARK): jit_count_cold_fetch, and the block translated again
- * once it is hot. */
+ * JIT_FETCH_MARK): for a slot with cold_head the slow path first when
+ * jit_count_cold_head says so (a block it has leave has no start), then
+ * jit_count_cold_fetch, and the block translated again once it is hot. */
 void pmu_on_jit_fetch(struct pmu_vcpu *pv, struct jit_slot *s);
 void pmu_syscall_enter(struct pmu_vcpu *pv);
 void pmu_syscall_exit(struct pmu_vcpu *pv);
