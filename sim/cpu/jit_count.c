@@ -927,6 +927,9 @@ _Static_assert((uint64_t)JIT_LOG_HEAD * FETCH_CHECK_LINES < UINT64_C(1) << FETCH
  * often (jit_count_cold_fetch): fewer hot blocks translated twice against
  * more cold calls (docs/machine-counting.md) */
 #define JIT_FETCH_HOT_RUNS 2048
+/* A REP's next iteration (emit_rep_continue, jit_count_cold_head): its
+ * slot's force and dyn's bias taken back, BD_CYC_REP cycles counted */
+#define REP_CONTINUE_UNDO ((JIT_FORCE + JIT_BIAS - BD_CYC_REP) << HEAD_SHIFT)
 
 /* The kind of a block at pc of size bytes, once they are known: with the
  * shadows, a checked one of more lines or pages than a check takes is
@@ -1157,17 +1160,15 @@ bool jit_count_cold_fetch(struct jit_count *j, struct jit_slot *s)
 
 bool jit_count_cold_head(struct jit_count *j, const struct jit_slot *s)
 {
-	const int64_t undo = (JIT_FORCE + JIT_BIAS - BD_CYC_REP) << HEAD_SHIFT;
-
 	if (j->w[0] >= 0)
 		return false;
 	/* emit_rep_continue: the REP that looped back to this block runs its
 	 * next iteration, counted as BD_CYC_REP cycles */
 	if (s->rep_start && j->rep_pc == s->pc) {
 		j->rep_pc = 0;
-		if (j->w[0] + undo >= 0) {
+		if (j->w[0] + REP_CONTINUE_UNDO >= 0) {
 			j->dyn = NULL;
-			j->w[0] += undo;
+			j->w[0] += REP_CONTINUE_UNDO;
 			return false;
 		}
 	}
@@ -1226,8 +1227,10 @@ static void on_block_start(void *opaque, struct tcg_emit *e, void *uc, void *hoo
 	tcg_e_st64(e, u, S, OFF(w));
 	/* a cold block while logging calls C at its start anyway
 	 * (on_block_first): that call takes the slow path too, where x86-64
-	 * gives the address here and the block is not a continuation's
-	 * (emit_cont_check stays in translated code) */
+	 * gives the address here, no return or indirect branch leaves its
+	 * check to the block (emit_slow_call's expect test stays in
+	 * translated code) and the block is not a continuation's
+	 * (emit_cont_check, likewise) */
 	j->cur_cold_head = j->log_on && j->sh_l1i && tcg_e_has_exit_targets(e) &&
 			   tcg_e_start_pc(e, &pc) && !addr_set_has(&j->fetch_hot, pc) &&
 			   !addr_set_has(&j->cut_end, pc);
@@ -1271,6 +1274,18 @@ static void emit_w0_addi(struct jit_count *j, struct tcg_emit *e, int64_t imm,
 	tcg_e_free(e, S);
 }
 
+/* After a slow-path call: the block leaves by its exit-request exit,
+ * before it runs, if the call said so (jit_count_abort_block). */
+static void emit_exit_if_aborted(struct jit_count *j, struct tcg_emit *e)
+{
+	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e);
+
+	tcg_e_ld64(e, t, S, OFF(abort));
+	tcg_e_exit_if_nonzero(e, t);
+	tcg_e_free(e, t);
+	tcg_e_free(e, S);
+}
+
 /*
  * A block at pc that starts with a REP instruction (its slot forces the
  * slow path): if that REP looped back to it (rep_pc), this is its next
@@ -1283,7 +1298,7 @@ static void emit_rep_continue(struct jit_count *j, struct tcg_emit *e, uint64_t 
 			      struct tcg_label *call)
 {
 	struct tcg_label *other = tcg_e_label(e);
-	const int64_t undo = (JIT_FORCE + JIT_BIAS - BD_CYC_REP) << HEAD_SHIFT;
+	const int64_t undo = REP_CONTINUE_UNDO;
 	tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e);
 
 	tcg_e_ld64(e, t, S, OFF(rep_pc));
@@ -1397,13 +1412,8 @@ static void emit_slow_call(struct jit_count *j, struct tcg_emit *e, uint64_t pc,
 	if (call)
 		tcg_e_set_label(e, call);
 	tcg_e_call_hook(e, j->cur_uc, j->cur_hook, (uintptr_t)j->cur, JIT_SLOW_MARK, j->user);
-	S = tcg_e_const(e, (uintptr_t)j);
-	t = tcg_e_temp(e);
-	tcg_e_ld64(e, t, S, OFF(abort));
-	tcg_e_exit_if_nonzero(e, t);
+	emit_exit_if_aborted(j, e);
 	tcg_e_br(e, j->cur_back);
-	tcg_e_free(e, t);
-	tcg_e_free(e, S);
 }
 
 /* w[0] -= v, S holding j's address */
@@ -1785,14 +1795,8 @@ static void on_block_first(void *opaque, struct tcg_emit *e, uint64_t pc)
 	} else {
 		tcg_e_call_hook(e, j->cur_uc, j->cur_hook, (uintptr_t)j->cur, JIT_FETCH_MARK, j->user);
 		j->cur_fetch_cold = true;
-		if (j->cur_cold_head) {     /* the slow path may have it leave */
-			tcg_val S = tcg_e_const(e, (uintptr_t)j), t = tcg_e_temp(e);
-
-			tcg_e_ld64(e, t, S, OFF(abort));
-			tcg_e_exit_if_nonzero(e, t);
-			tcg_e_free(e, t);
-			tcg_e_free(e, S);
-		}
+		if (j->cur_cold_head)     /* the slow path may have it leave */
+			emit_exit_if_aborted(j, e);
 	}
 	j->cur_fetch_placed = true;
 }
